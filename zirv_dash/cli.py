@@ -1,0 +1,132 @@
+"""The `zirv` command.
+
+Kept cheap to import: agents run `zirv ctx send`, `zirv agent` and hook entry
+points many times a minute, so nothing here imports Textual. The dashboard is
+imported only when one is actually opened (see `zirv_dash.chat`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from zirv_dash import __version__
+
+HELP = """\
+zirv — run several AI coding agents side by side in one terminal.
+
+Usage:
+  zirv                       open the dashboard (in a repo with a local .zirv/, on a terminal)
+  zirv chat [options]        open the dashboard (or a single wrapped session)
+      --agent NAME             harness for the first pane (claude, codex, gemini, shell, demo, ...)
+      --model M                model for the first pane
+      --simple                 a single wrapped session instead of the dashboard
+      --allow-nested           start even inside another agent session
+  zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR] [--json] [--timeout-secs N] [-- flags]
+                             open a worker pane in the live dashboard (or run it inline)
+  zirv init                  create .zirv/ with a commented ctx.toml
+  zirv version               print the version
+  zirv ctx status [--json]   list live sessions and unread mail
+  zirv ctx send --message TEXT [--to-session PREFIX] [--all]
+  zirv ctx inbox [--peek]    read (and consume) this repo's mail
+  zirv ctx nudge PREFIX --message TEXT
+  zirv ctx kill PREFIX
+  zirv ctx handover [PREFIX] [--agent A] [--model M|cheap|standard|deep] [--dry-run] [--force]
+  zirv ctx hook stop         (for a harness hook) report a turn boundary to the pane
+
+Dashboard keys: Ctrl+A then ? lists every binding. Ctrl+A q quits.
+"""
+
+# `zirv ctx <verb>` → "module:function". Each entry point takes argv (after the
+# verb) and returns an exit code.
+CTX_VERBS: dict[str, str] = {
+    "chat": "zirv_dash.chat:main",
+    "agent": "zirv_dash.agent_cli:main",
+    "status": "zirv_dash.ctx_cli:status_main",
+    "send": "zirv_dash.ctx_cli:send_main",
+    "inbox": "zirv_dash.ctx_cli:inbox_main",
+    "nudge": "zirv_dash.ctx_cli:nudge_main",
+    "kill": "zirv_dash.ctx_cli:kill_main",
+    "hook": "zirv_dash.ctx_cli:hook_main",
+    "handover": "zirv_dash.handover_cli:main",
+}
+
+TOP_VERBS: dict[str, str] = {
+    "chat": "zirv_dash.chat:main",
+    "agent": "zirv_dash.agent_cli:main",
+}
+
+
+def _load(target: str) -> Callable[[list[str]], int]:
+    module_name, _, func = target.partition(":")
+    module = importlib.import_module(module_name)
+    entry: Callable[[list[str]], int] = getattr(module, func)
+    return entry
+
+
+def print_help() -> int:
+    sys.stdout.write(HELP)
+    return 0
+
+
+def _bare_is_interactive() -> bool:
+    local = Path.cwd() / ".zirv"
+    return local.is_dir() and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def init_main(argv: list[str]) -> int:
+    from zirv_dash.config import SAMPLE_CTX_TOML
+
+    target = Path.cwd() / ".zirv"
+    target.mkdir(exist_ok=True)
+    ctx = target / "ctx.toml"
+    if ctx.exists():
+        print(f"zirv init: {ctx} already exists; left unchanged")
+        return 0
+    ctx.write_text(SAMPLE_CTX_TOML, encoding="utf-8")
+    print(f"zirv init: created {ctx}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _dispatch(args: list[str]) -> int:
+    if not args:
+        if _bare_is_interactive():
+            return _load(TOP_VERBS["chat"])([])
+        return print_help()
+    verb = args[0]
+    lowered = verb.lower()
+    if lowered in ("--help", "-h", "help", "h"):
+        return print_help()
+    if lowered in ("version", "v", "--version", "-v"):
+        print(f"zirv {__version__}")
+        return 0
+    if lowered in ("init", "i"):
+        return init_main(args[1:])
+    if lowered in TOP_VERBS:
+        return _load(TOP_VERBS[lowered])(args[1:])
+    if lowered == "ctx":
+        if len(args) < 2 or args[1] in ("--help", "-h", "help"):
+            return print_help()
+        sub = args[1].lower()
+        if sub not in CTX_VERBS:
+            print(f"zirv ctx: unknown command {args[1]!r}; see `zirv --help`", file=sys.stderr)
+            return 2
+        return _load(CTX_VERBS[sub])(args[2:])
+    print(f"zirv: unknown command {verb!r}; see `zirv --help`", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

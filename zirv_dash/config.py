@@ -1,0 +1,314 @@
+"""Layered configuration: `~/.zirv/ctx.toml` → `<repo>/.zirv/ctx.toml` → env → flags.
+
+Each section is a pydantic-settings model whose environment variables follow the
+upstream names (`ZIRV_CTX_DASH_MAX_PANES` for `dash.max_panes`, and the section's
+own `enabled` flag drops the suffix: `ZIRV_CTX_DASH`). File layers are merged
+first and handed to the model as init values; the environment outranks them, and
+command-line flags are applied last by the caller.
+
+The repository layer is untrusted: a checkout may not switch the dashboard on or
+off, resize it, raise its own pane cap or pick which model spends the operator's
+tokens. Those keys are *repo-forbidden* and rejected with an error that names the
+key and where to set it instead.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from zirv_dash import paths
+
+
+class ConfigError(Exception):
+    """A configuration problem the user can fix; the message names file and key."""
+
+
+class _EnvFirst(BaseSettings):
+    """Base: environment variables outrank values passed in from the TOML layers."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (env_settings, init_settings)
+
+
+class DashSettings(_EnvFirst):
+    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_DASH_", extra="ignore")
+
+    enabled: bool = Field(
+        default=True, validation_alias=AliasChoices("ZIRV_CTX_DASH", "enabled")
+    )
+    """Open the multiplexer on a capable terminal (false: single-pane session)."""
+    sidebar_cols: int = Field(default=28, ge=16, le=80)
+    """Width of the sidebar roster in columns."""
+    max_panes: int = Field(default=9, ge=1, le=64)
+    """Cap on live panes; spawns past it are refused."""
+    mouse: bool = True
+    """Capture the mouse (false leaves selection to the terminal)."""
+    idle_quiet_ms: int = Field(default=10_000, ge=100)
+    """Output quiet time after which a signal-less pane counts as idle."""
+    roster_max_age_secs: int = Field(default=604_800, ge=0)
+    """Restore rosters older than this are ignored."""
+    workdir_roots: list[str] = Field(default_factory=list)
+    """Extra directories a delegated pane's workdir may sit in."""
+    scrollback_bytes: int = Field(default=8 * 1024 * 1024, ge=64 * 1024)
+    """Scrollback kept per pane, bounded in bytes."""
+    motion: str = "full"
+    """`full` animates spinners; `reduced` shows state only."""
+    keymap: str = "default"
+    """Name of the shipped keymap preset (`default`, `tmux`)."""
+
+
+class MailSettings(_EnvFirst):
+    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_MAIL_", extra="ignore")
+
+    enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_MAIL", "enabled"))
+    max_message_bytes: int = Field(default=4096, ge=64)
+    max_delivered_bytes: int = Field(default=4096, ge=64)
+    keep: int = Field(default=50, ge=1)
+
+
+class SuperviseSettings(_EnvFirst):
+    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_SUPERVISE_", extra="ignore")
+
+    max_nudges: int = 3
+    poll_ms: int = 2000
+
+
+class Settings(BaseModel):
+    """The merged, validated configuration for one process."""
+
+    agent: str | None = None
+    dash: DashSettings = Field(default_factory=DashSettings)
+    mail: MailSettings = Field(default_factory=MailSettings)
+    supervise: SuperviseSettings = Field(default_factory=SuperviseSettings)
+    handover: dict[str, dict[str, str]] = Field(default_factory=dict)
+    worker: dict[str, str] = Field(default_factory=dict)
+    sources: list[str] = Field(default_factory=list)
+    """Files that contributed, for `zirv ctx config`-style diagnostics."""
+
+
+# Keys a repository checkout may not set (section → forbidden keys; "*" = all but
+# the listed exceptions). See the module docstring for why.
+REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "dash": ("*",),
+    "handover": ("*",),
+    "worker": ("*",),
+}
+REPO_ALLOWED_EXCEPTIONS: dict[str, tuple[str, ...]] = {"dash": ("idle_quiet_ms",)}
+REPO_FORBIDDEN_TOP = ("agent",)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+    try:
+        return tomllib.loads(raw.decode("utf-8", errors="replace"))
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib's message already carries "(at line N, column M)".
+        raise ConfigError(f"{path}: malformed TOML: {exc}") from exc
+
+
+def _check_repo_layer(data: Mapping[str, Any], path: Path) -> None:
+    for key in REPO_FORBIDDEN_TOP:
+        if key in data:
+            raise ConfigError(
+                f"{path}: `{key}` may not be set by a repository; "
+                f"set it in ~/.zirv/ctx.toml or ZIRV_CTX_{key.upper()} instead"
+            )
+    for section, forbidden in REPO_FORBIDDEN.items():
+        table = data.get(section)
+        if not isinstance(table, Mapping):
+            continue
+        allowed = REPO_ALLOWED_EXCEPTIONS.get(section, ())
+        for key in table:
+            if key in allowed:
+                continue
+            if "*" in forbidden or key in forbidden:
+                env = f"ZIRV_CTX_{section.upper()}_{str(key).upper()}"
+                raise ConfigError(
+                    f"{path}: `{section}.{key}` is repo-forbidden (a checkout may not set it); "
+                    f"set it in ~/.zirv/ctx.toml or {env} instead"
+                )
+
+
+def _merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _handover_env() -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    prefix = "ZIRV_CTX_HANDOVER_"
+    for name, value in os.environ.items():
+        if not name.startswith(prefix):
+            continue
+        rest = name[len(prefix) :]
+        agent, _, tier = rest.rpartition("_")
+        if agent and tier:
+            found.setdefault(agent.lower().replace("_", "-"), {})[tier.lower()] = value
+    return found
+
+
+def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = None) -> Settings:
+    """Load and validate every layer. Raises ConfigError with a fixable message."""
+    repo = repo or paths.repo_root()
+    operator_file = paths.operator_dir() / "ctx.toml"
+    repo_file = repo / ".zirv" / "ctx.toml"
+    merged: dict[str, Any] = {}
+    sources: list[str] = []
+    op = _read_toml(operator_file)
+    if op:
+        sources.append(str(operator_file))
+    merged = _merge(merged, op)
+    if repo_file.resolve() != operator_file.resolve():
+        rp = _read_toml(repo_file)
+        if rp:
+            _check_repo_layer(rp, repo_file)
+            sources.append(str(repo_file))
+        merged = _merge(merged, rp)
+    if flags:
+        merged = _merge(merged, flags)
+    try:
+        dash = DashSettings(**_section(merged, "dash"))
+        mail = MailSettings(**_section(merged, "mail"))
+        supervise = SuperviseSettings(**_section(merged, "supervise"))
+    except ValidationError as exc:
+        raise ConfigError(_describe_validation(exc, sources)) from exc
+    handover = {
+        str(agent): {str(k): str(v) for k, v in tiers.items()}
+        for agent, tiers in _section(merged, "handover").items()
+        if isinstance(tiers, Mapping)
+    }
+    for agent, tiers in _handover_env().items():
+        handover.setdefault(agent, {}).update(tiers)
+    worker = {str(k): str(v) for k, v in _section(merged, "worker").items()}
+    agent_value = os.environ.get("ZIRV_CTX_AGENT") or merged.get("agent")
+    return Settings(
+        agent=str(agent_value) if agent_value else None,
+        dash=dash,
+        mail=mail,
+        supervise=supervise,
+        handover=handover,
+        worker=worker,
+        sources=sources,
+    )
+
+
+def _section(merged: Mapping[str, Any], name: str) -> dict[str, Any]:
+    value = merged.get(name, {})
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _describe_validation(exc: ValidationError, sources: list[str]) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err.get("loc", ()))
+        parts.append(f"{loc}: {err.get('msg', 'invalid')} (got {err.get('input')!r})")
+    where = ", ".join(sources) if sources else "environment"
+    return f"invalid configuration ({where}): " + "; ".join(parts)
+
+
+# --- adapter gate (.zirv/.settings.toml) -------------------------------------------
+
+
+@dataclass
+class AdapterGate:
+    """Which adapters are enabled: operator file may enable or disable, the repo
+    file may only disable (narrow), and `ZIRV_AGENT_<NAME>_ENABLED` wins."""
+
+    disabled: dict[str, str] = field(default_factory=dict)
+    """adapter name → reason it is disabled."""
+
+    def refusal(self, agent: str) -> str | None:
+        return self.disabled.get(agent)
+
+    def enabled(self, agent: str) -> bool:
+        return agent not in self.disabled
+
+
+def load_adapter_gate(repo: Path | None = None, names: list[str] | None = None) -> AdapterGate:
+    repo = repo or paths.repo_root()
+    gate = AdapterGate()
+    op_file = paths.operator_dir() / ".settings.toml"
+    repo_file = repo / ".zirv" / ".settings.toml"
+    for file, may_enable in ((op_file, True), (repo_file, False)):
+        data = _read_toml(file)
+        agents = data.get("agents", {})
+        if not isinstance(agents, Mapping):
+            continue
+        for name, table in agents.items():
+            if not isinstance(table, Mapping) or "enabled" not in table:
+                continue
+            value = table["enabled"]
+            if not isinstance(value, bool):
+                raise ConfigError(f"{file}: agents.{name}.enabled must be true or false")
+            if value is False:
+                gate.disabled[str(name)] = f"disabled in {file}"
+            elif may_enable:
+                gate.disabled.pop(str(name), None)
+    for name in names or []:
+        var = f"ZIRV_AGENT_{name.upper().replace('-', '_')}_ENABLED"
+        raw = os.environ.get(var)
+        if raw is None:
+            continue
+        if raw not in ("true", "false"):
+            raise ConfigError(f"{var} must be exactly `true` or `false` (got {raw!r})")
+        if raw == "false":
+            gate.disabled[name] = f"disabled by {var}"
+        else:
+            gate.disabled.pop(name, None)
+    return gate
+
+
+SAMPLE_CTX_TOML = """\
+# zirv configuration for this repository.
+#
+# Layers, lowest first: ~/.zirv/ctx.toml (operator) -> this file (repository)
+# -> ZIRV_CTX_* environment variables -> command-line flags.
+#
+# A repository may not set dashboard limits, the default agent or handover
+# models: put those in ~/.zirv/ctx.toml. The one dashboard knob a repository
+# may set is how long a pane must be quiet before it counts as idle:
+#
+# [dash]
+# idle_quiet_ms = 10000        # ZIRV_CTX_DASH_IDLE_QUIET_MS
+#
+# Operator-only keys (~/.zirv/ctx.toml):
+#
+# agent = "claude"             # default harness; ZIRV_CTX_AGENT
+# [dash]
+# enabled = true               # ZIRV_CTX_DASH
+# sidebar_cols = 28            # ZIRV_CTX_DASH_SIDEBAR_COLS
+# max_panes = 9                # ZIRV_CTX_DASH_MAX_PANES
+# mouse = true                 # ZIRV_CTX_DASH_MOUSE
+# roster_max_age_secs = 604800 # ZIRV_CTX_DASH_ROSTER_MAX_AGE_SECS
+# workdir_roots = []           # ZIRV_CTX_DASH_WORKDIR_ROOTS
+#
+# [mail]
+# keep = 50                    # ZIRV_CTX_MAIL_KEEP
+# max_message_bytes = 4096     # ZIRV_CTX_MAIL_MAX_MESSAGE_BYTES
+"""

@@ -1,0 +1,124 @@
+"""Filesystem locations and safe writes shared by every on-disk protocol.
+
+Everything zirv keeps between processes lives under one *state dir*
+(`ZIRV_CTX_STATE_DIR`, else the XDG state home + ``zirv/ctx``). Directories are
+created private (0700) and files are written private (0600) and atomically, so
+a reader in another process never sees half a file and a crash never leaves a
+corrupted one behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+import uuid
+from pathlib import Path
+
+STATE_ENV = "ZIRV_CTX_STATE_DIR"
+
+
+def state_dir() -> Path:
+    """The state dir, created private if missing."""
+    override = os.environ.get(STATE_ENV)
+    if override:
+        base = Path(override).expanduser()
+    else:
+        xdg = os.environ.get("XDG_STATE_HOME")
+        root = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "state"
+        base = root / "zirv" / "ctx"
+    ensure_private_dir(base)
+    return base
+
+
+def operator_dir() -> Path:
+    """`~/.zirv`: the operator's own configuration (never the repo's)."""
+    override = os.environ.get("ZIRV_HOME")
+    return Path(override).expanduser() if override else Path.home() / ".zirv"
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` (and parents) with 0700; tighten it if it already exists."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+    except OSError:
+        pass
+    return path
+
+
+def atomic_write(path: Path, data: bytes | str, mode: int = 0o600) -> None:
+    """Write `data` to `path` atomically: temp file + fsync + rename.
+
+    The temp file lives in the same directory so the rename is atomic, and it is
+    created with `mode` from the start so the content is never world-readable.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    ensure_private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+def short_id(session_id: str) -> str:
+    """First 8 ASCII alphanumerics of a session id (the upstream derivation)."""
+    return "".join(ch for ch in session_id if ch.isascii() and ch.isalnum())[:8]
+
+
+def repo_root(start: Path | None = None) -> Path:
+    """The git top level containing `start`, else `start` itself (resolved)."""
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return here
+
+
+def git_common_dir(path: Path) -> Path | None:
+    """The shared `.git` directory of `path`'s repository (same for linked worktrees)."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "--git-common-dir"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    common = Path(out.stdout.strip())
+    if not common.is_absolute():
+        common = path / common
+    return common.resolve()
+
+
+def repo_slug(repo: Path) -> str:
+    """Mailbox/roster slug: the absolute path with every non-alphanumeric as `-`.
+
+    `/work/my-repo` → `-work-my-repo`, matching upstream so both CLIs share a mailbox.
+    """
+    return re.sub(r"[^A-Za-z0-9]", "-", str(repo.resolve()))
+
+
+def local_zirv_dir(cwd: Path | None = None) -> Path:
+    return (cwd or Path.cwd()) / ".zirv"

@@ -1,0 +1,88 @@
+"""The environment a supervised child starts with, and the nesting guard.
+
+Supervision variables inherited from whatever started zirv are scrubbed first, so
+a child can never post turn signals into (or otherwise impersonate) an outer
+session; then the pane's own identity is set.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+SCRUBBED = (
+    "ZIRV_CTX_SESSION",
+    "ZIRV_CTX_SOCKET",
+    "ZIRV_CTX_AGENT",
+    "ZIRV_CTX_TRANSCRIPT",
+    "ZIRV_CTX_LAUNCH_MODE",
+    "ZIRV_CTX_HEADLESS",
+    "ZIRV_CTX_PARENT_SESSION",
+    "ZIRV_CTX_SEAT_MODEL",
+    "ZIRV_CTX_SEAT_ROLE",
+    "ZIRV_CTX_PROXY_DECIDED",
+    "ZIRV_CTX_RESULT_SCHEMA",
+    "ZIRV_CTX_RESULT_WORKDIR",
+)
+"""Inherited supervision variables removed before a child starts.
+`ZIRV_CTX_DASH_REQUESTS` is deliberately *not* here: it is replaced per pane."""
+
+
+def child_env(
+    session_id: str,
+    agent: str,
+    *,
+    socket_path: str | None = None,
+    dash_requests: str | None = None,
+    headless: bool = False,
+    parent_session: str | None = None,
+    base: Mapping[str, str] | None = None,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    for name in SCRUBBED:
+        env.pop(name, None)
+    env.pop("ZIRV_CTX_DASH_REQUESTS", None)
+    # Claude Code marks its own children; a pane is a fresh top-level session.
+    env.pop("CLAUDECODE", None)
+    env.pop("CLAUDE_PID", None)
+    env["ZIRV_CTX_SESSION"] = session_id
+    env["ZIRV_CTX_AGENT"] = agent
+    if socket_path:
+        env["ZIRV_CTX_SOCKET"] = socket_path
+    if dash_requests:
+        env["ZIRV_CTX_DASH_REQUESTS"] = dash_requests
+    if headless:
+        env["ZIRV_CTX_HEADLESS"] = "1"
+    else:
+        env["ZIRV_CTX_LAUNCH_MODE"] = "interactive"
+    if parent_session:
+        env["ZIRV_CTX_PARENT_SESSION"] = parent_session
+    env.setdefault("TERM", "xterm-256color")
+    env.setdefault("COLORTERM", "truecolor")
+    env["TERM"] = "xterm-256color"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def nesting_refusal(env: Mapping[str, str] | None = None, command: str = "zirv ctx chat") -> str | None:
+    """The refusal message if we are inside an agent session, else None."""
+    env = os.environ if env is None else env
+    if env.get("ZIRV_ALLOW_NESTED", "").lower() == "true":
+        return None
+    evidence = None
+    for name in ("ZIRV_CTX_SESSION", "ZIRV_CTX_SOCKET"):
+        if env.get(name):
+            evidence = f"{name}={env[name][:8]}"
+            break
+    if evidence is None and env.get("CLAUDE_PID") and env.get("CLAUDECODE"):
+        evidence = f"CLAUDE_PID={env['CLAUDE_PID']}"
+    if evidence is None:
+        return None
+    return (
+        f"{command}: refusing to start inside an existing agent session ({evidence}). "
+        "A nested interactive session can post turn signals into the outer supervisor "
+        "and get the outer session compacted, restarted or killed. Run it from a plain "
+        "terminal, or pass --allow-nested (or set ZIRV_ALLOW_NESTED=true) to override."
+    )
