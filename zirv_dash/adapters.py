@@ -118,6 +118,13 @@ def shell_path() -> str:
     return "/bin/sh"
 
 
+# README "Models per harness": these harnesses run any catalogue vendor.
+_ANY_VENDOR: tuple[str, ...] = (
+    "anthropic", "openai", "google", "xai", "qwen", "moonshot",
+    "mistral", "deepseek", "zhipu", "minimax", "meta", "amazon",
+)
+
+
 _ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         "claude",
@@ -158,7 +165,7 @@ _ADAPTERS: tuple[Adapter, ...] = (
         prompt_flag="--prompt",
         model_flag="--model",
         quit_sequence=b"\x04",
-        vendors=("anthropic", "openai", "google", "xai", "moonshot", "alibaba"),
+        vendors=_ANY_VENDOR,
     ),
     Adapter(
         "pi",
@@ -169,7 +176,7 @@ _ADAPTERS: tuple[Adapter, ...] = (
         session_pin_flag="--session-id",
         system_prompt=SystemPromptChannel.INLINE_FLAG,
         system_prompt_flag="--append-system-prompt",
-        vendors=("anthropic", "openai", "google", "xai"),
+        vendors=_ANY_VENDOR,
     ),
     Adapter(
         "copilot",
@@ -179,7 +186,7 @@ _ADAPTERS: tuple[Adapter, ...] = (
         resume_flag="--session-id",
         session_pin_flag="--session-id",
         headless_args=("--allow-all-tools",),
-        vendors=("anthropic", "openai", "google"),
+        vendors=_ANY_VENDOR,
     ),
     Adapter(
         "droid",
@@ -187,9 +194,9 @@ _ADAPTERS: tuple[Adapter, ...] = (
         model_flag="--model",
         system_prompt=SystemPromptChannel.FILE_FLAG,
         system_prompt_flag="--append-system-prompt-file",
-        vendors=("anthropic", "openai", "google"),
+        vendors=_ANY_VENDOR,
     ),
-    Adapter("qwen", "qwen", quit_sequence=b"/quit\r", vendors=("alibaba",)),
+    Adapter("qwen", "qwen", quit_sequence=b"/quit\r", vendors=("qwen",)),
     Adapter(
         "kimi",
         "kimi",
@@ -197,10 +204,10 @@ _ADAPTERS: tuple[Adapter, ...] = (
         system_prompt_flag="--system-prompt",
         vendors=("moonshot",),
     ),
-    Adapter("cursor-agent", "cursor-agent", vendors=("anthropic", "openai", "google")),
-    Adapter("goose", "goose", vendors=("anthropic", "openai", "google")),
+    Adapter("cursor-agent", "cursor-agent"),
+    Adapter("goose", "goose", vendors=_ANY_VENDOR),
     Adapter("grok", "grok", vendors=("xai",)),
-    Adapter("muse", "muse"),
+    Adapter("muse", "muse", vendors=("meta",)),
     Adapter("shell", "sh", builtin=True),
     Adapter(
         "demo",
