@@ -1,0 +1,271 @@
+"""PTY passthrough: run one child in this terminal, as if it were run directly.
+
+Used for inline supervision (`zirv agent` with no live dashboard) and for the
+dashboard's small-terminal fallback. The child gets a real PTY sized like the
+user's terminal and becomes its session leader with the PTY as controlling
+terminal (so resizes reach it as SIGWINCH). Our stdin is put in raw mode when it
+is a TTY, so every key (Ctrl+C included) goes to the child, and it is restored
+on every exit path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+import tty
+from collections.abc import Iterator
+from types import FrameType
+
+EXIT_TIMEOUT = 124
+READ_CHUNK = 65536
+MAX_PENDING_INPUT = 1 << 20
+KILL_GRACE_SECS = 2.0
+
+
+class LaunchError(OSError):
+    """The child could not be started (missing binary, bad cwd, …)."""
+
+
+def terminal_size(*fds: int) -> tuple[int, int]:
+    """(rows, cols) of the first fd that is a terminal, else $LINES/$COLUMNS, else 24x80."""
+    for fd in fds:
+        try:
+            if os.isatty(fd):
+                size = os.get_terminal_size(fd)
+                if size.lines > 0 and size.columns > 0:
+                    return size.lines, size.columns
+        except OSError:
+            continue
+    try:
+        return int(os.environ.get("LINES", "24")), int(os.environ.get("COLUMNS", "80"))
+    except ValueError:
+        return 24, 80
+
+
+def set_winsize(fd: int, rows: int, cols: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+def _controlling_tty() -> None:  # runs in the child between fork and exec
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+@contextlib.contextmanager
+def raw_mode(fd: int) -> Iterator[bool]:
+    """Raw mode on `fd` if it is a TTY; the saved attributes always come back."""
+    saved = None
+    try:
+        if os.isatty(fd):
+            saved = termios.tcgetattr(fd)
+            tty.setraw(fd, termios.TCSANOW)
+    except (OSError, termios.error):
+        saved = None
+    try:
+        yield saved is not None
+    finally:
+        if saved is not None:
+            with contextlib.suppress(OSError, termios.error):
+                termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def _fd_usable(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            select.select([], [fd], [], 1.0)
+            continue
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                return  # nobody is reading our output any more; keep the child going
+            raise
+        view = view[n:]
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the child's process group, then SIGKILL after a short grace."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if proc.poll() is not None:
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=KILL_GRACE_SECS)
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _exit_code(rc: int) -> int:
+    return 128 - rc if rc < 0 else rc
+
+
+def run_wrapped(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str,
+    notice: str | None = None,
+    *,
+    stdin_fd: int = 0,
+    output_fd: int = 1,
+    timeout_secs: float | None = None,
+) -> int:
+    """Run `argv` on a PTY wired to this terminal; returns the child's exit code
+    (128+N if killed by signal N, 124 if `timeout_secs` ran out).
+
+    Raises `LaunchError` if the child cannot be started.
+    """
+    if notice:
+        _write_all(2, (notice.splitlines()[0] if notice.strip() else notice).encode() + b"\n")
+    rows, cols = terminal_size(stdin_fd, output_fd)
+    master, slave = os.openpty()
+    try:
+        set_winsize(slave, rows, cols)
+        proc = subprocess.Popen(
+            argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_controlling_tty,
+            close_fds=True,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        os.close(master)
+        os.close(slave)
+        raise LaunchError(f"could not start {argv[0] if argv else '(empty argv)'}: {exc}") from exc
+    os.close(slave)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    old_handler: signal.Handlers | int | None | object = None
+    handler_set = False
+
+    def on_winch(_sig: int, _frame: FrameType | None) -> None:
+        with contextlib.suppress(OSError):
+            os.write(wake_w, b"w")
+
+    try:
+        if threading.current_thread() is threading.main_thread():
+            old_handler = signal.signal(signal.SIGWINCH, on_winch)
+            handler_set = True
+        with raw_mode(stdin_fd):
+            return _pump(proc, master, wake_r, stdin_fd, output_fd, timeout_secs)
+    finally:
+        if handler_set:
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(signal.SIGWINCH, old_handler)  # type: ignore[arg-type]
+        _stop(proc)
+        for fd in (master, wake_r, wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _pump(
+    proc: subprocess.Popen[bytes],
+    master: int,
+    wake_r: int,
+    stdin_fd: int,
+    output_fd: int,
+    timeout_secs: float | None,
+) -> int:
+    os.set_blocking(master, False)
+    stdin_open = _fd_usable(stdin_fd)
+    pending = bytearray()
+    deadline = None if timeout_secs is None else time.monotonic() + timeout_secs
+    while True:
+        rlist = [master, wake_r]
+        if stdin_open and len(pending) < MAX_PENDING_INPUT:
+            rlist.append(stdin_fd)
+        wlist = [master] if pending else []
+        try:
+            readable, writable, _ = select.select(rlist, wlist, [], 0.1)
+        except InterruptedError:
+            continue
+        if wake_r in readable:
+            with contextlib.suppress(OSError):
+                os.read(wake_r, 1024)
+            rows, cols = terminal_size(stdin_fd, output_fd)
+            with contextlib.suppress(OSError):
+                set_winsize(master, rows, cols)
+        if master in readable and not _copy_out(master, output_fd):
+            break
+        if stdin_fd in readable:
+            data: bytes | None
+            try:
+                data = os.read(stdin_fd, READ_CHUNK)
+            except BlockingIOError:
+                data = None
+            except OSError:
+                data = b""
+            if data:
+                pending += data
+            elif data is not None:
+                stdin_open = False  # EOF: the child keeps running without input
+        if master in writable and pending:
+            try:
+                n = os.write(master, pending)
+                del pending[:n]
+            except BlockingIOError:
+                pass
+            except OSError:
+                pending.clear()
+        if proc.poll() is not None:
+            while _copy_out(master, output_fd, drain=True):
+                pass
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            _stop(proc)
+            while _copy_out(master, output_fd, drain=True):
+                pass
+            proc.wait()
+            return EXIT_TIMEOUT
+    return _exit_code(proc.wait())
+
+
+def _copy_out(master: int, output_fd: int, drain: bool = False) -> bool:
+    """Copy one chunk from the PTY to our output. False at EOF (or, when
+    draining, once nothing is left)."""
+    try:
+        data = os.read(master, READ_CHUNK)
+    except BlockingIOError:
+        return not drain
+    except OSError:
+        return False  # EIO: every slave fd is closed
+    if not data:
+        return False
+    _write_all(output_fd, data)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m zirv_dash.wrap CMD…`: a manual test hook."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        print("usage: python -m zirv_dash.wrap CMD [ARGS…]", file=sys.stderr)
+        return 2
+    return run_wrapped(args, dict(os.environ), os.getcwd(), notice=f"wrapping {args[0]}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
