@@ -50,7 +50,8 @@ KICKOFF_PROMPT = (
 )
 """First prompt for a successor that got the packet through its system-prompt channel."""
 
-PACKET_ENV = "ZIRV_CTX_HANDOVER_PACKET"
+PACKET_ENV = "ZIRV_HANDOVER_PACKET"
+"""Successor env: the packet file path (ZIRV_CTX_HANDOVER_* names are model overrides)."""
 
 
 class HandoverError(Exception):
