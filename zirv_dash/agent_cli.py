@@ -1,0 +1,304 @@
+"""`zirv agent` / `zirv ctx agent`: delegate one task to a worker.
+
+If a dashboard is live it is asked for a pane (inherited channel, then the
+hosting dashboard, then one hosting this repo, then any; newest first). With no
+live dashboard — or when every dashboard refuses for a channel-level reason —
+the worker runs inline in this terminal on a PTY. Exit 0 means *launched* for a
+pane; inline, the exit code is the worker's own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zirv_dash import adapters, paths, spawn
+
+USAGE = (
+    "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR] [--json] "
+    "[--timeout-secs N] [--max-tool-calls N] [--force] [-- flags]\n"
+)
+EXIT_BUDGET_EXHAUSTED = 77
+MAX_STDIN_PROMPT = 1024 * 1024
+PREFIX = "zirv ctx agent"
+
+
+class UsageError(ValueError):
+    pass
+
+
+@dataclass
+class AgentArgs:
+    harness: str
+    prompt: str
+    model: str | None = None
+    workdir: str | None = None
+    json: bool = False
+    timeout_secs: int | None = None
+    max_tool_calls: int | None = None
+    force: bool = False
+    flags: list[str] = field(default_factory=list)
+
+
+def parse_args(argv: list[str]) -> AgentArgs:
+    """Hand-rolled so a trailing `--` block is kept verbatim and options may come
+    before or after the positionals."""
+    head, flags = argv, []
+    if "--" in argv:
+        cut = argv.index("--")
+        head, flags = argv[:cut], argv[cut + 1 :]
+    positionals: list[str] = []
+    opts: dict[str, str] = {}
+    switches: set[str] = set()
+    i = 0
+    while i < len(head):
+        tok = head[i]
+        name, eq, value = tok.partition("=")
+        if name in ("--model", "--workdir", "--timeout-secs", "--max-tool-calls"):
+            if not eq:
+                if i + 1 >= len(head):
+                    raise UsageError(f"{name} needs a value")
+                i += 1
+                value = head[i]
+            opts[name] = value
+        elif tok in ("--json", "--force"):
+            switches.add(tok)
+        elif tok in ("-h", "--help"):
+            raise UsageError("")
+        elif tok.startswith("-") and tok != "-":
+            raise UsageError(
+                f"unknown option {tok!r} "
+                "(a prompt that starts with '-' can be passed on stdin with -)"
+            )
+        else:
+            positionals.append(tok)
+        i += 1
+    if len(positionals) != 2:
+        raise UsageError("expected HARNESS and PROMPT (or - to read the prompt from stdin)")
+    args = AgentArgs(positionals[0], positionals[1], flags=flags)
+    args.model = opts.get("--model")
+    args.workdir = opts.get("--workdir")
+    args.json = "--json" in switches
+    args.force = "--force" in switches
+    for name, attr in (("--timeout-secs", "timeout_secs"), ("--max-tool-calls", "max_tool_calls")):
+        if name in opts:
+            try:
+                number = int(opts[name])
+            except ValueError:
+                raise UsageError(f"{name} must be a whole number, not {opts[name]!r}") from None
+            if number < 0:
+                raise UsageError(f"{name} must not be negative")
+            setattr(args, attr, number)
+    return args
+
+
+def receipt(**values: Any) -> str:
+    """The delegation receipt: schema_version 1, empty fields omitted."""
+    doc: dict[str, Any] = {"schema_version": 1}
+    for key in ("harness", "model", "mode", "state", "exit_code", "session", "workdir", "reason"):
+        value = values.get(key)
+        if value is None or value == "" or value == []:
+            continue
+        doc[key] = value
+    for key in ("capability_warnings", "errors"):
+        if values.get(key):
+            doc[key] = values[key]
+    return json.dumps(doc)
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text.rstrip("\n") + "\n")
+    sys.stderr.flush()
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = parse_args(argv)
+    except UsageError as exc:
+        if str(exc):
+            _err(f"{PREFIX}: {exc}")
+            sys.stderr.write(USAGE)
+            return 2
+        sys.stdout.write(USAGE)
+        return 0
+    return run(args, os.environ)
+
+
+def run(args: AgentArgs, env: Mapping[str, str]) -> int:
+    prompt = args.prompt
+    if prompt == "-":
+        prompt = sys.stdin.read(MAX_STDIN_PROMPT + 1)
+        if len(prompt) > MAX_STDIN_PROMPT:
+            _err(f"{PREFIX}: the prompt on stdin is larger than {MAX_STDIN_PROMPT} bytes")
+            return 2
+    base = {"harness": args.harness, "model": args.model}
+
+    def fail(reason: str, code: int, mode: str = "inline") -> int:
+        if args.json:
+            print(receipt(**base, mode=mode, state="launch_failed", reason=reason))
+        _err(f"{PREFIX}: {reason}")
+        return code
+
+    if not prompt.strip():
+        return fail("the prompt is empty", 2)
+    adapter = adapters.get(args.harness)
+    if adapter is None:
+        return fail(
+            f"unknown harness {spawn.show(args.harness, 40)}; known: {', '.join(adapters.names())}",
+            2,
+        )
+    if args.model is not None and (why := spawn.model_refusal(args.model)):
+        return fail(why, 2)
+    cwd = Path.cwd()
+    repo = paths.repo_root(cwd)
+    workdir = str((cwd / args.workdir).resolve()) if args.workdir else None
+    if workdir is not None and not Path(workdir).is_dir():
+        return fail(f"workdir {workdir} does not exist or is not a directory", 2)
+    own_session = env.get("ZIRV_CTX_SESSION", "")
+    own_short = paths.short_id(own_session) or "unknown"
+
+    notes: list[str] = []
+    targets: list[spawn.DashTarget] = []
+    if prompt.lstrip().startswith("-"):
+        notes.append(f"{PREFIX}: a prompt that begins with '-' is never sent to a dashboard")
+    else:
+        targets = spawn.live_dashboards(paths.state_dir(), env, repo, notes)
+    for note in notes:
+        _err(note if note.startswith(PREFIX) else f"{PREFIX}: {note}")
+    if targets and (args.force or args.flags):
+        _err(f"{PREFIX}: --force and trailing flags are not carried over to a dashboard pane")
+    if targets and args.max_tool_calls is not None:
+        _err(f"{PREFIX}: --max-tool-calls is not enforced in a dashboard pane")
+
+    fallback_note = f"{PREFIX}: no live dashboard -- running {args.harness} inline in this terminal"
+    for target in targets:
+        req = spawn.SpawnRequest(
+            agent=args.harness,
+            prompt=prompt,
+            cwd=str(repo),
+            requested_by=own_short,
+            model=args.model,
+            workdir=workdir,
+            timeout_secs=args.timeout_secs,
+            max_tool_calls=args.max_tool_calls,
+            parent_session=(own_session or None) if target.private else None,
+        )
+        try:
+            req_path = spawn.write_request(target.channel, req.to_json())
+        except OSError as exc:
+            _err(f"{PREFIX}: could not write to dashboard {target.token_dir.name}: {exc}")
+            continue
+        waited = spawn.wait_for_ack(req_path)
+        if waited.status == "unanswered":
+            _err(f"{PREFIX}: {waited.message} ({target.token_dir.name})")
+            fallback_note = f"{PREFIX}: running {args.harness} inline in this terminal"
+            continue
+        if waited.status == "claimed_no_ack" or waited.ack is None:
+            return fail(waited.message, 1, "dashboard_pane")
+        ack = waited.ack
+        if ack.ok:
+            warnings = [
+                f"capability warning: {w.get('capability', '')}: {w.get('detail', '')}"
+                for w in ack.capability_warnings
+            ]
+            for line in warnings:
+                _err(line)
+            if args.json:
+                print(
+                    receipt(
+                        **base,
+                        mode="dashboard_pane",
+                        state="launched",
+                        session=ack.short,
+                        workdir=workdir or str(repo),
+                        capability_warnings=ack.capability_warnings,
+                    )
+                )
+            else:
+                print(f"spawned in dashboard as {ack.short}")
+            return 0
+        reason = ack.reason or "refused"
+        if ack.retryable:
+            _err(f"{PREFIX}: {reason}; running headless")
+            fallback_note = f"{PREFIX}: running {args.harness} inline in this terminal"
+            continue
+        return fail(
+            reason, EXIT_BUDGET_EXHAUSTED if ack.budget_exhausted else 1, "dashboard_pane"
+        )
+    return run_inline(args, prompt, adapter, workdir or str(cwd), own_session, fallback_note, env)
+
+
+def run_inline(
+    args: AgentArgs,
+    prompt: str,
+    adapter: adapters.Adapter,
+    workdir: str,
+    own_session: str,
+    notice: str,
+    env: Mapping[str, str],
+) -> int:
+    from zirv_dash import session_env, wrap
+
+    base = {"harness": args.harness, "model": args.model, "mode": "inline", "workdir": workdir}
+    gate_refusal = _gate_refusal(args.harness, Path(workdir))
+    if gate_refusal:
+        if args.json:
+            print(receipt(**base, state="launch_failed", reason=gate_refusal))
+        _err(f"{PREFIX}: {gate_refusal}")
+        return 1
+    session = paths.new_session_id()
+    child_env = session_env.child_env(
+        session,
+        args.harness,
+        headless=True,
+        parent_session=own_session or None,
+        base=env,
+    )
+    argv = adapter.interactive_argv(prompt, model=args.model, extra=args.flags, headless=True)
+    try:
+        code = wrap.run_wrapped(
+            argv,
+            child_env,
+            workdir,
+            notice=notice,
+            output_fd=2 if args.json else 1,
+            timeout_secs=args.timeout_secs or None,
+        )
+    except wrap.LaunchError as exc:
+        if args.json:
+            print(receipt(**base, state="launch_failed", reason=str(exc)))
+        _err(f"{PREFIX}: {exc}")
+        return 127
+    if args.json:
+        reason = "outran its --timeout-secs" if code == wrap.EXIT_TIMEOUT else None
+        print(
+            receipt(
+                **base,
+                state="exited_no_report",
+                exit_code=code,
+                session=paths.short_id(session),
+                reason=reason,
+            )
+        )
+    return code
+
+
+def _gate_refusal(harness: str, where: Path) -> str | None:
+    """The adapter gate (`.zirv/.settings.toml`, `ZIRV_AGENT_<NAME>_ENABLED`)."""
+    from zirv_dash import config
+
+    try:
+        gate = config.load_adapter_gate(paths.repo_root(where), [harness])
+    except config.ConfigError as exc:
+        return str(exc)
+    why = gate.refusal(harness)
+    return f"adapter {harness} is {why}" if why else None
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
