@@ -1,0 +1,382 @@
+"""Who needs you: screen patterns for approval prompts and a per-pane state machine.
+
+Two parts, both pure (no clocks, no I/O), so the dashboard, tests and a later
+persistent runtime share them:
+
+- `detect_needs_you(agent, lines)` looks at the bottom of a pane's visible
+  screen for a permission/approval prompt or a question, using a versioned
+  table of patterns per harness (`PATTERNS`, `PATTERNS_VERSION`). Each pattern
+  needs *several* cues at once (the question *and* its numbered choices, or a
+  footer only a picker draws), so a model merely writing "Do you want to
+  proceed?" in its answer does not turn a row into ▲.
+- `AttentionTracker` folds timestamped events (output, operator input, turn
+  signal, screen, viewed, exit) into one of `PaneState`. Entering needs-you is
+  immediate; leaving it waits until the prompt has been gone for
+  `NEEDS_YOU_DEBOUNCE` so a repaint never flickers the row. `next_deadline()`
+  says when the state could next change with no new event, so the UI can arm
+  one timer instead of polling.
+
+The prompt texts were taken from the vendors' own sources and docs: Claude
+Code's permission dialog ("Do you want to proceed?" over "❯ 1. Yes"), its
+AskUserQuestion picker ("Enter to select · ↑/↓ to navigate · Esc to cancel"),
+Codex's approval overlay ("Would you like to run the following command?",
+"› 1. Yes, proceed (y)", "Press enter to confirm or esc to cancel") and Gemini
+CLI's tool confirmation ("Apply this change?", "Allow execution of: 'npm'?",
+"● 1. Yes, allow once", "Waiting for user confirmation..."). Bump
+`PATTERNS_VERSION` whenever the table changes meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+PATTERNS_VERSION = 1
+SCAN_LINES = 20
+"""How many bottom (non-blank-trailing) screen lines `detect_needs_you` reads."""
+NEEDS_YOU_DEBOUNCE = 0.5
+"""Seconds a prompt must be gone before needs-you is left."""
+SIGNAL_IDLE_DEBOUNCE = 0.5
+"""Seconds of quiet after a turn signal (and the last output) before idle."""
+
+NEEDS_PERMISSION = "needs permission"
+NEEDS_APPROVAL = "needs approval"
+NEEDS_ANSWER = "needs an answer"
+
+
+@dataclass(frozen=True)
+class ScreenPattern:
+    """All of `cues` must match (each on some line) within the bottom `window` lines."""
+
+    name: str
+    harnesses: tuple[str, ...]
+    """Harness names this applies to; empty means every harness."""
+    reason: str
+    cues: tuple[re.Pattern[str], ...]
+    window: int = SCAN_LINES
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# A numbered choice, optionally behind a selection caret or radio dot.
+_CARET = r"(?:[❯›>▶●○◉▸*•]\s*)?"
+_YES_CHOICE = _re(rf"^{_CARET}1[.)]\s+yes\b")
+_NUMBERED_CHOICE = _re(rf"^{_CARET}[1-9][.)]\s+\S")
+_PICKER_FOOTER = _re(r"enter to (?:select|confirm|submit)\b.*(?:↑|navigate)|esc to cancel")
+
+PATTERNS: tuple[ScreenPattern, ...] = (
+    # --- Claude Code -------------------------------------------------------
+    ScreenPattern(
+        name="claude-permission",
+        harnesses=("claude",),
+        reason=NEEDS_PERMISSION,
+        cues=(
+            _re(
+                r"^do you want to (?:proceed|make this edit|create|delete|overwrite|allow|run|"
+                r"fetch|use)\b|^allow this (?:command|tool)\b|^do you want to allow claude\b"
+            ),
+            _YES_CHOICE,
+        ),
+    ),
+    ScreenPattern(
+        name="claude-plan-approval",
+        harnesses=("claude",),
+        reason=NEEDS_APPROVAL,
+        cues=(_re(r"^would you like to proceed\?"), _YES_CHOICE),
+    ),
+    ScreenPattern(
+        name="claude-trust-folder",
+        harnesses=("claude",),
+        reason=NEEDS_PERMISSION,
+        cues=(_re(r"^do you trust the files in this folder\?"), _re(r"yes, proceed")),
+    ),
+    ScreenPattern(
+        name="claude-question",
+        harnesses=("claude",),
+        reason=NEEDS_ANSWER,
+        cues=(_re(r"^enter to select\b.*(?:↑|navigate)"), _NUMBERED_CHOICE),
+    ),
+    # --- Codex -------------------------------------------------------------
+    ScreenPattern(
+        name="codex-approval",
+        harnesses=("codex",),
+        reason=NEEDS_PERMISSION,
+        cues=(
+            _re(
+                r"^would you like to (?:run the following command|make the following edits|"
+                r"grant these permissions)\?|^do you want to approve network access\b|"
+                r"needs your approval\.$|^allow command\?"
+            ),
+            _re(rf"^{_CARET}1[.)]\s+(?:yes|approve)\b|press enter to confirm or esc to cancel"),
+        ),
+    ),
+    ScreenPattern(
+        name="codex-trust-directory",
+        harnesses=("codex",),
+        reason=NEEDS_PERMISSION,
+        cues=(_re(r"^do you trust the contents of this directory\?"), _YES_CHOICE),
+    ),
+    ScreenPattern(
+        name="codex-question",
+        harnesses=("codex",),
+        reason=NEEDS_ANSWER,
+        cues=(_NUMBERED_CHOICE, _re(r"^press enter to (?:confirm|submit)\b")),
+        window=12,
+    ),
+    # --- Gemini CLI --------------------------------------------------------
+    ScreenPattern(
+        name="gemini-confirmation",
+        harnesses=("gemini", "qwen"),
+        reason=NEEDS_PERMISSION,
+        cues=(
+            _re(
+                r"^apply this change\?|^allow execution\b|^do you want to proceed\?|"
+                r"^allow execution of mcp tool\b"
+            ),
+            _re(rf"^{_CARET}1[.)]\s+yes, allow\b|^{_CARET}1[.)]\s+yes\b"),
+        ),
+    ),
+    ScreenPattern(
+        name="gemini-waiting",
+        harnesses=("gemini", "qwen"),
+        reason=NEEDS_PERMISSION,
+        cues=(_re(r"waiting for user confirmation"),),
+        window=6,
+    ),
+    # --- any program -------------------------------------------------------
+    ScreenPattern(
+        name="generic-yes-no",
+        harnesses=(),
+        reason=NEEDS_ANSWER,
+        cues=(
+            _re(
+                r"(?:[\[(]\s*y(?:es)?\s*/\s*n(?:o)?\s*[\])]|\(yes/no(?:/\[fingerprint\])?\))"
+                r"\s*[:?]?\s*$"
+            ),
+        ),
+        window=1,
+    ),
+    ScreenPattern(
+        name="generic-password",
+        harnesses=(),
+        reason=NEEDS_ANSWER,
+        cues=(
+            _re(r"(?:^\[sudo\] password for \S+|^(?:enter )?pass(?:word|phrase)[^:]{0,40}):\s*$"),
+        ),
+        window=1,
+    ),
+)
+
+_BOX_EDGE = "│┃|║"
+
+
+def _normalise(line: str) -> str:
+    """A screen row without box borders and surrounding blanks."""
+    text = line.strip()
+    text = text.lstrip(_BOX_EDGE).rstrip(_BOX_EDGE)
+    return text.strip()
+
+
+def _bottom(lines: Sequence[str], count: int) -> list[str]:
+    end = len(lines)
+    while end > 0 and not lines[end - 1].strip():
+        end -= 1
+    rows = [_normalise(line) for line in lines[max(0, end - count) : end]]
+    return rows
+
+
+def patterns_for(agent: str) -> tuple[ScreenPattern, ...]:
+    name = agent.lower()
+    return tuple(p for p in PATTERNS if not p.harnesses or name in p.harnesses)
+
+
+def match_needs_you(agent: str, lines: Sequence[str]) -> ScreenPattern | None:
+    """The first pattern that matches the bottom of the screen, if any."""
+    for pattern in patterns_for(agent):
+        window = _bottom(lines, pattern.window)
+        if not window:
+            continue
+        if all(any(cue.search(row) for row in window) for cue in pattern.cues):
+            return pattern
+    return None
+
+
+def detect_needs_you(agent: str, lines: Sequence[str]) -> str | None:
+    """A short reason ("needs permission", "needs an answer", …) if the pane's
+    visible bottom shows a prompt waiting for the operator, else None."""
+    pattern = match_needs_you(agent, lines)
+    return pattern.reason if pattern else None
+
+
+# --- per-pane state ------------------------------------------------------------
+
+
+class PaneState(StrEnum):
+    STARTING = "starting"
+    WORKING = "working"
+    IDLE = "idle"
+    NEEDS_YOU = "needs_you"
+    DONE_UNSEEN = "done_unseen"
+    EXITED = "exited"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Transition:
+    old: PaneState
+    new: PaneState
+    reason: str | None
+    at: float
+
+
+class AttentionTracker:
+    """The state of one pane, from timestamped events (seconds, monotonic).
+
+    Idle: a turn signal (Claude Code's Stop hook) plus `SIGNAL_IDLE_DEBOUNCE`
+    of output quiet, or `idle_quiet_ms` of quiet since the last output and the
+    last operator input (for harnesses without a signal, or a missing hook).
+
+    Done-unseen: the pane went idle after a turn (a submitted input, a turn
+    signal, or the launch prompt when `initial_prompt`) and has not been on
+    screen at the live view since. Only `viewed()` / `set_visible(True)` clear it;
+    selecting a pane is not looking at it.
+    """
+
+    def __init__(
+        self,
+        agent: str,
+        *,
+        idle_quiet_ms: int = 10_000,
+        initial_prompt: bool = False,
+        started_at: float = 0.0,
+    ) -> None:
+        self.agent = agent
+        self.idle_quiet = max(idle_quiet_ms, 0) / 1000.0
+        self._last_output: float | None = None
+        self._last_input: float | None = None
+        self._signal_at: float | None = None
+        self._turn_since: float | None = started_at if initial_prompt else None
+        self._last_viewed: float = float("-inf")
+        self._visible = False
+        self._needs_reason: str | None = None
+        self._needs_clear_since: float | None = None
+        self._exit_code: int | None = None
+        self._reported = PaneState.STARTING
+
+    # --- events --------------------------------------------------------------
+
+    def output(self, t: float) -> None:
+        """The child wrote something."""
+        self._last_output = t
+
+    def input(self, t: float, submit: bool = False) -> None:
+        """The operator typed (or text was injected); `submit` starts a new turn."""
+        self._last_input = t
+        if submit:
+            self._signal_at = None
+            self._turn_since = t
+
+    def turn_signal(self, t: float) -> None:
+        """The harness reported the end of a turn."""
+        self._signal_at = t
+        if self._turn_since is None:
+            self._turn_since = t
+
+    def screen(self, lines: Sequence[str], t: float) -> None:
+        """The visible screen changed; `lines` are (at least) its bottom rows."""
+        reason = detect_needs_you(self.agent, lines)
+        if reason is not None:
+            self._needs_reason = reason
+            self._needs_clear_since = None
+        elif self._needs_reason is not None and self._needs_clear_since is None:
+            self._needs_clear_since = t
+
+    def viewed(self, t: float) -> None:
+        """A completed frame showed this pane at the live view (no overlay)."""
+        self._last_viewed = max(self._last_viewed, t)
+
+    def set_visible(self, visible: bool, t: float) -> None:
+        """The pane is (or stops being) on screen at the live view."""
+        self._visible = visible
+        self.viewed(t)
+
+    def exited(self, code: int, t: float) -> None:
+        self._exit_code = code
+        self._last_output = self._last_output if self._last_output is not None else t
+
+    # --- queries -------------------------------------------------------------
+
+    def _needs_you(self, t: float) -> str | None:
+        if self._needs_reason is None:
+            return None
+        cleared = self._needs_clear_since
+        if cleared is not None and t - cleared >= NEEDS_YOU_DEBOUNCE:
+            return None
+        return self._needs_reason
+
+    def idle_since(self, t: float) -> float | None:
+        """When the current idle period began, or None if the pane is not idle at `t`."""
+        if self._last_output is None:
+            return None
+        candidates: list[float] = []
+        if self._signal_at is not None:
+            candidates.append(max(self._signal_at, self._last_output) + SIGNAL_IDLE_DEBOUNCE)
+        activity = max(self._last_output, self._last_input or self._last_output)
+        candidates.append(activity + self.idle_quiet)
+        reached = [c for c in candidates if c <= t]
+        return min(reached) if reached else None
+
+    def state(self, t: float) -> PaneState:
+        if self._exit_code is not None:
+            return PaneState.EXITED if self._exit_code == 0 else PaneState.FAILED
+        if self._needs_you(t) is not None:
+            return PaneState.NEEDS_YOU
+        if self._last_output is None:
+            return PaneState.STARTING
+        idle_at = self.idle_since(t)
+        if idle_at is None:
+            return PaneState.WORKING
+        seen = t if self._visible else self._last_viewed
+        if self._turn_since is not None and seen < idle_at:
+            return PaneState.DONE_UNSEEN
+        return PaneState.IDLE
+
+    def reason(self, t: float) -> str | None:
+        """A short explanation for the state, where there is one."""
+        state = self.state(t)
+        if state is PaneState.NEEDS_YOU:
+            return self._needs_you(t)
+        if state is PaneState.FAILED and self._exit_code is not None:
+            if self._exit_code < 0:
+                return f"killed by signal {-self._exit_code}"
+            return f"exit code {self._exit_code}"
+        return None
+
+    def poll(self, t: float) -> Transition | None:
+        """The transition since the last poll, if the state changed."""
+        state = self.state(t)
+        if state is self._reported:
+            return None
+        transition = Transition(self._reported, state, self.reason(t), t)
+        self._reported = state
+        return transition
+
+    def next_deadline(self, t: float) -> float | None:
+        """The earliest time after `t` at which the state may change with no new
+        event (arm one timer for it), or None if it cannot."""
+        if self._exit_code is not None:
+            return None
+        deadlines: list[float] = []
+        if self._needs_reason is not None and self._needs_clear_since is not None:
+            deadlines.append(self._needs_clear_since + NEEDS_YOU_DEBOUNCE)
+        if self._last_output is not None:
+            if self._signal_at is not None:
+                deadlines.append(max(self._signal_at, self._last_output) + SIGNAL_IDLE_DEBOUNCE)
+            activity = max(self._last_output, self._last_input or self._last_output)
+            deadlines.append(activity + self.idle_quiet)
+        future = [d for d in deadlines if d > t]
+        return min(future) if future else None

@@ -1,0 +1,447 @@
+"""The repo mailbox: short notes between sessions, upstream-compatible.
+
+Layout under ``<state>/mail/<repo_slug>/``:
+
+- ``<10-digit unix secs>-<from8>.md`` (``_NNN`` before ``.md`` on a same-second
+  collision), so lexical order is chronological;
+- ``read/``: consumed messages are moved here, never deleted;
+- ``full/``: the whole body of a message that was cut to ``max_message_bytes``
+  (itself capped at 1 MiB); the stored body ends
+  ``[truncated; full body: <absolute sidecar path>]``;
+- ``fanout/``: ``--all`` broadcasts, read by every session; each reader leaves
+  ``fanout/<base>.read/<reader_short>`` instead of moving the message.
+
+A message is markdown::
+
+    ## Message
+    - From-session: <id>
+    - From-agent: <name>
+    - To: <agent name or "any">
+    - To-session: <session id>      (only when directed)
+    - Sent: <unix secs>
+
+    <body>
+
+The body comes after the first blank line, so it can never add or change a
+header line; header values are sanitised on write and again on read.
+
+Writes are atomic *and* exclusive: the message is written to a temporary file
+and hard-linked to its final name, which fails if the name is taken, so two
+writers in the same second get distinct ``_NNN`` names and a reader never sees
+half a message.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import tempfile
+import time
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from zirv_dash import paths
+
+log = logging.getLogger(__name__)
+
+DEFAULT_KEEP = 50
+DEFAULT_MAX_MESSAGE_BYTES = 4096
+FULL_BODY_CAP = 1024 * 1024
+MAX_HEADER_VALUE = 256
+MAX_COLLISIONS = 999
+OPERATOR = "operator"
+"""Reader/sender name used when no session identity is set."""
+
+MESSAGE_NAME = re.compile(r"^(\d{10})-([A-Za-z0-9]*)(?:_(\d{3}))?\.md$")
+_SLUG = re.compile(r"^[A-Za-z0-9._-]+$")
+_BULLET = re.compile(r"^(?:[-*+]|\d+\.)\s*")
+_LEADING_BULLETS = re.compile(r"^(?:\s*(?:[-*+]+|\d+\.)(?=\s|$))+\s*")
+
+
+class MailError(Exception):
+    """A mailbox operation that could not be done; the message says why."""
+
+
+@dataclass(frozen=True)
+class Message:
+    path: Path
+    from_session: str
+    from_agent: str
+    to: str
+    to_session: str | None
+    sent: int
+    body: str
+    broadcast: bool = False
+
+    @property
+    def id(self) -> str:
+        """Stable name within the mailbox (``fanout/<name>`` for broadcasts)."""
+        return f"fanout/{self.path.name}" if self.broadcast else self.path.name
+
+    @property
+    def from_short(self) -> str:
+        return paths.short_id(self.from_session) or self.from_session
+
+    @property
+    def to_short(self) -> str | None:
+        if self.to_session is None:
+            return None
+        return paths.short_id(self.to_session) or self.to_session
+
+    def visible_to(self, agent: str | None, short: str | None) -> bool:
+        """Whether a session (`agent`, `short`) should see this message.
+
+        Directed mail is visible only to its session; undirected mail to every
+        session whose agent matches `to` (``any`` matches all). None means
+        "no filter" (the operator's view of the whole mailbox).
+        """
+        if short is not None and self.from_short == short:
+            return False  # never hand a session its own note back
+        if self.to_short is not None:
+            return short is None or self.to_short == short
+        if agent is None:
+            return True
+        return self.to.lower() in ("any", agent.lower())
+
+    def directed_to(self, short: str | None) -> bool:
+        return short is not None and self.to_short == short
+
+
+# --- locations ---------------------------------------------------------------
+
+
+def mailbox_dir(slug: str) -> Path:
+    if not _SLUG.match(slug) or slug in (".", ".."):
+        raise MailError(f"invalid mailbox slug {slug!r} (expected a repo slug like -work-my-repo)")
+    return paths.ensure_private_dir(paths.state_dir() / "mail" / slug)
+
+
+def _subdir(slug: str, name: str) -> Path:
+    return paths.ensure_private_dir(mailbox_dir(slug) / name)
+
+
+# --- format ------------------------------------------------------------------
+
+
+def sanitize_header_value(value: str) -> str:
+    """One line, no control/format characters, no leading bullets, capped."""
+    cleaned = "".join(
+        " " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in value
+    )
+    cleaned = " ".join(cleaned.split())
+    cleaned = _LEADING_BULLETS.sub("", cleaned).strip()
+    return cleaned[:MAX_HEADER_VALUE]
+
+
+def format_message(
+    body: str,
+    *,
+    from_session: str,
+    from_agent: str,
+    to: str = "any",
+    to_session: str | None = None,
+    sent: int,
+) -> str:
+    lines = [
+        "## Message",
+        f"- From-session: {sanitize_header_value(from_session) or OPERATOR}",
+        f"- From-agent: {sanitize_header_value(from_agent) or OPERATOR}",
+        f"- To: {sanitize_header_value(to) or 'any'}",
+    ]
+    if to_session:
+        lines.append(f"- To-session: {sanitize_header_value(to_session)}")
+    lines.append(f"- Sent: {int(sent)}")
+    return "\n".join(lines) + "\n\n" + body + ("" if body.endswith("\n") else "\n")
+
+
+def parse_message(text: str, path: Path, broadcast: bool = False) -> Message:
+    """Parse message text; raises MailError if there is no ``## Message`` header."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip().lower() == "## message"), None)
+    if start is None:
+        raise MailError(f"{path}: no '## Message' header")
+    header: dict[str, str] = {}
+    body_start = len(lines)
+    for index in range(start + 1, len(lines)):
+        line = lines[index]
+        if not line.strip():
+            body_start = index + 1
+            break
+        item = _BULLET.sub("", line.strip(), count=1)
+        key, sep, value = item.partition(":")
+        if not sep:
+            continue
+        key = key.strip().lower()
+        if key not in header:
+            header[key] = sanitize_header_value(value)
+    body = "\n".join(lines[body_start:])
+    try:
+        sent = int(header.get("sent", "0") or "0")
+    except ValueError:
+        sent = 0
+    return Message(
+        path=path,
+        from_session=header.get("from-session") or "unknown",
+        from_agent=header.get("from-agent") or "unknown",
+        to=header.get("to") or "any",
+        to_session=header.get("to-session") or None,
+        sent=sent,
+        body=body,
+        broadcast=broadcast,
+    )
+
+
+def read_message(path: Path, broadcast: bool = False) -> Message:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise MailError(f"{path}: unreadable ({exc})") from exc
+    return parse_message(raw.decode("utf-8", errors="replace"), path, broadcast)
+
+
+# --- storing -----------------------------------------------------------------
+
+
+def _cut_utf8(data: bytes, limit: int) -> bytes:
+    """`data` cut to at most `limit` bytes without splitting a character."""
+    if len(data) <= limit:
+        return data
+    cut = data[: max(limit, 0)]
+    return cut.decode("utf-8", errors="ignore").encode("utf-8")
+
+
+def _create_exclusive(directory: Path, base: str, data: bytes) -> Path:
+    """Write `data` as ``<base>.md`` (or ``<base>_NNN.md``) atomically and exclusively."""
+    paths.ensure_private_dir(directory)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{base}.tmp-", dir=directory)
+    tmp = Path(tmp_name)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        for n in range(MAX_COLLISIONS + 1):
+            target = directory / (f"{base}.md" if n == 0 else f"{base}_{n:03d}.md")
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                continue
+            except OSError:
+                # No hard links here (some network/FUSE filesystems): exclusive
+                # create instead; a reader may see a partial file and skip it.
+                if _create_by_open(target, data):
+                    return target
+                continue
+            return target
+        raise MailError(
+            f"{directory}: more than {MAX_COLLISIONS} messages named {base} in one second"
+        )
+    finally:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def _create_by_open(target: Path, data: bytes) -> bool:
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    return True
+
+
+def store(
+    slug: str,
+    body: str,
+    *,
+    from_session: str,
+    from_agent: str,
+    to: str = "any",
+    to_session: str | None = None,
+    broadcast: bool = False,
+    keep: int = DEFAULT_KEEP,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    now: float | None = None,
+) -> Message:
+    """Store one message (then prune the mailbox to `keep`) and return it.
+
+    A body over `max_message_bytes` is cut; the full text goes to a ``full/``
+    sidecar named in the stored body's ``[truncated; full body: …]`` marker.
+    """
+    box = mailbox_dir(slug)
+    secs = int(time.time() if now is None else now)
+    from8 = paths.short_id(from_session) or OPERATOR
+    base = f"{secs:010d}-{from8}"
+    encoded = body.encode("utf-8", errors="replace")
+    if len(encoded) > max_message_bytes:
+        sidecar_data = _cut_utf8(encoded, FULL_BODY_CAP)
+        if len(sidecar_data) < len(encoded):
+            sidecar_data += b"\n[truncated]\n"
+        sidecar = _create_exclusive(box / "full", base, sidecar_data)
+        marker = f"\n[truncated; full body: {sidecar.resolve()}]".encode()
+        kept = _cut_utf8(encoded, max_message_bytes - len(marker))
+        body = (kept + marker).decode("utf-8")
+    text = format_message(
+        body,
+        from_session=from_session,
+        from_agent=from_agent,
+        to=to,
+        to_session=to_session,
+        sent=secs,
+    )
+    directory = box / "fanout" if broadcast else box
+    path = _create_exclusive(directory, base, text.encode("utf-8"))
+    prune(slug, keep)
+    return parse_message(text, path, broadcast)
+
+
+# --- pruning -----------------------------------------------------------------
+
+
+def _message_files(directory: Path) -> list[Path]:
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
+    except OSError:
+        return []
+    return [directory / name for name in names if MESSAGE_NAME.match(name)]
+
+
+def prune(slug: str, keep: int = DEFAULT_KEEP) -> int:
+    """Keep the newest `keep` messages (mailbox, ``fanout/`` and ``full/`` each);
+    returns how many files were removed. ``read/`` is never pruned."""
+    box = mailbox_dir(slug)
+    removed = 0
+    for directory in (box, box / "fanout", box / "full"):
+        files = _message_files(directory)
+        for path in files[: max(len(files) - keep, 0)]:
+            try:
+                path.unlink()
+                removed += 1
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                log.warning("could not prune %s: %s", path, exc)
+                continue
+            if directory.name == "fanout":
+                shutil.rmtree(directory / f"{path.name[:-3]}.read", ignore_errors=True)
+    return removed
+
+
+# --- reading -----------------------------------------------------------------
+
+
+def _fanout_marker_dir(message: Message) -> Path:
+    return message.path.parent / f"{message.path.name[:-3]}.read"
+
+
+def _iter_messages(slug: str, problems: list[str] | None) -> Iterator[Message]:
+    box = mailbox_dir(slug)
+    for directory, broadcast in ((box, False), (box / "fanout", True)):
+        for path in _message_files(directory):
+            try:
+                yield read_message(path, broadcast)
+            except MailError as exc:
+                log.warning("skipped mail %s", exc)
+                if problems is not None:
+                    problems.append(f"skipped mail {exc}")
+
+
+def list_messages(
+    slug: str,
+    agent: str | None = None,
+    short: str | None = None,
+    problems: list[str] | None = None,
+) -> list[Message]:
+    """Unread messages for a session, oldest first.
+
+    `agent`/`short` identify the reader (see `Message.visible_to`); pass None
+    for both to see the whole mailbox. Broadcasts the reader (`short`, or
+    ``operator``) has already marked are left out. Garbage files are skipped and
+    described in `problems`, never deleted.
+    """
+    reader = short or OPERATOR
+    found: list[Message] = []
+    for message in _iter_messages(slug, problems):
+        if not message.visible_to(agent, short):
+            continue
+        if message.broadcast and (_fanout_marker_dir(message) / reader).exists():
+            continue
+        found.append(message)
+    found.sort(key=lambda m: (m.path.name, m.broadcast))
+    return found
+
+
+def unread_counts(slug: str, short: str | None, agent: str | None) -> tuple[int, int]:
+    """``(broadcast, direct)`` unread counts for a session's badge."""
+    direct = 0
+    other = 0
+    for message in list_messages(slug, agent=agent, short=short):
+        if message.directed_to(short):
+            direct += 1
+        else:
+            other += 1
+    return other, direct
+
+
+def consume(message: Message, reader: str | None = None) -> bool:
+    """Mark `message` read: move it to ``read/`` (broadcasts: leave a marker).
+
+    Returns False if someone else consumed it first (or it is gone).
+    """
+    if message.broadcast:
+        marker_dir = paths.ensure_private_dir(_fanout_marker_dir(message))
+        name = "".join(ch for ch in (reader or OPERATOR) if ch.isascii() and ch.isalnum())
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+            fd = os.open(marker_dir / (name or OPERATOR), flags, 0o600)
+        except FileExistsError:
+            return False
+        os.close(fd)
+        return True
+    read_dir = paths.ensure_private_dir(message.path.parent / "read")
+    stem = message.path.name[:-3]
+    for n in range(MAX_COLLISIONS + 1):
+        target = read_dir / (f"{stem}.md" if n == 0 else f"{stem}-r{n:03d}.md")
+        try:
+            os.link(message.path, target)
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return _consume_by_rename(message.path, target)
+        try:
+            os.unlink(message.path)
+        except FileNotFoundError:
+            # Another reader moved it first: undo our copy so read/ holds one.
+            try:
+                target.unlink()
+            except OSError:
+                pass
+            return False
+        return True
+    return False
+
+
+def _consume_by_rename(source: Path, target: Path) -> bool:
+    try:
+        os.rename(source, target)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def display_body(body: str) -> str:
+    """The body made safe to print on a terminal: control characters other
+    than newline and tab are shown as spaces (no escape sequences reach it)."""
+    return "".join(
+        ch if ch in "\n\t" or unicodedata.category(ch) != "Cc" else " " for ch in body
+    )

@@ -1,0 +1,65 @@
+"""Nudge markers: ``<state>/sessions/<short>.nudge`` wakes a session early.
+
+The marker holds only the sender's short id; the message itself always travels
+as durable mail, stored *before* the marker is written, so losing a wake-up
+never loses the message. A supervisor claims its marker by reading and deleting
+it. Claiming renames the marker to a private name first, so when two claimers
+race exactly one of them wins.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from zirv_dash import paths, registry
+
+UNKNOWN_SENDER = "unknown"
+
+
+def marker_path(short: str) -> Path:
+    return registry.sibling_path(short, ".nudge")
+
+
+def write_marker(short: str, sender: str) -> Path:
+    """Write (or overwrite) the marker for `short`, naming `sender`."""
+    path = marker_path(short)
+    paths.atomic_write(path, _clean_sender(sender) + "\n")
+    return path
+
+
+def has_marker(short: str) -> bool:
+    return marker_path(short).exists()
+
+
+def claim_marker(short: str) -> str | None:
+    """Take the marker for `short`: the sender's short id, or None if there is none.
+
+    An empty or unreadable marker (older builds wrote empty files) reads as
+    ``"unknown"``. Only one of several concurrent claimers gets a value.
+    """
+    path = marker_path(short)
+    claimed = path.with_name(f".{path.name}.claim-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        os.rename(path, claimed)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return None
+    try:
+        raw = claimed.read_bytes()[:256]
+    except OSError:
+        raw = b""
+    finally:
+        try:
+            claimed.unlink()
+        except OSError:
+            pass
+    sender = _clean_sender(raw.decode("utf-8", errors="replace"))
+    return sender or UNKNOWN_SENDER
+
+
+def _clean_sender(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return "".join(ch for ch in first if ch.isascii() and (ch.isalnum() or ch in "-_."))[:64]
