@@ -1,0 +1,11 @@
+"""The terminal emulator behind every pane.
+
+``TerminalModel`` turns a child's output bytes into a screen (text, styled runs,
+cursor, modes, scrollback) and collects the answers to the child's terminal
+queries.  It never imports a UI toolkit.
+"""
+
+from .attr import DEFAULT_ATTR, Attr
+from .model import TerminalModel
+
+__all__ = ["DEFAULT_ATTR", "Attr", "TerminalModel"]

@@ -1,0 +1,316 @@
+"""Behaviour of TerminalModel, one escape-sequence family at a time."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from zirv_dash.terminal import DEFAULT_ATTR, Attr, TerminalModel
+
+
+def model(cols: int = 20, rows: int = 5, data: bytes = b"") -> TerminalModel:
+    m = TerminalModel(cols, rows)
+    m.feed(data)
+    return m
+
+
+def test_plain_text_and_wrap() -> None:
+    m = model(10, 3, b"hello world, wrapping")
+    assert m.lines() == ["hello worl", "d, wrappin", "g"]
+    assert m.cursor == (1, 2)
+
+
+def test_crlf_and_scroll_into_history() -> None:
+    m = model(10, 3)
+    for i in range(5):
+        m.feed(b"line %d\r\n" % i)
+    assert m.lines() == ["line 3", "line 4", ""]
+    assert m.history_size == 3
+    assert [m.history_text(i) for i in range(3)] == ["line 0", "line 1", "line 2"]
+
+
+def test_utf8_split_across_feeds() -> None:
+    m = model()
+    data = "héllo 中文 ✓".encode()
+    for b in data:
+        m.feed(bytes([b]))
+    assert m.lines()[0] == "héllo 中文 ✓"
+
+
+def test_invalid_utf8_replaced() -> None:
+    m = model(data=b"a\xffb")
+    assert m.lines()[0] == "a\ufffdb"
+
+
+def test_wide_chars_occupy_two_cells() -> None:
+    m = model(10, 2, "中文ab".encode())
+    assert m.lines()[0] == "中文ab"
+    assert m.cursor == (6, 0)
+    runs = m.row_runs(0)
+    assert "".join(t for t, _ in runs) == "中文ab" + " " * 4
+    # overwrite the right half of the first wide char: it becomes blank
+    m.feed(b"\x1b[1;2HX")
+    assert m.lines()[0] == " X文ab"
+
+
+def test_wide_char_wraps_at_last_column() -> None:
+    m = model(5, 2, "abcd中".encode())
+    assert m.lines() == ["abcd", "中"]
+
+
+def test_combining_characters() -> None:
+    m = model(data="e\u0301x".encode())
+    assert m.lines()[0] == "e\u0301x"
+    assert m.cursor == (2, 0)
+
+
+def test_sgr_16_256_truecolor_semicolon_and_colon() -> None:
+    m = model(
+        40,
+        2,
+        b"\x1b[1;31ma\x1b[0;38;5;200;48;2;1;2;3mb\x1b[0;38:2::10:20:30;48:5:7mc"
+        b"\x1b[0;38:2:1:2:3md\x1b[0;92;103;3;4;7;9;5;2me\x1b[0m",
+    )
+    runs = m.row_runs(0)
+    assert runs[0] == ("a", Attr(fg=1, bold=True))
+    assert runs[1] == ("b", Attr(fg=200, bg="#010203"))
+    assert runs[2] == ("c", Attr(fg="#0a141e", bg=7))
+    assert runs[3] == ("d", Attr(fg="#010203"))
+    assert runs[4] == (
+        "e",
+        Attr(
+            fg=10,
+            bg=11,
+            italic=True,
+            underline=True,
+            reverse=True,
+            strike=True,
+            blink=True,
+            dim=True,
+        ),
+    )
+    assert runs[5][1] is DEFAULT_ATTR
+    assert sum(len(t) for t, _ in runs) == 40
+
+
+def test_private_sgr_ignored() -> None:
+    m = model(data=b"\x1b[31m\x1b[>4;2mX\x1b[>4m\x1b[?4mY")
+    assert m.lines()[0] == "XY"
+    assert m.row_runs(0)[0] == ("XY", Attr(fg=1))
+
+
+def test_background_colour_erase() -> None:
+    m = model(5, 2, b"\x1b[44m\x1b[2J\x1b[0m")
+    assert m.row_runs(1) == [("     ", Attr(bg=4))]
+
+
+def test_alternate_screen_1049() -> None:
+    m = model(10, 3, b"main\r\nshell\x1b[?1049h")
+    assert m.alternate_screen
+    assert m.lines() == ["", "", ""]
+    m.feed(b"\x1b[Halt\r\n1\r\n2\r\n3\r\n4")
+    assert m.history_size == 0  # alt screen never pollutes the scrollback
+    m.feed(b"\x1b[?1049l")
+    assert not m.alternate_screen
+    assert m.lines() == ["main", "shell", ""]
+    assert m.cursor == (5, 1)
+
+
+@pytest.mark.parametrize("mode", [47, 1047])
+def test_alternate_screen_47_1047(mode: int) -> None:
+    m = model(10, 3, b"main\x1b[?%dhalt" % mode)
+    assert m.alternate_screen
+    assert m.lines()[0] == "    alt"
+    m.feed(b"\x1b[?%dl" % mode)
+    assert m.lines()[0] == "main"
+
+
+def test_scroll_region() -> None:
+    m = model(5, 5, b"a\r\nb\r\nc\r\nd\r\ne\x1b[2;4r\x1b[4;1H\n")
+    assert m.lines() == ["a", "c", "d", "", "e"]
+    m.feed(b"\x1b[2;1H\x1bM")
+    assert m.lines() == ["a", "", "c", "d", "e"]
+
+
+def test_insert_delete_lines_and_chars() -> None:
+    m = model(6, 4, b"111\r\n222\r\n333\r\n444\x1b[2;1H\x1b[L")
+    assert m.lines() == ["111", "", "222", "333"]
+    m.feed(b"\x1b[M\x1b[M")
+    assert m.lines() == ["111", "333", "", ""]
+    m.feed(b"\x1b[1;1Habcdef\x1b[1;2H\x1b[2P")
+    assert m.lines()[0] == "adef"
+    m.feed(b"\x1b[2@")
+    assert m.lines()[0] == "a  def"
+    m.feed(b"\x1b[1;1H\x1b[3X")
+    assert m.lines()[0] == "   def"
+
+
+def test_erase_line_and_display() -> None:
+    m = model(5, 3, b"aaaaa\r\nbbbbb\r\nccccc\x1b[2;3H\x1b[K")
+    assert m.lines() == ["aaaaa", "bb", "ccccc"]
+    m.feed(b"\x1b[1K")
+    assert m.lines() == ["aaaaa", "", "ccccc"]
+    m.feed(b"\x1b[J")
+    assert m.lines() == ["aaaaa", "", ""]
+    m.feed(b"\x1b[1J")
+    assert m.lines() == ["", "", ""]
+
+
+def test_decsc_decrc() -> None:
+    m = model(data=b"\x1b[3;4H\x1b[31m\x1b7\x1b[H\x1b[0mx\x1b8y")
+    assert m.cursor == (4, 2)
+    assert m.row_runs(2)[1] == ("y", Attr(fg=1))
+
+
+def test_modes() -> None:
+    m = model()
+    assert m.cursor_visible and not m.app_cursor_keys and not m.bracketed_paste
+    m.feed(b"\x1b[?25l\x1b[?1h\x1b[?2004h\x1b[?1000h\x1b[?1002h\x1b[?1006h\x1b[?1004h")
+    assert not m.cursor_visible and m.app_cursor_keys and m.bracketed_paste
+    assert m.mouse_tracking == 1002 and m.mouse_encoding == "sgr" and m.focus_events
+    m.feed(b"\x1b[?1002l\x1b[?1006l\x1b[?1015h")
+    assert m.mouse_tracking == 1000 and m.mouse_encoding == "urxvt"
+    m.feed(b"\x1b[?1000l\x1b[?1015l\x1b[?25h")
+    assert m.mouse_tracking == 0 and m.mouse_encoding == "x10" and m.cursor_visible
+
+
+def test_title_control_chars_removed() -> None:
+    m = model(data=b"\x1b]0;hello\x01 \x9cworld\x07x\x1b]2;second\x1b\\y")
+    assert m.title == "second"
+    assert m.lines()[0] == "xy"
+    m.feed(b"\x1b]2;a\x05b\x07")
+    assert m.title == "ab"
+
+
+def test_osc8_hyperlink_does_not_garble() -> None:
+    m = model(40, 2, b"see \x1b]8;id=1;https://example.com\x1b\\link\x1b]8;;\x1b\\ here")
+    assert m.lines()[0] == "see link here"
+
+
+def test_dcs_apc_pm_ignored() -> None:
+    m = model(data=b"a\x1bP+q544e\x1b\\b\x1b_Gf=100;AAAA\x1b\\c\x1b^pm\x1b\\d\x1bXsos\x1b\\e")
+    assert m.lines()[0] == "abcde"
+
+
+def test_string_split_across_feeds() -> None:
+    m = model()
+    for b in b"a\x1b]0;split title\x1b\\b\x1b[31mc":
+        m.feed(bytes([b]))
+    assert m.title == "split title"
+    assert m.lines()[0] == "abc"
+    assert m.row_runs(0)[1] == ("c", Attr(fg=1))
+
+
+def test_replies() -> None:
+    m = model(data=b"\x1b[2;3H\x1b[6n\x1b[5n\x1b[c\x1b[>c\x1b[?u\x1b[>q")
+    assert m.take_replies() == (
+        b"\x1b[2;3R\x1b[0n\x1b[?62;22c\x1b[>84;0;0c\x1b[?0u\x1bP>|zirv-dash(0.1.0)\x1b\\"
+    )
+    assert m.take_replies() == b""
+    m.feed(b"\x1b]10;?\x07\x1b]11;?\x1b\\")
+    r = m.take_replies()
+    assert r.startswith(b"\x1b]10;rgb:") and r.endswith(b"\x1b\\") and b"\x1b]11;rgb:" in r
+
+
+def test_kitty_keyboard_flags() -> None:
+    m = model(data=b"\x1b[>1u\x1b[?u")
+    assert m.keyboard_flags == 1
+    assert m.take_replies() == b"\x1b[?1u"
+    m.feed(b"\x1b[<u")
+    assert m.keyboard_flags == 0
+
+
+def test_decrqm() -> None:
+    m = model(data=b"\x1b[?2004h\x1b[?2004$p\x1b[?25$p\x1b[?9999$p")
+    assert m.take_replies() == b"\x1b[?2004;1$y\x1b[?25;1$y\x1b[?9999;0$y"
+
+
+def test_synchronized_output() -> None:
+    m = model(data=b"\x1b[?2026h")
+    assert m.synchronized
+    m.feed(b"x\x1b[?2026l")
+    assert not m.synchronized
+
+
+def test_synchronized_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    m = model(data=b"\x1b[?2026h")
+    now = time.monotonic()
+    monkeypatch.setattr(time, "monotonic", lambda: now + 1.5)
+    assert not m.synchronized
+
+
+def test_dirty_rows_and_versions() -> None:
+    m = model(10, 4)
+    assert m.take_dirty() == {0, 1, 2, 3}
+    v0 = m.version
+    r1 = m.row_version(1)
+    m.feed(b"\x1b[2;1Hx")
+    assert m.take_dirty() == {1}
+    assert m.row_version(1) != r1
+    assert m.version > v0
+    assert m.take_dirty() == set()
+    m.feed(b"\x1b[4;1H\n")  # scroll: every row changes
+    assert m.take_dirty() == {0, 1, 2, 3}
+    m.resize(12, 5)
+    assert m.take_dirty() == {0, 1, 2, 3, 4}
+
+
+def test_row_runs_cover_columns() -> None:
+    m = model(8, 2, "\x1b[31m中\x1b[0mab".encode())
+    runs = m.row_runs(0)
+    assert runs == [("中", Attr(fg=1)), ("ab    ", DEFAULT_ATTR)]
+
+
+def test_history_runs_padded_and_truncated() -> None:
+    m = model(6, 2, b"\x1b[32mgreen\x1b[0m\r\n\r\n")
+    assert m.history_size == 1
+    assert m.history_runs(0) == [("green", Attr(fg=2)), (" ", DEFAULT_ATTR)]
+    m.resize(3, 2)
+    assert m.history_runs(0) == [("gre", Attr(fg=2))]
+
+
+def test_scrollback_bounded_in_bytes() -> None:
+    m = TerminalModel(20, 2, scrollback_bytes=1000)
+    for i in range(1000):
+        m.feed(b"%09d\r\n" % i)
+    assert m.history_size <= 100
+    assert m.history_text(m.history_size - 1) == "000000998"
+
+
+def test_resize_keeps_content() -> None:
+    m = model(10, 4, b"a\r\nb\r\nc\r\nd")
+    m.resize(5, 2)
+    assert m.lines() == ["c", "d"]
+    assert (m.columns, m.rows) == (5, 2)
+    m.resize(5, 4)
+    assert m.lines() == ["a", "b", "c", "d"]
+
+
+def test_dec_graphics() -> None:
+    m = model(data=b"\x1b(0lqqk\x1b(Bx")
+    assert m.lines()[0] == "┌──┐x"
+
+
+def test_unknown_sequences_ignored() -> None:
+    m = model(
+        data=b"a\x1b[?1;2;3z\x1b[1;2;3$}\x1b[12;1'w\x1b#3\x1b%G\x1b[=5c\x1b[>0;1T\x1bZ"
+        b"\x1b[1?2m\x1b[99999999999999999999Cb"
+    )
+    assert m.lines()[0] == "a" + " " * 18 + "b"
+
+
+def test_control_inside_csi_is_executed() -> None:
+    m = model(data=b"ab\x1b[1\r;3Hx")
+    assert m.lines()[0] == "abx"
+    assert m.cursor == (3, 0)
+
+
+def test_rep_repeats_last_char() -> None:
+    m = model(data=b"a\x1b[4b")
+    assert m.lines()[0] == "aaaaa"
+
+
+def test_tabs() -> None:
+    m = model(30, 2, b"a\tb\tc")
+    assert m.lines()[0] == "a       b       c"

@@ -1,0 +1,718 @@
+"""The character grid: cells, cursor, scroll region, scrollback, alternate screen.
+
+Why not ``pyte.Screen``'s buffer?  pyte keeps a ``dict`` of ``dict`` of ``Char``
+namedtuples and creates one ``Char`` per drawn character; drawing a 200-column
+line costs hundreds of Python-level operations.  Here a row is two parallel
+lists -- ``chars[y][x]`` (a ``str``: one character plus any combining marks,
+``" "`` when blank, ``""`` for the right half of a wide character) and
+``attrs[y][x]`` (an interned :class:`Attr`) -- so a run of printable text is
+written with two slice assignments that run at C speed, scrolling is a list
+``del``/insert of row references, and rendering a row groups identical ``Attr``
+references.  The method names follow pyte's ``Screen`` event vocabulary
+(``draw``, ``index``, ``erase_in_line``...), and the semantics follow tmux,
+which is the reference the fidelity tests compare against.
+
+Cursor column ``x == columns`` means "pending wrap": the last column was just
+written and the next printable character wraps first (like pyte and tmux).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import groupby
+from operator import itemgetter
+
+from .attr import DEFAULT_ATTR, Attr, erase_attr
+from .widths import char_width
+
+Run = tuple[str, Attr]
+# A scrollback line: runs with their cell counts, total cells, bytes charged.
+HistRun = tuple[str, Attr, int]
+HistLine = tuple[tuple[HistRun, ...], int, int]
+
+_first = itemgetter(0)
+_second = itemgetter(1)
+
+
+def make_runs(chars: list[str], attrs: list[Attr], end: int) -> list[Run]:
+    """Group cells ``[0, end)`` into ``(text, attr)`` runs.  Wide-character
+    placeholders are ``""`` so they vanish from the text while the lead
+    character keeps its place."""
+    if end <= 0:
+        return []
+    a0 = attrs[0]
+    if end == len(attrs):
+        if attrs.count(a0) == end:
+            return [("".join(chars), a0)]
+        return [
+            ("".join(map(_first, grp)), a)
+            for a, grp in groupby(zip(chars, attrs, strict=False), _second)
+        ]
+    return [
+        ("".join(map(_first, grp)), a)
+        for a, grp in groupby(zip(chars[:end], attrs[:end], strict=False), _second)
+    ]
+
+
+def _heal(row: list[str], x: int) -> None:
+    """Make ``x`` a clean cell boundary: if cell ``x`` is the right half of a
+    wide character, blank both halves (an operation is about to separate them)."""
+    if 0 < x < len(row) and row[x] == "":
+        row[x - 1] = " "
+        row[x] = " "
+
+
+def _heal_end(row: list[str]) -> None:
+    """A wide character whose right half was pushed off the row becomes a blank."""
+    last = row[-1]
+    if last and last != " " and char_width(last[0]) == 2:
+        row[-1] = " "
+
+
+class Screen:
+    """Grid state and the operations escape sequences perform on it."""
+
+    def __init__(self, columns: int, rows: int, history_limit: int) -> None:
+        self.columns = max(1, columns)
+        self.rows = max(1, rows)
+        self.history_limit = max(0, history_limit)
+        self.history: deque[HistLine] = deque()
+        self.history_bytes = 0
+        # Rows changed since the model last collected them; ``all_touched`` is
+        # set instead of adding every index when the whole screen moves.
+        self.touched: set[int] = set()
+        self.all_touched = True
+        self.alt = False
+        self._main_saved: tuple[list[list[str]], list[list[Attr]]] | None = None
+        self._alt_cursor: tuple[int, int, Attr] | None = None
+        self.reset()
+
+    # -- state ---------------------------------------------------------------
+
+    def reset(self) -> None:
+        cols, rows = self.columns, self.rows
+        self.chars: list[list[str]] = [[" "] * cols for _ in range(rows)]
+        self.attrs: list[list[Attr]] = [[DEFAULT_ATTR] * cols for _ in range(rows)]
+        if self.alt:
+            self.alt = False
+            self._main_saved = None
+        self.x = 0
+        self.y = 0
+        self.attr = DEFAULT_ATTR
+        self.top = 0
+        self.bottom = rows - 1
+        self.autowrap = True
+        self.insert_mode = False
+        self.origin = False
+        self.tabstops = set(range(8, cols, 8))
+        self.g = [0, 0]  # designated sets for G0, G1: 0 = ASCII, 1 = DEC graphics
+        self.shift = 0  # 0 = G0 active (SI), 1 = G1 (SO)
+        self.graphics = False  # active set is DEC special graphics
+        self.saved: tuple[int, int, Attr, bool, list[int], int] | None = None
+        self.last_char = ""
+        self.all_touched = True
+
+    def _update_charset(self) -> None:
+        self.graphics = self.g[self.shift] == 1
+
+    # -- drawing ---------------------------------------------------------------
+
+    def _wrap(self) -> None:
+        self.x = 0
+        self.index()
+
+    def draw_narrow(self, text: str) -> None:
+        """Draw ``text`` whose characters are all one cell wide."""
+        cols = self.columns
+        n = len(text)
+        pos = 0
+        attr = self.attr
+        touched = self.touched
+        while pos < n:
+            x = self.x
+            if x >= cols:
+                if self.autowrap:
+                    self._wrap()
+                    x = 0
+                else:
+                    x = cols - 1
+                    pos = n - 1
+            take = cols - x
+            if take > n - pos:
+                take = n - pos
+            end = x + take
+            y = self.y
+            row = self.chars[y]
+            arow = self.attrs[y]
+            if self.insert_mode:
+                _heal(row, x)
+                row[x:x] = [" "] * take
+                arow[x:x] = [attr] * take
+                del row[cols:]
+                del arow[cols:]
+                _heal_end(row)
+            else:
+                if row[x] == "":
+                    _heal(row, x)
+                if end < cols and row[end] == "":
+                    _heal(row, end)
+            row[x:end] = text[pos : pos + take]
+            arow[x:end] = [attr] * take
+            touched.add(y)
+            self.x = end
+            pos += take
+        self.last_char = text[-1]
+
+    def draw_char(self, ch: str) -> None:
+        """Draw one character of any width (wide, combining, zero width)."""
+        w = char_width(ch)
+        cols = self.columns
+        if w == 0:
+            # Combining mark / joiner / variation selector: attach to the
+            # previous cell (the one the cursor just left).
+            x = min(self.x, cols) - 1
+            if x < 0:
+                return
+            row = self.chars[self.y]
+            if row[x] == "" and x > 0:
+                x -= 1
+            if row[x] and ord(ch) >= 0x300:
+                row[x] += ch
+                self.touched.add(self.y)
+            return
+        if w == 2 and cols < 2:
+            return
+        x = self.x
+        if x >= cols or x + w > cols:
+            if self.autowrap:
+                self._wrap()
+                x = 0
+            else:
+                x = cols - w
+        y = self.y
+        row = self.chars[y]
+        arow = self.attrs[y]
+        attr = self.attr
+        if self.insert_mode:
+            _heal(row, x)
+            row[x:x] = [" "] * w
+            arow[x:x] = [attr] * w
+            del row[cols:]
+            del arow[cols:]
+            _heal_end(row)
+        else:
+            _heal(row, x)
+            _heal(row, x + w)
+        row[x] = ch
+        arow[x] = attr
+        if w == 2:
+            row[x + 1] = ""
+            arow[x + 1] = attr
+        self.touched.add(y)
+        self.x = x + w
+        self.last_char = ch
+
+    def draw(self, text: str) -> None:
+        """Draw arbitrary printable text (slow path, per character)."""
+        for ch in text:
+            if char_width(ch) == 1 and not self.insert_mode:
+                self.draw_narrow(ch)
+            else:
+                self.draw_char(ch)
+
+    def repeat(self, n: int) -> None:
+        """REP: repeat the last printed graphic character."""
+        if self.last_char and n > 0:
+            n = min(n, self.columns * self.rows)
+            if char_width(self.last_char) == 1:
+                self.draw_narrow(self.last_char * n)
+            else:
+                for _ in range(n):
+                    self.draw_char(self.last_char)
+
+    # -- line feeds and scrolling --------------------------------------------
+
+    def index(self) -> None:
+        """Move down one line, scrolling the region at its bottom margin."""
+        if self.y == self.bottom:
+            self.scroll_up(1)
+        elif self.y < self.rows - 1:
+            self.y += 1
+
+    def reverse_index(self) -> None:
+        if self.y == self.top:
+            self.scroll_down(1)
+        elif self.y > 0:
+            self.y -= 1
+
+    def linefeed(self) -> None:
+        # LNM is not supported (tmux ignores it too): LF only moves down.
+        if self.x >= self.columns:
+            self.x = self.columns - 1
+        self.index()
+
+    def next_line(self) -> None:
+        self.x = 0
+        self.index()
+
+    def scroll_up(self, n: int) -> None:
+        top, bottom = self.top, self.bottom
+        n = min(n, bottom - top + 1)
+        if n <= 0:
+            return
+        cols = self.columns
+        chars, attrs = self.chars, self.attrs
+        if top == 0 and not self.alt and self.history_limit > 0:
+            for k in range(n):
+                self._push_history(chars[k], attrs[k])
+        ea = erase_attr(self.attr)
+        del chars[top : top + n]
+        del attrs[top : top + n]
+        ins = bottom - n + 1
+        if n == 1:
+            chars.insert(ins, [" "] * cols)
+            attrs.insert(ins, [ea] * cols)
+        else:
+            chars[ins:ins] = [[" "] * cols for _ in range(n)]
+            attrs[ins:ins] = [[ea] * cols for _ in range(n)]
+        if top == 0 and bottom == self.rows - 1:
+            self.all_touched = True
+        else:
+            self.touched.update(range(top, bottom + 1))
+
+    def scroll_down(self, n: int) -> None:
+        top, bottom = self.top, self.bottom
+        n = min(n, bottom - top + 1)
+        if n <= 0:
+            return
+        cols = self.columns
+        chars, attrs = self.chars, self.attrs
+        ea = erase_attr(self.attr)
+        del chars[bottom - n + 1 : bottom + 1]
+        del attrs[bottom - n + 1 : bottom + 1]
+        chars[top:top] = [[" "] * cols for _ in range(n)]
+        attrs[top:top] = [[ea] * cols for _ in range(n)]
+        self.touched.update(range(top, bottom + 1))
+
+    def insert_lines(self, n: int) -> None:
+        """IL: only inside the scroll region; the cursor goes to column 0."""
+        if not (self.top <= self.y <= self.bottom):
+            return
+        top = self.top
+        self.top = self.y
+        self.scroll_down(max(1, n))
+        self.top = top
+        self.x = 0
+
+    def delete_lines(self, n: int) -> None:
+        if not (self.top <= self.y <= self.bottom):
+            return
+        top, alt = self.top, self.alt
+        self.top = self.y
+        self.alt = True  # lines deleted by DL never go to the scrollback
+        try:
+            self.scroll_up(max(1, n))
+        finally:
+            self.top = top
+            self.alt = alt
+        self.x = 0
+
+    # -- cursor motion ---------------------------------------------------------
+
+    def carriage_return(self) -> None:
+        self.x = 0
+
+    def backspace(self) -> None:
+        if self.x > 0:
+            self.x = min(self.x, self.columns) - 1
+
+    def tab(self, n: int = 1) -> None:
+        cols = self.columns
+        x = min(self.x, cols - 1)
+        for _ in range(max(1, n)):
+            nxt = [t for t in self.tabstops if t > x]
+            if not nxt:
+                x = cols - 1
+                break
+            x = min(nxt)
+        self.x = min(x, cols - 1)
+
+    def back_tab(self, n: int = 1) -> None:
+        x = min(self.x, self.columns - 1)
+        for _ in range(max(1, n)):
+            prv = [t for t in self.tabstops if t < x]
+            x = max(prv) if prv else 0
+            if x == 0:
+                break
+        self.x = x
+
+    def set_tab_stop(self) -> None:
+        if self.x < self.columns:
+            self.tabstops.add(self.x)
+
+    def clear_tab_stop(self, mode: int) -> None:
+        if mode == 0:
+            self.tabstops.discard(self.x)
+        elif mode == 3:
+            self.tabstops.clear()
+
+    def _row_limits(self) -> tuple[int, int]:
+        if self.origin:
+            return self.top, self.bottom
+        return 0, self.rows - 1
+
+    def cursor_up(self, n: int) -> None:
+        lo = self.top if self.y >= self.top else 0
+        self.y = max(lo, self.y - max(1, n))
+        self.x = min(self.x, self.columns - 1)
+
+    def cursor_down(self, n: int) -> None:
+        hi = self.bottom if self.y <= self.bottom else self.rows - 1
+        self.y = min(hi, self.y + max(1, n))
+        self.x = min(self.x, self.columns - 1)
+
+    def cursor_forward(self, n: int) -> None:
+        self.x = min(self.columns - 1, min(self.x, self.columns - 1) + max(1, n))
+
+    def cursor_back(self, n: int) -> None:
+        self.x = max(0, min(self.x, self.columns - 1) - max(1, n))
+
+    def cursor_position(self, row: int = 1, col: int = 1) -> None:
+        """CUP with 1-based arguments (0 means 1), relative to the region in
+        origin mode."""
+        lo, hi = self._row_limits()
+        self.y = max(lo, min(hi, lo + max(1, row) - 1))
+        self.x = max(0, min(self.columns - 1, max(1, col) - 1))
+
+    def cursor_to_column(self, col: int) -> None:
+        self.x = max(0, min(self.columns - 1, max(1, col) - 1))
+
+    def cursor_to_line(self, row: int) -> None:
+        lo, hi = self._row_limits()
+        self.y = max(lo, min(hi, lo + max(1, row) - 1))
+
+    def set_margins(self, top: int, bottom: int) -> None:
+        """DECSTBM with 1-based arguments; 0 means the screen edge."""
+        t = max(1, top) - 1
+        b = (bottom if bottom > 0 else self.rows) - 1
+        b = min(b, self.rows - 1)
+        if t >= b:
+            return  # invalid region: ignored (xterm, tmux)
+        self.top, self.bottom = t, b
+        self.cursor_position()
+
+    def save_cursor(self) -> None:
+        self.saved = (self.x, self.y, self.attr, self.origin, list(self.g), self.shift)
+
+    def restore_cursor(self) -> None:
+        if self.saved is None:
+            self.x, self.y, self.attr, self.origin = 0, 0, DEFAULT_ATTR, False
+            self.g, self.shift = [0, 0], 0
+        else:
+            x, y, attr, origin, g, shift = self.saved
+            self.x = min(x, self.columns)
+            self.y = min(y, self.rows - 1)
+            self.attr, self.origin, self.g, self.shift = attr, origin, list(g), shift
+        self._update_charset()
+
+    # -- erasing -----------------------------------------------------------------
+
+    def _blank(self, y: int, a: int, b: int) -> None:
+        """Blank cells ``[a, b)`` of row ``y`` with the erase attribute."""
+        if a >= b:
+            return
+        row = self.chars[y]
+        _heal(row, a)
+        _heal(row, b)
+        row[a:b] = [" "] * (b - a)
+        self.attrs[y][a:b] = [erase_attr(self.attr)] * (b - a)
+        self.touched.add(y)
+
+    def _blank_rows(self, a: int, b: int) -> None:
+        cols = self.columns
+        ea = erase_attr(self.attr)
+        for y in range(a, b):
+            self.chars[y] = [" "] * cols
+            self.attrs[y] = [ea] * cols
+        self.touched.update(range(a, b))
+
+    def erase_in_line(self, mode: int) -> None:
+        x = min(self.x, self.columns)
+        if mode == 0:
+            self._blank(self.y, x, self.columns)
+        elif mode == 1:
+            self._blank(self.y, 0, min(x + 1, self.columns))
+        elif mode == 2:
+            self._blank(self.y, 0, self.columns)
+
+    def erase_in_display(self, mode: int) -> None:
+        if mode == 0:
+            self.erase_in_line(0)
+            self._blank_rows(self.y + 1, self.rows)
+        elif mode == 1:
+            self._blank_rows(0, self.y)
+            self.erase_in_line(1)
+        elif mode == 2:
+            if not self.alt and self.history_limit > 0:
+                # tmux scrolls the used part of the screen into the history
+                # instead of discarding it, so `clear` keeps earlier output.
+                last = self._last_used_row()
+                for y in range(last + 1):
+                    self._push_history(self.chars[y], self.attrs[y])
+            self._blank_rows(0, self.rows)
+        elif mode == 3:
+            self.clear_history()
+
+    def _last_used_row(self) -> int:
+        for y in range(self.rows - 1, -1, -1):
+            arow = self.attrs[y]
+            if "".join(self.chars[y]).strip(" ") or arow.count(DEFAULT_ATTR) != len(arow):
+                return y
+        return -1
+
+    def erase_characters(self, n: int) -> None:
+        x = min(self.x, self.columns - 1)
+        self._blank(self.y, x, min(self.columns, x + max(1, n)))
+
+    def insert_characters(self, n: int) -> None:
+        cols = self.columns
+        x = min(self.x, cols - 1)
+        n = min(max(1, n), cols - x)
+        row = self.chars[self.y]
+        arow = self.attrs[self.y]
+        _heal(row, x)
+        row[x:x] = [" "] * n
+        arow[x:x] = [erase_attr(self.attr)] * n
+        del row[cols:]
+        del arow[cols:]
+        _heal_end(row)
+        self.touched.add(self.y)
+
+    def delete_characters(self, n: int) -> None:
+        cols = self.columns
+        x = min(self.x, cols - 1)
+        n = min(max(1, n), cols - x)
+        row = self.chars[self.y]
+        arow = self.attrs[self.y]
+        _heal(row, x)
+        _heal(row, x + n)
+        del row[x : x + n]
+        del arow[x : x + n]
+        row.extend([" "] * n)
+        arow.extend([erase_attr(self.attr)] * n)
+        self.touched.add(self.y)
+
+    def alignment_display(self) -> None:
+        """DECALN: fill the screen with 'E'."""
+        self.top, self.bottom = 0, self.rows - 1
+        for y in range(self.rows):
+            self.chars[y] = ["E"] * self.columns
+            self.attrs[y] = [DEFAULT_ATTR] * self.columns
+        self.x = self.y = 0
+        self.all_touched = True
+
+    # -- alternate screen --------------------------------------------------------
+
+    def alternate_on(self, save_cursor: bool) -> None:
+        """Switch to a fresh alternate buffer (tmux clears it on entry for 47,
+        1047 and 1049 alike; only 1049 saves the cursor)."""
+        if self.alt:
+            return
+        if save_cursor:
+            self._alt_cursor = (self.x, self.y, self.attr)
+        self._main_saved = (self.chars, self.attrs)
+        cols = self.columns
+        ea = erase_attr(self.attr)
+        self.chars = [[" "] * cols for _ in range(self.rows)]
+        self.attrs = [[ea] * cols for _ in range(self.rows)]
+        self.alt = True
+        self.all_touched = True
+
+    def alternate_off(self, restore_cursor: bool) -> None:
+        if restore_cursor and self._alt_cursor is not None:
+            x, y, attr = self._alt_cursor
+            self.x, self.y, self.attr = min(x, self.columns), min(y, self.rows - 1), attr
+            self._alt_cursor = None
+        if not self.alt or self._main_saved is None:
+            return
+        self.chars, self.attrs = self._main_saved
+        self._main_saved = None
+        self.alt = False
+        self.all_touched = True
+
+    # -- scrollback ----------------------------------------------------------------
+
+    def _push_history(self, chars: list[str], attrs: list[Attr]) -> None:
+        """Append a row to the scrollback, stored compactly as runs with the
+        trailing default blanks cut off, and drop the oldest lines past the
+        byte budget (a line costs its text length plus one, like a log file)."""
+        text = "".join(chars)
+        stripped = text.rstrip(" ")
+        cols = len(chars)
+        keep = cols - (len(text) - len(stripped))
+        if keep < cols and attrs[keep:].count(DEFAULT_ATTR) != cols - keep:
+            keep = cols  # coloured trailing blanks are visible: keep them
+        if keep == 0:
+            line: HistLine = ((), 0, 1)
+        else:
+            a0 = attrs[0]
+            if attrs.count(a0) == cols:
+                body = stripped if keep < cols else text
+                runs: tuple[HistRun, ...] = ((body, a0, keep),)
+            else:
+                runs = tuple(
+                    ("".join(map(_first, grp)), a, len(grp))
+                    for a, grp in (
+                        (a, list(g))
+                        for a, g in groupby(zip(chars[:keep], attrs[:keep], strict=False), _second)
+                    )
+                )
+            line = (runs, keep, keep + 1)
+        self.history.append(line)
+        self.history_bytes += line[2]
+        limit = self.history_limit
+        hist = self.history
+        while self.history_bytes > limit and hist:
+            self.history_bytes -= hist.popleft()[2]
+
+    def clear_history(self) -> None:
+        self.history.clear()
+        self.history_bytes = 0
+
+    def history_runs(self, i: int) -> list[Run]:
+        runs, cells, _ = self.history[i]
+        cols = self.columns
+        out: list[Run] = []
+        if cells <= cols:
+            out = [(t, a) for t, a, _ in runs]
+            if cells < cols:
+                out.append((" " * (cols - cells), DEFAULT_ATTR))
+            return out
+        used = 0
+        for t, a, c in runs:
+            if used + c <= cols:
+                out.append((t, a))
+                used += c
+                continue
+            # cut inside this run, cell-accurately
+            part = []
+            for ch in t:
+                w = char_width(ch[0]) or 1
+                if used + w > cols:
+                    break
+                part.append(ch)
+                used += w
+            if used < cols:
+                part.append(" " * (cols - used))
+                used = cols
+            out.append(("".join(part), a))
+            break
+        return out
+
+    def history_text(self, i: int) -> str:
+        return "".join(t for t, _, _ in self.history[i][0]).rstrip(" ")
+
+    def _pop_history_row(self) -> tuple[list[str], list[Attr]]:
+        runs, _, nbytes = self.history.pop()
+        self.history_bytes -= nbytes
+        cols = self.columns
+        chars: list[str] = []
+        attrs: list[Attr] = []
+        for t, a, _ in runs:
+            for ch in t:
+                w = char_width(ch[0]) if ch else 1
+                if w == 0:
+                    if chars:
+                        chars[-1] += ch
+                    continue
+                chars.append(ch)
+                attrs.append(a)
+                if w == 2:
+                    chars.append("")
+                    attrs.append(a)
+        del chars[cols:]
+        del attrs[cols:]
+        if chars:
+            _heal_end(chars)
+        chars.extend([" "] * (cols - len(chars)))
+        attrs.extend([DEFAULT_ATTR] * (cols - len(attrs)))
+        return chars, attrs
+
+    # -- resize ----------------------------------------------------------------------
+
+    def resize(self, columns: int, rows: int) -> None:
+        columns, rows = max(1, columns), max(1, rows)
+        if columns != self.columns:
+            buffers = [(self.chars, self.attrs)]
+            if self._main_saved is not None:
+                buffers.append(self._main_saved)
+            for chars, attrs in buffers:
+                for row, arow in zip(chars, attrs, strict=False):
+                    if columns < self.columns:
+                        del row[columns:]
+                        del arow[columns:]
+                        _heal_end(row)
+                    else:
+                        row.extend([" "] * (columns - self.columns))
+                        arow.extend([DEFAULT_ATTR] * (columns - self.columns))
+            self.columns = columns
+            self.tabstops = {t for t in self.tabstops if t < columns} | set(
+                range(8 * ((self.columns + 7) // 8), columns, 8)
+            )
+        if rows < self.rows:
+            self._shrink_rows(rows)
+        elif rows > self.rows:
+            self._grow_rows(rows)
+        self.top, self.bottom = 0, self.rows - 1
+        self.x = min(self.x, self.columns - 1)
+        self.y = min(self.y, self.rows - 1)
+        self.all_touched = True
+
+    def _shrink_rows(self, rows: int) -> None:
+        # Like tmux: first drop blank rows below the cursor, then push rows off
+        # the top (into the scrollback on the normal screen).
+        excess = self.rows - rows
+        chars, attrs = self.chars, self.attrs
+        while excess and len(chars) - 1 > self.y:
+            last = len(chars) - 1
+            if "".join(chars[last]).strip(" ") or attrs[last].count(DEFAULT_ATTR) != self.columns:
+                break
+            chars.pop()
+            attrs.pop()
+            excess -= 1
+        if excess:
+            for k in range(excess):
+                if not self.alt and self.history_limit > 0:
+                    self._push_history(chars[k], attrs[k])
+            del chars[:excess]
+            del attrs[:excess]
+            self.y = max(0, self.y - excess)
+        if self._main_saved is not None:
+            mc, ma = self._main_saved
+            cut = len(mc) - rows
+            if cut > 0:
+                del mc[:cut]
+                del ma[:cut]
+        self.rows = rows
+
+    def _grow_rows(self, rows: int) -> None:
+        cols = self.columns
+        need = rows - self.rows
+        if not self.alt:
+            pulled = 0
+            while need and self.history:
+                c, a = self._pop_history_row()
+                self.chars.insert(0, c)
+                self.attrs.insert(0, a)
+                need -= 1
+                pulled += 1
+            self.y += pulled
+        for _ in range(need):
+            self.chars.append([" "] * cols)
+            self.attrs.append([DEFAULT_ATTR] * cols)
+        if self._main_saved is not None:
+            mc, ma = self._main_saved
+            while len(mc) < rows:
+                mc.append([" "] * cols)
+                ma.append([DEFAULT_ATTR] * cols)
+        self.rows = rows
