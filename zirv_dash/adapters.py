@@ -120,8 +120,18 @@ def shell_path() -> str:
 
 # README "Models per harness": these harnesses run any catalogue vendor.
 _ANY_VENDOR: tuple[str, ...] = (
-    "anthropic", "openai", "google", "xai", "qwen", "moonshot",
-    "mistral", "deepseek", "zhipu", "minimax", "meta", "amazon",
+    "anthropic",
+    "openai",
+    "google",
+    "xai",
+    "qwen",
+    "moonshot",
+    "mistral",
+    "deepseek",
+    "zhipu",
+    "minimax",
+    "meta",
+    "amazon",
 )
 
 
@@ -220,9 +230,7 @@ _ADAPTERS: tuple[Adapter, ...] = (
 )
 
 ADAPTERS: dict[str, Adapter] = {a.name: a for a in _ADAPTERS}
-VENDOR_HARNESSES: tuple[str, ...] = tuple(
-    a.name for a in _ADAPTERS if not a.builtin
-)
+VENDOR_HARNESSES: tuple[str, ...] = tuple(a.name for a in _ADAPTERS if not a.builtin)
 """The 13 vendor harnesses, in default-preference order."""
 
 

@@ -49,9 +49,7 @@ class _EnvFirst(BaseSettings):
 class DashSettings(_EnvFirst):
     model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_DASH_", extra="ignore")
 
-    enabled: bool = Field(
-        default=True, validation_alias=AliasChoices("ZIRV_CTX_DASH", "enabled")
-    )
+    enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_DASH", "enabled"))
     """Open the multiplexer on a capable terminal (false: single-pane session)."""
     sidebar_cols: int = Field(default=28, ge=16, le=80)
     """Width of the sidebar roster in columns."""

@@ -66,7 +66,9 @@ def child_env(
     return env
 
 
-def nesting_refusal(env: Mapping[str, str] | None = None, command: str = "zirv ctx chat") -> str | None:
+def nesting_refusal(
+    env: Mapping[str, str] | None = None, command: str = "zirv ctx chat"
+) -> str | None:
     """The refusal message if we are inside an agent session, else None."""
     env = os.environ if env is None else env
     if env.get("ZIRV_ALLOW_NESTED", "").lower() == "true":

@@ -1,0 +1,59 @@
+"""The Textual App: global concerns only (services, screens, terminal setup).
+
+Textual's own default bindings (Ctrl+Q quit, Ctrl+C, Ctrl+P palette, Tab focus)
+would steal keys from agents, so the App inherits none and disables the command
+palette; every key reaches the dashboard screen, which routes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import BindingType
+
+from zirv_dash.config import AdapterGate, Settings
+from zirv_dash.keymap import Keymap
+
+
+@dataclass
+class LaunchOptions:
+    """What the CLI decided before the dashboard opened."""
+
+    repo: Path
+    settings: Settings
+    keymap: Keymap
+    gate: AdapterGate
+    agent: str
+    agent_reason: str = ""
+    model: str | None = None
+    initial_panes: list[tuple[str, str | None]] = field(default_factory=list)
+    """Extra panes to open at start (agent, prompt), e.g. for demos and tests."""
+    spinner: bool = True
+    manage_state: bool = True
+    """Write registry records, spawn channels and the roster (off in unit tests)."""
+
+
+class ZirvApp(App[int], inherit_bindings=False):
+    TITLE = "zirv"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = []
+    CSS_PATH = "app.tcss"
+
+    def __init__(self, options: LaunchOptions) -> None:
+        super().__init__()
+        self.options = options
+        self.exit_code = 0
+
+    def on_mount(self) -> None:
+        from screens.dashboard import DashboardScreen
+
+        self.push_screen(DashboardScreen(self.options))
+
+
+def run_dashboard(options: LaunchOptions) -> int:
+    app = ZirvApp(options)
+    result = app.run(mouse=options.settings.dash.mouse)
+    return result if isinstance(result, int) else app.exit_code

@@ -1,0 +1,575 @@
+"""The dashboard screen: layout, key routing, PTY I/O scheduling, chrome updates.
+
+I/O model. Each pane's PTY fd is watched with `loop.add_reader`; the callback only
+moves bytes into the pane's inbox (cheap). A single pump task parses inboxes in
+slices of at most PARSE_SLICE seconds — the focused pane first — and yields to
+the event loop between slices, so keystrokes and prefix chords are handled
+within one slice even while every other pane floods. A pane whose inbox passes
+its high-water mark stops being read until it drains: the child then blocks on
+write, the same back-pressure a slow terminal applies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from typing import ClassVar
+
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Container, Horizontal, Vertical
+from textual.screen import Screen
+
+from screens.app import LaunchOptions
+from widgets.footer_bar import FooterBar
+from widgets.glyphs import SPINNER_PERIOD
+from widgets.header_bar import HeaderBar, HeaderFacts, Tab
+from widgets.pane_header import PaneHeader, PaneHeaderFacts
+from widgets.sidebar import RosterRow, Sidebar
+from widgets.terminal_view import TerminalView
+from zirv_dash import keys as keycodes
+from zirv_dash.dashboard import Dashboard, DashError
+from zirv_dash.keymap import PrefixFilter, Verdict, describe_key
+from zirv_dash.pane import Pane, PaneState
+from zirv_dash.session_env import child_env
+
+PARSE_SLICE = 0.004
+PARSE_CHUNK = 16384
+SIDEBAR_MIN_COLUMNS = 100
+WHEEL_STEP = 3
+
+
+def age_text(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    if seconds < 86400:
+        return f"{seconds // 3600}h"
+    return f"{seconds // 86400}d"
+
+
+class DashboardScreen(Screen[None], inherit_bindings=False):
+    BINDINGS: ClassVar[list[BindingType]] = []
+    CSS_PATH = "dashboard.tcss"
+    AUTO_FOCUS = None
+
+    def __init__(self, options: LaunchOptions) -> None:
+        super().__init__()
+        self.options = options
+        self.dash = Dashboard(
+            options.settings, options.repo, options.gate, env_factory=self._env_for
+        )
+        self.keys = PrefixFilter(options.keymap)
+        self.views: dict[str, TerminalView] = {}
+        self._wake = asyncio.Event()
+        self._readers: set[int] = set()
+        self._pump_task: asyncio.Task[None] | None = None
+        self._tick_timer_fast = False
+        self._quitting = False
+        self._reap_pending = False
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield HeaderBar(id="header")
+        with Horizontal(id="body"):
+            yield Sidebar(id="sidebar")
+            with Vertical(id="main"):
+                yield PaneHeader(id="pane-header")
+                yield Container(id="panes")
+        yield FooterBar(id="footer")
+
+    def on_mount(self) -> None:
+        sidebar = self.query_one(Sidebar)
+        sidebar.styles.width = self.options.settings.dash.sidebar_cols
+        self._apply_chrome()
+        self._pump_task = asyncio.create_task(self._pump_loop())
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGCHLD, self._on_sigchld)
+        self.set_interval(1.0, self._slow_tick, name="slow-tick")
+        self._chrome_timer = self.set_interval(0.5, self._chrome_tick, name="chrome")
+        self.call_after_refresh(self._start_initial_panes)
+
+    def _start_initial_panes(self) -> None:
+        self._sync_pane_size()
+        opts = self.options
+        self._spawn(opts.agent, model=opts.model, role="orchestrator")
+        if opts.agent_reason and opts.agent == "demo":
+            self.dash.notify(opts.agent_reason)
+        for agent, prompt in opts.initial_panes:
+            self._spawn(agent, prompt=prompt, focus=False)
+        self.dash.focus(0)
+        self._show_focused()
+        self._update_chrome()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._apply_chrome()
+        self.call_after_refresh(self._sync_pane_size)
+
+    def _sidebar_visible(self) -> bool:
+        if self.dash.zoomed:
+            return False
+        if self.dash.sidebar_forced is not None:
+            return self.dash.sidebar_forced
+        return self.size.width >= SIDEBAR_MIN_COLUMNS
+
+    def _apply_chrome(self) -> None:
+        zoomed = self.dash.zoomed
+        self.query_one("#header").display = not zoomed
+        self.query_one("#footer").display = not zoomed
+        self.query_one("#pane-header").display = not zoomed
+        self.query_one(Sidebar).display = self._sidebar_visible()
+
+    def _sync_pane_size(self) -> None:
+        region = self.query_one("#panes").size
+        if region.width > 0 and region.height > 0:
+            self.dash.resize_panes(region.width, region.height)
+            for view in self.views.values():
+                view.full_refresh()
+
+    # -- panes ------------------------------------------------------------------------------
+
+    def _env_for(self, pane: Pane) -> dict[str, str]:
+        return child_env(pane.session_id, pane.agent, headless=pane.spec.headless)
+
+    def _spawn(
+        self,
+        agent: str,
+        *,
+        prompt: str | None = None,
+        model: str | None = None,
+        cwd: str | None = None,
+        role: str = "worker",
+        focus: bool = True,
+    ) -> Pane | None:
+        try:
+            pane = self.dash.spawn(
+                agent, prompt=prompt, model=model, cwd=cwd, role=role, focus=focus
+            )
+        except DashError as exc:
+            self.dash.error(f"spawn: {exc}")
+            self._update_chrome()
+            return None
+        view = TerminalView(pane, id=f"pane-{pane.short}")
+        view.display = False
+        self.views[pane.short] = view
+        self.query_one("#panes").mount(view)
+        self._watch(pane)
+        if focus:
+            self._show_focused()
+        self._update_chrome()
+        return pane
+
+    def _watch(self, pane: Pane) -> None:
+        fd = pane.fd
+        if fd is None or fd in self._readers:
+            return
+        loop = asyncio.get_running_loop()
+        loop.add_reader(fd, self._on_readable, pane)
+        self._readers.add(fd)
+
+    def _unwatch(self, pane: Pane) -> None:
+        if pane.pty is None:
+            return
+        fd = pane.pty.fd
+        if fd in self._readers:
+            self._readers.discard(fd)
+            with contextlib.suppress(ValueError, OSError):
+                asyncio.get_running_loop().remove_reader(fd)
+
+    def _on_readable(self, pane: Pane) -> None:
+        if pane.read_available() == 0 and pane.pty is not None and pane.pty.eof:
+            self._unwatch(pane)
+            self._schedule_reap()
+        elif not pane.wants_read:
+            self._unwatch(pane)
+        self._wake.set()
+
+    def _on_sigchld(self) -> None:
+        self._schedule_reap()
+
+    def _schedule_reap(self) -> None:
+        if not self._reap_pending:
+            self._reap_pending = True
+            self.call_later(self._reap)
+
+    async def _pump_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while True:
+                busy = [p for p in self.dash.panes if p.inbox]
+                if not busy:
+                    break
+                focused = self.dash.focused_pane
+                busy.sort(key=lambda p: p is not focused)
+                deadline = time.monotonic() + PARSE_SLICE
+                for pane in busy:
+                    while pane.inbox and time.monotonic() < deadline:
+                        pane.pump(PARSE_CHUNK)
+                    view = self.views.get(pane.short)
+                    if view is not None:
+                        view.output_changed()
+                    if pane.wants_read and pane.exit_code is None:
+                        self._watch(pane)
+                    if time.monotonic() >= deadline:
+                        break
+                await asyncio.sleep(0)
+            if self._reap_pending:
+                self._reap()
+
+    def _reap(self) -> None:
+        self._reap_pending = False
+        ended = self.dash.reap()
+        for pane in ended:
+            self._unwatch(pane)
+            view = self.views.get(pane.short)
+            if view is not None:
+                view.output_changed()
+        if ended:
+            self._update_chrome()
+        if self.dash.all_ended and not self._quitting and not self._overlay_blocks_exit():
+            self._quitting = True
+            self.app.exit(1 if any((p.exit_code or 0) != 0 for p in self.dash.panes) else 0)
+
+    def _overlay_blocks_exit(self) -> bool:
+        return len(self.app.screen_stack) > 1 and self.app.screen is not self
+
+    def _show_focused(self) -> None:
+        focused = self.dash.focused_pane
+        for short, view in self.views.items():
+            visible = focused is not None and short == focused.short
+            if view.display != visible:
+                view.display = visible
+            if visible:
+                view.full_refresh()
+                view.focus()
+        self._update_chrome()
+
+    # -- keys -----------------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        event.prevent_default()
+        event.stop()
+        self.handle_key(event.key, event.character)
+
+    def handle_key(self, key: str, character: str | None) -> None:
+        result = self.keys.feed(key, character)
+        pane = self.dash.focused_pane
+        if result.verdict is Verdict.TO_CHILD:
+            if pane is not None:
+                data = keycodes.encode_key(key, character, pane.model_view.app_cursor_keys)
+                if data:
+                    was_scrolled = pane.scroll_offset
+                    pane.send(data)
+                    if was_scrolled:
+                        self._refresh_focused_view()
+        elif result.verdict is Verdict.LITERAL_PREFIX:
+            if pane is not None:
+                prefix_bytes = keycodes.encode_key(self.keys.keymap.prefix, None)
+                pane.send(prefix_bytes)
+        elif result.verdict is Verdict.ACTION and result.action:
+            self.run_action(result.action)
+        self._update_chrome()
+
+    def on_paste(self, event: events.Paste) -> None:
+        event.stop()
+        pane = self.dash.focused_pane
+        if pane is not None:
+            pane.send(keycodes.bracket_paste(event.text, pane.model_view.bracketed_paste))
+
+    def run_action(self, action: str) -> None:
+        handler = getattr(self, f"do_{action}", None)
+        if action.startswith("focus_"):
+            self.do_focus(int(action.split("_")[1]) - 1)
+            return
+        if handler is None:
+            self.dash.notify(f"{action.replace('_', ' ')}: not available yet")
+            return
+        handler()
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def do_focus(self, index: int) -> None:
+        if self.dash.focus(index):
+            self._show_focused()
+
+    def do_next_pane(self) -> None:
+        self.dash.next_pane()
+        self._show_focused()
+
+    def do_select_up(self) -> None:
+        self.dash.prev_pane()
+        self._show_focused()
+
+    def do_select_down(self) -> None:
+        self.dash.next_pane()
+        self._show_focused()
+
+    def do_next_needs_you(self) -> None:
+        if self.dash.next_needing_you():
+            self._show_focused()
+        else:
+            self.dash.notify("no pane needs you")
+
+    def do_zoom(self) -> None:
+        self.dash.zoomed = not self.dash.zoomed
+        self._apply_chrome()
+        self.call_after_refresh(self._sync_pane_size)
+
+    def do_toggle_sidebar(self) -> None:
+        self.dash.sidebar_forced = not self._sidebar_visible()
+        self._apply_chrome()
+        self.call_after_refresh(self._sync_pane_size)
+        self._update_chrome()
+
+    def _scroll(self, lines: int) -> None:
+        pane = self.dash.focused_pane
+        if pane is None:
+            return
+        if pane.model_view.alternate_screen and lines > 0:
+            self.dash.notify("this pane is on its alternate screen: the app scrolls itself")
+            return
+        before = pane.scroll_offset
+        after = pane.scroll_by(lines)
+        if after == before:
+            self.dash.notify(
+                "already at the oldest line" if lines > 0 else "already at the live view"
+            )
+        elif after == 0:
+            self.dash.notify("back to the live view")
+        self._refresh_focused_view()
+
+    def _refresh_focused_view(self) -> None:
+        pane = self.dash.focused_pane
+        if pane is not None and pane.short in self.views:
+            self.views[pane.short].full_refresh()
+
+    def do_scroll_page_up(self) -> None:
+        pane = self.dash.focused_pane
+        if pane is not None:
+            self._scroll(max(1, pane.model_view.rows // 2))
+
+    def do_scroll_page_down(self) -> None:
+        pane = self.dash.focused_pane
+        if pane is not None:
+            self._scroll(-max(1, pane.model_view.rows // 2))
+
+    def do_scroll_top(self) -> None:
+        pane = self.dash.focused_pane
+        if pane is not None:
+            pane.scroll_top()
+            self._refresh_focused_view()
+
+    def do_scroll_live(self) -> None:
+        pane = self.dash.focused_pane
+        if pane is not None:
+            pane.scroll_live()
+            self._refresh_focused_view()
+
+    def do_spawn(self) -> None:
+        from screens.spawn import SpawnRequestForm, SpawnScreen
+
+        def done(form: SpawnRequestForm | None) -> None:
+            if form is None:
+                return
+            pane = self._spawn(form.agent, prompt=form.prompt, model=form.model, cwd=form.cwd)
+            if pane is not None:
+                self.dash.notify(f"spawned {pane.agent} as {pane.short}")
+                self._update_chrome()
+
+        self.app.push_screen(
+            SpawnScreen(str(self.dash.repo), self.dash.gate, self.options.settings), done
+        )
+
+    def do_errors(self) -> None:
+        from screens.errors import ErrorsScreen
+
+        def done(_: None) -> None:
+            self._update_chrome()
+
+        self.app.push_screen(ErrorsScreen(self.dash.errors), done)
+
+    def do_help(self) -> None:
+        from screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self.keys.keymap))
+
+    def do_quit(self) -> None:
+        working = self.dash.working_panes()
+        if working:
+            from screens.quit_confirm import QuitConfirmScreen
+
+            def done(confirmed: bool | None) -> None:
+                if confirmed:
+                    self.shutdown()
+
+            titles = [f"{p.title} ({p.agent})" for p in working]
+            self.app.push_screen(QuitConfirmScreen(titles), done)
+            return
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        if self._quitting:
+            return
+        self._quitting = True
+        live = len(self.dash.live_panes)
+        self.dash.notify(f"shutting down {live} pane(s)…")
+        self._update_chrome()
+        for pane in self.dash.panes:
+            self._unwatch(pane)
+        self._shutdown_worker()
+
+    @work(thread=True, exclusive=True, group="shutdown")
+    def _shutdown_worker(self) -> None:
+        self.dash.shutdown_all()
+        self.app.call_from_thread(self.app.exit, 0)
+
+    # -- mouse --------------------------------------------------------------------------
+
+    def on_sidebar_row_clicked(self, message: Sidebar.RowClicked) -> None:
+        for index, pane in enumerate(self.dash.panes):
+            if pane.short == message.key:
+                self.do_focus(index)
+                return
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._wheel(event, WHEEL_STEP)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._wheel(event, -WHEEL_STEP)
+
+    def _wheel(self, event: events.MouseEvent, lines: int) -> None:
+        pane = self.dash.focused_pane
+        if pane is None:
+            return
+        event.stop()
+        model = pane.model_view
+        if model.mouse_tracking:
+            view = self.views.get(pane.short)
+            if view is None:
+                return
+            offset = event.get_content_offset(view)
+            if offset is None:
+                return
+            button = keycodes.WHEEL_UP if lines > 0 else keycodes.WHEEL_DOWN
+            pane.send(
+                keycodes.encode_mouse(
+                    button, offset.x + 1, offset.y + 1, encoding=model.mouse_encoding
+                ),
+                typed=False,
+            )
+            return
+        self._scroll(lines)
+
+    # -- chrome ----------------------------------------------------------------------------
+
+    def _tick(self) -> int:
+        if not self.options.spinner:
+            return 0
+        return int(time.monotonic() / SPINNER_PERIOD)
+
+    def _chrome_tick(self) -> None:
+        self._update_chrome()
+
+    def _slow_tick(self) -> None:
+        # Fallback for exits that SIGCHLD did not report (e.g. handler unavailable).
+        if any(p.exit_code is None and p.pty is not None for p in self.dash.panes):
+            self._schedule_reap()
+
+    def _update_chrome(self) -> None:
+        if not self.is_mounted:
+            return
+        dash = self.dash
+        tick = self._tick()
+        now = time.monotonic()
+        states = {p.short: dash.state_of(p, now) for p in dash.panes}
+        focused = dash.focused_pane
+        animating = any(s in (PaneState.WORKING, PaneState.STARTING) for s in states.values())
+        self._set_chrome_rate(animating and self.options.spinner)
+
+        sidebar_visible = self._sidebar_visible()
+        rows = [
+            RosterRow(
+                key=p.short,
+                name=p.title,
+                harness=p.agent,
+                state=states[p.short],
+                focused=p is focused,
+                selected=p is focused,
+                dim=not p.alive,
+            )
+            for p in dash.panes
+        ]
+        if sidebar_visible:
+            self.query_one(Sidebar).update_rows(rows, tick)
+        sessions, working, needs = dash.counts()
+        unacked = dash.errors.unacked
+        prefix = describe_key(self.keys.keymap.prefix)
+        tabs = None
+        if not sidebar_visible:
+            tabs = [
+                Tab(
+                    name=p.title if p.role == "orchestrator" else p.short[:4],
+                    state=states[p.short],
+                    focused=p is focused,
+                )
+                for p in dash.panes
+            ]
+        facts = HeaderFacts(
+            sessions=sessions,
+            working=working,
+            needs_you=needs,
+            notice=dash.current_notice(),
+            errors=len(unacked),
+            latest_error=unacked[0].text if unacked else "",
+            hints=[(f"{prefix} s", "spawn"), (f"{prefix} e", "errors"), (f"{prefix} ?", "help")],
+            tabs=tabs,
+            tick=tick,
+        )
+        self.query_one(HeaderBar).update_facts(facts)
+        if focused is not None:
+            state = states[focused.short]
+            extra = ""
+            if focused.exit_code is not None:
+                extra = f"exit {focused.exit_code}"
+            self.query_one(PaneHeader).update_facts(
+                PaneHeaderFacts(
+                    harness=focused.agent,
+                    role=focused.role,
+                    model=focused.model,
+                    cwd=focused.cwd,
+                    state=state,
+                    title=focused.model_view.title[:40],
+                    age=age_text(time.time() - focused.created_at),
+                    tick=tick,
+                    extra=extra,
+                )
+            )
+            segments = [
+                f"{focused.agent} {focused.short}",
+                f"pid {focused.pty.pid}" if focused.pty else "no process",
+            ]
+            if focused.scroll_offset:
+                segments.append(f"scrolled back {focused.scroll_offset}")
+            if focused.exit_code is not None:
+                segments.append(f"✗ exited {focused.exit_code}")
+            hint = f"{prefix} ? help · {prefix} q quit"
+            if self.keys.armed:
+                hint = f"{prefix} … waiting for a chord (? for help)"
+            self.query_one(FooterBar).update_footer(tuple(segments), hint)
+
+    def _set_chrome_rate(self, fast: bool) -> None:
+        if fast == self._tick_timer_fast:
+            return
+        self._tick_timer_fast = fast
+        self._chrome_timer.stop()
+        self._chrome_timer = self.set_interval(
+            SPINNER_PERIOD if fast else 0.5, self._chrome_tick, name="chrome"
+        )

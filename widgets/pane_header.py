@@ -1,0 +1,76 @@
+"""The focused pane's header: harness ▸ role · model · cwd, then state and title."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual.widget import Widget
+
+from widgets.glyphs import glyph
+from zirv_dash.pane import STATE_WORDS, PaneState
+
+
+@dataclass(frozen=True)
+class PaneHeaderFacts:
+    harness: str = ""
+    role: str = ""
+    model: str | None = None
+    cwd: str = ""
+    state: PaneState = PaneState.STARTING
+    title: str = ""
+    age: str = ""
+    tick: int = 0
+    extra: str = ""
+
+
+def shorten_home(path: str) -> str:
+    home = os.path.expanduser("~")
+    if home and home != "/" and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home) :]
+    return path
+
+
+class PaneHeader(Widget):
+    DEFAULT_CSS = """
+    PaneHeader {
+        height: 1;
+        width: 1fr;
+        background: $boost;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.facts = PaneHeaderFacts()
+
+    def update_facts(self, facts: PaneHeaderFacts) -> None:
+        if facts != self.facts:
+            self.facts = facts
+            self.refresh()
+
+    def render(self) -> Text:
+        f = self.facts
+        width = self.size.width
+        left = Text(no_wrap=True, overflow="ellipsis")
+        left.append(f" {f.harness}", Style(color="cyan", bold=True))
+        left.append(" ▸ ")
+        left.append(f.role)
+        left.append(f" · {f.model or '–'}", Style(dim=True))
+        left.append(f" · {shorten_home(f.cwd)}", Style(dim=True))
+        if f.title:
+            left.append(f" · {f.title}", Style(italic=True))
+        right = Text(no_wrap=True)
+        if f.extra:
+            right.append(f"{f.extra}  ", Style(color="yellow", bold=True))
+        char, style = glyph(f.state, f.tick)
+        right.append(char, style)
+        right.append(f" {STATE_WORDS[f.state].capitalize()}", style)
+        if f.age:
+            right.append(f" {f.age}", Style(dim=True))
+        right.append(" ")
+        left.truncate(max(0, width - right.cell_len), overflow="ellipsis")
+        pad = max(0, width - left.cell_len - right.cell_len)
+        return Text.assemble(left, " " * pad, right)

@@ -1,0 +1,138 @@
+"""`zirv chat`: open the dashboard, or a single wrapped session when it can't.
+
+The dashboard needs a real terminal of at least 80x20. Smaller terminals,
+`--simple` and `[dash] enabled = false` get the same agent as one wrapped
+session (a plain PTY passthrough) with a one-line notice naming the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import sys
+
+from zirv_dash import adapters, paths
+from zirv_dash.config import ConfigError, load_adapter_gate, load_settings
+from zirv_dash.keymap import KeymapError, load_keymap
+from zirv_dash.session_env import child_env, nesting_refusal
+
+MIN_COLUMNS = 80
+MIN_ROWS = 20
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="zirv chat", description="Open the zirv dashboard.")
+    parser.add_argument("--agent", help="harness for the first pane")
+    parser.add_argument("--model", help="model for the first pane")
+    parser.add_argument("--simple", action="store_true", help="one wrapped session, no dashboard")
+    parser.add_argument("--allow-nested", action="store_true", help="start inside another session")
+    parser.add_argument(
+        "--pane",
+        action="append",
+        default=[],
+        metavar="AGENT[:PROMPT]",
+        help="open another pane at start (repeatable)",
+    )
+    return parser.parse_args(argv)
+
+
+def terminal_size() -> tuple[int, int] | None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    try:
+        size = os.get_terminal_size(sys.stdout.fileno())
+    except OSError:
+        return None
+    return size.columns, size.lines
+
+
+def setup_logging() -> None:
+    log_dir = paths.ensure_private_dir(paths.state_dir() / "logs")
+    logging.basicConfig(
+        filename=str(log_dir / "dash.log"),
+        level=logging.INFO,
+        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
+    )
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    if not args.allow_nested:
+        refusal = nesting_refusal(command="zirv ctx chat")
+        if refusal:
+            print(refusal, file=sys.stderr)
+            return 1
+    repo = paths.repo_root()
+    try:
+        settings = load_settings(repo)
+        gate = load_adapter_gate(repo, adapters.names())
+        keymap = load_keymap(settings.dash.keymap)
+    except (ConfigError, KeymapError) as exc:
+        print(f"zirv: {exc}", file=sys.stderr)
+        return 2
+    enabled = {n for n in adapters.names() if gate.enabled(n)}
+    agent, reason = adapters.resolve_default(args.agent or settings.agent, enabled)
+    if adapters.get(agent) is None:
+        print(
+            f"zirv: unknown agent {agent!r}; choose one of {', '.join(adapters.names())}",
+            file=sys.stderr,
+        )
+        return 2
+    if not gate.enabled(agent):
+        print(f"zirv: agent {agent} is {gate.refusal(agent)}", file=sys.stderr)
+        return 2
+    if agent == "demo" and reason != "configured":
+        print(f"zirv: {reason}", file=sys.stderr)
+
+    size = terminal_size()
+    notice = None
+    if args.simple:
+        notice = "zirv: --simple: running a single session (no dashboard)"
+    elif not settings.dash.enabled:
+        notice = "zirv: [dash] enabled = false: running a single session (no dashboard)"
+    elif size is None:
+        notice = "zirv: not a terminal: running a single session (the dashboard needs 80x20)"
+    elif size[0] < MIN_COLUMNS or size[1] < MIN_ROWS:
+        notice = (
+            f"zirv: terminal is {size[0]}x{size[1]}; the dashboard needs at least "
+            f"{MIN_COLUMNS}x{MIN_ROWS} — running a single session instead"
+        )
+    if notice is not None:
+        return run_single(agent, args.model, repo, notice)
+
+    setup_logging()
+    from screens.app import LaunchOptions, run_dashboard
+
+    extra = []
+    for spec in args.pane:
+        name, _, prompt = spec.partition(":")
+        extra.append((name, prompt or None))
+    options = LaunchOptions(
+        repo=repo,
+        settings=settings,
+        keymap=keymap,
+        gate=gate,
+        agent=agent,
+        agent_reason=reason,
+        model=args.model,
+        initial_panes=extra,
+    )
+    return run_dashboard(options)
+
+
+def run_single(agent: str, model: str | None, repo: os.PathLike[str] | str, notice: str) -> int:
+    from zirv_dash.wrap import run_wrapped
+
+    adapter = adapters.ADAPTERS[agent]
+    if not adapter.installed():
+        print(f"zirv: {adapter.binary}: command not found on PATH", file=sys.stderr)
+        return 127
+    session_id = paths.new_session_id()
+    env = child_env(session_id, agent)
+    argv = adapter.interactive_argv(None, model)
+    if shutil.which(argv[0]) is None and not os.path.isabs(argv[0]):
+        print(f"zirv: {argv[0]}: command not found on PATH", file=sys.stderr)
+        return 127
+    return run_wrapped(argv, env, str(repo), notice=notice)

@@ -1,0 +1,294 @@
+"""The multiplexer itself, without any UI: panes, focus, zoom, errors, notices.
+
+The Textual layer owns the event loop and calls in here; everything that decides
+*what* happens (which pane is focused, whether a spawn is allowed, what the
+header counts say, how quitting proceeds) lives here so it can be tested
+without a terminal and reused by a future headless runtime.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zirv_dash import adapters, paths
+from zirv_dash.config import AdapterGate, Settings
+from zirv_dash.pane import Pane, PaneSpec, PaneState
+from zirv_dash.session_env import child_env
+
+log = logging.getLogger("zirv.dashboard")
+
+ERROR_LOG_MAX = 5
+NOTICE_TTL = 4.0
+ENDED_ROWS_MAX = 8
+
+
+class DashError(Exception):
+    """A refused request; the message is shown to the user as is."""
+
+
+@dataclass
+class ErrorEntry:
+    text: str
+    count: int = 1
+    at: float = field(default_factory=time.time)
+    acked: bool = False
+
+
+class ErrorLog:
+    """The sticky error buffer: newest first, at most 5, repeats counted (×N)."""
+
+    def __init__(self) -> None:
+        self.entries: list[ErrorEntry] = []
+
+    def add(self, text: str) -> None:
+        log.warning("%s", text)
+        if self.entries and not self.entries[0].acked and self.entries[0].text == text:
+            self.entries[0].count += 1
+            self.entries[0].at = time.time()
+            return
+        self.entries.insert(0, ErrorEntry(text))
+        del self.entries[ERROR_LOG_MAX:]
+
+    @property
+    def unacked(self) -> list[ErrorEntry]:
+        return [e for e in self.entries if not e.acked]
+
+    def ack_all(self) -> None:
+        for entry in self.entries:
+            entry.acked = True
+
+
+@dataclass
+class EndedRow:
+    """A finished pane kept in the roster (frozen facts, no PTY)."""
+
+    short: str
+    title: str
+    agent: str
+    exit_code: int
+    exited_at: float
+    pane: Pane
+
+
+class Dashboard:
+    def __init__(
+        self,
+        settings: Settings,
+        repo: Path,
+        gate: AdapterGate | None = None,
+        env_factory: Callable[[Pane], dict[str, str]] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.repo = repo
+        self.gate = gate or AdapterGate()
+        self.panes: list[Pane] = []
+        self.ended: list[EndedRow] = []
+        self.focused = 0
+        self.zoomed = False
+        self.sidebar_forced: bool | None = None
+        self.errors = ErrorLog()
+        self.notice: str | None = None
+        self.notice_until = 0.0
+        self.pane_columns = 80
+        self.pane_rows = 24
+        self.short = paths.short_id(paths.new_session_id())
+        self._env_factory = env_factory
+        self.on_pane_added: list[Callable[[Pane], None]] = []
+
+    # -- panes --------------------------------------------------------------------------
+
+    @property
+    def live_panes(self) -> list[Pane]:
+        return [p for p in self.panes if p.alive]
+
+    @property
+    def focused_pane(self) -> Pane | None:
+        if not self.panes:
+            return None
+        self.focused = max(0, min(self.focused, len(self.panes) - 1))
+        return self.panes[self.focused]
+
+    def spawn(
+        self,
+        agent: str,
+        *,
+        prompt: str | None = None,
+        model: str | None = None,
+        cwd: str | None = None,
+        role: str = "worker",
+        headless: bool = False,
+        session_id: str | None = None,
+        extra_args: list[str] | None = None,
+        argv: list[str] | None = None,
+        requested_by: str | None = None,
+        focus: bool = True,
+    ) -> Pane:
+        """Open a pane. Raises DashError (with the reason) when refused."""
+        adapter = adapters.get(agent)
+        if adapter is None:
+            raise DashError(
+                f"unknown harness {agent!r}; choose one of {', '.join(adapters.names())}"
+            )
+        refusal = self.gate.refusal(agent)
+        if refusal:
+            raise DashError(f"harness {agent} is {refusal}")
+        live = len(self.live_panes)
+        if live >= self.settings.dash.max_panes:
+            raise DashError(
+                f"pane limit reached ({live} live panes, dash.max_panes = "
+                f"{self.settings.dash.max_panes})"
+            )
+        if prompt and prompt.lstrip().startswith("-"):
+            raise DashError("prompt must not begin with '-' (argv injection guard)")
+        if argv is None:
+            argv = adapter.interactive_argv(prompt, model, extra_args or [], headless=headless)
+        spec = PaneSpec(
+            agent=agent,
+            adapter=adapter,
+            argv=argv,
+            cwd=cwd or str(self.repo),
+            role=role,
+            model=model,
+            prompt=prompt,
+            headless=headless,
+            requested_by=requested_by,
+        )
+        if session_id:
+            spec.session_id = session_id
+        pane = Pane(spec, self.pane_columns, self.pane_rows, self.settings.dash.scrollback_bytes)
+        self.panes.append(pane)
+        env = self._env_factory(pane) if self._env_factory else child_env(pane.session_id, agent)
+        if not pane.start(env):
+            self.error(f"{agent} pane {pane.short} could not start: {pane.spawn_error}")
+        for hook in self.on_pane_added:
+            hook(pane)
+        if focus:
+            self.focused = len(self.panes) - 1
+        return pane
+
+    def pane_by_short(self, short: str) -> Pane | None:
+        for pane in self.panes:
+            if pane.short == short:
+                return pane
+        return None
+
+    def focus(self, index: int) -> bool:
+        if 0 <= index < len(self.panes):
+            self.focused = index
+            return True
+        return False
+
+    def next_pane(self) -> None:
+        if self.panes:
+            self.focused = (self.focused + 1) % len(self.panes)
+
+    def prev_pane(self) -> None:
+        if self.panes:
+            self.focused = (self.focused - 1) % len(self.panes)
+
+    def next_needing_you(self) -> bool:
+        """Focus the next pane (after the focused one) that needs you."""
+        count = len(self.panes)
+        for step in range(1, count + 1):
+            index = (self.focused + step) % count
+            if self.state_of(self.panes[index]) is PaneState.NEEDS_YOU:
+                self.focused = index
+                return True
+        return False
+
+    def resize_panes(self, columns: int, rows: int) -> None:
+        self.pane_columns, self.pane_rows = max(1, columns), max(1, rows)
+        for pane in self.panes:
+            pane.resize(self.pane_columns, self.pane_rows)
+
+    # -- state --------------------------------------------------------------------------
+
+    def state_of(self, pane: Pane, now: float | None = None) -> PaneState:
+        return pane.state(self.settings.dash.idle_quiet_ms, now)
+
+    def counts(self) -> tuple[int, int, int]:
+        """(sessions, working, needs you) for the header."""
+        now = time.monotonic()
+        sessions = working = needs = 0
+        for pane in self.panes:
+            state = self.state_of(pane, now)
+            if pane.alive:
+                sessions += 1
+            if state in (PaneState.WORKING, PaneState.STARTING):
+                working += 1
+            elif state is PaneState.NEEDS_YOU:
+                needs += 1
+        return sessions, working, needs
+
+    def working_panes(self) -> list[Pane]:
+        now = time.monotonic()
+        return [
+            p
+            for p in self.panes
+            if self.state_of(p, now) in (PaneState.WORKING, PaneState.STARTING, PaneState.NEEDS_YOU)
+        ]
+
+    # -- messages -----------------------------------------------------------------------
+
+    def error(self, text: str) -> None:
+        self.errors.add(text)
+
+    def notify(self, text: str) -> None:
+        self.notice = text
+        self.notice_until = time.monotonic() + NOTICE_TTL
+
+    def current_notice(self) -> str | None:
+        if self.notice and time.monotonic() < self.notice_until:
+            return self.notice
+        return None
+
+    # -- exit -------------------------------------------------------------------------------
+
+    def reap(self) -> list[Pane]:
+        """Panes whose child exited since the last call (they keep their last screen)."""
+        ended = []
+        for pane in self.panes:
+            if pane.exit_code is None and pane.poll_exit() is not None:
+                ended.append(pane)
+                code = pane.exit_code or 0
+                age = (pane.exited_at or time.time()) - pane.created_at
+                if code != 0 and age < 10 and not pane.spawn_error:
+                    self.error(
+                        f"{pane.agent} pane {pane.short} exited with code {code} "
+                        f"{age:.0f}s after launch: {pane.last_screen_line()[:160]}"
+                    )
+                elif code != 0:
+                    self.error(f"pane '{pane.title}' ({pane.short}) ended (exit {code})")
+                else:
+                    self.notify(f"pane '{pane.title}' ({pane.short}) ended (exit 0)")
+        return ended
+
+    @property
+    def all_ended(self) -> bool:
+        return bool(self.panes) and not self.live_panes
+
+    def shutdown_all(self, grace: float = 5.0) -> None:
+        """Quit every pane: quit sequences at once, one shared grace, then kill."""
+        live = [p for p in self.panes if p.pty is not None and p.exit_code is None]
+        for pane in live:
+            if pane.adapter.quit_sequence and pane.pty is not None:
+                pane.pty.write(pane.adapter.quit_sequence)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            for pane in live:
+                if pane.pty is not None:
+                    # Keep draining so a child blocked on a full PTY can exit.
+                    pane.pty.read()
+                    pane.pty.poll()
+            if all(p.pty is None or p.pty.exit_code is not None for p in live):
+                break
+            time.sleep(0.05)
+        for pane in live:
+            if pane.pty is not None:
+                pane.pty.force_stop()
+                pane.exit_code = pane.pty.exit_code
+                pane.exited_at = pane.exited_at or time.time()

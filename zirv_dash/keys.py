@@ -1,0 +1,222 @@
+"""Key and mouse encoding for children, xterm-style.
+
+Keys arrive as names in the "mod+mod+key" convention (`ctrl+a`, `shift+up`,
+`alt+x`, `f5`, `question_mark`) with an optional character, which is what the UI
+toolkit reports; this module turns them into the bytes an xterm would send, so a
+child sees exactly what it would see in tmux. No UI imports here.
+"""
+
+from __future__ import annotations
+
+MODIFIERS = ("shift", "alt", "ctrl", "meta", "super", "hyper")
+
+# Named printable keys → their character (the toolkit names punctuation).
+NAMED_CHARS: dict[str, str] = {
+    "space": " ",
+    "at": "@",
+    "backslash": "\\",
+    "slash": "/",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "circumflex_accent": "^",
+    "underscore": "_",
+    "question_mark": "?",
+    "minus": "-",
+    "plus": "+",
+    "equals_sign": "=",
+    "full_stop": ".",
+    "comma": ",",
+    "colon": ":",
+    "semicolon": ";",
+    "apostrophe": "'",
+    "quotation_mark": '"',
+    "number_sign": "#",
+    "dollar_sign": "$",
+    "percent_sign": "%",
+    "ampersand": "&",
+    "asterisk": "*",
+    "left_parenthesis": "(",
+    "right_parenthesis": ")",
+    "less_than_sign": "<",
+    "greater_than_sign": ">",
+    "exclamation_mark": "!",
+    "grave_accent": "`",
+    "tilde": "~",
+    "vertical_line": "|",
+    "left_curly_bracket": "{",
+    "right_curly_bracket": "}",
+}
+
+# Ctrl + character → control byte, for the non-letter cases.
+CTRL_SPECIAL: dict[str, int] = {
+    " ": 0x00,
+    "@": 0x00,
+    "2": 0x00,
+    "[": 0x1B,
+    "3": 0x1B,
+    "\\": 0x1C,
+    "4": 0x1C,
+    "]": 0x1D,
+    "5": 0x1D,
+    "^": 0x1E,
+    "6": 0x1E,
+    "_": 0x1F,
+    "/": 0x1F,
+    "7": 0x1F,
+    "?": 0x7F,
+    "8": 0x7F,
+}
+
+CURSOR_KEYS = {"up": "A", "down": "B", "right": "C", "left": "D", "home": "H", "end": "F"}
+TILDE_KEYS = {"insert": 2, "delete": 3, "pageup": 5, "pagedown": 6}
+F_SS3 = {1: "P", 2: "Q", 3: "R", 4: "S"}
+F_TILDE = {5: 15, 6: 17, 7: 18, 8: 19, 9: 20, 10: 21, 11: 23, 12: 24}
+
+ESC = "\x1b"
+CSI = "\x1b["
+
+
+def split_key(key: str) -> tuple[frozenset[str], str]:
+    """`ctrl+shift+up` → ({"ctrl","shift"}, "up"). A lone `+` key stays `plus`."""
+    parts = key.split("+")
+    mods: set[str] = set()
+    while len(parts) > 1 and parts[0] in MODIFIERS:
+        mods.add(parts.pop(0))
+    base = "+".join(parts) or "plus"
+    return frozenset(mods), base
+
+
+def _mod_param(mods: frozenset[str]) -> int:
+    return (
+        1
+        + (1 if "shift" in mods else 0)
+        + (2 if "alt" in mods or "meta" in mods else 0)
+        + (4 if "ctrl" in mods else 0)
+    )
+
+
+def _base_char(base: str, character: str | None) -> str | None:
+    if len(base) == 1:
+        return base
+    if base in NAMED_CHARS:
+        return NAMED_CHARS[base]
+    if character and len(character) == 1 and character.isprintable():
+        return character
+    return None
+
+
+def encode_key(key: str, character: str | None = None, app_cursor: bool = False) -> bytes:
+    """Bytes for one key press, as xterm sends them. b"" when nothing should be sent."""
+    mods, base = split_key(key)
+    text = _encode(mods, base, character, app_cursor)
+    return text.encode("utf-8", errors="replace") if text else b""
+
+
+def _encode(mods: frozenset[str], base: str, character: str | None, app_cursor: bool) -> str:
+    alt = "alt" in mods or "meta" in mods
+    ctrl = "ctrl" in mods
+    shift = "shift" in mods
+    param = _mod_param(mods)
+
+    if base == "enter":
+        return ESC + "\r" if (shift or alt) else "\r"
+    if base == "tab":
+        if shift:
+            return CSI + "Z"
+        return (ESC if alt else "") + "\t"
+    if base == "escape":
+        return ESC + ESC if alt else ESC
+    if base == "backspace":
+        core = "\x08" if ctrl else "\x7f"
+        return (ESC if alt else "") + core
+    if base in CURSOR_KEYS:
+        final = CURSOR_KEYS[base]
+        if param > 1:
+            return f"{CSI}1;{param}{final}"
+        if app_cursor:
+            return ESC + "O" + final
+        return CSI + final
+    if base in TILDE_KEYS:
+        num = TILDE_KEYS[base]
+        return f"{CSI}{num};{param}~" if param > 1 else f"{CSI}{num}~"
+    if base.startswith("f") and base[1:].isdigit():
+        n = int(base[1:])
+        if n in F_SS3:
+            return f"{CSI}1;{param}{F_SS3[n]}" if param > 1 else ESC + "O" + F_SS3[n]
+        if n in F_TILDE:
+            return f"{CSI}{F_TILDE[n]};{param}~" if param > 1 else f"{CSI}{F_TILDE[n]}~"
+        return ""
+
+    char = _base_char(base, character)
+    if char is None:
+        # An unnamed key: trust the raw character the terminal sent, if any.
+        if character and not (ctrl or alt):
+            return character
+        return ""
+    if ctrl:
+        lowered = char.lower()
+        if "a" <= lowered <= "z":
+            byte = chr(ord(lowered) & 0x1F)
+        elif char in CTRL_SPECIAL:
+            byte = chr(CTRL_SPECIAL[char])
+        else:
+            byte = char
+        return (ESC if alt else "") + byte
+    if shift and len(char) == 1 and char.isalpha():
+        char = char.upper()
+    if alt:
+        return ESC + char
+    return char
+
+
+# -- mouse ---------------------------------------------------------------------------
+
+WHEEL_UP = 64
+WHEEL_DOWN = 65
+
+
+def encode_mouse(
+    button: int,
+    column: int,
+    row: int,
+    *,
+    press: bool = True,
+    encoding: str = "sgr",
+    motion: bool = False,
+    shift: bool = False,
+    alt: bool = False,
+    ctrl: bool = False,
+) -> bytes:
+    """A mouse report for a child. `button`: 0 left, 1 middle, 2 right, 64/65 wheel.
+    `column`/`row` are 1-based pane-local cells."""
+    code = button
+    if motion:
+        code += 32
+    if shift:
+        code += 4
+    if alt:
+        code += 8
+    if ctrl:
+        code += 16
+    if encoding == "sgr":
+        return f"{CSI}<{code};{column};{row}{'M' if press else 'm'}".encode()
+    if encoding == "urxvt":
+        if not press:
+            code = 3 + (code & ~3 & ~64)
+        return f"{CSI}{code + 32};{column};{row}M".encode()
+    # X10 / normal: one byte each, offset by 32, clamped so it stays a valid byte.
+    if not press:
+        code = 3 + (code & 0b11100)
+    cx = min(column, 223) + 32
+    cy = min(row, 223) + 32
+    return b"\x1b[M" + bytes([min(code + 32, 255), cx, cy])
+
+
+def bracket_paste(text: str, enabled: bool) -> bytes:
+    """Pasted text for a child; wrapped in 2004 markers when the child asked for them.
+    Any end marker inside the text is removed so a paste cannot break out early."""
+    data = text.replace("\r\n", "\r").replace("\n", "\r")
+    if enabled:
+        data = data.replace("\x1b[201~", "")
+        return ("\x1b[200~" + data + "\x1b[201~").encode("utf-8", errors="replace")
+    return data.encode("utf-8", errors="replace")
