@@ -349,9 +349,10 @@ def _iter_messages(slug: str, problems: list[str] | None) -> Iterator[Message]:
             try:
                 yield read_message(path, broadcast)
             except MailError as exc:
-                log.warning("skipped mail %s", exc)
                 if problems is not None:
                     problems.append(f"skipped mail {exc}")
+                else:
+                    log.warning("skipped mail %s", exc)
 
 
 def list_messages(
@@ -442,6 +443,4 @@ def _consume_by_rename(source: Path, target: Path) -> bool:
 def display_body(body: str) -> str:
     """The body made safe to print on a terminal: control characters other
     than newline and tab are shown as spaces (no escape sequences reach it)."""
-    return "".join(
-        ch if ch in "\n\t" or unicodedata.category(ch) != "Cc" else " " for ch in body
-    )
+    return "".join(ch if ch in "\n\t" or unicodedata.category(ch) != "Cc" else " " for ch in body)

@@ -361,9 +361,11 @@ def live_sessions(problems: list[str] | None = None) -> list[SessionRecord]:
 
 
 def _problem(problems: list[str] | None, message: str) -> None:
-    log.warning("%s", message)
+    # A caller that collects problems reports them itself; otherwise log them.
     if problems is not None:
         problems.append(message)
+    else:
+        log.warning("%s", message)
 
 
 def _sweep_record(path: Path, record: SessionRecord) -> None:
@@ -454,9 +456,7 @@ def resolve_prefix(
         records = live_sessions()
     wanted = prefix.strip().lower()
     if not wanted:
-        raise ResolveError(
-            "no session given; " + _listing(records), "too-short", list(records)
-        )
+        raise ResolveError("no session given; " + _listing(records), "too-short", list(records))
     exact = [r for r in records if r.short.lower() == wanted or r.session.lower() == wanted]
     if len(exact) == 1:
         return exact[0]
@@ -479,8 +479,7 @@ def resolve_prefix(
     if len(matches) > 1:
         names = ", ".join(describe(r) for r in matches)
         raise ResolveError(
-            f"session prefix {prefix!r} is ambiguous: it matches {names}; "
-            "give more characters",
+            f"session prefix {prefix!r} is ambiguous: it matches {names}; give more characters",
             "ambiguous",
             matches,
         )
