@@ -1059,7 +1059,7 @@ def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
     adapter = ctx.adapters.get(req.agent)
     if adapter is None:
         return _policy(
-            f"unknown adapter {show(req.agent, 40)}; known: {', '.join(sorted(ctx.adapters))}"
+            f"unknown adapter '{show(req.agent, 40)}'; known: {', '.join(sorted(ctx.adapters))}"
         )
     gate_reason = ctx.gate.refusal(req.agent) if ctx.gate is not None else None
     if gate_reason:
