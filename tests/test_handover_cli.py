@@ -77,7 +77,7 @@ def write_record(tmp_path: Path, **fields: object) -> None:
         "verb": "chat",
         "role": "orchestrator",
         "pid": os.getpid(),
-        "started_at": time.time(),
+        "started_at": int(time.time()),
         "owner_pid": os.getpid(),
         "model": "demo-standard",
     }

@@ -11,22 +11,18 @@ Exit status: 0 done (or dry run), 1 refused / failed / no answer, 2 usage or con
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from zirv_dash import adapters, catalogue, handover, paths, procinfo
+from zirv_dash import adapters, catalogue, handover, paths, registry
 from zirv_dash.config import ConfigError, Settings, load_adapter_gate, load_settings
+from zirv_dash.registry import SessionRecord
 
 WAIT_SECS = 30.0
 POLL_SECS = 0.1
 WAIT_ENV = "ZIRV_HANDOVER_WAIT_SECS"  # not ZIRV_CTX_HANDOVER_*: model overrides
-_RECORD_NAME = re.compile(r"^[A-Za-z0-9]+\.json$")
 
 DELIVERY = {
     "resume": "resume the same conversation (no packet)",
@@ -41,86 +37,22 @@ SOURCES = {
 }
 
 
-@dataclass(frozen=True)
-class SessionRecord:
-    """The fields of `<state>/sessions/<short>.json` this command needs."""
-
-    short: str
-    session: str
-    agent: str
-    model: str | None
-    repo: str
-    repo_slug: str
-    role: str | None
-    verb: str
-    pid: int
-    start_time: float | None
-    started_at: float
-    owner_pid: int | None
-
-
-def _get(data: dict[str, Any], key: str, kind: type[Any], default: Any) -> Any:
-    value = data.get(key, default)
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    return value if isinstance(value, kind) and not isinstance(value, bool) else default
-
-
-def read_record(path: Path) -> SessionRecord | None:
-    """A session record, or None for anything unreadable or malformed (never raises)."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(handover.MAX_STATE_FILE_BYTES + 1)
-        if len(raw) > handover.MAX_STATE_FILE_BYTES:
-            return None
-        data = json.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    session = _get(data, "session", str, "")
-    short = _get(data, "short", str, "") or paths.short_id(session)
-    agent = _get(data, "agent", str, "")
-    if not short or not agent or short != path.stem:
-        return None
-    model = _get(data, "model", str, None) or _get(data, "launch_model", str, None)
-    owner = _get(data, "owner_pid", int, None)
-    return SessionRecord(
-        short=short,
-        session=session,
-        agent=agent,
-        model=model,
-        repo=_get(data, "repo", str, ""),
-        repo_slug=_get(data, "repo_slug", str, ""),
-        role=_get(data, "role", str, None),
-        verb=_get(data, "verb", str, ""),
-        pid=_get(data, "pid", int, 0),
-        start_time=_get(data, "start_time", float, None),
-        started_at=_get(data, "started_at", float, 0.0),
-        owner_pid=owner,
-    )
-
-
-def _alive(record: SessionRecord) -> bool:
-    if record.pid > 0:
-        return procinfo.is_same_process(record.pid, record.start_time)
-    return record.owner_pid is not None and procinfo.pid_exists(record.owner_pid)
+def record_model(record: SessionRecord) -> str | None:
+    """The pane's model, when its record carries one (`model`; upstream has none)."""
+    for key in ("model", "launch_model"):
+        value = record.extra.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def live_records() -> list[SessionRecord]:
-    directory = paths.state_dir() / "sessions"
-    try:
-        entries = sorted(directory.iterdir())
-    except OSError:
-        return []
-    found = []
-    for path in entries:
-        if not _RECORD_NAME.match(path.name):
-            continue
-        record = read_record(path)
-        if record is not None and _alive(record):
-            found.append(record)
-    return found
+    """Live registry records. Read only: a dry run must not sweep stale ones, and
+    unreadable files are skipped silently (`zirv ctx status` reports them)."""
+    problems: list[str] = []
+    return [
+        r for r in registry.list_sessions(sweep=False, problems=problems) if registry.is_alive(r)
+    ]
 
 
 def orchestrator_for(records: list[SessionRecord], repo: Path) -> SessionRecord | None:
@@ -212,7 +144,7 @@ def _run(args: argparse.Namespace) -> int:
     agent = args.agent or (target.agent if target else None) or _default_agent(settings)
     spec = args.model
     if not spec:
-        keep = catalogue.tier_of(target.model) if target and target.model else None
+        keep = catalogue.tier_of(record_model(target)) if target else None
         spec = keep or "standard"
     try:
         res = catalogue.resolve_model(agent, spec, settings)
@@ -240,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
 def _describe_target(target: SessionRecord | None, prefix: str | None) -> str:
     if target is None:
         return "(no live session)" if not prefix else f"(no live session matching {prefix!r})"
-    model = target.model or catalogue.NO_MODEL
+    model = record_model(target) or catalogue.NO_MODEL
     role = target.role or target.verb or "session"
     return f"{target.short} {target.agent}/{model} ({role}, pid {target.pid})"
 
