@@ -1,0 +1,177 @@
+"""Restore roster: write, take by rename, age, tolerance, liveness, relaunch argv."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from zirv_dash import paths, procinfo, roster
+from zirv_dash.adapters import ADAPTERS
+from zirv_dash.roster import RosterPane
+
+SLUG = "-work-repo"
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ZIRV_CTX_STATE_DIR", str(tmp_path / "state"))
+    return paths.state_dir()
+
+
+def pane(n: int, **kw: object) -> RosterPane:
+    return RosterPane(agent="claude", session_id=f"sess{n:04d}-aaaa-bbbb", short=f"sess{n:04d}",
+                      title=f"wrk {n}", **kw)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_write_then_take(state: Path) -> None:
+    panes = [pane(1, report_to="orch0001", budget_tokens=500, work_group_id="g1"),
+             pane(2, interactive=True, role="sub-orchestrator"), pane(1)]  # fmt: skip
+    path = roster.write_roster(state, SLUG, panes, now=1000)
+    assert path == state / "dash" / f"roster-{SLUG}.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    text = path.read_text()
+    assert "\n" not in text and ": " not in text  # compact
+    doc = json.loads(text)
+    assert doc["written"] == 1000 and len(doc["panes"]) == 2  # de-duplicated by session_id
+    assert set(doc["panes"][0]) == {
+        "agent", "session_id", "role", "short", "title", "report_to", "report_reminder_sent",
+        "settled_mail_sent", "work_group_id", "budget_tokens", "interactive", "parent_session",
+        "native", "native_generation",
+    }  # fmt: skip
+
+    got = roster.take_roster(state, SLUG, max_age_secs=60, now=1030)
+    assert got == panes[:2]
+    assert not path.exists()
+    assert roster.consumed_path(state, SLUG).exists()
+    assert roster.take_roster(state, SLUG, max_age_secs=60, now=1030) == []
+
+
+def test_too_old_is_ignored_but_consumed(state: Path) -> None:
+    roster.write_roster(state, SLUG, [pane(1)], now=1000)
+    assert roster.take_roster(state, SLUG, max_age_secs=60, now=1061) == []
+    assert not roster.roster_path(state, SLUG).exists()
+    assert roster.consumed_path(state, SLUG).exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"{not json", b"[]", b'{"panes": []}', b'{"written": "yesterday", "panes": []}',
+     b'{"written": true, "panes": []}', b"\xff\xfe", b"[" * 50000 + b"]" * 50000],
+)  # fmt: skip
+def test_garbage_is_absent_but_consumed(state: Path, content: bytes) -> None:
+    path = roster.roster_path(state, SLUG)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    assert roster.take_roster(state, SLUG, max_age_secs=10**9) == []
+    assert not path.exists() and roster.consumed_path(state, SLUG).exists()
+
+
+def test_tolerant_entries(state: Path) -> None:
+    path = roster.roster_path(state, SLUG)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    entries = [
+        {"agent": "codex", "session_id": "abcdef12-0000", "role": "worker", "short": "abcdef12",
+         "title": "wrk codex"},  # an old build's entry: every later field missing
+        {"agent": "gemini", "session_id": "fedcba98-1111", "role": 5, "budget_tokens": "lots",
+         "interactive": "yes", "native_generation": -3, "future_field": {"x": 1}},
+        {"agent": "claude"},  # no session id: unusable
+        "not an object",
+        {"agent": 7, "session_id": "x"},
+    ]  # fmt: skip
+    path.write_text(json.dumps({"written": 100, "panes": entries, "extra": True}))
+    got = roster.take_roster(state, SLUG, max_age_secs=10, now=105)
+    assert [p.agent for p in got] == ["codex", "gemini"]
+    old, odd = got
+    assert old.interactive is False and old.report_to is None and old.native_generation == 0
+    assert odd.role == "worker" and odd.budget_tokens is None and odd.interactive is False
+    assert odd.native_generation == 0 and odd.short == "fedcba98" and odd.title == ""
+
+
+def test_only_one_taker_wins(state: Path) -> None:
+    roster.write_roster(state, SLUG, [pane(1), pane(2)])
+    results: list[list[RosterPane]] = []
+    barrier = threading.Barrier(8)
+
+    def take() -> None:
+        barrier.wait()
+        results.append(roster.take_roster(state, SLUG, max_age_secs=60))
+
+    threads = [threading.Thread(target=take) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    assert sorted(len(r) for r in results) == [0] * 7 + [2]
+
+
+def test_partition_live(state: Path) -> None:
+    sessions = state / "sessions"
+    sessions.mkdir()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        live, dead, orch = pane(1), pane(2), pane(3, role="orchestrator")
+        (sessions / f"{live.short}.json").write_text(json.dumps({
+            "session": live.session_id, "short": live.short, "pid": sleeper.pid,
+            "start_time": procinfo.process_start_time(sleeper.pid)}))  # fmt: skip
+        gone = subprocess.Popen([sys.executable, "-c", "pass"])
+        gone.wait()
+        (sessions / f"{dead.short}.json").write_text(json.dumps(
+            {"session": dead.session_id, "short": dead.short, "pid": gone.pid}))
+        offer, kept = roster.partition_live([live, dead, orch], state)
+        assert offer == [dead] and kept == [live]
+        assert roster.kept_notice(live) == (
+            "not restoring wrk 1 (sess0001): that session is still running (kept for next launch)"
+        )
+        # A record whose start time does not match is a reused pid: not live.
+        (sessions / f"{live.short}.json").write_text(json.dumps(
+            {"session": live.session_id, "pid": sleeper.pid, "start_time": 1.0}))
+        assert roster.partition_live([live], state) == ([live], [])
+        (sessions / f"{live.short}.json").write_text("garbage")
+        assert roster.partition_live([live], state) == ([live], [])
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_partition_with_custom_liveness() -> None:
+    a, b = pane(1), pane(2)
+    assert roster.partition_live([a, b], is_live=lambda p: p is a) == ([b], [a])
+
+
+def test_split_for_cap() -> None:
+    checked = [pane(i) for i in range(5)]
+    now, later, err = roster.split_for_cap(checked, live_panes=7, max_panes=9)
+    assert now == checked[:2] and later == checked[2:]
+    assert err == "restore: pane limit reached (dash.max_panes = 9); 3 session(s) not restored"
+    assert roster.split_for_cap(checked, 0, 9) == (checked, [], None)
+    assert roster.split_for_cap(checked, 12, 9)[0] == []
+
+
+def test_restore_argv() -> None:
+    p = pane(1)
+    argv = roster.restore_argv(ADAPTERS["claude"], p)
+    assert argv == ["claude", "--permission-mode", "dontAsk", "--resume", p.session_id]
+    p.interactive = True
+    assert "default" in roster.restore_argv(ADAPTERS["claude"], p)
+    assert roster.restore_env(p) == {"ZIRV_CTX_LAUNCH_MODE": "interactive"}
+    g = RosterPane(agent="gemini", session_id="x")
+    assert roster.restore_argv(ADAPTERS["gemini"], g) == ["gemini", roster.RESTART_PROMPT]
+    assert roster.restore_env(g) == {"ZIRV_CTX_HEADLESS": "1"}
+    assert roster.restore_argv(ADAPTERS["pi"], g)[-2:] == ["--session", "x"]
+
+
+def test_roster_survives_a_symlinked_roster(state: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text(json.dumps({"written": 1, "panes": []}))
+    path = roster.roster_path(state, SLUG)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(secret, path)
+    assert roster.take_roster(state, SLUG, max_age_secs=10**12) == []
+    assert secret.exists()
