@@ -474,3 +474,9 @@ def test_gate_is_read_from_the_repo_when_not_given(isolated: Path, tmp_path: Pat
     with pytest.raises(HandoverRefused, match="claude is disabled"):
         handover.check_harness("claude")
     assert handover.check_harness("shell").name == "shell"
+
+
+def test_default_packet_dir_is_private_under_state(tmp_path: Path) -> None:
+    where = handover.default_packet_dir()
+    assert where == tmp_path / "state" / "handover"
+    assert mode_of(where) == 0o700

@@ -240,3 +240,13 @@ def test_no_answer_withdraws_the_request(tmp_path: Path, env: dict[str, str]) ->
     assert done.returncode == 1
     assert "request withdrawn" in done.stderr
     assert not (sessions(tmp_path) / f"{SHORT}.handover-req").exists()
+
+
+def test_request_for_what_the_pane_already_runs_is_a_no_op(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    write_record(tmp_path, model="demo-deep")
+    done = run(tmp_path, env, "--model", "deep")
+    assert done.returncode == 0, done.stderr
+    assert "already runs demo/demo-deep; nothing to do" in done.stdout
+    assert not (sessions(tmp_path) / f"{SHORT}.handover-req").exists()

@@ -754,6 +754,11 @@ def plan_swap(
     return SwapPlan(to_agent, model, "first_prompt", argv, old_quit_sequence=quit_seq)
 
 
+def default_packet_dir() -> Path:
+    """`<state>/handover/`: where the dashboard keeps packet files (0700)."""
+    return paths.ensure_private_dir(paths.state_dir() / "handover")
+
+
 def _write_packet(packet_dir: Path, packet: str) -> Path:
     paths.ensure_private_dir(packet_dir)
     path = packet_dir / f"handover-{int(time.time())}-{uuid.uuid4().hex[:8]}.md"

@@ -166,6 +166,9 @@ def _run(args: argparse.Namespace) -> int:
     if refusal:
         print(f"handover refused: {refusal}", file=sys.stderr)
         return 1
+    if target.agent == res.agent and catalogue.same_model(record_model(target), res.model):
+        print(f"handover: pane {target.short} already runs {res.agent}/{res.model}; nothing to do")
+        return 0
     return _request_and_wait(target, res, force=args.force)
 
 
