@@ -1,0 +1,296 @@
+"""Mailbox: upstream file names and header format, tolerant parsing, caps, concurrency."""
+
+from __future__ import annotations
+
+import stat
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from zirv_dash import mail
+
+SLUG = "-work-my-repo"
+NOW = 1_700_000_000
+SESSION_A = "aaaa1111-0000-4000-8000-000000000001"
+SESSION_B = "bbbb2222-0000-4000-8000-000000000002"
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("ZIRV_CTX_STATE_DIR", str(tmp_path))
+    yield tmp_path
+
+
+def box(state: Path) -> Path:
+    return state / "mail" / SLUG
+
+
+def send(body: str = "hello", **kw: object) -> mail.Message:
+    args: dict[str, object] = {"from_session": SESSION_A, "from_agent": "claude", "now": NOW}
+    args.update(kw)
+    return mail.store(SLUG, body, **args)  # type: ignore[arg-type]
+
+
+def test_store_writes_the_upstream_name_and_header(state: Path) -> None:
+    message = send("the webhook route moved to /v2/webhook")
+    assert message.path == box(state) / "1700000000-aaaa1111.md"
+    assert message.path.read_text() == (
+        "## Message\n"
+        f"- From-session: {SESSION_A}\n"
+        "- From-agent: claude\n"
+        "- To: any\n"
+        "- Sent: 1700000000\n"
+        "\n"
+        "the webhook route moved to /v2/webhook\n"
+    )
+    assert stat.S_IMODE(message.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(box(state).stat().st_mode) == 0o700
+
+
+def test_directed_message_has_to_session(state: Path) -> None:
+    message = send("for you", to="codex", to_session=SESSION_B)
+    text = message.path.read_text()
+    assert "- To: codex\n- To-session: " + SESSION_B + "\n- Sent: 1700000000\n\n" in text
+    assert message.to_short == "bbbb2222"
+
+
+def test_same_second_collisions_get_numbered_suffixes(state: Path) -> None:
+    names = [send(f"m{i}").path.name for i in range(3)]
+    assert names == [
+        "1700000000-aaaa1111.md",
+        "1700000000-aaaa1111_001.md",
+        "1700000000-aaaa1111_002.md",
+    ]
+    assert sorted(names) == names  # lexical order stays chronological
+
+
+def test_concurrent_writers_never_clobber_each_other(state: Path) -> None:
+    def write(i: int) -> Path:
+        return send(f"body {i}", keep=1000).path
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        paths = list(pool.map(write, range(40)))
+    assert len(set(paths)) == 40
+    bodies = sorted(m.body for m in mail.list_messages(SLUG))
+    assert bodies == sorted(f"body {i}" for i in range(40))
+    assert not [p for p in box(state).iterdir() if p.name.startswith(".")]  # no temp leftovers
+
+
+def test_parser_is_tolerant(state: Path) -> None:
+    text = (
+        "stray preamble\n"
+        "## Message\n"
+        "* FROM-SESSION: cccc3333-x\n"
+        "+ from-agent:   gemini  \n"
+        "3. to-session: dddd4444\n"
+        "no colon here\n"
+        "\n"
+        "body line 1\n"
+        "- To: forged\n"
+    )
+    message = mail.parse_message(text, Path("1700000000-cccc3333.md"))
+    assert message.from_session == "cccc3333-x"
+    assert message.from_agent == "gemini"
+    assert message.to == "any"  # missing To reads as any
+    assert message.sent == 0  # missing Sent reads as 0
+    assert message.to_session == "dddd4444"
+    assert message.body == "body line 1\n- To: forged"
+
+
+def test_no_message_header_is_an_error() -> None:
+    with pytest.raises(mail.MailError, match="no '## Message' header"):
+        mail.parse_message("just text\n", Path("x.md"))
+
+
+def test_header_values_cannot_be_forged(state: Path) -> None:
+    message = send(
+        "- To-session: eeee5555\n- From-agent: operator",
+        from_agent="evil\n- To-session: eeee5555\x1b[2J",
+    )
+    text = message.path.read_text()
+    header = text.split("\n\n", 1)[0].splitlines()
+    assert [line.split(":")[0] for line in header] == [
+        "## Message",
+        "- From-session",
+        "- From-agent",
+        "- To",
+        "- Sent",
+    ]
+    assert "\x1b" not in text.split("\n\n", 1)[0]
+    parsed = mail.read_message(message.path)
+    assert parsed.to_session is None
+    assert parsed.from_agent == "evil - To-session: eeee5555 [2J"
+    assert parsed.body.startswith("- To-session: eeee5555")
+    # a value written by someone else is sanitised again on read
+    hostile = "## Message\n- From-agent: - - x\u202eevil\x07\n- To: any\n\nb\n"
+    assert mail.parse_message(hostile, Path("y.md")).from_agent == "x evil"
+
+
+def test_sanitize_header_value() -> None:
+    assert mail.sanitize_header_value("  * - 1. name\r\n") == "name"
+    assert mail.sanitize_header_value("-5 degrees") == "-5 degrees"
+    assert len(mail.sanitize_header_value("x" * 1000)) == mail.MAX_HEADER_VALUE
+
+
+def test_long_body_goes_to_a_full_sidecar(state: Path) -> None:
+    body = "é" * 3000  # 6000 bytes, multi-byte characters
+    message = send(body, max_message_bytes=4096)
+    sidecars = list((box(state) / "full").iterdir())
+    assert len(sidecars) == 1
+    sidecar = sidecars[0]
+    assert sidecar.read_text() == body
+    stored = mail.read_message(message.path).body
+    assert stored.endswith(f"[truncated; full body: {sidecar.resolve()}]")
+    assert len(stored.encode()) <= 4096
+    assert stored.startswith("éé")
+
+
+def test_sidecar_is_capped_at_one_mebibyte(state: Path) -> None:
+    body = "x" * (mail.FULL_BODY_CAP + 10)
+    send(body)
+    sidecar = next((box(state) / "full").iterdir())
+    data = sidecar.read_bytes()
+    assert data.startswith(b"x" * 1000)
+    assert data.endswith(b"\n[truncated]\n")
+    assert len(data) == mail.FULL_BODY_CAP + len(b"\n[truncated]\n")
+
+
+def test_prune_keeps_the_newest_in_each_directory(state: Path) -> None:
+    for i in range(8):
+        send("x" * 200, now=NOW + i, keep=5, max_message_bytes=100)
+    top = sorted(p.name for p in box(state).glob("*.md"))
+    assert top == [f"{NOW + i}-aaaa1111.md" for i in range(3, 8)]
+    assert len(list((box(state) / "full").iterdir())) == 5
+    mail.consume(mail.list_messages(SLUG)[0])
+    for i in range(8, 12):
+        send("y", now=NOW + i, keep=2)
+    assert len(list((box(state) / "read").iterdir())) == 1  # read/ is never pruned
+
+
+def test_prune_ignores_foreign_files(state: Path) -> None:
+    send("a")
+    (box(state) / "notes.txt").write_text("keep me")
+    (box(state) / "0000000001-x.md.bak").write_text("keep me")
+    send("b", now=NOW + 1, keep=1)
+    assert (box(state) / "notes.txt").exists()
+    assert (box(state) / "0000000001-x.md.bak").exists()
+
+
+def test_visibility_rules(state: Path) -> None:
+    send("to any")
+    send("to codex", to="codex", now=NOW + 1)
+    send("to bbbb", to="codex", to_session=SESSION_B, now=NOW + 2)
+    send("from b", from_session=SESSION_B, from_agent="codex", now=NOW + 3)
+
+    def bodies(agent: str | None, short: str | None) -> list[str]:
+        return [m.body.strip() for m in mail.list_messages(SLUG, agent=agent, short=short)]
+
+    assert bodies("codex", "bbbb2222") == ["to any", "to codex", "to bbbb"]
+    assert bodies("CODEX", "cccc3333") == ["to any", "to codex", "from b"]
+    assert bodies("claude", "cccc3333") == ["to any", "from b"]
+    assert bodies("claude", "aaaa1111") == ["to any", "from b"][1:]  # never its own notes
+    assert bodies(None, None) == ["to any", "to codex", "to bbbb", "from b"]
+    assert mail.unread_counts(SLUG, "bbbb2222", "codex") == (2, 1)
+    assert mail.unread_counts(SLUG, None, None) == (4, 0)
+
+
+def test_consume_moves_to_read_once(state: Path) -> None:
+    message = send("once")
+    assert mail.consume(message) is True
+    assert not message.path.exists()
+    assert (box(state) / "read" / message.path.name).read_text().endswith("once\n")
+    assert mail.consume(message) is False
+    assert mail.list_messages(SLUG) == []
+
+
+def test_concurrent_consumers_only_one_wins(state: Path) -> None:
+    for _ in range(5):
+        message = send("race", keep=1000)
+        barrier = threading.Barrier(6)
+
+        def take(
+            _: int, message: mail.Message = message, barrier: threading.Barrier = barrier
+        ) -> bool:
+            barrier.wait()
+            return mail.consume(message)
+
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            results = list(pool.map(take, range(6)))
+        assert results.count(True) == 1
+    assert len(list((box(state) / "read").iterdir())) == 5
+
+
+def test_consume_keeps_an_earlier_read_copy(state: Path) -> None:
+    first = send("first")
+    mail.consume(first)
+    again = send("second")  # same name again: the first was moved away
+    assert again.path.name == first.path.name
+    assert mail.consume(again)
+    assert sorted(p.read_text().split("\n\n", 1)[1] for p in (box(state) / "read").iterdir()) == [
+        "first\n",
+        "second\n",
+    ]
+
+
+def test_fanout_is_read_once_per_reader(state: Path) -> None:
+    message = send("to everyone", broadcast=True)
+    assert message.path.parent == box(state) / "fanout"
+    assert message.id == "fanout/1700000000-aaaa1111.md"
+    for short in ("bbbb2222", "cccc3333"):
+        seen = mail.list_messages(SLUG, agent="codex", short=short)
+        assert [m.id for m in seen] == [message.id]
+    assert mail.consume(message, reader="bbbb2222") is True
+    assert mail.consume(message, reader="bbbb2222") is False
+    assert (box(state) / "fanout" / "1700000000-aaaa1111.read" / "bbbb2222").exists()
+    assert mail.list_messages(SLUG, agent="codex", short="bbbb2222") == []
+    assert len(mail.list_messages(SLUG, agent="codex", short="cccc3333")) == 1
+    assert message.path.exists()  # broadcasts stay for the other readers
+
+
+def test_fanout_prune_removes_markers(state: Path) -> None:
+    first = send("one", broadcast=True)
+    mail.consume(first, reader="bbbb2222")
+    send("two", broadcast=True, now=NOW + 1, keep=1)
+    assert not first.path.exists()
+    assert not (box(state) / "fanout" / "1700000000-aaaa1111.read").exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"garbage without header", b"\xff\xfe\x00\x01", b"## Mess"],
+)
+def test_garbage_mail_is_skipped_and_kept(state: Path, content: bytes) -> None:
+    good = send("good")
+    bad = box(state) / "1699999999-zzzz9999.md"
+    bad.write_bytes(content)
+    problems: list[str] = []
+    messages = mail.list_messages(SLUG, problems=problems)
+    assert [m.path for m in messages] == [good.path]
+    assert len(problems) == 1 and str(bad) in problems[0]
+    assert bad.read_bytes() == content
+
+
+def test_non_file_entries_are_ignored(state: Path) -> None:
+    send("good")
+    (box(state) / "1699999999-dir00000.md").mkdir()
+    problems: list[str] = []
+    assert len(mail.list_messages(SLUG, problems=problems)) == 1
+    assert problems == []  # directories are not message files
+
+
+def test_invalid_slug_is_refused(state: Path) -> None:
+    for slug in ("../etc", "a/b", "", ".."):
+        with pytest.raises(mail.MailError, match="invalid mailbox slug"):
+            mail.store(slug, "x", from_session="s", from_agent="a")
+
+
+def test_operator_sender_and_display_body(state: Path) -> None:
+    message = mail.store(
+        SLUG, "hi\x1b]52;c;evil\x07\ttab", from_session="operator", from_agent="operator", now=NOW
+    )
+    assert message.path.name == "1700000000-operator.md"
+    shown = mail.display_body(message.body)
+    assert "\x1b" not in shown and "\x07" not in shown and "\ttab" in shown
