@@ -1,0 +1,30 @@
+"""Shared fixtures: every test gets its own state dir and operator dir."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    state = tmp_path / "state"
+    home = tmp_path / "operator"
+    monkeypatch.setenv("ZIRV_CTX_STATE_DIR", str(state))
+    monkeypatch.setenv("ZIRV_HOME", str(home))
+    for name in list(os.environ):
+        if name.startswith(("ZIRV_CTX_DASH", "ZIRV_CTX_MAIL", "ZIRV_AGENT_")) or name in (
+            "ZIRV_CTX_SESSION",
+            "ZIRV_CTX_SOCKET",
+            "ZIRV_CTX_AGENT",
+            "ZIRV_CTX_DASH_REQUESTS",
+            "CLAUDECODE",
+            "CLAUDE_PID",
+            "ZIRV_ALLOW_NESTED",
+        ):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "0.2")
+    yield state

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zirv_dash.config import ConfigError, load_adapter_gate, load_settings
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_defaults(tmp_path: Path) -> None:
+    s = load_settings(tmp_path)
+    assert s.dash.enabled is True
+    assert s.dash.max_panes == 9
+    assert s.dash.idle_quiet_ms == 10_000
+    assert s.dash.roster_max_age_secs == 604_800
+    assert s.mail.keep == 50 and s.mail.max_message_bytes == 4096
+
+
+def test_layers_operator_then_repo_then_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    op = Path(os.environ["ZIRV_HOME"])
+    write(op / "ctx.toml", "[dash]\nmax_panes = 4\nidle_quiet_ms = 5000\n")
+    write(tmp_path / ".zirv" / "ctx.toml", "[dash]\nidle_quiet_ms = 2000\n")
+    s = load_settings(tmp_path)
+    assert s.dash.max_panes == 4
+    assert s.dash.idle_quiet_ms == 2000  # repo may set this one
+    monkeypatch.setenv("ZIRV_CTX_DASH_MAX_PANES", "6")
+    monkeypatch.setenv("ZIRV_CTX_DASH", "false")
+    s = load_settings(tmp_path)
+    assert s.dash.max_panes == 6
+    assert s.dash.enabled is False
+    s = load_settings(tmp_path, flags={"dash": {"idle_quiet_ms": 700}})
+    assert s.dash.idle_quiet_ms == 700
+
+
+def test_repo_forbidden_key_names_key_and_where(tmp_path: Path) -> None:
+    write(tmp_path / ".zirv" / "ctx.toml", "[dash]\nmax_panes = 50\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    msg = str(info.value)
+    assert "dash.max_panes" in msg and "~/.zirv/ctx.toml" in msg
+    assert "ZIRV_CTX_DASH_MAX_PANES" in msg
+
+
+def test_repo_may_not_pick_the_agent(tmp_path: Path) -> None:
+    write(tmp_path / ".zirv" / "ctx.toml", 'agent = "codex"\n')
+    with pytest.raises(ConfigError, match="`agent` may not be set by a repository"):
+        load_settings(tmp_path)
+
+
+def test_malformed_toml_names_file_and_line(tmp_path: Path) -> None:
+    bad = write(tmp_path / ".zirv" / "ctx.toml", "[dash]\nidle_quiet_ms = 10\nthis is not toml\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert str(bad) in str(info.value)
+    assert "line 3" in str(info.value)
+
+
+def test_invalid_value_is_explained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ZIRV_CTX_DASH_MAX_PANES", "many")
+    with pytest.raises(ConfigError, match="max_panes"):
+        load_settings(tmp_path)
+
+
+def test_adapter_gate_repo_only_narrows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    op = Path(os.environ["ZIRV_HOME"])
+    write(op / ".settings.toml", "[agents.codex]\nenabled = false\n")
+    write(tmp_path / ".zirv" / ".settings.toml", "[agents.codex]\nenabled = true\n[agents.gemini]\nenabled = false\n")
+    gate = load_adapter_gate(tmp_path, ["claude", "codex", "gemini"])
+    assert not gate.enabled("codex")  # the repo cannot re-enable it
+    assert not gate.enabled("gemini")  # but it can narrow
+    assert gate.enabled("claude")
+    monkeypatch.setenv("ZIRV_AGENT_CODEX_ENABLED", "true")
+    assert load_adapter_gate(tmp_path, ["codex"]).enabled("codex")
+    monkeypatch.setenv("ZIRV_AGENT_CODEX_ENABLED", "yes")
+    with pytest.raises(ConfigError, match="ZIRV_AGENT_CODEX_ENABLED"):
+        load_adapter_gate(tmp_path, ["codex"])
