@@ -56,8 +56,16 @@ def claim_marker(short: str) -> str | None:
             claimed.unlink()
         except OSError:
             pass
-    sender = _clean_sender(raw.decode("utf-8", errors="replace"))
-    return sender or UNKNOWN_SENDER
+    return _parse_sender(raw)
+
+
+def _parse_sender(raw: bytes) -> str:
+    """The sender named in a marker; anything but a plain id reads as unknown."""
+    text = raw.decode("ascii", errors="replace").strip()
+    first = text.splitlines()[0].strip() if text else ""
+    if first and len(first) <= 64 and all(ch.isalnum() or ch in "-_." for ch in first):
+        return first
+    return UNKNOWN_SENDER
 
 
 def _clean_sender(text: str) -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import socket
-import stat
 from pathlib import Path
 
 MAX_DATAGRAM = 256
@@ -31,10 +31,9 @@ class TurnSignalError(OSError):
 class TurnSignalServer:
     """The pane side: a bound, non-blocking datagram socket."""
 
-    def __init__(self, path: Path, sock: socket.socket, inode: int) -> None:
+    def __init__(self, path: Path, sock: socket.socket) -> None:
         self.path = path
         self._sock = sock
-        self._inode = inode
 
     @classmethod
     def bind(cls, path: Path) -> TurnSignalServer:
@@ -68,11 +67,7 @@ class TurnSignalServer:
         except OSError:
             pass
         sock.setblocking(False)
-        try:
-            inode = os.stat(path).st_ino
-        except OSError:
-            inode = 0
-        return cls(path, sock, inode)
+        return cls(path, sock)
 
     def fileno(self) -> int:
         return self._sock.fileno()
@@ -93,16 +88,29 @@ class TurnSignalServer:
         return signals
 
     def close(self) -> None:
-        """Close the socket and remove its file (only if it is still ours)."""
-        try:
-            self._sock.close()
-        finally:
+        """Close the socket and remove its file, unless a successor has bound
+        the same path since (a rollover keeps the short id)."""
+        ours = self._path_is_ours()
+        self._sock.close()
+        if ours:
             try:
-                st = os.lstat(self.path)
-                if stat.S_ISSOCK(st.st_mode) and (self._inode == 0 or st.st_ino == self._inode):
-                    self.path.unlink()
+                self.path.unlink()
             except OSError:
                 pass
+
+    def _path_is_ours(self) -> bool:
+        # Inode numbers are reused at once after an unlink, so ask the socket at
+        # the path itself: a nonce sent there must arrive on our own socket.
+        nonce = b"\x00zirv-close-" + secrets.token_hex(8).encode()
+        if not send_turn_signal_bytes(self.path, nonce):
+            return False
+        for _ in range(4096):
+            try:
+                if self._sock.recv(MAX_DATAGRAM) == nonce:
+                    return True
+            except OSError:
+                return False
+        return False
 
     def __enter__(self) -> TurnSignalServer:
         return self
@@ -133,10 +141,17 @@ def send_turn_signal(socket_path: str | os.PathLike[str], kind: str = "stop") ->
 
     Never raises and never blocks: a missing, stale or full socket returns False.
     """
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    return send_turn_signal_bytes(socket_path, kind.encode("ascii", errors="ignore"))
+
+
+def send_turn_signal_bytes(socket_path: str | os.PathLike[str], payload: bytes) -> bool:
+    try:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    except OSError:
+        return False
     try:
         sock.setblocking(False)
-        sock.sendto(kind.encode("ascii", errors="ignore")[:MAX_DATAGRAM], os.fspath(socket_path))
+        sock.sendto(payload[:MAX_DATAGRAM], os.fspath(socket_path))
     except (OSError, ValueError):
         return False
     finally:
