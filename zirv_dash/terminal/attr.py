@@ -39,7 +39,10 @@ DEFAULT_ATTR = Attr()
 # Interning table: every Attr the parser produces goes through here so equal
 # renditions are the same object (cheap identity comparisons when grouping runs).
 _INTERN: dict[Attr, Attr] = {DEFAULT_ATTR: DEFAULT_ATTR}
-_SGR_CACHE: dict[tuple[Attr, str], Attr] = {}
+# SGR transitions keyed by (id(current attr), parameter string): hashing an
+# int and an (already hashed) str is much cheaper than hashing a 9-field
+# tuple.  The value keeps the source object so a recycled id is detected.
+_SGR_CACHE: dict[tuple[int, str], tuple[Attr, Attr]] = {}
 _CACHE_LIMIT = 8192
 
 
@@ -48,6 +51,7 @@ def intern_attr(attr: Attr) -> Attr:
     if got is None:
         if len(_INTERN) > _CACHE_LIMIT:
             _INTERN.clear()
+            _SGR_CACHE.clear()
             _INTERN[DEFAULT_ATTR] = DEFAULT_ATTR
         _INTERN[attr] = attr
         got = attr
@@ -112,9 +116,86 @@ def _extended_color(fields: list[list[str]], i: int) -> tuple[Color | bool, int]
     return False, i + 2
 
 
+def _apply_sgr_fast(attr: Attr, codes: list[int]) -> Attr:
+    """Semicolon-only SGR (by far the common form), on integer codes."""
+    fg, bg, bold, dim, italic, underline, reverse, strike, blink = attr
+    i = 0
+    n = len(codes)
+    while i < n:
+        code = codes[i]
+        i += 1
+        if code == 0:
+            fg = bg = None
+            bold = dim = italic = underline = reverse = strike = blink = False
+        elif code == 38 or code == 48 or code == 58:
+            color: Color = None
+            if i < n and codes[i] == 2:
+                if i + 3 < n:
+                    r, g, b = codes[i + 1], codes[i + 2], codes[i + 3]
+                    if r <= 255 and g <= 255 and b <= 255:
+                        color = f"#{r:02x}{g:02x}{b:02x}"
+                i += 4
+            elif i < n and codes[i] == 5:
+                if i + 1 < n and codes[i + 1] <= 255:
+                    color = codes[i + 1]
+                i += 2
+            else:
+                i += 1
+            if color is not None:
+                if code == 38:
+                    fg = color
+                elif code == 48:
+                    bg = color
+        elif 30 <= code <= 37:
+            fg = code - 30
+        elif 40 <= code <= 47:
+            bg = code - 40
+        elif 90 <= code <= 97:
+            fg = code - 82
+        elif 100 <= code <= 107:
+            bg = code - 92
+        elif code == 39:
+            fg = None
+        elif code == 49:
+            bg = None
+        elif code == 1:
+            bold = True
+        elif code == 2:
+            dim = True
+        elif code == 3:
+            italic = True
+        elif code == 4 or code == 21:
+            underline = True
+        elif code == 5 or code == 6:
+            blink = True
+        elif code == 7:
+            reverse = True
+        elif code == 9:
+            strike = True
+        elif code == 22:
+            bold = dim = False
+        elif code == 23:
+            italic = False
+        elif code == 24:
+            underline = False
+        elif code == 25:
+            blink = False
+        elif code == 27:
+            reverse = False
+        elif code == 29:
+            strike = False
+    return intern_attr(Attr(fg, bg, bold, dim, italic, underline, reverse, strike, blink))
+
+
 def _apply_sgr(attr: Attr, params: str) -> Attr:
     if not params:
         return DEFAULT_ATTR
+    if ":" not in params:
+        try:
+            codes = [int(f) if f else 0 for f in params.split(";")]
+        except ValueError:
+            return attr  # not a valid SGR: ignored
+        return _apply_sgr_fast(attr, codes)
     fields = [f.split(":") for f in params.split(";")]
     fg, bg = attr.fg, attr.bg
     bold, dim, italic, underline = attr.bold, attr.dim, attr.italic, attr.underline
@@ -185,11 +266,12 @@ def _apply_sgr(attr: Attr, params: str) -> Attr:
 def apply_sgr(attr: Attr, params: str) -> Attr:
     """Return ``attr`` updated by the SGR parameter string ``params``
     (the text between ``CSI`` and ``m``, without private prefix)."""
-    key = (attr, params)
+    key = (id(attr), params)
     got = _SGR_CACHE.get(key)
-    if got is None:
-        got = _apply_sgr(attr, params)
-        if len(_SGR_CACHE) > _CACHE_LIMIT:
-            _SGR_CACHE.clear()
-        _SGR_CACHE[key] = got
-    return got
+    if got is not None and got[0] is attr:
+        return got[1]
+    new = _apply_sgr(attr, params)
+    if len(_SGR_CACHE) > _CACHE_LIMIT:
+        _SGR_CACHE.clear()
+    _SGR_CACHE[key] = (attr, new)
+    return new

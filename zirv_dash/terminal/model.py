@@ -16,15 +16,18 @@ import codecs
 import logging
 import re
 import time
+from itertools import chain, repeat
 
 from pyte import charsets as _pyte_charsets
 
-from .attr import DEFAULT_ATTR, Attr, apply_sgr
+from .attr import _SGR_CACHE, DEFAULT_ATTR, Attr, apply_sgr
 from .screen import Run, Screen, make_runs
-from .widths import narrow_run_re
+from .widths import narrow_class
 
 _log = logging.getLogger(__name__)
 
+# Splits a styled run into [text, params, text, params, ..., text].
+_SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 _CSI_PREFIX_RE = re.compile(r"\x1b\[[0-?]*[ -/]*")
 _ESC_RE = re.compile(r"\x1b([ -/]*)([0-~])")
@@ -69,7 +72,10 @@ class TerminalModel:
     def __init__(self, columns: int, rows: int, scrollback_bytes: int = 8 * 1024 * 1024) -> None:
         self._screen = Screen(columns, rows, scrollback_bytes)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._narrow = narrow_run_re()
+        # A "styled run": single-width text mixed with plain SGR sequences,
+        # the bulk of what agents, highlighters and TUIs print.  It is drawn
+        # with one slice assignment per line instead of one call per token.
+        self._styled = _styled_run_re()
         self._pending = ""
         self._str_kind = ""  # "]" OSC, "P" DCS, "_" APC, "^" PM, "X" SOS, "" none
         self._str_buf: list[str] = []
@@ -262,22 +268,51 @@ class TerminalModel:
 
     # -- parser ----------------------------------------------------------------------
 
+    def _draw_styled(self, seg: str) -> None:
+        """Draw a run of single-width text interleaved with SGR sequences."""
+        scr = self._screen
+        parts = _SGR_SPLIT(seg)
+        attr = scr.attr
+        texts = parts[0::2]
+        run_attrs = [attr]
+        cache_get = _SGR_CACHE.get
+        for p in parts[1::2]:
+            if p == "0" or not p:
+                attr = DEFAULT_ATTR
+            else:
+                got = cache_get((id(attr), p))
+                if got is not None and got[0] is attr:
+                    attr = got[1]
+                else:
+                    attr = apply_sgr(attr, p)
+            run_attrs.append(attr)
+        body = "".join(texts)
+        if body:
+            if scr.graphics:
+                body = body.translate(_DEC_GRAPHICS)
+            cell_attrs = list(chain.from_iterable(map(repeat, run_attrs, map(len, texts))))
+            scr.draw_cells(body, cell_attrs)
+        scr.attr = attr
+
     def _parse(self, text: str) -> None:
         scr = self._screen
-        narrow_match = self._narrow.match
+        styled_match = self._styled.match
         csi_match = _CSI_RE.match
         n = len(text)
         i = 0
         if self._str_kind:
             i = self._string(text, 0)
         while i < n:
-            m = narrow_match(text, i)
+            m = styled_match(text, i)
             if m is not None:
                 j = m.end()
-                if scr.graphics:
-                    scr.draw_narrow(text[i:j].translate(_DEC_GRAPHICS))
+                seg = text[i:j]
+                if "\x1b" in seg:
+                    self._draw_styled(seg)
+                elif scr.graphics:
+                    scr.draw_narrow(seg.translate(_DEC_GRAPHICS))
                 else:
-                    scr.draw_narrow(text[i:j])
+                    scr.draw_narrow(seg)
                 i = j
                 if i >= n:
                     break
@@ -704,6 +739,17 @@ class TerminalModel:
         self._sync_since = None
         self._kitty_flags = [0]
         self._title = ""
+
+
+def _styled_run_re() -> re.Pattern[str]:
+    global _STYLED_RE
+    if _STYLED_RE is None:
+        cls = narrow_class()
+        _STYLED_RE = re.compile(f"(?:[{cls}]+|\x1b\\[[0-9;:]*m)+")
+    return _STYLED_RE
+
+
+_STYLED_RE: re.Pattern[str] | None = None
 
 
 def _xrgb(rgb: tuple[int, int, int]) -> str:

@@ -26,9 +26,8 @@ from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .widths import char_width
 
 Run = tuple[str, Attr]
-# A scrollback line: runs with their cell counts, total cells, bytes charged.
-HistRun = tuple[str, Attr, int]
-HistLine = tuple[tuple[HistRun, ...], int, int]
+# A scrollback line: cell text, attribute(s), cells, bytes charged.
+HistLine = tuple[str | tuple[str, ...], Attr | tuple[Attr, ...], int, int]
 
 _first = itemgetter(0)
 _second = itemgetter(1)
@@ -123,10 +122,29 @@ class Screen:
 
     def draw_narrow(self, text: str) -> None:
         """Draw ``text`` whose characters are all one cell wide."""
+        x = self.x
+        end = x + len(text)
+        if end <= self.columns and not self.insert_mode:
+            # Fast path: the run fits on the current line.
+            y = self.y
+            row = self.chars[y]
+            if row[x] == "" or (end < self.columns and row[end] == ""):
+                _heal(row, x)
+                _heal(row, end)
+            row[x:end] = text
+            self.attrs[y][x:end] = [self.attr] * (end - x)
+            self.touched.add(y)
+            self.x = end
+            self.last_char = text[-1]
+            return
+        self.draw_cells(text, [self.attr] * len(text))
+
+    def draw_cells(self, text: str, cell_attrs: list[Attr]) -> None:
+        """Draw single-width ``text`` with one attribute per character,
+        wrapping (or not, without DECAWM) at the right margin."""
         cols = self.columns
         n = len(text)
         pos = 0
-        attr = self.attr
         touched = self.touched
         while pos < n:
             x = self.x
@@ -147,21 +165,20 @@ class Screen:
             if self.insert_mode:
                 _heal(row, x)
                 row[x:x] = [" "] * take
-                arow[x:x] = [attr] * take
+                arow[x:x] = [self.attr] * take
                 del row[cols:]
                 del arow[cols:]
                 _heal_end(row)
-            else:
-                if row[x] == "":
-                    _heal(row, x)
-                if end < cols and row[end] == "":
-                    _heal(row, end)
+            elif row[x] == "" or (end < cols and row[end] == ""):
+                _heal(row, x)
+                _heal(row, end)
             row[x:end] = text[pos : pos + take]
-            arow[x:end] = [attr] * take
+            arow[x:end] = cell_attrs[pos : pos + take]
             touched.add(y)
             self.x = end
             pos += take
-        self.last_char = text[-1]
+        if n:
+            self.last_char = text[-1]
 
     def draw_char(self, ch: str) -> None:
         """Draw one character of any width (wide, combining, zero width)."""
@@ -543,93 +560,76 @@ class Screen:
     # -- scrollback ----------------------------------------------------------------
 
     def _push_history(self, chars: list[str], attrs: list[Attr]) -> None:
-        """Append a row to the scrollback, stored compactly as runs with the
-        trailing default blanks cut off, and drop the oldest lines past the
-        byte budget (a line costs its text length plus one, like a log file)."""
+        """Append a row to the scrollback and drop the oldest lines past the
+        byte budget.
+
+        A line is stored as ``(text, attrs, cells, nbytes)`` with the trailing
+        default blanks cut off.  ``text`` is a ``str`` whose characters map
+        1:1 to cells, or -- when the line has wide or combining characters --
+        the tuple of cell strings.  ``attrs`` is one :class:`Attr` when the
+        whole line shares it, else a tuple with one per cell (8 bytes a cell,
+        charged to the budget, so the cap bounds memory, not just text).
+        This costs ~2 us a line; grouping into runs happens only when a line
+        is displayed.
+        """
         text = "".join(chars)
         stripped = text.rstrip(" ")
         cols = len(chars)
         keep = cols - (len(text) - len(stripped))
         if keep < cols and attrs[keep:].count(DEFAULT_ATTR) != cols - keep:
             keep = cols  # coloured trailing blanks are visible: keep them
+        body: str | tuple[str, ...] = stripped if keep < cols else text
+        if len(body) != keep:  # wide or combining characters
+            body = tuple(chars[:keep])
+        a0 = attrs[0]
+        line: HistLine
         if keep == 0:
-            line: HistLine = ((), 0, 1)
+            line = ("", DEFAULT_ATTR, 0, 1)
+        elif attrs.count(a0) == cols:
+            line = (body, a0, keep, keep + 1)
         else:
-            a0 = attrs[0]
-            if attrs.count(a0) == cols:
-                body = stripped if keep < cols else text
-                runs: tuple[HistRun, ...] = ((body, a0, keep),)
-            else:
-                runs = tuple(
-                    ("".join(map(_first, grp)), a, len(grp))
-                    for a, grp in (
-                        (a, list(g))
-                        for a, g in groupby(zip(chars[:keep], attrs[:keep], strict=False), _second)
-                    )
-                )
-            line = (runs, keep, keep + 1)
+            line = (body, tuple(attrs[:keep]), keep, 9 * keep + 1)
         self.history.append(line)
-        self.history_bytes += line[2]
+        self.history_bytes += line[3]
         limit = self.history_limit
         hist = self.history
         while self.history_bytes > limit and hist:
-            self.history_bytes -= hist.popleft()[2]
+            self.history_bytes -= hist.popleft()[3]
 
     def clear_history(self) -> None:
         self.history.clear()
         self.history_bytes = 0
 
+    def _history_cells(self, i: int) -> tuple[list[str], list[Attr]]:
+        body, attrs, cells, _ = self.history[i]
+        chars = list(body)
+        alist = [attrs] * cells if isinstance(attrs, Attr) else list(attrs)
+        return chars, alist
+
     def history_runs(self, i: int) -> list[Run]:
-        runs, cells, _ = self.history[i]
+        chars, alist = self._history_cells(i)
         cols = self.columns
-        out: list[Run] = []
-        if cells <= cols:
-            out = [(t, a) for t, a, _ in runs]
-            if cells < cols:
-                out.append((" " * (cols - cells), DEFAULT_ATTR))
-            return out
-        used = 0
-        for t, a, c in runs:
-            if used + c <= cols:
-                out.append((t, a))
-                used += c
-                continue
-            # cut inside this run, cell-accurately
-            part = []
-            for ch in t:
-                w = char_width(ch[0]) or 1
-                if used + w > cols:
-                    break
-                part.append(ch)
-                used += w
-            if used < cols:
-                part.append(" " * (cols - used))
-                used = cols
-            out.append(("".join(part), a))
-            break
+        cells = len(chars)
+        if cells > cols:
+            del chars[cols:]
+            del alist[cols:]
+            _heal_end(chars)
+            cells = cols
+        out = make_runs(chars, alist, cells)
+        if cells < cols:
+            out.append((" " * (cols - cells), DEFAULT_ATTR))
         return out
 
     def history_text(self, i: int) -> str:
-        return "".join(t for t, _, _ in self.history[i][0]).rstrip(" ")
+        body = self.history[i][0]
+        if isinstance(body, str):
+            return body.rstrip(" ")
+        return "".join(body).rstrip(" ")
 
     def _pop_history_row(self) -> tuple[list[str], list[Attr]]:
-        runs, _, nbytes = self.history.pop()
-        self.history_bytes -= nbytes
+        chars, attrs = self._history_cells(len(self.history) - 1)
+        self.history_bytes -= self.history.pop()[3]
         cols = self.columns
-        chars: list[str] = []
-        attrs: list[Attr] = []
-        for t, a, _ in runs:
-            for ch in t:
-                w = char_width(ch[0]) if ch else 1
-                if w == 0:
-                    if chars:
-                        chars[-1] += ch
-                    continue
-                chars.append(ch)
-                attrs.append(a)
-                if w == 2:
-                    chars.append("")
-                    attrs.append(a)
         del chars[cols:]
         del attrs[cols:]
         if chars:

@@ -48,13 +48,14 @@ def _narrow_class() -> str:
     return "".join(parts)
 
 
-_narrow_re: re.Pattern[str] | None = None
+_narrow_cls: str | None = None
 
 
-def narrow_run_re() -> re.Pattern[str]:
-    """Compiled pattern matching a run of single-cell characters (built lazily:
-    the table takes a few milliseconds and CLI entry points never need it)."""
-    global _narrow_re
-    if _narrow_re is None:
-        _narrow_re = re.compile("[" + _narrow_class() + "]+")
-    return _narrow_re
+def narrow_class() -> str:
+    """Regex character-class body (without brackets) of single-cell characters
+    (built lazily: the table takes a few milliseconds and CLI entry points
+    never need it)."""
+    global _narrow_cls
+    if _narrow_cls is None:
+        _narrow_cls = _narrow_class()
+    return _narrow_cls
