@@ -34,6 +34,10 @@ class LaunchOptions:
     spinner: bool = True
     manage_state: bool = True
     """Write registry records, spawn channels and the roster (off in unit tests)."""
+    session_ids: list[str] = field(default_factory=list)
+    """Session ids for the first panes, in order (tests pin them for stable output)."""
+    deterministic: bool = False
+    """Freeze clocks, pids and spinners in the chrome (snapshot tests)."""
 
 
 class ZirvApp(App[int], inherit_bindings=False):

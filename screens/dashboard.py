@@ -20,13 +20,14 @@ from typing import ClassVar
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Container, Horizontal, Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 
 from screens.app import LaunchOptions
 from widgets.footer_bar import FooterBar
 from widgets.glyphs import SPINNER_PERIOD
 from widgets.header_bar import HeaderBar, HeaderFacts, Tab
+from widgets.pane_area import PaneArea
 from widgets.pane_header import PaneHeader, PaneHeaderFacts
 from widgets.sidebar import RosterRow, Sidebar
 from widgets.terminal_view import TerminalView
@@ -81,7 +82,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             yield Sidebar(id="sidebar")
             with Vertical(id="main"):
                 yield PaneHeader(id="pane-header")
-                yield Container(id="panes")
+                yield PaneArea(id="panes")
         yield FooterBar(id="footer")
 
     def on_mount(self) -> None:
@@ -110,7 +111,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def on_resize(self, event: events.Resize) -> None:
         self._apply_chrome()
-        self.call_after_refresh(self._sync_pane_size)
+
+    def on_pane_area_resized(self, message: PaneArea.Resized) -> None:
+        self._sync_pane_size()
 
     def _sidebar_visible(self) -> bool:
         if self.dash.zoomed:
@@ -148,9 +151,16 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         role: str = "worker",
         focus: bool = True,
     ) -> Pane | None:
+        session_id = self.options.session_ids.pop(0) if self.options.session_ids else None
         try:
             pane = self.dash.spawn(
-                agent, prompt=prompt, model=model, cwd=cwd, role=role, focus=focus
+                agent,
+                prompt=prompt,
+                model=model,
+                cwd=cwd,
+                role=role,
+                focus=focus,
+                session_id=session_id,
             )
         except DashError as exc:
             self.dash.error(f"spawn: {exc}")
@@ -321,12 +331,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     def do_zoom(self) -> None:
         self.dash.zoomed = not self.dash.zoomed
         self._apply_chrome()
-        self.call_after_refresh(self._sync_pane_size)
 
     def do_toggle_sidebar(self) -> None:
         self.dash.sidebar_forced = not self._sidebar_visible()
         self._apply_chrome()
-        self.call_after_refresh(self._sync_pane_size)
         self._update_chrome()
 
     def _scroll(self, lines: int) -> None:
@@ -471,7 +479,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     # -- chrome ----------------------------------------------------------------------------
 
     def _tick(self) -> int:
-        if not self.options.spinner:
+        if not self.options.spinner or self.options.deterministic:
             return 0
         return int(time.monotonic() / SPINNER_PERIOD)
 
@@ -547,15 +555,18 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
                     cwd=focused.cwd,
                     state=state,
                     title=focused.model_view.title[:40],
-                    age=age_text(time.time() - focused.created_at),
+                    age=""
+                    if self.options.deterministic
+                    else age_text(time.time() - focused.created_at),
                     tick=tick,
                     extra=extra,
                 )
             )
-            segments = [
-                f"{focused.agent} {focused.short}",
-                f"pid {focused.pty.pid}" if focused.pty else "no process",
-            ]
+            segments = [f"{focused.agent} {focused.short}"]
+            if focused.pty is None:
+                segments.append("no process")
+            elif not self.options.deterministic:
+                segments.append(f"pid {focused.pty.pid}")
             if focused.scroll_offset:
                 segments.append(f"scrolled back {focused.scroll_offset}")
             if focused.exit_code is not None:

@@ -41,19 +41,19 @@ class ErrorsScreen(ModalScreen[None]):
 
     def __init__(self, log: ErrorLog) -> None:
         super().__init__()
-        self.log = log
+        self.error_log = log
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
-            dialog.border_title = f"errors · {len(self.log.entries)}"
+            dialog.border_title = f"errors · {len(self.error_log.entries)}"
             with VerticalScroll():
-                yield Static(errors_text(self.log), id="errors-body")
+                yield Static(errors_text(self.error_log), id="errors-body")
             yield Label("a acknowledge   esc close", classes="dialog-footer")
 
     def action_ack(self) -> None:
-        self.log.ack_all()
-        self.query_one("#errors-body", Static).update(errors_text(self.log))
+        self.error_log.ack_all()
+        self.query_one("#errors-body", Static).update(errors_text(self.error_log))
 
     def action_close(self) -> None:
-        self.log.ack_all()
+        self.error_log.ack_all()
         self.dismiss(None)
