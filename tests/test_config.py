@@ -22,7 +22,9 @@ def test_defaults(tmp_path: Path) -> None:
     assert s.mail.keep == 50 and s.mail.max_message_bytes == 4096
 
 
-def test_layers_operator_then_repo_then_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_layers_operator_then_repo_then_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
 
     op = Path(os.environ["ZIRV_HOME"])
@@ -74,7 +76,10 @@ def test_adapter_gate_repo_only_narrows(tmp_path: Path, monkeypatch: pytest.Monk
 
     op = Path(os.environ["ZIRV_HOME"])
     write(op / ".settings.toml", "[agents.codex]\nenabled = false\n")
-    write(tmp_path / ".zirv" / ".settings.toml", "[agents.codex]\nenabled = true\n[agents.gemini]\nenabled = false\n")
+    write(
+        tmp_path / ".zirv" / ".settings.toml",
+        "[agents.codex]\nenabled = true\n[agents.gemini]\nenabled = false\n",
+    )
     gate = load_adapter_gate(tmp_path, ["claude", "codex", "gemini"])
     assert not gate.enabled("codex")  # the repo cannot re-enable it
     assert not gate.enabled("gemini")  # but it can narrow
