@@ -48,7 +48,11 @@ NEEDS_ANSWER = "needs an answer"
 
 @dataclass(frozen=True)
 class ScreenPattern:
-    """All of `cues` must match (each on some line) within the bottom `window` lines."""
+    """All of `cues` must match (each on some line) within the bottom `window`
+    lines, and no `blockers` line may appear below the last line matching the
+    first cue: a prompt is the last interactive thing on a screen, so the
+    harness's own input box under it means the text above is only transcript.
+    """
 
     name: str
     harnesses: tuple[str, ...]
@@ -56,6 +60,7 @@ class ScreenPattern:
     reason: str
     cues: tuple[re.Pattern[str], ...]
     window: int = SCAN_LINES
+    blockers: tuple[re.Pattern[str], ...] = ()
 
 
 def _re(pattern: str) -> re.Pattern[str]:
@@ -66,7 +71,10 @@ def _re(pattern: str) -> re.Pattern[str]:
 _CARET = r"(?:[❯›>▶●○◉▸*•]\s*)?"
 _YES_CHOICE = _re(rf"^{_CARET}1[.)]\s+yes\b")
 _NUMBERED_CHOICE = _re(rf"^{_CARET}[1-9][.)]\s+\S")
-_PICKER_FOOTER = _re(r"enter to (?:select|confirm|submit)\b.*(?:↑|navigate)|esc to cancel")
+# The harnesses' own input boxes: seen below a "prompt", they mean it was answered.
+_CLAUDE_COMPOSER = (_re(r"^[>❯](?:\s*$|\s+(?![1-9][.)]\s))"), _re(r"^\? for shortcuts|^⏵⏵"))
+_CODEX_COMPOSER = (_re(r"^›(?:\s*$|\s+(?![1-9][.)]\s))"),)
+_GEMINI_COMPOSER = (_re(r"^>\s+type your message"),)
 
 PATTERNS: tuple[ScreenPattern, ...] = (
     # --- Claude Code -------------------------------------------------------
@@ -81,24 +89,28 @@ PATTERNS: tuple[ScreenPattern, ...] = (
             ),
             _YES_CHOICE,
         ),
+        blockers=_CLAUDE_COMPOSER,
     ),
     ScreenPattern(
         name="claude-plan-approval",
         harnesses=("claude",),
         reason=NEEDS_APPROVAL,
         cues=(_re(r"^would you like to proceed\?"), _YES_CHOICE),
+        blockers=_CLAUDE_COMPOSER,
     ),
     ScreenPattern(
         name="claude-trust-folder",
         harnesses=("claude",),
         reason=NEEDS_PERMISSION,
         cues=(_re(r"^do you trust the files in this folder\?"), _re(r"yes, proceed")),
+        blockers=_CLAUDE_COMPOSER,
     ),
     ScreenPattern(
         name="claude-question",
         harnesses=("claude",),
         reason=NEEDS_ANSWER,
         cues=(_re(r"^enter to select\b.*(?:↑|navigate)"), _NUMBERED_CHOICE),
+        blockers=_CLAUDE_COMPOSER,
     ),
     # --- Codex -------------------------------------------------------------
     ScreenPattern(
@@ -113,12 +125,14 @@ PATTERNS: tuple[ScreenPattern, ...] = (
             ),
             _re(rf"^{_CARET}1[.)]\s+(?:yes|approve)\b|press enter to confirm or esc to cancel"),
         ),
+        blockers=_CODEX_COMPOSER,
     ),
     ScreenPattern(
         name="codex-trust-directory",
         harnesses=("codex",),
         reason=NEEDS_PERMISSION,
         cues=(_re(r"^do you trust the contents of this directory\?"), _YES_CHOICE),
+        blockers=_CODEX_COMPOSER,
     ),
     ScreenPattern(
         name="codex-question",
@@ -126,6 +140,7 @@ PATTERNS: tuple[ScreenPattern, ...] = (
         reason=NEEDS_ANSWER,
         cues=(_NUMBERED_CHOICE, _re(r"^press enter to (?:confirm|submit)\b")),
         window=12,
+        blockers=_CODEX_COMPOSER,
     ),
     # --- Gemini CLI --------------------------------------------------------
     ScreenPattern(
@@ -139,6 +154,7 @@ PATTERNS: tuple[ScreenPattern, ...] = (
             ),
             _re(rf"^{_CARET}1[.)]\s+yes, allow\b|^{_CARET}1[.)]\s+yes\b"),
         ),
+        blockers=_GEMINI_COMPOSER,
     ),
     ScreenPattern(
         name="gemini-waiting",
@@ -146,6 +162,7 @@ PATTERNS: tuple[ScreenPattern, ...] = (
         reason=NEEDS_PERMISSION,
         cues=(_re(r"waiting for user confirmation"),),
         window=6,
+        blockers=_GEMINI_COMPOSER,
     ),
     # --- any program -------------------------------------------------------
     ScreenPattern(
@@ -200,8 +217,13 @@ def match_needs_you(agent: str, lines: Sequence[str]) -> ScreenPattern | None:
         window = _bottom(lines, pattern.window)
         if not window:
             continue
-        if all(any(cue.search(row) for row in window) for cue in pattern.cues):
-            return pattern
+        if not all(any(cue.search(row) for row in window) for cue in pattern.cues):
+            continue
+        question = max(i for i, row in enumerate(window) if pattern.cues[0].search(row))
+        below = window[question + 1 :]
+        if any(blocker.search(row) for blocker in pattern.blockers for row in below):
+            continue
+        return pattern
     return None
 
 

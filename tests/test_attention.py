@@ -1,0 +1,254 @@
+"""Needs-you screen patterns (recorded-style screens) and the per-pane state machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zirv_dash import attention
+from zirv_dash.attention import AttentionTracker, PaneState, detect_needs_you
+
+DATA = Path(__file__).parent / "data" / "attention"
+
+# Screen captures of each harness, typed from the vendors' own prompt layouts
+# (source strings, snapshot tests and documented screenshots), at 80 columns.
+CASES = [
+    ("claude", "claude-permission-bash.txt", "needs permission"),
+    ("claude", "claude-permission-edit-boxed.txt", "needs permission"),
+    ("claude", "claude-question.txt", "needs an answer"),
+    ("claude", "claude-plan-approval.txt", "needs approval"),
+    ("claude", "claude-idle.txt", None),  # the prose mentions "Do you want to proceed?"
+    ("claude", "claude-working.txt", None),
+    ("codex", "codex-exec-approval.txt", "needs permission"),
+    ("codex", "codex-patch-approval.txt", "needs permission"),
+    ("codex", "codex-network-approval.txt", "needs permission"),
+    ("codex", "codex-idle.txt", None),
+    ("codex", "codex-working.txt", None),
+    ("gemini", "gemini-shell-confirm.txt", "needs permission"),
+    ("gemini", "gemini-edit-confirm.txt", "needs permission"),
+    ("gemini", "gemini-idle.txt", None),  # a question in prose is not a prompt
+    ("gemini", "gemini-working.txt", None),
+    ("shell", "shell-apt-continue.txt", "needs an answer"),
+    ("shell", "shell-ssh-fingerprint.txt", "needs an answer"),
+    ("shell", "shell-sudo-password.txt", "needs an answer"),
+    ("shell", "shell-answered.txt", None),
+    ("claude", "shell-apt-continue.txt", "needs an answer"),  # generic rules apply to all
+]
+
+
+def screen(name: str, rows: int = 40) -> list[str]:
+    """The capture as a `rows`-line screen (blank rows padded below, like a pane)."""
+    lines = (DATA / name).read_text(encoding="utf-8").splitlines()
+    return lines[-rows:] + [""] * max(rows - len(lines), 0)
+
+
+@pytest.mark.parametrize(("agent", "name", "expected"), CASES)
+def test_recorded_screens(agent: str, name: str, expected: str | None) -> None:
+    assert detect_needs_you(agent, screen(name)) == expected
+
+
+def test_every_capture_is_covered() -> None:
+    assert {p.name for p in DATA.glob("*.txt")} == {name for _, name, _ in CASES}
+
+
+@pytest.mark.parametrize(
+    "name", ["codex-exec-approval.txt", "gemini-shell-confirm.txt", "claude-question.txt"]
+)
+def test_a_prompt_answered_is_no_longer_needs_you(name: str) -> None:
+    agent = name.split("-")[0]
+    composer = {
+        "codex": ["", "› Ask Codex to do anything", "", "  gpt-5.1-codex medium · ~/repo"],
+        "gemini": ["╭──────╮", "│ >   Type your message or @path/to/file │", "╰──────╯"],
+        "claude": ["⏺ Noted: backfill with a default.", "─────", "> ", "─────"],
+    }[agent]
+    lines = (DATA / name).read_text().splitlines() + composer
+    assert detect_needs_you(agent, lines) is None
+
+
+def test_harness_patterns_do_not_leak_to_other_harnesses() -> None:
+    assert detect_needs_you("shell", screen("codex-exec-approval.txt")) is None
+    assert detect_needs_you("codex", screen("claude-permission-bash.txt")) is None
+
+
+def test_only_the_bottom_of_the_screen_counts() -> None:
+    lines = screen("claude-permission-bash.txt", rows=200) + ["log line"] * 30
+    assert detect_needs_you("claude", lines) is None
+    yn = ["Proceed? [y/N]", "ok", "$ "]
+    assert detect_needs_you("shell", yn) is None
+
+
+def test_patterns_are_versioned_and_named_uniquely() -> None:
+    assert attention.PATTERNS_VERSION == 1
+    names = [p.name for p in attention.PATTERNS]
+    assert len(names) == len(set(names))
+    harnesses = {h for p in attention.PATTERNS for h in p.harnesses}
+    assert {"claude", "codex", "gemini"} <= harnesses
+
+
+def test_empty_and_odd_screens() -> None:
+    assert detect_needs_you("claude", []) is None
+    assert detect_needs_you("claude", ["", "   ", ""]) is None
+    assert detect_needs_you("UnknownAgent", ["Overwrite? (y/n) "]) == "needs an answer"
+
+
+# --- the state machine ----------------------------------------------------------
+
+PROMPT = screen("claude-permission-bash.txt")
+CLEAR = screen("claude-working.txt")
+
+
+def test_starting_until_first_output() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    assert t.state(0.0) is PaneState.STARTING
+    assert t.state(100.0) is PaneState.STARTING  # quiet without output is not idle
+    t.output(1.0)
+    assert t.state(1.0) is PaneState.WORKING
+    assert t.next_deadline(1.0) == pytest.approx(11.0)
+    assert t.state(11.0) is PaneState.IDLE  # the startup banner is not a finished turn
+
+
+def test_turn_signal_makes_idle_after_half_a_second_of_quiet() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t.output(0.0)
+    t.input(1.0, submit=True)
+    t.set_visible(True, 1.0)
+    t.output(2.0)
+    t.turn_signal(3.0)
+    assert t.state(3.2) is PaneState.WORKING
+    assert t.next_deadline(3.2) == pytest.approx(3.5)
+    t.output(3.3)  # a last repaint after the hook fired pushes it back
+    assert t.state(3.6) is PaneState.WORKING
+    assert t.state(3.8) is PaneState.IDLE
+
+
+def test_quiet_fallback_for_signal_less_harnesses() -> None:
+    t = AttentionTracker("codex", idle_quiet_ms=2_000)
+    t.output(0.0)
+    t.input(0.5, submit=True)
+    t.output(1.0)
+    t.input(2.5)  # the operator typing counts as activity
+    assert t.state(3.0) is PaneState.WORKING
+    assert t.state(4.4) is PaneState.WORKING
+    assert t.state(4.5) is not PaneState.WORKING
+
+
+def test_submit_clears_an_old_turn_signal() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t.output(0.0)
+    t.turn_signal(1.0)
+    t.viewed(5.0)
+    assert t.state(5.0) is PaneState.IDLE
+    t.input(6.0, submit=True)
+    t.output(6.5)
+    assert t.state(7.5) is PaneState.WORKING  # a pause mid-turn is not idle
+
+
+def test_done_unseen_until_viewed_at_live() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t.output(0.0)
+    t.input(1.0, submit=True)
+    t.output(2.0)
+    t.turn_signal(3.0)
+    assert t.state(4.0) is PaneState.DONE_UNSEEN
+    t.viewed(2.5)  # a look before the turn finished does not count
+    assert t.state(4.0) is PaneState.DONE_UNSEEN
+    t.viewed(4.0)
+    assert t.state(4.1) is PaneState.IDLE
+    # more output later, while nobody looks, settles into done-unseen again
+    t.output(20.0)
+    assert t.state(20.1) is PaneState.WORKING
+    assert t.state(31.0) is PaneState.DONE_UNSEEN
+
+
+def test_a_visible_pane_never_goes_done_unseen() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=1_000)
+    t.set_visible(True, 0.0)
+    t.output(0.0)
+    t.input(1.0, submit=True)
+    t.output(2.0)
+    assert t.state(10.0) is PaneState.IDLE
+    t.set_visible(False, 10.0)
+    t.output(11.0)
+    assert t.state(13.0) is PaneState.DONE_UNSEEN
+
+
+def test_initial_prompt_counts_as_a_turn() -> None:
+    t = AttentionTracker("codex", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0)
+    t.output(0.5)
+    assert t.state(2.0) is PaneState.DONE_UNSEEN
+
+
+def test_needs_you_is_immediate_and_left_after_debounce() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t.output(0.0)
+    t.screen(PROMPT, 1.0)
+    assert t.state(1.0) is PaneState.NEEDS_YOU
+    assert t.reason(1.0) == "needs permission"
+    t.screen(CLEAR, 2.0)  # answered
+    assert t.state(2.2) is PaneState.NEEDS_YOU  # held through a repaint
+    t.screen(PROMPT, 2.3)  # flickered back: the debounce restarts
+    t.screen(CLEAR, 2.4)
+    assert t.state(2.8) is PaneState.NEEDS_YOU
+    assert t.next_deadline(2.8) == pytest.approx(2.9)
+    assert t.state(2.9) is PaneState.WORKING
+
+
+def test_needs_you_outranks_a_busy_spinner_and_done() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=1_000)
+    t.output(0.0)
+    t.input(0.1, submit=True)
+    for i in range(10):
+        t.output(0.2 + i * 0.1)  # spinner keeps painting under the question
+    t.screen(screen("claude-question.txt"), 0.5)
+    assert t.state(0.9) is PaneState.NEEDS_YOU
+    assert t.state(60.0) is PaneState.NEEDS_YOU
+    assert t.reason(60.0) == "needs an answer"
+
+
+def test_exit_states() -> None:
+    ok = AttentionTracker("shell")
+    ok.output(0.0)
+    ok.exited(0, 1.0)
+    assert ok.state(1.0) is PaneState.EXITED and ok.reason(1.0) is None
+    assert ok.next_deadline(1.0) is None
+    bad = AttentionTracker("shell")
+    bad.screen(["Overwrite? [y/N] "], 0.5)
+    bad.exited(2, 1.0)
+    assert bad.state(1.0) is PaneState.FAILED
+    assert bad.reason(1.0) == "exit code 2"
+    killed = AttentionTracker("shell")
+    killed.exited(-9, 1.0)
+    assert killed.reason(1.0) == "killed by signal 9"
+
+
+def test_poll_reports_each_transition_once() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=1_000)
+    assert t.poll(0.0) is None
+    t.output(0.0)
+    t.input(0.0, submit=True)
+    first = t.poll(0.1)
+    assert first is not None and (first.old, first.new) == (PaneState.STARTING, PaneState.WORKING)
+    assert t.poll(0.2) is None
+    t.screen(PROMPT, 0.3)
+    entered = t.poll(0.3)
+    assert entered is not None and entered.new is PaneState.NEEDS_YOU
+    assert entered.reason == "needs permission"
+    assert t.poll(0.4) is None
+    t.screen(CLEAR, 0.5)
+    t.output(0.5)
+    left = t.poll(1.0)
+    assert left is not None and (left.old, left.new) == (PaneState.NEEDS_YOU, PaneState.WORKING)
+    done = t.poll(1.6)
+    assert done is not None and done.new is PaneState.DONE_UNSEEN
+
+
+def test_next_deadline_drives_a_single_timer() -> None:
+    t = AttentionTracker("codex", idle_quiet_ms=3_000)
+    assert t.next_deadline(0.0) is None  # nothing can change without an event
+    t.output(1.0)
+    deadline = t.next_deadline(1.0)
+    assert deadline == pytest.approx(4.0)
+    assert t.state(deadline - 0.001) is PaneState.WORKING
+    assert t.state(deadline) is PaneState.IDLE
+    assert t.next_deadline(deadline) is None
