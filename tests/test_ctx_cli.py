@@ -169,6 +169,24 @@ def test_send_then_inbox_consumes(env: Env) -> None:
     assert "no unread mail" in env.run("inbox", env=reader).stdout
 
 
+def test_concurrent_senders_each_get_a_file(env: Env) -> None:
+    full_env = {**os.environ, "ZIRV_CTX_STATE_DIR": str(env.state)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "zirv_dash.cli", "ctx", "send", "--message", f"note {i}"],
+            cwd=env.repo,
+            env={**full_env, "ZIRV_CTX_SESSION": SESSION_A, "ZIRV_CTX_AGENT": "claude"},
+            stdout=subprocess.DEVNULL,
+        )
+        for i in range(6)
+    ]
+    assert [p.wait(timeout=30) for p in procs] == [0] * 6
+    files = sorted(env.mailbox().glob("*.md"))
+    assert len(files) == 6
+    bodies = sorted(f.read_text().split("\n\n", 1)[1] for f in files)
+    assert bodies == [f"note {i}\n" for i in range(6)]
+
+
 def test_sender_does_not_get_its_own_note(env: Env) -> None:
     me = env.as_session(SESSION_A, "claude")
     env.run("send", "--message", "note", env=me)

@@ -122,11 +122,18 @@ def test_list_sweeps_dead_records_and_their_siblings_once(
         (sessions / f"bbbbbbbb{suffix}").write_text("x")
     (sessions / "aaaaaaaa.nudge").write_text("sender")
 
+    sockets = state / "s"
+    sockets.mkdir()
+    left = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    left.bind(str(sockets / "bbbbbbbb.sock"))
+    left.close()  # the dead session's socket file, nobody listening
+
     first = registry.list_sessions()
     assert {r.short for r in first} == {"aaaaaaaa", "bbbbbbbb"}  # reported a final time
     assert not (sessions / "bbbbbbbb.json").exists()
     assert not any(sessions.glob("bbbbbbbb.*"))
     assert (sessions / "aaaaaaaa.nudge").exists()
+    assert not (sockets / "bbbbbbbb.sock").exists()
 
     second = registry.list_sessions()
     assert [r.short for r in second] == ["aaaaaaaa"]

@@ -328,7 +328,6 @@ class AttentionTracker:
 
     def exited(self, code: int, t: float) -> None:
         self._exit_code = code
-        self._last_output = self._last_output if self._last_output is not None else t
 
     # --- queries -------------------------------------------------------------
 

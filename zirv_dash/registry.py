@@ -379,6 +379,9 @@ def _sweep_record(path: Path, record: SessionRecord) -> None:
         return
     log.info("sweeping stale session record %s (pid %d gone)", record.short, record.pid)
     unregister(record.short)
+    sock = socket_path(record.short)
+    if sock.exists() and not socket_listening(sock):
+        _remove_quietly(sock)
 
 
 def _sweep_orphan_siblings(directory: Path, shorts_with_records: set[str]) -> None:
