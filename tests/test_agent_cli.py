@@ -108,13 +108,17 @@ def test_inline_without_dashboard(state: Path, repo: Path) -> None:
 def test_inline_child_env_is_headless(state: Path, repo: Path) -> None:
     script = (
         'echo "H=$ZIRV_CTX_HEADLESS P=$ZIRV_CTX_PARENT_SESSION '
-        'D=${ZIRV_CTX_DASH_REQUESTS:-none}"; exit\n'
+        'D=${ZIRV_CTX_DASH_REQUESTS:-none}"; '
+        'echo "REC=$(cat "$ZIRV_CTX_STATE_DIR"/sessions/*.json | tr -d " \n")"; exit\n'
     )
     got = zirv(["shell", "x"], repo, state, stdin=script,
                extra_env={"ZIRV_CTX_SESSION": "pare1234-xyz",
                           "ZIRV_CTX_DASH_REQUESTS": str(state / "gone")})  # fmt: skip
     assert got.returncode == 0, got.stderr
     assert "H=1 P=pare1234-xyz D=none" in got.stdout
+    # While it ran, the inline worker was in the registry (verb exec); now it is gone.
+    assert '"verb":"exec"' in got.stdout and '"agent":"shell"' in got.stdout
+    assert list((state / "sessions").glob("*.json")) == []
     assert "inherited dashboard channel" in got.stderr
 
 

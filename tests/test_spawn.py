@@ -463,12 +463,33 @@ def test_hostile_corpus(idle_dash: FakeDashboard, repo: Path, tmp_path: Path) ->
     assert widened.request.timeout_secs == spawn.MAX_TIMEOUT_SECS
     assert "--dangerously-skip-permissions" not in widened.argv
     assert widened.env == {"ZIRV_CTX_HEADLESS": "1"}
+    named = next(s for s in idle_dash.spawned if s.request.name)
+    assert named.request.name == "\\x1b]0;pwned\\x07"
     # Control characters in reasons are escaped, never passed through.
     assert all("\x1b" not in r and "\n" not in r for r in idle_dash.refused)
     # The dashboard is still alive: a normal request after all that still spawns.
     (chan / "req-after.json").write_text(json.dumps(minimal(repo)))
     idle_dash.sweep()
     assert ack("after")["ok"] is True  # type: ignore[index]
+
+
+def test_claim_batch_and_prune(idle_dash: FakeDashboard, repo: Path) -> None:
+    assert idle_dash.channel is not None
+    chan = idle_dash.channel.requests
+    for i in range(5):
+        spawn.write_request(chan, {"kill": f"x{i}"})
+    first = spawn.claim_requests(chan, limit=3)
+    assert len(first) == 3 and all(c.kill for c in first)
+    assert len(spawn.claim_requests(chan, limit=3)) == 2
+    for c in first:
+        spawn.answer(c, SpawnAck.refused("no"))
+    (chan / "req-abc.json.tmp-1").write_text("{")
+    (chan / "unrelated").write_text("x")
+    assert spawn.prune_channel(chan, max_age_secs=60) == 0
+    later = time.time() + 120
+    # The 3 answered acks, the 2 unanswered claims and the temp file are leftovers.
+    assert spawn.prune_channel(chan, max_age_secs=60, now=later) == 6
+    assert [p.name for p in chan.iterdir()] == ["unrelated"]
 
 
 def test_requests_without_json_suffix_or_tmp_are_ignored(idle_dash: FakeDashboard) -> None:

@@ -260,6 +260,11 @@ def run_inline(
         base=env,
     )
     argv = adapter.interactive_argv(prompt, model=args.model, extra=args.flags, headless=True)
+    registered: list[str] = []
+
+    def register(pid: int) -> None:
+        registered.extend(_register_inline(session, args.harness, Path(workdir), pid))
+
     try:
         code = wrap.run_wrapped(
             argv,
@@ -268,12 +273,16 @@ def run_inline(
             notice=notice,
             output_fd=2 if args.json else 1,
             timeout_secs=args.timeout_secs or None,
+            on_start=register,
         )
     except wrap.LaunchError as exc:
         if args.json:
             print(receipt(**base, state="launch_failed", reason=str(exc)))
         _err(f"{PREFIX}: {exc}")
         return 127
+    finally:
+        for short in registered:
+            _unregister_inline(short)
     if args.json:
         reason = "outran its --timeout-secs" if code == wrap.EXIT_TIMEOUT else None
         print(
@@ -286,6 +295,32 @@ def run_inline(
             )
         )
     return code
+
+
+def _register_inline(session: str, harness: str, where: Path, pid: int) -> list[str]:
+    """Best effort: list the inline worker in the session registry (verb `exec`) so
+    `zirv ctx status` and mail can see it. A registry problem never stops the run."""
+    try:
+        from zirv_dash import registry
+
+        record = registry.SessionRecord.new(
+            session, harness, paths.repo_root(where), "exec", pid,
+            reachable=False, owner_pid=os.getpid(), role="worker",
+        )  # fmt: skip
+        registry.register(record)
+    except Exception as exc:  # noqa: BLE001 - the registry is advisory here
+        _err(f"{PREFIX}: could not register the inline session: {exc}")
+        return []
+    return [record.short]
+
+
+def _unregister_inline(short: str) -> None:
+    try:
+        from zirv_dash import registry
+
+        registry.unregister(short)
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def _gate_refusal(harness: str, where: Path) -> str | None:

@@ -47,6 +47,10 @@ MODEL_MAX_CHARS = 128
 ACK_TIMEOUT_SECS = 5.0
 CLAIM_EXTENSION_SECS = 10.0
 POLL_SECS = 0.1
+CLAIM_BATCH = 64
+LEFTOVER_MAX_AGE_SECS = 300.0
+"""Acks nobody collected, abandoned temp files and orphaned claims older than
+this are pruned from a channel."""
 STALE_GRACE_SECS = 30.0
 """A token dir without a readable owner.pid is only swept once it is this old
 (another dashboard may be between mkdir and writing its pid)."""
@@ -759,11 +763,15 @@ class Claimed:
         _remove_tree(self.path)
 
 
-def claim_requests(channel_dir: Path, cap: int = MAX_REQUEST_BYTES) -> list[Claimed]:
-    """Claim every `req-*.json` in `channel_dir` by rename and parse it.
+def claim_requests(
+    channel_dir: Path, cap: int = MAX_REQUEST_BYTES, limit: int = CLAIM_BATCH
+) -> list[Claimed]:
+    """Claim up to `limit` `req-*.json` files in `channel_dir` by rename and parse them.
 
     Never raises. A claim that cannot be used is deleted straight away and
     returned with `error` set so the dashboard can ack the refusal and log it.
+    The batch limit keeps one sweep short under a flood; the rest wait for the
+    next sweep.
     """
     out: list[Claimed] = []
     try:
@@ -771,6 +779,8 @@ def claim_requests(channel_dir: Path, cap: int = MAX_REQUEST_BYTES) -> list[Clai
     except OSError:
         return out
     for name in names:
+        if len(out) >= limit:
+            break
         if not (name.startswith("req-") and name.endswith(".json")) or len(name) <= 9:
             continue
         rid = name[len("req-") : -len(".json")]
@@ -842,6 +852,35 @@ def _parse_claim(channel: Path, rid: str, path: Path, cap: int) -> Claimed:
     return Claimed(channel, rid, path, request=req)
 
 
+def prune_channel(
+    channel_dir: Path, max_age_secs: float = LEFTOVER_MAX_AGE_SECS, now: float | None = None
+) -> int:
+    """Remove old leftovers (uncollected acks, half-written temp files, claims a
+    crashed dashboard never answered). Call it now and then; returns the count."""
+    moment = time.time() if now is None else now
+    removed = 0
+    try:
+        entries = list(os.scandir(channel_dir))
+    except OSError:
+        return 0
+    for entry in entries:
+        name = entry.name
+        leftover = (
+            name.startswith(("ack-req-", "claim-req-"))
+            or (name.startswith("req-") and ".tmp-" in name)
+        )
+        if not leftover:
+            continue
+        try:
+            age = moment - entry.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        if age > max_age_secs:
+            _remove_tree(Path(entry.path))
+            removed += 1
+    return removed
+
+
 def write_ack(channel_dir: Path, req_id: str, ack: SpawnAck) -> None:
     """Write `ack-req-<id>.json` atomically (0600). Raises OSError on failure."""
     if REQ_ID_RE.match(req_id) is None:
@@ -854,6 +893,8 @@ def write_ack(channel_dir: Path, req_id: str, ack: SpawnAck) -> None:
 def answer(claimed: Claimed, ack: SpawnAck) -> str | None:
     """Ack a claim, then release it. Returns an error text if the ack could not be
     written; a successful spawn then keeps its claim (upstream `spawn ack: {e}`)."""
+    if not ack.ok:
+        log.warning("spawn request %s refused: %s", claimed.req_id, ack.reason)
     try:
         if claimed.ackable:
             write_ack(claimed.channel, claimed.req_id, ack)
@@ -981,7 +1022,11 @@ def _resolve(text: str, base: Path) -> Path | None:
 
 
 def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
-    """Upstream §5.5 order, minus budgets, permits, work groups and envelopes."""
+    """Upstream §5.5 order, minus budgets, permits, work groups and envelopes.
+
+    `req` is normalised in place on the way (file-drop sanitising, absolute
+    `cwd`/`workdir`, a display-safe `name`); on success `Decision.request` is it.
+    """
     if ctx.file_drop:
         sanitize_file_drop(req)
     # 2. argv guard
@@ -1070,6 +1115,8 @@ def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
         if why:
             return _policy(why)
     req.cwd = str(cwd)
+    if req.name is not None:
+        req.name = show(req.name.strip(), 64) or None
     if workdir is not None:
         req.workdir = str(workdir)
     notes: list[str] = []

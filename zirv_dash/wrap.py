@@ -23,7 +23,7 @@ import termios
 import threading
 import time
 import tty
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 EXIT_TIMEOUT = 124
@@ -127,11 +127,13 @@ def run_wrapped(
     stdin_fd: int = 0,
     output_fd: int = 1,
     timeout_secs: float | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> int:
     """Run `argv` on a PTY wired to this terminal; returns the child's exit code
     (128+N if killed by signal N, 124 if `timeout_secs` ran out).
 
-    Raises `LaunchError` if the child cannot be started.
+    `on_start(pid)` runs once the child exists (e.g. to register it). Raises
+    `LaunchError` if the child cannot be started.
     """
     if notice:
         _write_all(2, (notice.splitlines()[0] if notice.strip() else notice).encode() + b"\n")
@@ -166,6 +168,8 @@ def run_wrapped(
             os.write(wake_w, b"w")
 
     try:
+        if on_start is not None:
+            on_start(proc.pid)
         if threading.current_thread() is threading.main_thread():
             old_handler = signal.signal(signal.SIGWINCH, on_winch)
             handler_set = True
