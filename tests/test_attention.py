@@ -66,6 +66,20 @@ def test_a_prompt_answered_is_no_longer_needs_you(name: str) -> None:
     assert detect_needs_you(agent, lines) is None
 
 
+def test_older_codex_approval_layout() -> None:
+    lines = [
+        "╭──────────────────────────────────────────────╮",
+        "│ Shell Command                                │",
+        "│ $ cargo test                                 │",
+        "╰──────────────────────────────────────────────╯",
+        "Allow command?",
+        "▌ > 1. Approve",
+        "▌   2. Always approve this session",
+        "▌   3. Deny and tell Codex what to do",
+    ]
+    assert detect_needs_you("codex", lines) == "needs permission"
+
+
 def test_harness_patterns_do_not_leak_to_other_harnesses() -> None:
     assert detect_needs_you("shell", screen("codex-exec-approval.txt")) is None
     assert detect_needs_you("codex", screen("claude-permission-bash.txt")) is None

@@ -68,7 +68,7 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 
 # A numbered choice, optionally behind a selection caret or radio dot.
-_CARET = r"(?:[❯›>▶●○◉▸*•]\s*)?"
+_CARET = r"(?:[▌❯›>▶●○◉▸*•]\s*){0,2}"
 _YES_CHOICE = _re(rf"^{_CARET}1[.)]\s+yes\b")
 _NUMBERED_CHOICE = _re(rf"^{_CARET}[1-9][.)]\s+\S")
 # The harnesses' own input boxes: seen below a "prompt", they mean it was answered.
