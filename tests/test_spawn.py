@@ -92,6 +92,7 @@ class FakeDashboard:
     lock: threading.Lock = field(default_factory=threading.Lock)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
+    _current: Path = Path()
     crashed: BaseException | None = None
 
     def start(self, serve: bool = True) -> FakeDashboard:
@@ -148,40 +149,27 @@ class FakeDashboard:
         )
 
     def handle(self, claimed: Claimed) -> None:
-        owner = self.pane_channels.get(claimed.channel)
-        if claimed.error is not None:
-            self.refused.append(claimed.error)
-            assert spawn.answer(claimed, SpawnAck.refused(claimed.error)) is None
-            return
-        if claimed.kill is not None:
-            verdict = spawn.authorize_kill(
-                claimed.kill, owner[0] if owner else None, self.parents
-            )
-            if verdict.ok:
-                self.killed.append(claimed.kill)
-                spawn.answer(claimed, SpawnAck(True, short=claimed.kill))
-            elif verdict.send_ack:
-                spawn.answer(claimed, SpawnAck.refused(verdict.reason or ""))
-            else:
-                self.logged.append(verdict.reason or "")
-                claimed.release()
-            return
-        assert claimed.request is not None
         with self.lock:
-            decision = spawn.validate(claimed.request, self.ctx(claimed.channel))
-            if not decision.ok:
-                self.refused.append(decision.reason or "")
-                spawn.answer(claimed, decision.ack())
-                return
-            assert decision.adapter is not None and decision.request is not None
-            argv, env = spawn.build_launch(decision.request, decision.adapter, decision.headless)
-            short = paths.short_id(paths.new_session_id())
-            self.spawned.append(
-                Spawned(short, decision.request, decision, argv, env, claimed.channel,
-                        decision.parent)
-            )  # fmt: skip
-            self.parents[short] = decision.parent
-        assert spawn.answer(claimed, decision.ack(short)) is None
+            self._current = claimed.channel
+            result = spawn.fulfil(
+                claimed, self.ctx(claimed.channel), self.launch, self.killed.append, self.parents
+            )
+        if result.ack is None:
+            self.logged.extend(result.errors)
+        elif not result.ack.ok:
+            self.refused.append(result.ack.reason or "")
+
+    def launch(self, decision: spawn.Decision) -> str:
+        assert decision.adapter is not None and decision.request is not None
+        if decision.request.prompt == "explode":
+            raise OSError("no PTY left")
+        argv, env = spawn.build_launch(decision.request, decision.adapter, decision.headless)
+        short = paths.short_id(paths.new_session_id())
+        self.spawned.append(
+            Spawned(short, decision.request, decision, argv, env, self._current, decision.parent)
+        )
+        self.parents[short] = decision.parent
+        return short
 
 
 @pytest.fixture
@@ -378,6 +366,14 @@ def test_concurrent_requesters_threads_and_processes(dash: FakeDashboard, repo: 
     assert list(chan.iterdir()) == []
 
 
+def test_launch_failure_is_retryable(dash: FakeDashboard, repo: Path) -> None:
+    assert dash.channel is not None
+    got = request_and_wait(dash.channel.requests, minimal(repo, prompt="explode"))
+    assert got.ack is not None and not got.ack.ok and got.ack.retryable
+    assert got.ack.reason == "pane spawn failed: no PTY left"
+    assert list(dash.channel.requests.iterdir()) == []
+
+
 def test_pane_cap(dash: FakeDashboard, repo: Path) -> None:
     assert dash.channel is not None
     dash.max_panes = 2
@@ -456,7 +452,10 @@ def test_hostile_corpus(idle_dash: FakeDashboard, repo: Path, tmp_path: Path) ->
     leftovers = [p.name for p in chan.iterdir() if not p.name.startswith("ack-")]
     assert leftovers == []
     assert target.exists()
-    assert "the shared channel cannot kill" in idle_dash.logged[0]
+    assert any("the shared channel cannot kill" in line for line in idle_dash.logged)
+    assert any("request name 'req-bad name!.json' is not valid" in line or
+               "request name req-bad name!.json is not valid" in line
+               for line in idle_dash.logged)  # fmt: skip
     # The widening fields of a file drop were stripped before launch.
     widened = next(s for s in idle_dash.spawned if s.request.timeout_secs)
     assert widened.request.flags == [] and widened.request.interactive is False

@@ -1052,7 +1052,7 @@ def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
     if req.workdir is not None:
         workdir = _resolve(req.workdir, cwd)
         roots = ctx.roots()
-        shown = show(req.workdir)
+        shown = show(str(workdir) if workdir is not None else req.workdir)
         if workdir is None or not any(is_within(workdir, r) for r in roots):
             return _policy(
                 f"workdir {shown} is outside the dashboard's workdir roots "
@@ -1175,6 +1175,81 @@ def authorize_kill(
         f"kill {show(target, 40)} refused: pane {channel_owner} may only stop itself "
         "or panes it spawned",
     )
+
+
+# --- one-call fulfilment (what a dashboard sweep does with each claim) ---------------
+
+
+@dataclass
+class Fulfilment:
+    """What happened to one claim: the ack sent (None if none was due), the
+    decision for spawn requests, the new pane's short, and error-log lines."""
+
+    ack: SpawnAck | None
+    decision: Decision | None = None
+    short: str | None = None
+    errors: list[str] = field(default_factory=list)
+
+
+def fulfil(
+    claimed: Claimed,
+    ctx: ValidationContext,
+    launch: Callable[[Decision], str],
+    stop: Callable[[str], None],
+    parents: Mapping[str, str | None],
+) -> Fulfilment:
+    """Validate and carry out one claim, ack it and release it. Never raises.
+
+    `launch(decision)` spawns the pane and returns its short id (an exception is
+    a channel-level refusal: the requester may go elsewhere). `stop(short)`
+    kills a pane for an authorised kill request. `parents` maps live pane shorts
+    to the short that requested them (for kill ancestry).
+    """
+    if claimed.error is not None:
+        ack = SpawnAck.refused(claimed.error)
+        errors = [f"spawn request refused: {claimed.error}"]
+        if not claimed.ackable:
+            claimed.release()
+            return Fulfilment(None, errors=errors)
+        return _answered(claimed, ack, Fulfilment(ack, errors=errors))
+    if claimed.kill is not None:
+        verdict = authorize_kill(claimed.kill, ctx.channel_owner_short, parents)
+        if not verdict.ok:
+            errors = [verdict.reason or "kill refused"]
+            if not verdict.send_ack:
+                claimed.release()
+                return Fulfilment(None, errors=errors)
+            ack = SpawnAck.refused(verdict.reason or "kill refused")
+            return _answered(claimed, ack, Fulfilment(ack, errors=errors))
+        try:
+            stop(claimed.kill)
+        except Exception as exc:  # noqa: BLE001 - a failing stop must not kill the sweep
+            ack = SpawnAck.refused(f"kill {claimed.kill} failed: {exc}", retryable=True)
+            return _answered(claimed, ack, Fulfilment(ack, errors=[ack.reason or ""]))
+        ack = SpawnAck(True, short=claimed.kill)
+        return _answered(claimed, ack, Fulfilment(ack, short=claimed.kill))
+    if claimed.request is None:  # pragma: no cover - claim_requests never builds this
+        claimed.release()
+        return Fulfilment(None, errors=["spawn request with nothing in it"])
+    decision = validate(claimed.request, ctx)
+    if not decision.ok:
+        ack = decision.ack()
+        out = Fulfilment(ack, decision, errors=[f"spawn refused: {decision.reason}"])
+        return _answered(claimed, ack, out)
+    try:
+        short = launch(decision)
+    except Exception as exc:  # noqa: BLE001 - reported to the requester as retryable
+        ack = SpawnAck.refused(f"pane spawn failed: {show(str(exc))}", retryable=True)
+        return _answered(claimed, ack, Fulfilment(ack, decision, errors=[ack.reason or ""]))
+    ack = decision.ack(short)
+    return _answered(claimed, ack, Fulfilment(ack, decision, short, list(decision.notes)))
+
+
+def _answered(claimed: Claimed, ack: SpawnAck, out: Fulfilment) -> Fulfilment:
+    problem = answer(claimed, ack)
+    if problem:
+        out.errors.append(problem)
+    return out
 
 
 # --- launch -----------------------------------------------------------------------------
