@@ -48,6 +48,7 @@ ACK_TIMEOUT_SECS = 5.0
 CLAIM_EXTENSION_SECS = 10.0
 POLL_SECS = 0.1
 CLAIM_BATCH = 64
+PID_REUSE_SLACK_SECS = 60.0
 LEFTOVER_MAX_AGE_SECS = 300.0
 """Acks nobody collected, abandoned temp files and orphaned claims older than
 this are pruned from a channel."""
@@ -109,7 +110,9 @@ def owner_alive(token_dir: Path) -> int | None:
     """The owner pid if the dashboard that owns `token_dir` is alive, else None.
 
     The owner.pid mtime is the dashboard's start time: a live process that
-    started clearly *after* it is a reused pid, so the owner is dead.
+    started clearly *after* it (by more than `PID_REUSE_SLACK_SECS`, generous so
+    a clock step never condemns a live dashboard) is a reused pid, so the
+    owner is dead.
     """
     pid = read_owner_pid(token_dir)
     if pid is None or not procinfo.pid_exists(pid):
@@ -119,7 +122,7 @@ def owner_alive(token_dir: Path) -> int | None:
         written = (token_dir / OWNER_PID).stat().st_mtime
     except OSError:
         return None
-    if started is not None and started > written + 5.0:
+    if started is not None and started > written + PID_REUSE_SLACK_SECS:
         return None
     return pid
 
