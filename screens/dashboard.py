@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import time
 from typing import ClassVar
@@ -73,6 +74,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self._tick_timer_fast = False
         self._quitting = False
         self._reap_pending = False
+        keylog = os.environ.get("ZIRV_CTX_DASH_KEYLOG")
+        self._keylog = open(keylog, "a", encoding="utf-8") if keylog else None  # noqa: SIM115
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -101,7 +104,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self._sync_pane_size()
         opts = self.options
         self._spawn(opts.agent, model=opts.model, role="orchestrator")
-        if opts.agent_reason and opts.agent == "demo":
+        if opts.agent == "demo" and opts.agent_reason not in ("", "configured"):
             self.dash.notify(opts.agent_reason)
         for agent, prompt in opts.initial_panes:
             self._spawn(agent, prompt=prompt, focus=False)
@@ -271,6 +274,11 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def handle_key(self, key: str, character: str | None) -> None:
         result = self.keys.feed(key, character)
+        if self._keylog is not None:
+            # Diagnostics without content: printable keys are logged by kind only.
+            shown = key if not (character and character.isprintable()) else "<char>"
+            self._keylog.write(f"{time.monotonic():.3f} {shown} {result.verdict.value}\n")
+            self._keylog.flush()
         pane = self.dash.focused_pane
         if result.verdict is Verdict.TO_CHILD:
             if pane is not None:

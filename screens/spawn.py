@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -44,6 +45,8 @@ class SpawnScreen(ModalScreen[SpawnRequestForm | None]):
         self.repo = repo
         self.choices = harness_choices(gate)
         self.settings = settings
+        self._typed = ""
+        self._typed_at = 0.0
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
@@ -61,7 +64,10 @@ class SpawnScreen(ModalScreen[SpawnRequestForm | None]):
             yield Label("working directory", classes="field-label")
             yield Input(value=self.repo, id="cwd")
             yield Label("", id="error", classes="dialog-error")
-            yield Label("⏎ spawn   tab next field   esc cancel", classes="dialog-footer")
+            yield Label(
+                "type to pick a harness   ⏎ spawn   tab next field   esc cancel",
+                classes="dialog-footer",
+            )
 
     def on_mount(self) -> None:
         harness = self.query_one("#harness", OptionList)
@@ -72,9 +78,27 @@ class SpawnScreen(ModalScreen[SpawnRequestForm | None]):
                 break
         harness.focus()
 
+    def on_key(self, event: events.Key) -> None:
+        """Type-ahead in the harness list: letters jump to the first match."""
+        harness = self.query_one("#harness", OptionList)
+        if not harness.has_focus or not event.character or not event.character.isalnum():
+            return
+        event.stop()
+        now = time.monotonic()
+        if now - self._typed_at > 1.0:
+            self._typed = ""
+        self._typed += event.character.lower()
+        self._typed_at = now
+        for index, (name, ok) in enumerate(self.choices):
+            if ok and name.startswith(self._typed):
+                harness.highlighted = index
+                return
+
     @on(OptionList.OptionSelected, "#harness")
     def _harness_chosen(self) -> None:
-        self.query_one("#prompt", Input).focus()
+        # Enter on the list spawns at once (the footer promises ⏎ spawn); Tab
+        # moves on to the optional fields instead.
+        self.action_submit()
 
     @on(Input.Submitted)
     def _submitted(self) -> None:

@@ -61,12 +61,13 @@ async def test_spawn_switch_type_and_zoom(tmp_path: Path) -> None:
         options = spawn.query_one("#harness", OptionList)
         index = next(i for i, (name, _) in enumerate(spawn.choices) if name == "demo")
         options.highlighted = index
-        await pilot.press("enter")  # harness chosen → prompt field
+        await pilot.press("tab", "tab")  # past the model field to the prompt
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: len(dash.panes) == 2)
         worker = dash.panes[1]
         assert worker.agent == "demo" and dash.focused == 1
         await wait_for(pilot, lambda: "Done." in screen_text(worker))
+        assert "Working on: hello" in screen_text(worker)
         await pilot.press("ctrl+a", "1")
         await wait_for(pilot, lambda: dash.focused == 0)
         await pilot.press(*"echo typed-$((6*7))", "enter")
@@ -111,7 +112,9 @@ async def test_pane_cap_and_unknown_harness_are_reported(tmp_path: Path) -> None
 async def test_missing_binary_shows_in_pane_and_dashboard_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
     app = make_app(tmp_path, agent="shell", extra=[("claude", None)])
     async with app.run_test(size=(120, 40)) as pilot:
         dash = dash_screen(app).dash
