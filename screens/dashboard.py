@@ -36,7 +36,6 @@ from zirv_dash import keys as keycodes
 from zirv_dash.dashboard import Dashboard, DashError
 from zirv_dash.keymap import PrefixFilter, Verdict, describe_key
 from zirv_dash.pane import Pane, PaneState
-from zirv_dash.session_env import child_env
 
 PARSE_SLICE = 0.004
 PARSE_CHUNK = 16384
@@ -64,7 +63,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         super().__init__()
         self.options = options
         self.dash = Dashboard(
-            options.settings, options.repo, options.gate, env_factory=self._env_for
+            options.settings, options.repo, options.gate, manage_state=options.manage_state
         )
         self.keys = PrefixFilter(options.keymap)
         self.views: dict[str, TerminalView] = {}
@@ -141,9 +140,6 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     # -- panes ------------------------------------------------------------------------------
 
-    def _env_for(self, pane: Pane) -> dict[str, str]:
-        return child_env(pane.session_id, pane.agent, headless=pane.spec.headless)
-
     def _spawn(
         self,
         agent: str,
@@ -180,12 +176,31 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         return pane
 
     def _watch(self, pane: Pane) -> None:
+        server = self.dash.signals.get(pane.short)
+        if server is not None and server.fileno() not in self._readers:
+            asyncio.get_running_loop().add_reader(server.fileno(), self._on_signal, pane)
+            self._readers.add(server.fileno())
         fd = pane.fd
         if fd is None or fd in self._readers:
             return
         loop = asyncio.get_running_loop()
         loop.add_reader(fd, self._on_readable, pane)
         self._readers.add(fd)
+
+    def _on_signal(self, pane: Pane) -> None:
+        server = self.dash.signals.get(pane.short)
+        if server is None:
+            return
+        if server.drain():
+            pane.turn_signal()
+            self._update_chrome()
+
+    def _unwatch_signal(self, pane: Pane) -> None:
+        server = self.dash.signals.get(pane.short)
+        if server is not None and server.fileno() in self._readers:
+            self._readers.discard(server.fileno())
+            with contextlib.suppress(ValueError, OSError):
+                asyncio.get_running_loop().remove_reader(server.fileno())
 
     def _unwatch(self, pane: Pane) -> None:
         if pane.pty is None:
@@ -239,6 +254,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def _reap(self) -> None:
         self._reap_pending = False
+        for pane in self.dash.panes:
+            # Stop watching a finished child's socket before reaping closes it.
+            if pane.exit_code is None and pane.pty is not None and pane.pty.poll() is not None:
+                self._unwatch_signal(pane)
         ended = self.dash.reap()
         for pane in ended:
             self._unwatch(pane)
@@ -440,6 +459,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self._update_chrome()
         for pane in self.dash.panes:
             self._unwatch(pane)
+            self._unwatch_signal(pane)
         self._shutdown_worker()
 
     @work(thread=True, exclusive=True, group="shutdown")
@@ -505,8 +525,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         dash = self.dash
         tick = self._tick()
         now = time.monotonic()
-        states = {p.short: dash.state_of(p, now) for p in dash.panes}
         focused = dash.focused_pane
+        self._observe_attention(focused, now)
+        states = {p.short: dash.state_of(p, now) for p in dash.panes}
         animating = any(s in (PaneState.WORKING, PaneState.STARTING) for s in states.values())
         self._set_chrome_rate(animating and self.options.spinner)
 
@@ -583,6 +604,29 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             if self.keys.armed:
                 hint = f"{prefix} … waiting for a chord (? for help)"
             self.query_one(FooterBar).update_footer(tuple(segments), hint)
+
+    def _observe_attention(self, focused: Pane | None, now: float) -> None:
+        """Feed visibility into each pane's tracker and announce transitions.
+
+        A pane counts as seen only while it is shown at the live view with no
+        dialog over it; a notice is raised when a pane *enters* needs-you, failed
+        or done — never for the pane you are looking at, and once per transition.
+        """
+        no_overlay = self.app.screen is self
+        for pane in self.dash.panes:
+            pane.check_screen(now)
+            visible = pane is focused and pane.scroll_offset == 0 and no_overlay
+            pane.set_visible(visible)
+            change = pane.tracker.poll(now)
+            if change is None or pane is focused:
+                continue
+            reason = f" ({change.reason})" if change.reason else ""
+            if change.new is PaneState.NEEDS_YOU:
+                self.dash.notify(f"▲ {pane.short} {change.reason or 'needs you'}")
+            elif change.new is PaneState.FAILED:
+                self.dash.notify(f"✗ {pane.short} failed{reason}")
+            elif change.new is PaneState.DONE_UNSEEN:
+                self.dash.notify(f"◆ {pane.short} done")
 
     def _set_chrome_rate(self, fast: bool) -> None:
         if fast == self._tick_timer_fast:

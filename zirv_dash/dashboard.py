@@ -8,16 +8,19 @@ without a terminal and reused by a future headless runtime.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zirv_dash import adapters, paths
+from zirv_dash import adapters, paths, registry
 from zirv_dash.config import AdapterGate, Settings
 from zirv_dash.pane import Pane, PaneSpec, PaneState
 from zirv_dash.session_env import child_env
+from zirv_dash.turn_signal import TurnSignalError, TurnSignalServer
 
 log = logging.getLogger("zirv.dashboard")
 
@@ -80,7 +83,7 @@ class Dashboard:
         settings: Settings,
         repo: Path,
         gate: AdapterGate | None = None,
-        env_factory: Callable[[Pane], dict[str, str]] | None = None,
+        manage_state: bool = True,
     ) -> None:
         self.settings = settings
         self.repo = repo
@@ -96,7 +99,12 @@ class Dashboard:
         self.pane_columns = 80
         self.pane_rows = 24
         self.short = paths.short_id(paths.new_session_id())
-        self._env_factory = env_factory
+        self.slug = paths.repo_slug(repo)
+        self.manage_state = manage_state
+        """Publish panes in the session registry and bind their turn-signal sockets."""
+        self.signals: dict[str, TurnSignalServer] = {}
+        self.pane_channel: Callable[[Pane], str | None] | None = None
+        """Mints a pane's private spawn-request channel (set by the intake)."""
         self.on_pane_added: list[Callable[[Pane], None]] = []
 
     # -- panes --------------------------------------------------------------------------
@@ -159,16 +167,76 @@ class Dashboard:
         )
         if session_id:
             spec.session_id = session_id
-        pane = Pane(spec, self.pane_columns, self.pane_rows, self.settings.dash.scrollback_bytes)
+        pane = Pane(
+            spec,
+            self.pane_columns,
+            self.pane_rows,
+            self.settings.dash.scrollback_bytes,
+            self.settings.dash.idle_quiet_ms,
+        )
         self.panes.append(pane)
-        env = self._env_factory(pane) if self._env_factory else child_env(pane.session_id, agent)
+        socket_path = self._bind_signal(pane)
+        env = child_env(
+            pane.session_id,
+            agent,
+            socket_path=socket_path,
+            dash_requests=self.pane_channel(pane) if self.pane_channel else None,
+            headless=headless,
+            parent_session=requested_by,
+        )
         if not pane.start(env):
             self.error(f"{agent} pane {pane.short} could not start: {pane.spawn_error}")
+            self._release(pane)
+        else:
+            self._register(pane, reachable=socket_path is not None)
         for hook in self.on_pane_added:
             hook(pane)
         if focus:
             self.focused = len(self.panes) - 1
         return pane
+
+    # -- registry and turn signals -------------------------------------------------------
+
+    def _bind_signal(self, pane: Pane) -> str | None:
+        if not self.manage_state:
+            return None
+        path = registry.socket_path(pane.short)
+        try:
+            self.signals[pane.short] = TurnSignalServer.bind(path)
+        except (TurnSignalError, OSError) as exc:
+            self.error(f"pane {pane.short}: turn-signal socket unavailable ({exc}); unreachable")
+            return None
+        return str(path)
+
+    def _register(self, pane: Pane, reachable: bool) -> None:
+        if not self.manage_state or pane.pty is None:
+            return
+        record = registry.SessionRecord.new(
+            pane.session_id,
+            pane.agent,
+            self.repo,
+            "chat" if pane.role == "orchestrator" else "dash",
+            pane.pty.pid,
+            reachable=reachable,
+            owner_pid=os.getpid(),
+            role=pane.role,
+        )
+        if pane.model:
+            record.extra["model"] = pane.model
+        try:
+            registry.register(record)
+        except OSError as exc:
+            self.error(f"registry: could not record pane {pane.short}: {exc}")
+
+    def _release(self, pane: Pane) -> None:
+        """Drop a pane's registry record and socket (its process is gone)."""
+        server = self.signals.pop(pane.short, None)
+        if server is not None:
+            with contextlib.suppress(OSError):
+                server.close()
+        if self.manage_state:
+            with contextlib.suppress(OSError, ValueError):
+                registry.unregister(pane.short)
 
     def pane_by_short(self, short: str) -> Pane | None:
         for pane in self.panes:
@@ -208,7 +276,7 @@ class Dashboard:
     # -- state --------------------------------------------------------------------------
 
     def state_of(self, pane: Pane, now: float | None = None) -> PaneState:
-        return pane.state(self.settings.dash.idle_quiet_ms, now)
+        return pane.state(now)
 
     def counts(self) -> tuple[int, int, int]:
         """(sessions, working, needs you) for the header."""
@@ -254,6 +322,7 @@ class Dashboard:
         for pane in self.panes:
             if pane.exit_code is None and pane.poll_exit() is not None:
                 ended.append(pane)
+                self._release(pane)
                 code = pane.exit_code or 0
                 age = (pane.exited_at or time.time()) - pane.created_at
                 if code != 0 and age < 10 and not pane.spawn_error:
@@ -292,3 +361,5 @@ class Dashboard:
                 pane.pty.force_stop()
                 pane.exit_code = pane.pty.exit_code
                 pane.exited_at = pane.exited_at or time.time()
+        for pane in self.panes:
+            self._release(pane)

@@ -11,27 +11,22 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 
 from zirv_dash import paths
 from zirv_dash.adapters import Adapter
+from zirv_dash.attention import AttentionTracker, PaneState, Transition
 from zirv_dash.ptysession import PtySession, SpawnError
 from zirv_dash.terminal import TerminalModel
+
+__all__ = ["STATE_WORDS", "Pane", "PaneSpec", "PaneState", "Transition"]
 
 INBOX_HIGH_WATER = 2 * 1024 * 1024
 """Stop reading a pane's PTY while this much output is still unparsed: the child
 then blocks on write, exactly as with a slow terminal."""
 
 
-class PaneState(Enum):
-    STARTING = "starting"
-    WORKING = "working"
-    IDLE = "idle"
-    NEEDS_YOU = "needs_you"
-    DONE_UNSEEN = "done_unseen"
-    EXITED = "exited"
-    FAILED = "failed"
-
+SCREEN_CHECK_INTERVAL = 0.1
+"""Needs-you patterns are matched against the screen at most this often."""
 
 STATE_WORDS = {
     PaneState.STARTING: "starting",
@@ -59,7 +54,14 @@ class PaneSpec:
 
 
 class Pane:
-    def __init__(self, spec: PaneSpec, columns: int, rows: int, scrollback_bytes: int) -> None:
+    def __init__(
+        self,
+        spec: PaneSpec,
+        columns: int,
+        rows: int,
+        scrollback_bytes: int,
+        idle_quiet_ms: int = 10_000,
+    ) -> None:
         self.spec = spec
         self.session_id = spec.session_id
         self.short = paths.short_id(spec.session_id)
@@ -83,10 +85,14 @@ class Pane:
         self.exited_at: float | None = None
         self.spawn_error: str | None = None
         self.scroll_offset = 0
-        self.seen_done = True
-        """False from the moment a turn ends while nobody is looking (done-unseen)."""
-        self.attention: str | None = None
-        """Reason the pane needs you (a prompt on screen), or None."""
+        self.tracker = AttentionTracker(
+            spec.agent,
+            idle_quiet_ms=idle_quiet_ms,
+            initial_prompt=bool(spec.prompt),
+            started_at=self.started_mono,
+        )
+        self._screen_checked_at = 0.0
+        self._screen_dirty = False
         self.bytes_in = 0
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -149,7 +155,12 @@ class Pane:
         del self.inbox[:budget]
         self.model_view.feed(chunk)
         self.bytes_in += len(chunk)
-        self.last_output_at = time.monotonic()
+        now = time.monotonic()
+        self.last_output_at = now
+        self.tracker.output(now)
+        self._screen_dirty = True
+        if now - self._screen_checked_at >= SCREEN_CHECK_INTERVAL:
+            self.check_screen(now)
         replies = self.model_view.take_replies()
         if replies and self.pty is not None:
             self.pty.write(replies)
@@ -173,6 +184,7 @@ class Pane:
             return None
         self.exit_code = code
         self.exited_at = time.time()
+        self.tracker.exited(code, time.monotonic())
         return code
 
     def stop(self, grace: float = 5.0) -> None:
@@ -187,7 +199,9 @@ class Pane:
         if self.pty is None or self.exit_code is not None or not data:
             return
         self.pty.write(data)
-        self.last_input_at = time.monotonic()
+        now = time.monotonic()
+        self.last_input_at = now
+        self.tracker.input(now, submit=b"\r" in data)
         if typed:
             self.user_typed_since_turn = True
             self.scroll_offset = 0
@@ -218,31 +232,35 @@ class Pane:
     # -- state ----------------------------------------------------------------------------
 
     def turn_signal(self) -> None:
-        self.turn_signal_at = time.monotonic()
+        now = time.monotonic()
+        self.turn_signal_at = now
         self.user_typed_since_turn = False
+        self.tracker.turn_signal(now)
 
-    def state(self, idle_quiet_ms: int, now: float | None = None) -> PaneState:
-        if self.exit_code is not None:
-            return PaneState.FAILED if self.exit_code != 0 else PaneState.EXITED
-        if self.attention:
-            return PaneState.NEEDS_YOU
-        if self.last_output_at is None:
-            return PaneState.STARTING
-        if self.is_idle(idle_quiet_ms, now):
-            return PaneState.IDLE if self.seen_done else PaneState.DONE_UNSEEN
-        return PaneState.WORKING
-
-    def is_idle(self, idle_quiet_ms: int, now: float | None = None) -> bool:
-        if self.last_output_at is None or self.exit_code is not None:
-            return False
+    def check_screen(self, now: float | None = None) -> None:
+        """Match the visible screen against the needs-you patterns (throttled)."""
+        if not self._screen_dirty:
+            return
         now = time.monotonic() if now is None else now
-        if self.adapter.turn_signal and self.turn_signal_at is not None:
-            latest = max(self.last_output_at, self.turn_signal_at)
-            return now - latest >= 0.5
-        latest = self.last_output_at
-        if self.last_input_at is not None:
-            latest = max(latest, self.last_input_at)
-        return (now - latest) * 1000 >= idle_quiet_ms
+        self._screen_checked_at = now
+        self._screen_dirty = False
+        self.tracker.screen(self.model_view.lines(), now)
+
+    def state(self, now: float | None = None) -> PaneState:
+        if self.spawn_error:
+            return PaneState.FAILED
+        return self.tracker.state(time.monotonic() if now is None else now)
+
+    def reason(self, now: float | None = None) -> str | None:
+        if self.spawn_error:
+            return self.spawn_error
+        return self.tracker.reason(time.monotonic() if now is None else now)
+
+    def is_idle(self, now: float | None = None) -> bool:
+        return self.state(now) in (PaneState.IDLE, PaneState.DONE_UNSEEN)
+
+    def set_visible(self, visible: bool) -> None:
+        self.tracker.set_visible(visible, time.monotonic())
 
     def last_screen_line(self) -> str:
         for line in reversed(self.model_view.lines()):
