@@ -25,6 +25,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 
 from screens.app import LaunchOptions
+from screens.handover_actions import HandoverActions
+from screens.lifecycle_actions import LifecycleActions
+from screens.review_actions import ReviewActions
+from screens.sessions_actions import SessionsActions
 from widgets.footer_bar import FooterBar
 from widgets.glyphs import SPINNER_PERIOD
 from widgets.header_bar import HeaderBar, HeaderFacts, Tab
@@ -54,7 +58,14 @@ def age_text(seconds: float) -> str:
     return f"{seconds // 86400}d"
 
 
-class DashboardScreen(Screen[None], inherit_bindings=False):
+class DashboardScreen(
+    SessionsActions,
+    LifecycleActions,
+    HandoverActions,
+    ReviewActions,
+    Screen[None],
+    inherit_bindings=False,
+):
     BINDINGS: ClassVar[list[BindingType]] = []
     CSS_PATH = "dashboard.tcss"
     AUTO_FOCUS = None
@@ -98,6 +109,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.set_interval(1.0, self._slow_tick, name="slow-tick")
         self._chrome_timer = self.set_interval(0.5, self._chrome_tick, name="chrome")
         self.call_after_refresh(self._start_initial_panes)
+        self._sessions_mounted()
+        self._lifecycle_mounted()
+        self._handover_mounted()
+        self._review_mounted()
 
     def _start_initial_panes(self) -> None:
         self._sync_pane_size()
@@ -260,6 +275,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
                 self._unwatch_signal(pane)
         ended = self.dash.reap()
         for pane in ended:
+            self._lifecycle_pane_ended(pane)
             self._unwatch(pane)
             view = self.views.get(pane.short)
             if view is not None:
@@ -282,6 +298,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             if visible:
                 view.full_refresh()
                 view.focus()
+        self._review_focus_changed()
         self._update_chrome()
 
     # -- keys -----------------------------------------------------------------------------
@@ -454,6 +471,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         if self._quitting:
             return
         self._quitting = True
+        self._lifecycle_before_quit()
         live = len(self.dash.live_panes)
         self.dash.notify(f"shutting down {live} pane(s)…")
         self._update_chrome()
@@ -518,6 +536,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         # Fallback for exits that SIGCHLD did not report (e.g. handler unavailable).
         if any(p.exit_code is None and p.pty is not None for p in self.dash.panes):
             self._schedule_reap()
+        self._sessions_tick()
+        self._lifecycle_tick()
+        self._handover_tick()
 
     def _update_chrome(self) -> None:
         if not self.is_mounted:
@@ -541,9 +562,11 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
                 focused=p is focused,
                 selected=p is focused,
                 dim=not p.alive,
+                badge=self._sessions_badge(p),
             )
             for p in dash.panes
         ]
+        rows += self._lifecycle_extra_rows()
         if sidebar_visible:
             self.query_one(Sidebar).update_rows(rows, tick)
         sessions, working, needs = dash.counts()
