@@ -19,14 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zirv_dash.terminal import Attr, TerminalModel
-from zirv_dash.terminal.widths import char_width
+from zirv_dash.terminal.widths import cell_width
 
 DATA = Path(__file__).resolve().parent / "data"
 STREAMS = [p.read_bytes() for p in sorted(DATA.glob("*.bin"))]
 
 
 def cells(text: str) -> int:
-    return sum(char_width(c) for c in text)
+    return cell_width(text)
 
 
 def check(m: TerminalModel) -> None:
@@ -82,8 +82,10 @@ def rand_sequence(rng: random.Random) -> bytes:
         body = "".join(rng.choice("0128;?:abc\x07\x1b\\ /rgb") for _ in range(rng.randint(0, 20)))
         s = "\x1b]" + body + rng.choice(("\x07", "\x1b\\", "", "\x9c", "\x18"))
     elif k < 0.57:
-        s = "\x1b" + rng.choice("P_^X") + "".join(
-            rng.choice("q+$|0123abc;\x07\x1b") for _ in range(rng.randint(0, 30))
+        s = (
+            "\x1b"
+            + rng.choice("P_^X")
+            + "".join(rng.choice("q+$|0123abc;\x07\x1b") for _ in range(rng.randint(0, 30)))
         )
         s += rng.choice(("\x1b\\", "", "\x07"))
     elif k < 0.65:

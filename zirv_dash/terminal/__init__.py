@@ -7,5 +7,6 @@ queries.  It never imports a UI toolkit.
 
 from .attr import DEFAULT_ATTR, Attr
 from .model import TerminalModel
+from .widths import cell_width
 
-__all__ = ["DEFAULT_ATTR", "Attr", "TerminalModel"]
+__all__ = ["DEFAULT_ATTR", "Attr", "TerminalModel", "cell_width"]

@@ -293,6 +293,8 @@ class TerminalModel:
             cell_attrs = list(chain.from_iterable(map(repeat, run_attrs, map(len, texts))))
             scr.draw_cells(body, cell_attrs)
         scr.attr = attr
+        if not parts[-1]:
+            scr.last_char = ""  # ends with an SGR: REP has nothing to repeat
 
     def _parse(self, text: str) -> None:
         scr = self._screen
@@ -325,6 +327,7 @@ class TerminalModel:
                     if final == "m" and not inter:
                         if not params or params[0] not in "<=>?":
                             scr.attr = apply_sgr(scr.attr, params)
+                            scr.last_char = ""
                         # private SGR forms (CSI > 4;2 m: xterm modifyOtherKeys)
                         # are not renditions; ignore them.
                     else:
@@ -366,6 +369,7 @@ class TerminalModel:
 
     def _control(self, c: str) -> None:
         scr = self._screen
+        scr.last_char = ""
         if c == "\n" or c == "\x0b" or c == "\x0c":
             scr.linefeed()
         elif c == "\r":
@@ -405,6 +409,7 @@ class TerminalModel:
             return i + 1  # ESC followed by something that is no sequence
         inter, final = m.groups()
         scr = self._screen
+        scr.last_char = ""
         if not inter:
             if final == "7":
                 scr.save_cursor()
@@ -565,9 +570,9 @@ class TerminalModel:
             scr.erase_in_display(a0)
         elif final == "A":
             scr.cursor_up(a0)
-        elif final == "B" or final == "e":
+        elif final == "B":
             scr.cursor_down(a0)
-        elif final == "C" or final == "a":
+        elif final == "C":
             scr.cursor_forward(a0)
         elif final == "D":
             scr.cursor_back(a0)
@@ -600,8 +605,6 @@ class TerminalModel:
             scr.set_margins(a0, args[1] if len(args) > 1 else 0)
         elif final == "b":
             scr.repeat(max(1, a0))
-        elif final == "I":
-            scr.tab(min(max(1, a0), scr.columns))
         elif final == "Z":
             scr.back_tab(min(max(1, a0), scr.columns))
         elif final == "g":
@@ -628,7 +631,11 @@ class TerminalModel:
         elif final == "t":
             if a0 == 18:
                 self._replies.append(f"\x1b[8;{scr.rows};{scr.columns}t")
-        # anything else: ignored
+        else:
+            # Unknown (including CHT, HPR and VPR, which tmux does not
+            # implement either): ignored, and REP's memory is kept.
+            return
+        scr.last_char = ""
 
     def _cpr(self) -> tuple[int, int]:
         s = self._screen

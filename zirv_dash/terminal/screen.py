@@ -109,6 +109,7 @@ class Screen:
         self.graphics = False  # active set is DEC special graphics
         self.saved: tuple[int, int, Attr, bool, list[int], int] | None = None
         self.last_char = ""
+        self.zwj = False  # a zero width joiner is pending
         self.all_touched = True
 
     def _update_charset(self) -> None:
@@ -124,7 +125,7 @@ class Screen:
         """Draw ``text`` whose characters are all one cell wide."""
         x = self.x
         end = x + len(text)
-        if end <= self.columns and not self.insert_mode:
+        if end <= self.columns and not self.insert_mode and not self.zwj:
             # Fast path: the run fits on the current line.
             y = self.y
             row = self.chars[y]
@@ -142,6 +143,9 @@ class Screen:
     def draw_cells(self, text: str, cell_attrs: list[Attr]) -> None:
         """Draw single-width ``text`` with one attribute per character,
         wrapping (or not, without DECAWM) at the right margin."""
+        if self.zwj and not text.isascii():
+            self._split_zwj(text, cell_attrs)
+            return
         cols = self.columns
         n = len(text)
         pos = 0
@@ -183,19 +187,17 @@ class Screen:
     def draw_char(self, ch: str) -> None:
         """Draw one character of any width (wide, combining, zero width)."""
         w = char_width(ch)
+        if w < 0:
+            return  # not printable: tmux drops it too
         cols = self.columns
+        if self.zwj:
+            self._zwj_join(ch)
+            return
         if w == 0:
-            # Combining mark / joiner / variation selector: attach to the
-            # previous cell (the one the cursor just left).
-            x = min(self.x, cols) - 1
-            if x < 0:
+            if ch == "\u200d":
+                self.zwj = True
                 return
-            row = self.chars[self.y]
-            if row[x] == "" and x > 0:
-                x -= 1
-            if row[x] and ord(ch) >= 0x300:
-                row[x] += ch
-                self.touched.add(self.y)
+            self._combine(ch)
             return
         if w == 2 and cols < 2:
             return
@@ -227,7 +229,36 @@ class Screen:
             arow[x + 1] = attr
         self.touched.add(y)
         self.x = x + w
-        self.last_char = ch
+        self.last_char = ""  # REP only repeats ASCII (tmux)
+
+    def _zwj_join(self, ch: str) -> None:
+        """tmux 3.3 holds a zero width joiner until the next non-ASCII
+        character and glues both onto the previous cell (so emoji sequences
+        such as family emoji stay one glyph); with no previous cell the
+        character is dropped.  ASCII text in between is drawn normally."""
+        self.zwj = False
+        self._combine("\u200d" + ch)
+
+    def _split_zwj(self, text: str, cell_attrs: list[Attr]) -> None:
+        k = next(i for i, c in enumerate(text) if c >= "\x80")
+        if k:
+            self.draw_cells(text[:k], cell_attrs[:k])
+        self._zwj_join(text[k])
+        if k + 1 < len(text):
+            self.draw_cells(text[k + 1 :], cell_attrs[k + 1 :])
+
+    def _combine(self, marks: str) -> bool:
+        """Append ``marks`` to the cell before the cursor (the one just
+        written, or the lead of a wide character)."""
+        x = min(self.x, self.columns) - 1
+        if x < 0:
+            return False
+        row = self.chars[self.y]
+        if row[x] == "" and x > 0:
+            x -= 1
+        row[x] += marks
+        self.touched.add(self.y)
+        return True
 
     def draw(self, text: str) -> None:
         """Draw arbitrary printable text (slow path, per character)."""
@@ -238,14 +269,13 @@ class Screen:
                 self.draw_char(ch)
 
     def repeat(self, n: int) -> None:
-        """REP: repeat the last printed graphic character."""
-        if self.last_char and n > 0:
-            n = min(n, self.columns * self.rows)
-            if char_width(self.last_char) == 1:
-                self.draw_narrow(self.last_char * n)
-            else:
-                for _ in range(n):
-                    self.draw_char(self.last_char)
+        """REP: repeat the last printed character, like tmux: only a plain
+        ASCII one, and at most up to the end of the line."""
+        ch = self.last_char
+        if ch and " " <= ch < "\x7f" and n > 0:
+            n = min(n, self.columns - min(self.x, self.columns))
+            if n > 0:
+                self.draw_narrow(ch * n)
 
     # -- line feeds and scrolling --------------------------------------------
 
@@ -312,27 +342,31 @@ class Screen:
         self.touched.update(range(top, bottom + 1))
 
     def insert_lines(self, n: int) -> None:
-        """IL: only inside the scroll region; the cursor goes to column 0."""
-        if not (self.top <= self.y <= self.bottom):
-            return
-        top = self.top
+        """IL, as tmux does it: inside the scroll region it works on the
+        region, outside it on the rest of the screen; the cursor stays (only
+        a pending wrap is cancelled)."""
+        top, bottom = self.top, self.bottom
         self.top = self.y
-        self.scroll_down(max(1, n))
-        self.top = top
-        self.x = 0
+        if not (top <= self.y <= bottom):
+            self.bottom = self.rows - 1
+        try:
+            self.scroll_down(max(1, n))
+        finally:
+            self.top, self.bottom = top, bottom
+        self.x = min(self.x, self.columns - 1)
 
     def delete_lines(self, n: int) -> None:
-        if not (self.top <= self.y <= self.bottom):
-            return
-        top, alt = self.top, self.alt
+        """DL, same rules as IL; deleted lines never go to the scrollback."""
+        top, bottom, alt = self.top, self.bottom, self.alt
         self.top = self.y
-        self.alt = True  # lines deleted by DL never go to the scrollback
+        if not (top <= self.y <= bottom):
+            self.bottom = self.rows - 1
+        self.alt = True
         try:
             self.scroll_up(max(1, n))
         finally:
-            self.top = top
-            self.alt = alt
-        self.x = 0
+            self.top, self.bottom, self.alt = top, bottom, alt
+        self.x = min(self.x, self.columns - 1)
 
     # -- cursor motion ---------------------------------------------------------
 
@@ -488,12 +522,16 @@ class Screen:
         return -1
 
     def erase_characters(self, n: int) -> None:
-        x = min(self.x, self.columns - 1)
+        x = self.x
+        if x >= self.columns:
+            return  # pending wrap: nothing right of the cursor (tmux)
         self._blank(self.y, x, min(self.columns, x + max(1, n)))
 
     def insert_characters(self, n: int) -> None:
         cols = self.columns
-        x = min(self.x, cols - 1)
+        x = self.x
+        if x >= cols:
+            return
         n = min(max(1, n), cols - x)
         row = self.chars[self.y]
         arow = self.attrs[self.y]
@@ -507,7 +545,9 @@ class Screen:
 
     def delete_characters(self, n: int) -> None:
         cols = self.columns
-        x = min(self.x, cols - 1)
+        x = self.x
+        if x >= cols:
+            return
         n = min(max(1, n), cols - x)
         row = self.chars[self.y]
         arow = self.attrs[self.y]
@@ -551,6 +591,9 @@ class Screen:
             self.x, self.y, self.attr = min(x, self.columns), min(y, self.rows - 1), attr
             self._alt_cursor = None
         if not self.alt or self._main_saved is None:
+            # tmux clamps the cursor even when there is nothing to switch
+            # back from (a pending wrap is cancelled).
+            self.x = min(self.x, self.columns - 1)
             return
         self.chars, self.attrs = self._main_saved
         self._main_saved = None

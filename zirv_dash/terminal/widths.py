@@ -1,44 +1,127 @@
 """Character cell widths.
 
-Widths come from ``wcwidth`` (the same table pyte uses).  For speed we build,
-once, a regular expression matching runs of characters that are certainly one
-cell wide (printable ASCII, Latin, Greek, Cyrillic, punctuation, arrows, box
-drawing, block elements, braille spinners ...).  Such runs are drawn with list
-slice assignments; anything else (wide CJK/emoji, combining marks, rarer
-scripts) goes through the per-character path.
+tmux takes widths from the C library's ``wcwidth()``, so where the C library
+is glibc we ask it too (through ``ctypes``, under a private ``C.UTF-8``
+locale that does not touch the process locale): the model then agrees with
+tmux cell for cell, emoji and all (the Python ``wcwidth`` package follows a
+newer Unicode and disagrees on hundreds of code points, e.g. regional
+indicators and unassigned ones).  Elsewhere the ``wcwidth`` package is used.
+
+``char_width`` returns 2 (wide), 1, 0 (zero width: combined onto the previous
+cell) or -1 (not printable: dropped, as tmux does).
+
+For speed we also build, once, a regular-expression class of the characters
+below U+3000 that are certainly one cell wide (ASCII, Latin, Greek, Cyrillic,
+punctuation, arrows, box drawing, blocks, braille spinners ...).  Runs of
+those are drawn with list slice assignments; everything else goes through
+the per-character path.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import re
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from wcwidth import wcwidth as _wcwidth
+from wcwidth import wcwidth as _py_wcwidth
 
-# Build the "narrow" class over this code point range; above it the
-# per-character path is used (it is correct, only slower).
 _NARROW_LIMIT = 0x3000
 
 
-@lru_cache(maxsize=8192)
+def _glibc_batch() -> Callable[[Iterable[int]], list[int]] | None:
+    """A function mapping code points to glibc ``wcwidth`` values, or None
+    when this is not glibc (or no UTF-8 locale is available)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        newlocale = libc.newlocale
+        uselocale = libc.uselocale
+        wcwidth = libc.wcwidth
+        libc.gnu_get_libc_version  # noqa: B018 -- only glibc has it
+    except (OSError, AttributeError):
+        return None
+    newlocale.restype = ctypes.c_void_p
+    newlocale.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p]
+    uselocale.restype = ctypes.c_void_p
+    uselocale.argtypes = [ctypes.c_void_p]
+    wcwidth.restype = ctypes.c_int
+    wcwidth.argtypes = [ctypes.c_uint32]
+    loc = newlocale(1 << 0, b"C.UTF-8", None)  # LC_CTYPE_MASK on glibc
+    if not loc:
+        return None
+
+    def batch(cps: Iterable[int]) -> list[int]:
+        # uselocale() is per thread: switch, ask, switch back.
+        old = uselocale(loc)
+        try:
+            return [wcwidth(cp) for cp in cps]
+        finally:
+            uselocale(old)
+
+    try:
+        if batch([0x61, 0x4E2D, 0x301]) != [1, 2, 0]:
+            return None
+    except Exception:
+        return None
+    return batch
+
+
+_batch = _glibc_batch()
+
+
+def _raw_widths(cps: Iterable[int]) -> list[int]:
+    if _batch is not None:
+        return _batch(cps)
+    return [_py_wcwidth(chr(cp)) for cp in cps]
+
+
+@lru_cache(maxsize=16384)
 def char_width(ch: str) -> int:
-    """Cells taken by ``ch``: 0 (combining / zero width / not printable), 1 or 2."""
-    w = _wcwidth(ch)
+    """Cells taken by the single character ``ch``: 2, 1, 0 (combining) or
+    -1 (not printable, dropped)."""
+    w = _raw_widths([ord(ch)])[0]
     if w < 0:
-        return 0
-    return int(w)
+        return -1
+    return 2 if w > 1 else w
+
+
+def cell_width(text: str) -> int:
+    """Cells that ``text`` (a run from ``row_runs``/``history_runs``) covers.
+
+    A cell may hold a cluster: a character plus combining marks, or -- as
+    tmux builds them -- a zero width joiner and the character after it glued
+    onto the previous cell (emoji sequences).  So: wide characters count 2,
+    zero-width and unprintable ones 0, and a character right after U+200D 0.
+    """
+    if text.isascii():
+        return len(text)
+    total = 0
+    joined = False
+    for c in text:
+        if joined:
+            joined = False
+            continue
+        if c == "\u200d":
+            joined = True
+            continue
+        w = char_width(c)
+        if w > 0:
+            total += w
+    return total
 
 
 def _narrow_class() -> str:
+    cps = [cp for cp in range(0x20, _NARROW_LIMIT) if not (0x7F <= cp <= 0x9F)]
+    widths = _raw_widths(cps)
     ranges: list[tuple[int, int]] = []
-    start = -1
-    for cp in range(0x20, _NARROW_LIMIT + 1):
-        ok = cp < _NARROW_LIMIT and not (0x7F <= cp <= 0x9F) and _wcwidth(chr(cp)) == 1
-        if ok and start < 0:
-            start = cp
-        elif not ok and start >= 0:
-            ranges.append((start, cp - 1))
-            start = -1
+    for cp, w in zip(cps, widths, strict=True):
+        if w != 1 or cp == 0x200D:
+            continue
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1] = (ranges[-1][0], cp)
+        else:
+            ranges.append((cp, cp))
     parts = []
     for a, b in ranges:
         if a == b:
@@ -52,9 +135,8 @@ _narrow_cls: str | None = None
 
 
 def narrow_class() -> str:
-    """Regex character-class body (without brackets) of single-cell characters
-    (built lazily: the table takes a few milliseconds and CLI entry points
-    never need it)."""
+    """Regex character-class body (without brackets) of single-cell
+    characters (built lazily, once: CLI entry points never need it)."""
     global _narrow_cls
     if _narrow_cls is None:
         _narrow_cls = _narrow_class()
