@@ -25,13 +25,23 @@ def help_text(keymap: Keymap) -> Text:
         for action in ACTIONS:
             if action.section != section:
                 continue
+            label = action.label
             chords = keymap.chords_for(action.id)
+            if action.id.startswith("focus_"):
+                # Nine near-identical rows read better as one.
+                if action.id != "focus_1":
+                    continue
+                digits = [n for n in range(1, 10) if keymap.chords_for(f"focus_{n}")]
+                if not digits:
+                    continue
+                label, chords = "jump to pane", [f"{digits[0]}-{digits[-1]}"]
             if not chords:
                 continue
             keys = " / ".join(f"{prefix} {describe_key(c)}" for c in chords)
-            out.append(f"  {action.label:<18}", Style(bold=True))
+            out.append(f"  {label:<18}", Style(bold=True))
             out.append(f"{keys:<22}")
-            out.append(f"{action.description}\n", Style(dim=True))
+            description = "focus that pane" if action.id == "focus_1" else action.description
+            out.append(f"{description}\n", Style(dim=True))
     out.append("no prefix\n", Style(bold=True, color="cyan"))
     out.append(f"  {'literal prefix':<18}{prefix + ' ' + prefix:<22}", Style(bold=True))
     out.append("send the prefix key itself to the pane\n", Style(dim=True))

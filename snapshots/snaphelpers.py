@@ -1,0 +1,67 @@
+"""Deterministic dashboards for snapshot tests: fixed ids, paths, no clocks."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from screens.app import ZirvApp
+from tests.apphelpers import dash_screen, make_app, wait_for
+
+SNAP_REPO = Path(tempfile.gettempdir()) / "zirv-snapshot-repo"
+IDS = [
+    "0a1b2c3d-0000-4000-8000-000000000001",
+    "1b2c3d4e-0000-4000-8000-000000000002",
+    "2c3d4e5f-0000-4000-8000-000000000003",
+    "3d4e5f60-0000-4000-8000-000000000004",
+    "4e5f6071-0000-4000-8000-000000000005",
+    "5f607182-0000-4000-8000-000000000006",
+]
+
+
+@pytest.fixture(autouse=True)
+def quiet_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ZIRV_DEMO_SPINNER", "0")
+    monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "0")
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    monkeypatch.setenv("PS1", "$ ")
+
+
+def snap_app(agent: str = "demo", extra: list[tuple[str, str | None]] | None = None, **kw: Any) -> ZirvApp:
+    SNAP_REPO.mkdir(exist_ok=True)
+    return make_app(
+        SNAP_REPO,
+        agent=agent,
+        extra=extra,
+        deterministic=True,
+        spinner=False,
+        session_ids=list(IDS),
+        **kw,
+    )
+
+
+def settled(count: int, needle: str = ">") -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """run_before: wait until `count` panes exist and each shows `needle` at the end."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, ZirvApp)
+        dash = dash_screen(app).dash
+
+        def ready() -> bool:
+            if len(dash.panes) != count:
+                return False
+            return all(
+                any(line.startswith(needle) for line in p.model_view.lines()) and not p.inbox
+                for p in dash.panes
+            )
+
+        await wait_for(pilot, ready)
+        await pilot.pause(0.3)
+
+    return run_before
