@@ -32,7 +32,9 @@ def quiet_demo(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PS1", "$ ")
 
 
-def snap_app(agent: str = "demo", extra: list[tuple[str, str | None]] | None = None, **kw: Any) -> ZirvApp:
+def snap_app(
+    agent: str = "demo", extra: list[tuple[str, str | None]] | None = None, **kw: Any
+) -> ZirvApp:
     SNAP_REPO.mkdir(exist_ok=True)
     return make_app(
         SNAP_REPO,
