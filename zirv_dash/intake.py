@@ -1,0 +1,781 @@
+"""The dashboard side of delegation and lifecycle (issue 5), without any UI.
+
+Glue between the on-disk protocols (`spawn`, `roster`, `mail`) and a `Dashboard`:
+
+- the spawn-request channel: stale token dirs swept at start, one token dir
+  per launch (named after the orchestrator's short id), one private channel per
+  pane (`dash.pane_channel`), a sweep that claims, validates, launches and acks;
+- kill requests and the menu's graceful stop, both as non-blocking ladders
+  advanced by `tick()` (nothing here waits on a child);
+- report-back mail to a delegated pane's requester, once, when it settles or
+  ends, unless the worker mailed first;
+- retained ended rows (at most 8) with restore / retry from the kept request
+  (re-validated) and dismiss;
+- the restore roster: offered at start, written on quit.
+
+The screen calls in here and renders the results; a headless runtime could do
+the same.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import signal
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from zirv_dash import adapters, mail, paths, roster, spawn
+from zirv_dash.dashboard import Dashboard, EndedRow
+from zirv_dash.pane import STATE_WORDS, Pane, PaneState
+
+log = logging.getLogger("zirv.intake")
+
+ENDED_ROWS_MAX = 8
+REPORT_TAIL_LINES = 20
+REPORT_TAIL_BYTES = 2048
+KILL_GRACE = 1.0
+"""After SIGTERM, how long a killed child gets before SIGKILL."""
+STOP_GRACE = 5.0
+"""After the quit sequence, how long a stopped child gets (upstream `QUIT_GRACE`)."""
+PRUNE_EVERY = 60.0
+NO_CHANNEL = "no delegated agent can join this dashboard (it will still run headless instead)"
+
+
+class Spawner(Protocol):
+    """`Dashboard.spawn`, or a screen wrapper that also mounts a view."""
+
+    def __call__(
+        self,
+        agent: str,
+        *,
+        prompt: str | None = ...,
+        model: str | None = ...,
+        cwd: str | None = ...,
+        role: str = ...,
+        headless: bool = ...,
+        session_id: str | None = ...,
+        argv: list[str] | None = ...,
+        requested_by: str | None = ...,
+        focus: bool = ...,
+    ) -> Pane: ...
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The pane a private channel belongs to (identity is proven by location)."""
+
+    short: str
+    role: spawn.Role
+    session: str
+
+
+@dataclass
+class Kept:
+    """A spawn request kept for a later restore or retry of its pane."""
+
+    request: spawn.SpawnRequest
+    owner: Owner | None
+
+
+@dataclass
+class Outcome:
+    """What one sweep did, for the UI: panes launched and panes asked to stop."""
+
+    launched: list[Pane] = field(default_factory=list)
+    refused: int = 0
+    killed: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.launched or self.refused or self.killed)
+
+
+def _as_role(role: str) -> spawn.Role:
+    if role == "orchestrator":
+        return "orchestrator"
+    if role == "sub-orchestrator":
+        return "sub-orchestrator"
+    return "worker"
+
+
+class Intake:
+    def __init__(
+        self,
+        dash: Dashboard,
+        spawner: Spawner | None = None,
+        state: Path | None = None,
+        enabled: bool = True,
+    ) -> None:
+        self.dash = dash
+        self.spawner: Spawner = spawner if spawner is not None else dash.spawn
+        self.state = state if state is not None else paths.state_dir()
+        self.enabled = enabled
+        """Channels and the roster live on disk only when the dashboard manages state."""
+        self.channel: spawn.DashChannel | None = None
+        self.channel_failed = False
+        self.owners: dict[str, Owner] = {}
+        """Private channel dir name → the pane it was minted for."""
+        self.parents: dict[str, str | None] = {}
+        """Pane short → the verified short of the pane that requested it."""
+        self.kept: dict[str, Kept] = {}
+        self.report_to: dict[str, str] = {}
+        self.reported: set[str] = set()
+        self.titles: dict[str, str] = {}
+        self.restored_from: dict[str, roster.RosterPane] = {}
+        self.candidates: list[roster.RosterPane] = []
+        """Restore entries offered and not yet answered."""
+        self.deferred: list[roster.RosterPane] = []
+        """Entries carried into the next roster (still live, over the cap, failed)."""
+        self.stopping: dict[str, tuple[float, str]] = {}
+        """Pane short → (deadline, next step) of a running stop ladder."""
+        self._pruned_at = time.monotonic()
+        self._quit_done = False
+
+    # -- channel ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Sweep dead dashboards' token dirs and hook pane-channel minting."""
+        self.dash.on_pane_added.append(self._pane_added)
+        if not self.enabled:
+            return
+        try:
+            spawn.sweep_stale_token_dirs(self.state)
+        except OSError as exc:  # pragma: no cover - sweep is already tolerant
+            log.warning("stale channel sweep failed: %s", exc)
+        self.dash.pane_channel = self._mint
+
+    def ensure_channel(self, short: str | None = None) -> spawn.DashChannel | None:
+        if self.channel is not None or not self.enabled or self.channel_failed:
+            return self.channel
+        try:
+            self.channel = spawn.DashChannel.create(self.state, short or self.dash.short)
+        except OSError as exc:
+            self.channel_failed = True
+            self.dash.error(f"{NO_CHANNEL}: {exc}")
+        return self.channel
+
+    def _mint(self, pane: Pane) -> str | None:
+        # The token dir is named after the orchestrator (the first pane).
+        channel = self.ensure_channel(pane.short if pane.role == "orchestrator" else None)
+        if channel is None:
+            return None
+        try:
+            path = channel.mint_pane_channel()
+        except OSError as exc:
+            self.dash.error(f"pane {pane.short}: no private spawn channel ({exc})")
+            return None
+        self.owners[path.name] = Owner(pane.short, _as_role(pane.role), pane.session_id)
+        return str(path)
+
+    def _pane_added(self, pane: Pane) -> None:
+        """Panes opened by the spawn dialog keep a request too, so they can be retried."""
+        if pane.short in self.kept or pane.role == "orchestrator" or not pane.first_prompt:
+            return
+        if pane.spec.argv and pane.spec.headless:
+            return  # launched by this intake; `_launch` records it
+        self.kept[pane.short] = Kept(
+            spawn.SpawnRequest(
+                agent=pane.agent,
+                prompt=pane.first_prompt,
+                cwd=pane.cwd,
+                requested_by=self.dash.short,
+                model=pane.model,
+                interactive=True,
+            ),
+            None,
+        )
+
+    def context(self, owner: Owner | None, file_drop: bool = True) -> spawn.ValidationContext:
+        """Validation facts from the live settings and panes."""
+        settings = self.dash.settings.dash
+        live = self.dash.live_panes
+        return spawn.ValidationContext(
+            repo=self.dash.repo,
+            workdir_roots=list(settings.workdir_roots),
+            live_panes=len(live),
+            max_panes=settings.max_panes,
+            gate=self.dash.gate,
+            channel_owner_role=owner.role if owner else None,
+            channel_owner_short=owner.short if owner else None,
+            channel_owner_session=owner.session if owner else None,
+            live_shorts={p.short for p in live},
+            file_drop=file_drop,
+        )
+
+    def sweep(self) -> Outcome:
+        """Claim and fulfil every waiting request in every channel. Never raises."""
+        out = Outcome()
+        if self.channel is None:
+            return out
+        for chan in self.channel.channels():
+            owner = self.owners.get(chan.name) if chan.name != spawn.REQUESTS_DIR else None
+            for claimed in spawn.claim_requests(chan):
+                self._fulfil_one(claimed, owner, out)
+        return out
+
+    def _fulfil_one(self, claimed: spawn.Claimed, owner: Owner | None, out: Outcome) -> None:
+        launched: list[Pane] = []
+
+        def launch(decision: spawn.Decision) -> str:
+            pane = self._launch(decision, owner)
+            launched.append(pane)
+            return pane.short
+
+        def stop(short: str) -> None:
+            pane = self.dash.pane_by_short(short)
+            if pane is None or not pane.alive:
+                raise LookupError(f"no live pane {short}")
+            self.kill_now(pane)
+            out.killed.append(short)
+
+        try:
+            result = spawn.fulfil(claimed, self.context(owner), launch, stop, self.live_parents())
+        except Exception as exc:  # noqa: BLE001 - one bad claim never stops the sweep
+            log.exception("spawn request %s", claimed.req_id)
+            self.dash.error(f"spawn request {claimed.req_id}: {exc}")
+            claimed.release()
+            return
+        for text in result.errors:
+            self.dash.error(text)
+        if result.ack is not None and not result.ack.ok:
+            out.refused += 1
+        out.launched += launched
+        for pane in launched:
+            self.dash.notify(f"spawned {pane.agent} as {pane.short}")
+
+    def live_parents(self) -> dict[str, str | None]:
+        return {p.short: self.parents.get(p.short) for p in self.dash.live_panes}
+
+    def _launch(self, decision: spawn.Decision, owner: Owner | None) -> Pane:
+        req, adapter = decision.request, decision.adapter
+        if req is None or adapter is None:  # pragma: no cover - validate sets both
+            raise RuntimeError("accepted request without an adapter")
+        kept = copy.deepcopy(req)
+        argv, _env = spawn.build_launch(req, adapter, decision.headless)
+        requester = decision.parent or _requester_label(req.requested_by)
+        pane = self.spawner(
+            req.agent,
+            prompt=req.prompt,
+            model=req.model,
+            cwd=str(decision.run_dir or self.dash.repo),
+            role=decision.role,
+            headless=decision.headless,
+            argv=argv,
+            requested_by=requester,
+            focus=False,
+        )
+        if pane.spawn_error:
+            raise RuntimeError(pane.spawn_error)
+        self.kept[pane.short] = Kept(kept, owner)
+        self.parents[pane.short] = decision.parent
+        if requester:
+            self.report_to[pane.short] = requester
+        self.titles[pane.short] = req.name or f"wrk {req.agent}"
+        return pane
+
+    def prune(self, now: float | None = None) -> None:
+        moment = time.monotonic() if now is None else now
+        if self.channel is None or moment - self._pruned_at < PRUNE_EVERY:
+            return
+        self._pruned_at = moment
+        for chan in self.channel.channels():
+            spawn.prune_channel(chan)
+
+    # -- stopping -------------------------------------------------------------------------
+
+    def kill_now(self, pane: Pane) -> None:
+        """A kill request: SIGTERM to the pane's process group now, SIGKILL soon after."""
+        if pane.pty is None or not pane.alive:
+            return
+        pane.pty.signal_group(signal.SIGTERM)
+        self.stopping[pane.short] = (time.monotonic() + KILL_GRACE, "kill")
+
+    def stop_gracefully(self, pane: Pane, grace: float = STOP_GRACE) -> None:
+        """The menu's Stop: the quit sequence, a grace period, then the kill ladder."""
+        if pane.pty is None or not pane.alive:
+            return
+        if pane.adapter.quit_sequence:
+            pane.pty.write(pane.adapter.quit_sequence)
+            self.stopping[pane.short] = (time.monotonic() + grace, "term")
+        else:
+            self.kill_now(pane)
+
+    def advance_stops(self, now: float | None = None) -> None:
+        moment = time.monotonic() if now is None else now
+        for short, (deadline, step) in list(self.stopping.items()):
+            pane = self.dash.pane_by_short(short)
+            if pane is None or pane.pty is None or not pane.alive or pane.pty.poll() is not None:
+                del self.stopping[short]
+                continue
+            if moment < deadline:
+                continue
+            if step == "term":
+                pane.pty.signal_group(signal.SIGTERM)
+                self.stopping[short] = (moment + KILL_GRACE, "kill")
+            else:
+                pane.pty.signal_group(signal.SIGKILL)
+                del self.stopping[short]
+
+    def tick(self, now: float | None = None) -> Outcome:
+        """The 1 s fallback: sweep, stop ladders, settled reports, pruning."""
+        self.advance_stops(now)
+        out = self.sweep()
+        self.report_settled()
+        self.prune(now)
+        return out
+
+    # -- report back ----------------------------------------------------------------------
+
+    def report_settled(self) -> None:
+        now = time.monotonic()
+        for pane in self.dash.live_panes:
+            if pane.short not in self.report_to or pane.short in self.reported:
+                continue
+            if pane.last_output_at is None:
+                continue
+            if pane.state(now) in (PaneState.IDLE, PaneState.DONE_UNSEEN):
+                self.report(pane, ended=False)
+
+    def report(self, pane: Pane, ended: bool) -> bool:
+        """Mail the requester once: outcome and the last screen lines. True if mailed."""
+        requester = self.report_to.get(pane.short)
+        if requester is None or pane.short in self.reported:
+            return False
+        self.reported.add(pane.short)
+        if not self.dash.settings.mail.enabled:
+            return False
+        try:
+            if mail.sent_since(self.dash.slug, pane.short, pane.created_at):
+                return False
+            mail.store(
+                self.dash.slug,
+                report_body(pane, ended),
+                from_session=pane.session_id,
+                from_agent="zirv",
+                to="any",
+                to_session=requester,
+                keep=self.dash.settings.mail.keep,
+                max_message_bytes=self.dash.settings.mail.max_message_bytes,
+            )
+        except (mail.MailError, OSError) as exc:
+            self.dash.error(f"report for {pane.short}: could not mail {requester}: {exc}")
+            return False
+        return True
+
+    # -- ended rows -----------------------------------------------------------------------
+
+    def pane_ended(self, pane: Pane) -> list[Pane]:
+        """Keep the row, send the report, and return older rows dropped past the cap."""
+        self.stopping.pop(pane.short, None)
+        if not any(row.pane is pane for row in self.dash.ended):
+            self.dash.ended.append(
+                EndedRow(
+                    short=pane.short,
+                    title=self.titles.get(pane.short, pane.title),
+                    agent=pane.agent,
+                    exit_code=pane.exit_code if pane.exit_code is not None else 0,
+                    exited_at=pane.exited_at or time.time(),
+                    pane=pane,
+                )
+            )
+        self.report(pane, ended=True)
+        dropped: list[Pane] = []
+        while len(self.dash.ended) > ENDED_ROWS_MAX:
+            row = self.dash.ended.pop(0)
+            dropped.append(row.pane)
+            self._forget(row.pane)
+        return dropped
+
+    def ended_row(self, pane: Pane) -> EndedRow | None:
+        for row in self.dash.ended:
+            if row.pane is pane:
+                return row
+        return None
+
+    def _forget(self, pane: Pane) -> None:
+        """Drop a finished pane from the dashboard (its row and screen)."""
+        focused = self.dash.focused_pane
+        if pane in self.dash.panes:
+            self.dash.panes.remove(pane)
+        if focused is not None and focused in self.dash.panes:
+            self.dash.focused = self.dash.panes.index(focused)
+        for table in (self.kept, self.parents, self.report_to, self.titles):
+            table.pop(pane.short, None)
+
+    def dismiss(self, pane: Pane) -> bool:
+        row = self.ended_row(pane)
+        if row is None:
+            self.dash.error(f"dismiss {pane.short}: only a finished row can be dismissed")
+            return False
+        self.dash.ended.remove(row)
+        self._forget(pane)
+        self.dash.notify(f"dismissed {pane.short}")
+        return True
+
+    def relaunch(self, pane: Pane) -> Pane | None:
+        """Restore or retry an ended row from its kept request, every gate re-applied."""
+        short = pane.short
+        kept = self.kept.get(short)
+        if kept is None or pane.alive:
+            self.dash.error(f"restore {short}: {disabled_reason_restore(pane, kept)}")
+            return None
+        req = copy.deepcopy(kept.request)
+        decision = spawn.validate(req, self.context(kept.owner))
+        if not decision.ok:
+            self.dash.error(f"restore {short}: {decision.reason}")
+            return None
+        try:
+            new = self._launch(decision, kept.owner)
+        except Exception as exc:  # noqa: BLE001 - any launch failure keeps the row
+            self.dash.error(f"restore {short}: {exc}")
+            return None
+        row = self.ended_row(pane)
+        if row is not None:
+            self.dash.ended.remove(row)
+        self._forget(pane)
+        self.dash.notify(f"restored {short} as {new.short}")
+        return new
+
+    # -- restore roster -------------------------------------------------------------------
+
+    def take_restore_offer(self) -> list[roster.RosterPane]:
+        """Claim the roster; notices for entries still live; the rest is offered."""
+        if not self.enabled:
+            return []
+        panes = roster.take_roster(
+            self.state, self.dash.slug, self.dash.settings.dash.roster_max_age_secs
+        )
+        offer, kept = roster.partition_live(panes, state=self.state)
+        for entry in kept:
+            notice = roster.kept_notice(entry)
+            log.info("%s", notice)
+            self.dash.notify(notice)
+        self.deferred += kept
+        self.candidates = list(offer)
+        return offer
+
+    def skip_restore(self) -> None:
+        """Esc: the candidates wait for the next launch."""
+        self.deferred += self.candidates
+        self.candidates = []
+
+    def restore(self, checked: Sequence[roster.RosterPane]) -> list[Pane]:
+        """Enter: respawn the checked entries up to the pane cap; defer the rest."""
+        self.candidates = []
+        settings = self.dash.settings.dash
+        now, later, error = roster.split_for_cap(
+            list(checked), len(self.dash.live_panes), settings.max_panes
+        )
+        self.deferred += later
+        if error:
+            self.dash.error(error)
+        out: list[Pane] = []
+        for entry in now:
+            pane = self.spawn_restored(entry)
+            if pane is None:
+                self.deferred.append(entry)
+            else:
+                out.append(pane)
+        if out:
+            self.dash.notify(f"restored {len(out)} pane(s)")
+        return out
+
+    def spawn_restored(self, entry: roster.RosterPane) -> Pane | None:
+        adapter = adapters.get(entry.agent)
+        if adapter is None:
+            self.dash.error(f"restore {entry.short}: unknown harness {spawn.show(entry.agent, 40)}")
+            return None
+        refusal = self.dash.gate.refusal(entry.agent)
+        if refusal:
+            self.dash.error(f"restore {entry.short}: adapter {entry.agent} is {refusal}")
+            return None
+        role = "sub-orchestrator" if entry.role == "sub-orchestrator" else "worker"
+        try:
+            pane = self.spawner(
+                entry.agent,
+                role=role,
+                headless=not entry.interactive,
+                session_id=entry.session_id,
+                argv=roster.restore_argv(adapter, entry),
+                requested_by=entry.report_to or entry.parent_session,
+                focus=False,
+            )
+        except Exception as exc:  # noqa: BLE001 - DashError and spawn failures alike
+            self.dash.error(f"restore {entry.short}: {exc}")
+            return None
+        if pane.spawn_error:
+            self.dash.error(f"restore {entry.short}: {pane.spawn_error}")
+            return None
+        self.restored_from[pane.short] = entry
+        if entry.report_to:
+            self.report_to[pane.short] = entry.report_to
+        if entry.settled_mail_sent:
+            self.reported.add(pane.short)
+        if entry.parent_session:
+            self.parents[pane.short] = paths.short_id(entry.parent_session) or None
+        self.titles[pane.short] = entry.title or f"wrk {entry.agent}"
+        return pane
+
+    def roster_entries(self) -> list[roster.RosterPane]:
+        """Every live pane, then unanswered and deferred entries (de-duplicated on write)."""
+        out: list[roster.RosterPane] = []
+        for pane in self.dash.live_panes:
+            before = self.restored_from.get(pane.short)
+            parent = self.parents.get(pane.short)
+            out.append(
+                roster.RosterPane(
+                    agent=pane.agent,
+                    session_id=pane.session_id,
+                    role=pane.role,
+                    short=pane.short,
+                    title=self.titles.get(pane.short)
+                    or ("orch" if pane.role == "orchestrator" else f"wrk {pane.agent}"),
+                    report_to=self.report_to.get(pane.short),
+                    settled_mail_sent=pane.short in self.reported,
+                    work_group_id=before.work_group_id if before else None,
+                    budget_tokens=before.budget_tokens if before else None,
+                    interactive=not pane.spec.headless,
+                    parent_session=parent or (before.parent_session if before else None),
+                )
+            )
+        return out + self.candidates + self.deferred
+
+    def on_quit(self) -> None:
+        """Write the roster, then remove this launch's token dir. Idempotent."""
+        if self._quit_done:
+            return
+        self._quit_done = True
+        if not self.enabled:
+            return
+        entries = self.roster_entries()
+        if entries:
+            try:
+                roster.write_roster(self.state, self.dash.slug, entries)
+            except OSError as exc:
+                self.dash.error(f"restore roster could not be written: {exc}")
+        if self.channel is not None:
+            self.channel.remove()
+
+
+def _requester_label(label: str) -> str | None:
+    """An advisory `requested_by` worth mailing (a short id, not `unknown`)."""
+    if label and label != "unknown" and spawn.SHORT_RE.match(label):
+        return label
+    return None
+
+
+def screen_tail(pane: Pane, lines: int = REPORT_TAIL_LINES, cap: int = REPORT_TAIL_BYTES) -> str:
+    """The last non-blank screen lines, at most `cap` bytes (the newest kept)."""
+    rows = [line.rstrip() for line in pane.model_view.lines()]
+    while rows and not rows[-1].strip():
+        rows.pop()
+    text = "\n".join(rows[-lines:])
+    data = text.encode("utf-8")
+    if len(data) > cap:
+        text = data[-cap:].decode("utf-8", "ignore")
+    return text
+
+
+def report_body(pane: Pane, ended: bool) -> str:
+    outcome = f"ended with exit code {pane.exit_code}" if ended else "settled"
+    return f"pane {pane.short} ({pane.agent}, {pane.cwd}) {outcome} with unread output\n\n" + (
+        screen_tail(pane) or "(no output)"
+    )
+
+
+# --- menu and inspector (data only; screens render it) -----------------------------------
+
+
+NOT_OURS = "not a pane this dashboard owns"
+ENDED = "this pane has ended"
+STILL_RUNNING = "still running"
+NO_REQUEST = "no spawn request kept"
+NO_CWD = "no cwd known"
+CLEAN_EXIT = "exited cleanly"
+NOT_FINISHED = "only a finished row can be dismissed"
+THE_DASHBOARD = "the dashboard, not a session"
+
+MENU_LABELS = (
+    "inspect",
+    "focus",
+    "nudge",
+    "mail",
+    "handover",
+    "stop",
+    "restore",
+    "open worktree",
+    "evidence",
+    "retry",
+    "dismiss",
+)
+
+
+@dataclass(frozen=True)
+class MenuEntry:
+    letter: str
+    label: str
+    disabled: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.disabled is None
+
+
+def menu_letters(labels: Sequence[str]) -> list[str]:
+    """The first letter of each label still free, else the next free one in it."""
+    used: set[str] = set()
+    out: list[str] = []
+    for label in labels:
+        pick = next((c for c in label.lower() if c.isalpha() and c not in used), "")
+        if pick:
+            used.add(pick)
+        out.append(pick)
+    return out
+
+
+def disabled_reason_restore(pane: Pane, kept: Kept | None) -> str:
+    if pane.alive:
+        return STILL_RUNNING
+    return NO_REQUEST if kept is None else ""
+
+
+def menu_entries(intake: Intake, pane: Pane | None) -> list[MenuEntry]:
+    """Every upstream entry, in order, each with its disabled reason (or None)."""
+    reasons: dict[str, str | None]
+    if pane is None:
+        reasons = {label: THE_DASHBOARD for label in MENU_LABELS}
+        reasons["inspect"] = None
+        reasons["mail"] = None
+    else:
+        ours = pane in intake.dash.panes
+        ended = not pane.alive
+        kept = intake.kept.get(pane.short)
+        attached = None if ours and not ended else (ENDED if ours else NOT_OURS)
+        retry: str | None
+        restore: str | None
+        dismiss: str | None
+        if not ours:
+            retry = restore = dismiss = NOT_OURS
+        else:
+            restore = STILL_RUNNING if not ended else (None if kept else NO_REQUEST)
+            if not ended:
+                retry = STILL_RUNNING
+            elif (pane.exit_code or 0) == 0:
+                retry = CLEAN_EXIT
+            else:
+                retry = None if kept else NO_REQUEST
+            dismiss = None if intake.ended_row(pane) is not None else NOT_FINISHED
+        reasons = {
+            "inspect": None,
+            "focus": attached,
+            "nudge": ENDED if ended else None,
+            "mail": None,
+            "handover": attached,
+            "stop": attached,
+            "restore": restore,
+            "open worktree": None if pane.cwd else NO_CWD,
+            "evidence": None,
+            "retry": retry,
+            "dismiss": dismiss,
+        }
+    letters = menu_letters(MENU_LABELS)
+    return [
+        MenuEntry(letter, label, reasons[label])
+        for letter, label in zip(letters, MENU_LABELS, strict=True)
+    ]
+
+
+Section = tuple[str, list[tuple[str, str]]]
+
+
+def inspect_sections(intake: Intake, pane: Pane, now: float | None = None) -> list[Section]:
+    """The inspector's sections for one row: identity, status, evidence, signal, errors."""
+    moment = time.monotonic() if now is None else now
+    dash = intake.dash
+    state = pane.state(moment)
+    parent = intake.parents.get(pane.short) or pane.spec.requested_by
+    identity = [
+        ("short", pane.short),
+        ("harness", pane.agent),
+        ("model", pane.model or "–"),
+        ("role", pane.role),
+        ("group", "–"),
+        ("parent", parent or "–"),
+        ("cwd", pane.cwd or "–"),
+        ("branch", "–"),
+    ]
+    if pane.short in intake.kept:
+        identity.append(("request", "kept (restore / retry available once ended)"))
+    started = time.time() - pane.created_at
+    status = [
+        ("lifecycle", "ended" if not pane.alive else STATE_WORDS.get(state, str(state))),
+        ("attention", STATE_WORDS.get(state, str(state))),
+        ("mode", "headless" if pane.spec.headless else "interactive"),
+        ("since", f"started {_age(started)} ago"),
+    ]
+    if pane.exit_code is not None:
+        exited = time.time() - (pane.exited_at or time.time())
+        status.append(("since", f"exited {_age(exited)} · exit {pane.exit_code}"))
+        status.append(("exit", f"exit {pane.exit_code}"))
+    reason = pane.reason(moment)
+    evidence = [("winning", reason or f"pane state: {STATE_WORDS.get(state, str(state))}")]
+    signal_rows = [
+        ("transport", "socket bound" if pane.short in dash.signals else "unreachable"),
+        ("attached", "yes" if pane.pty is not None and pane.alive else "no"),
+    ]
+    if pane.short in intake.report_to:
+        done = "sent" if pane.short in intake.reported else "pending"
+        signal_rows.append(("report", f"to {intake.report_to[pane.short]} ({done})"))
+    errors = [("error", e.text) for e in dash.errors.entries if pane.short in e.text]
+    sections: list[Section] = [
+        ("identity", identity),
+        ("status", status),
+        ("evidence", evidence),
+        ("signal", signal_rows),
+        ("errors", errors or [("error", "none recorded")]),
+    ]
+    return sections
+
+
+def format_sections(sections: Sequence[Section]) -> list[str]:
+    """`{section}` headings and `{key:<12}{value}` lines."""
+    out: list[str] = []
+    for title, rows in sections:
+        out.append(title)
+        out += [f"{key:<12}{value}" for key, value in rows]
+    return out
+
+
+def _age(seconds: float) -> str:
+    secs = max(0, int(seconds))
+    if secs < 60:
+        return f"{secs}s"
+    if secs < 3600:
+        return f"{secs // 60}m"
+    if secs < 86400:
+        return f"{secs // 3600}h"
+    return f"{secs // 86400}d"
+
+
+def restore_row_label(entry: roster.RosterPane, checked: bool) -> str:
+    mark = "x" if checked else " "
+    return f"[{mark}] {entry.title or 'wrk ' + entry.agent} {entry.agent} ({entry.short})"
+
+
+__all__ = [
+    "Intake",
+    "Kept",
+    "MenuEntry",
+    "Outcome",
+    "Owner",
+    "format_sections",
+    "inspect_sections",
+    "menu_entries",
+    "menu_letters",
+    "report_body",
+    "restore_row_label",
+    "screen_tail",
+]
