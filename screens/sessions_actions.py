@@ -2,20 +2,196 @@
 
 A mixin of DashboardScreen: it may use the screen's `dash`, `views`, `_spawn`,
 `_show_focused` and `_update_chrome`. The screen calls the hooks below.
+
+Event-driven: a watchfiles worker watches the repo mailbox and the session
+registry (where `.nudge` markers live) and runs a sweep on every change. Between
+changes nothing is read from disk: the 1 s tick only retries panes that had
+something waiting and just became injectable (no I/O), plus one timer armed for
+the next delivery deadline (the delayed Enter, a confirmation window, or the
+moment a waiting pane may go idle). Only if watching fails does the tick sweep.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.timer import Timer
+from textual.worker import get_current_worker
+
+from zirv_dash import mail, registry
+from zirv_dash.delivery import NUDGE_QUEUED, DeliveryEngine, NudgeResult
 from zirv_dash.pane import Pane
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from zirv_dash.dashboard import Dashboard
+
+log = logging.getLogger("zirv.sessions")
+
+WATCH_DEBOUNCE_MS = 300
+WATCH_STEP_MS = 50
+WATCH_SAFETY_MS = 30_000
+"""A full sweep this often even while watching (a missed event costs at most this)."""
+WATCH_STARTUP_SECS = 2.0
+"""Sweep on the tick for this long after the watcher starts (it may miss the
+first changes while it sets up)."""
+MIN_TIMER = 0.01
+
+
+def _relevant(_change: Any, path: str) -> bool:
+    """Changes that can mean new mail, a nudge marker or a pane (de)registered."""
+    name = os.path.basename(path)
+    if name.startswith(".") or not name.endswith((".md", ".json", ".nudge")):
+        return False
+    parent = os.path.basename(os.path.dirname(path))
+    return parent not in ("read", "full")
 
 
 class SessionsActions:
+    if TYPE_CHECKING:
+        dash: Dashboard
+        app: App[Any]
+
+        def _update_chrome(self) -> None: ...
+        def set_timer(self, delay: float, callback: Any, *, name: str | None = None) -> Timer: ...
+
+    _delivery: DeliveryEngine | None = None
+    _delivery_timer: Timer | None = None
+    _watching: bool = False
+    _watch_started: float = 0.0
+    _known_panes: frozenset[str] = frozenset()
+
+    # -- hooks -----------------------------------------------------------------------
+
     def _sessions_mounted(self) -> None:
         """The screen is mounted and the first panes are starting."""
+        self._delivery = DeliveryEngine(self.dash)
+        self._sessions_watch()
 
     def _sessions_tick(self) -> None:
         """Once a second (a fallback; event-driven work should not wait for it)."""
+        engine = self._delivery
+        if engine is None:
+            return
+        shorts = frozenset(p.short for p in self.dash.live_panes)
+        starting = time.monotonic() - self._watch_started < WATCH_STARTUP_SECS
+        if not self._watching or starting or shorts != self._known_panes:
+            self._sessions_sweep()
+            return
+        if (engine.inflight or engine.pending_panes()) and engine.retry_pending():
+            self._update_chrome()
+            self._arm_delivery_timer()
 
     def _sessions_badge(self, pane: Pane) -> str:
         """The sidebar badge for a pane (e.g. unread mail `✉2`), or ""."""
-        return ""
+        engine = self._delivery
+        count = engine.unread.get(pane.short, 0) if engine is not None else 0
+        return f"✉{count}" if count else ""
+
+    # -- sweeping --------------------------------------------------------------------
+
+    def _sessions_sweep(self) -> None:
+        engine = self._delivery
+        if engine is None:
+            return
+        self._known_panes = frozenset(p.short for p in self.dash.live_panes)
+        for notice in engine.sweep():
+            self.dash.notify(notice)
+        self._arm_delivery_timer()
+        self._update_chrome()
+
+    def _arm_delivery_timer(self) -> None:
+        engine = self._delivery
+        if engine is None:
+            return
+        if self._delivery_timer is not None:
+            self._delivery_timer.stop()
+            self._delivery_timer = None
+        now = time.monotonic()
+        deadline = engine.next_deadline(now)
+        if deadline is None:
+            return
+        self._delivery_timer = self.set_timer(
+            max(MIN_TIMER, deadline - now), self._delivery_due, name="delivery"
+        )
+
+    def _delivery_due(self) -> None:
+        self._delivery_timer = None
+        engine = self._delivery
+        if engine is None:
+            return
+        if engine.retry_pending():
+            self._update_chrome()
+        self._arm_delivery_timer()
+
+    @work(exclusive=True, group="sessions-watch")
+    async def _sessions_watch(self) -> None:
+        """Sweep whenever the mailbox or the registry changes."""
+        worker = get_current_worker()
+        try:
+            from watchfiles import awatch
+
+            watched = [mail.mailbox_dir(self.dash.slug), registry.sessions_dir()]
+            self._watching = True
+            self._watch_started = time.monotonic()
+            async for _changes in awatch(
+                *watched,
+                watch_filter=_relevant,
+                debounce=WATCH_DEBOUNCE_MS,
+                step=WATCH_STEP_MS,
+                rust_timeout=WATCH_SAFETY_MS,
+                yield_on_timeout=True,
+                stop_event=worker.cancelled_event,
+            ):
+                self._sessions_sweep()
+        except Exception as exc:
+            log.warning("watching mail and sessions failed (%s); sweeping every second", exc)
+        finally:
+            self._watching = False
+
+    # -- actions ---------------------------------------------------------------------
+
+    def do_mail(self) -> None:
+        from screens.mail import MailScreen, MailTarget
+
+        dash = self.dash
+        orchestrator = next((p for p in dash.panes if p.role == "orchestrator"), None)
+        targets = [MailTarget(p.short, p.agent, p.session_id) for p in dash.live_panes]
+
+        def done(_: None) -> None:
+            self._sessions_sweep()
+
+        self.app.push_screen(
+            MailScreen(
+                dash.slug,
+                dash.settings.mail,
+                from_session=dash.short,
+                from_agent=orchestrator.agent if orchestrator else mail.OPERATOR,
+                targets=targets,
+            ),
+            done,
+        )
+
+    def do_nudge(self) -> None:
+        from screens.nudge import NudgeScreen
+
+        pane = self.dash.focused_pane
+        target = pane if pane is not None and pane.alive else None
+
+        def done(text: str | None) -> None:
+            if not text or target is None or self._delivery is None:
+                return
+            result = self._delivery.nudge(target, text)
+            if result is NudgeResult.DELIVERED:
+                self.dash.notify(f"nudge typed into pane {target.short}")
+            elif result is NudgeResult.QUEUED:
+                self.dash.notify(NUDGE_QUEUED)
+            self._arm_delivery_timer()
+            self._update_chrome()
+
+        self.app.push_screen(NudgeScreen(target.short if target else None), done)
