@@ -327,7 +327,7 @@ class TerminalModel:
                     if final == "m" and not inter:
                         if not params or params[0] not in "<=>?":
                             scr.attr = apply_sgr(scr.attr, params)
-                            scr.last_char = ""
+                        scr.last_char = ""
                         # private SGR forms (CSI > 4;2 m: xterm modifyOtherKeys)
                         # are not renditions; ignore them.
                     else:
@@ -461,6 +461,7 @@ class TerminalModel:
             nxt = k + 1
             terminator = "\x07" if t == "\x07" else "\x1b\\"
         self._keep_string(text[i:k])
+        self._screen.last_char = ""
         body = "".join(self._str_buf)
         self._str_buf = []
         self._str_kind = ""
@@ -507,6 +508,7 @@ class TerminalModel:
             if ch in params:
                 return  # malformed: private marker in the middle
         scr = self._screen
+        last, scr.last_char = scr.last_char, ""  # any CSI ends what REP repeats
         args = _params(params)
         a0 = args[0] if args else 0
         if inter:
@@ -514,8 +516,6 @@ class TerminalModel:
                 self._decrqm(prefix, a0)
             elif inter == " " and final == "q" and not prefix:
                 self.cursor_shape = a0
-            elif inter == "!" and final == "p" and not prefix:
-                self._soft_reset()
             return
         if prefix == "?":
             if final == "h" or final == "l":
@@ -602,9 +602,12 @@ class TerminalModel:
             if len(args) <= 1:
                 scr.scroll_down(max(1, a0))
         elif final == "r":
-            scr.set_margins(a0, args[1] if len(args) > 1 else 0)
+            # An absent bottom means the last row; an explicit 0 means 1.
+            fields = params.split(";")
+            bottom = args[1] if len(fields) > 1 and fields[1] else scr.rows
+            scr.set_margins(a0, bottom)
         elif final == "b":
-            scr.repeat(max(1, a0))
+            scr.repeat(last, max(1, a0))
         elif final == "Z":
             scr.back_tab(min(max(1, a0), scr.columns))
         elif final == "g":
@@ -631,11 +634,8 @@ class TerminalModel:
         elif final == "t":
             if a0 == 18:
                 self._replies.append(f"\x1b[8;{scr.rows};{scr.columns}t")
-        else:
-            # Unknown (including CHT, HPR and VPR, which tmux does not
-            # implement either): ignored, and REP's memory is kept.
-            return
-        scr.last_char = ""
+        # Anything else is ignored -- including CHT, HPR, VPR and DECSTR,
+        # which tmux does not implement either.
 
     def _cpr(self) -> tuple[int, int]:
         s = self._screen
@@ -663,11 +663,6 @@ class TerminalModel:
                 scr.alternate_on(save_cursor=False)
             else:
                 scr.alternate_off(restore_cursor=False)
-        elif mode == 1048:
-            if on:
-                scr.save_cursor()
-            else:
-                scr.restore_cursor()
         elif mode in _MOUSE_MODES:
             if on:
                 self._mouse.add(mode)
@@ -719,20 +714,6 @@ class TerminalModel:
         elif not prefix:
             state = (1 if self._screen.insert_mode else 2) if mode == 4 else 0
             self._replies.append(f"\x1b[{mode};{state}$y")
-
-    def _soft_reset(self) -> None:
-        """DECSTR."""
-        s = self._screen
-        s.insert_mode = False
-        s.origin = False
-        s.autowrap = True
-        s.top, s.bottom = 0, s.rows - 1
-        s.attr = DEFAULT_ATTR
-        s.saved = None
-        s.g, s.shift = [0, 0], 0
-        s._update_charset()
-        self._cursor_visible = True
-        self._app_cursor_keys = False
 
     def _reset(self) -> None:
         """RIS: back to the power-on state (the scrollback is kept)."""

@@ -186,6 +186,7 @@ class Screen:
 
     def draw_char(self, ch: str) -> None:
         """Draw one character of any width (wide, combining, zero width)."""
+        self.last_char = ""  # REP only repeats ASCII (tmux)
         w = char_width(ch)
         if w < 0:
             return  # not printable: tmux drops it too
@@ -206,8 +207,10 @@ class Screen:
             if self.autowrap:
                 self._wrap()
                 x = 0
+            elif w > 1:
+                return  # a wide character that does not fit is dropped (tmux)
             else:
-                x = cols - w
+                x = cols - 1
         y = self.y
         row = self.chars[y]
         arow = self.attrs[y]
@@ -268,14 +271,14 @@ class Screen:
             else:
                 self.draw_char(ch)
 
-    def repeat(self, n: int) -> None:
-        """REP: repeat the last printed character, like tmux: only a plain
-        ASCII one, and at most up to the end of the line."""
-        ch = self.last_char
+    def repeat(self, ch: str, n: int) -> None:
+        """REP: repeat ``ch``, the last printed character, like tmux: only a
+        plain ASCII one, and at most up to the end of the line."""
         if ch and " " <= ch < "\x7f" and n > 0:
             n = min(n, self.columns - min(self.x, self.columns))
             if n > 0:
                 self.draw_narrow(ch * n)
+                self.last_char = ""  # a second REP repeats nothing (tmux)
 
     # -- line feeds and scrolling --------------------------------------------
 
@@ -293,9 +296,8 @@ class Screen:
             self.y -= 1
 
     def linefeed(self) -> None:
-        # LNM is not supported (tmux ignores it too): LF only moves down.
-        if self.x >= self.columns:
-            self.x = self.columns - 1
+        # LNM is not supported (tmux ignores it too): LF only moves down,
+        # and a pending wrap stays pending (tmux).
         self.index()
 
     def next_line(self) -> None:
@@ -353,7 +355,6 @@ class Screen:
             self.scroll_down(max(1, n))
         finally:
             self.top, self.bottom = top, bottom
-        self.x = min(self.x, self.columns - 1)
 
     def delete_lines(self, n: int) -> None:
         """DL, same rules as IL; deleted lines never go to the scrollback."""
@@ -366,7 +367,6 @@ class Screen:
             self.scroll_up(max(1, n))
         finally:
             self.top, self.bottom, self.alt = top, bottom, alt
-        self.x = min(self.x, self.columns - 1)
 
     # -- cursor motion ---------------------------------------------------------
 
@@ -443,14 +443,15 @@ class Screen:
         self.y = max(lo, min(hi, lo + max(1, row) - 1))
 
     def set_margins(self, top: int, bottom: int) -> None:
-        """DECSTBM with 1-based arguments; 0 means the screen edge."""
+        """DECSTBM with 1-based arguments (0 counts as 1, like tmux); an
+        invalid region is ignored, a valid one homes the cursor."""
         t = max(1, top) - 1
-        b = (bottom if bottom > 0 else self.rows) - 1
-        b = min(b, self.rows - 1)
+        b = min(max(1, bottom), self.rows) - 1
         if t >= b:
-            return  # invalid region: ignored (xterm, tmux)
+            return
         self.top, self.bottom = t, b
-        self.cursor_position()
+        self.x = 0
+        self.y = 0
 
     def save_cursor(self) -> None:
         self.saved = (self.x, self.y, self.attr, self.origin, list(self.g), self.shift)
