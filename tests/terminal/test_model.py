@@ -288,8 +288,15 @@ def test_resize_keeps_content() -> None:
 
 
 def test_dec_graphics() -> None:
-    m = model(data=b"\x1b(0lqqk\x1b(Bx")
-    assert m.lines()[0] == "┌──┐x"
+    """Line drawing renders as glyphs; the text shows the ASCII letters, as
+    tmux's capture-pane does."""
+    m = model(data=b"\x1b(0lqqk\x1b(Bx\x1b)0\x0eq\x0fq")
+    assert m.lines()[0] == "lqqkxqq"
+    assert m.row_runs(0)[0][0].startswith("┌──┐x─q")
+    for _ in range(5):
+        m.feed(b"\r\n")
+    assert m.history_text(0) == "lqqkxqq"
+    assert m.history_runs(0)[0][0] == "┌──┐x─q"
 
 
 def test_unknown_sequences_ignored() -> None:

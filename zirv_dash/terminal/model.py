@@ -18,10 +18,8 @@ import re
 import time
 from itertools import chain, repeat
 
-from pyte import charsets as _pyte_charsets
-
 from .attr import _SGR_CACHE, DEFAULT_ATTR, Attr, apply_sgr
-from .screen import Run, Screen, make_runs
+from .screen import Run, Screen, dec_cells, make_runs, render_runs
 from .widths import narrow_class
 
 _log = logging.getLogger(__name__)
@@ -38,9 +36,6 @@ _OSC_END_RE = re.compile(r"[\x07\x18\x1a\x1b\x9c]")
 _DCS_END_RE = re.compile(r"[\x18\x1a\x1b\x9c]")
 _TITLE_JUNK_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
-# DEC special graphics (``ESC ( 0``), taken from pyte's VT100 map for the
-# range the DEC set actually redefines.
-_DEC_GRAPHICS = {c: _pyte_charsets.VT100_MAP[c] for c in range(0x5F, 0x7F)}
 
 _MAX_PENDING = 4096  # longest incomplete CSI/ESC kept between feeds
 _MAX_STRING = 65536  # longest OSC/DCS payload kept (the rest is ignored)
@@ -201,7 +196,9 @@ class TerminalModel:
         self._flush()
 
     def lines(self) -> list[str]:
-        return ["".join(row).rstrip(" ") for row in self._screen.chars]
+        # DEC graphics cells carry a NUL marker (see screen.dec_cells); the
+        # text shows their ASCII letter, exactly as tmux's capture-pane does.
+        return ["".join(row).replace("\0", "").rstrip(" ") for row in self._screen.chars]
 
     def resize(self, columns: int, rows: int) -> None:
         s = self._screen
@@ -229,7 +226,7 @@ class TerminalModel:
 
     def row_runs(self, y: int) -> list[Run]:
         s = self._screen
-        return make_runs(s.chars[y], s.attrs[y], s.columns)
+        return render_runs(make_runs(s.chars[y], s.attrs[y], s.columns))
 
     def history_runs(self, i: int) -> list[Run]:
         return self._screen.history_runs(i)
@@ -288,10 +285,11 @@ class TerminalModel:
             run_attrs.append(attr)
         body = "".join(texts)
         if body:
-            if scr.graphics:
-                body = body.translate(_DEC_GRAPHICS)
             cell_attrs = list(chain.from_iterable(map(repeat, run_attrs, map(len, texts))))
-            scr.draw_cells(body, cell_attrs)
+            if scr.graphics:
+                scr.draw_cells(dec_cells(body), cell_attrs)
+            else:
+                scr.draw_cells(body, cell_attrs)
         scr.attr = attr
         if not parts[-1]:
             scr.last_char = ""  # ends with an SGR: REP has nothing to repeat
@@ -312,7 +310,7 @@ class TerminalModel:
                 if "\x1b" in seg:
                     self._draw_styled(seg)
                 elif scr.graphics:
-                    scr.draw_narrow(seg.translate(_DEC_GRAPHICS))
+                    scr.draw_cells(dec_cells(seg), [scr.attr] * len(seg))
                 else:
                     scr.draw_narrow(seg)
                 i = j

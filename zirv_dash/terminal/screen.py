@@ -18,9 +18,12 @@ written and the next printable character wraps first (like pyte and tmux).
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from itertools import groupby
 from operator import itemgetter
+
+from pyte import charsets as _pyte_charsets
 
 from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .widths import char_width
@@ -51,6 +54,33 @@ def make_runs(chars: list[str], attrs: list[Attr], end: int) -> list[Run]:
         ("".join(map(_first, grp)), a)
         for a, grp in groupby(zip(chars[:end], attrs[:end], strict=False), _second)
     ]
+
+
+# DEC special graphics (``ESC ( 0``: line drawing).  tmux stores such a cell
+# as its ASCII letter plus a charset flag, so `capture-pane -p` shows "lqqk"
+# while the terminal shows "┌──┐".  We keep both: the cell is "\0" + letter
+# (NUL is never printed, so it cannot clash with real text); ``lines()``
+# drops the NUL, ``row_runs()`` turns the pair into the glyph (pyte's
+# VT100 map).
+_DEC_GLYPHS = {chr(c): _pyte_charsets.VT100_MAP[c] for c in range(0x5F, 0x7F)}
+_DEC_PAIR_RE = re.compile("\0([\x5f-\x7e])")
+
+
+def dec_cells(text: str) -> list[str]:
+    """Cells for single-width ``text`` drawn while DEC graphics is active."""
+    return ["\0" + c if c in _DEC_GLYPHS else c for c in text]
+
+
+def _dec_glyphs(text: str) -> str:
+    return _DEC_PAIR_RE.sub(lambda m: _DEC_GLYPHS[m.group(1)], text).replace("\0", "")
+
+
+def render_runs(runs: list[Run]) -> list[Run]:
+    """Runs as they are displayed (DEC graphics markers turned into glyphs)."""
+    for i, (t, a) in enumerate(runs):
+        if "\0" in t:
+            runs[i] = (_dec_glyphs(t), a)
+    return runs
 
 
 def _heal(row: list[str], x: int) -> None:
@@ -140,10 +170,10 @@ class Screen:
             return
         self.draw_cells(text, [self.attr] * len(text))
 
-    def draw_cells(self, text: str, cell_attrs: list[Attr]) -> None:
+    def draw_cells(self, text: str | list[str], cell_attrs: list[Attr]) -> None:
         """Draw single-width ``text`` with one attribute per character,
         wrapping (or not, without DECAWM) at the right margin."""
-        if self.zwj and not text.isascii():
+        if self.zwj and isinstance(text, str) and not text.isascii():
             self._split_zwj(text, cell_attrs)
             return
         cols = self.columns
@@ -662,13 +692,12 @@ class Screen:
         out = make_runs(chars, alist, cells)
         if cells < cols:
             out.append((" " * (cols - cells), DEFAULT_ATTR))
-        return out
+        return render_runs(out)
 
     def history_text(self, i: int) -> str:
         body = self.history[i][0]
-        if isinstance(body, str):
-            return body.rstrip(" ")
-        return "".join(body).rstrip(" ")
+        text = body if isinstance(body, str) else "".join(body)
+        return text.replace("\0", "").rstrip(" ")
 
     def _pop_history_row(self) -> tuple[list[str], list[Attr]]:
         chars, attrs = self._history_cells(len(self.history) - 1)
