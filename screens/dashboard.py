@@ -599,6 +599,7 @@ class DashboardScreen(
             extra = ""
             if focused.exit_code is not None:
                 extra = f"exit {focused.exit_code}"
+            extra = extra or self._handover_extra(focused)
             self.query_one(PaneHeader).update_facts(
                 PaneHeaderFacts(
                     harness=focused.agent,

@@ -16,9 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zirv_dash import adapters, paths, registry
+from zirv_dash import adapters, paths, registry, swap
 from zirv_dash.config import AdapterGate, Settings
+from zirv_dash.handover import SwapPlan
 from zirv_dash.pane import Pane, PaneSpec, PaneState
+from zirv_dash.ptysession import PtySession
 from zirv_dash.session_env import child_env
 from zirv_dash.turn_signal import TurnSignalError, TurnSignalServer
 
@@ -153,7 +155,11 @@ class Dashboard:
         if prompt and prompt.lstrip().startswith("-"):
             raise DashError("prompt must not begin with '-' (argv injection guard)")
         if argv is None:
-            argv = adapter.interactive_argv(prompt, model, extra_args or [], headless=headless)
+            # claude uses our session id, so a handover can `--resume` it later.
+            session_id = session_id or paths.new_session_id()
+            pin = adapter.pin_args(session_id) if agent == "claude" else []
+            extra = [*pin, *(extra_args or [])]
+            argv = adapter.interactive_argv(prompt, model, extra, headless=headless)
         spec = PaneSpec(
             agent=agent,
             adapter=adapter,
@@ -363,3 +369,44 @@ class Dashboard:
                 pane.exited_at = pane.exited_at or time.time()
         for pane in self.panes:
             self._release(pane)
+
+    # -- handover (issue 6) ------------------------------------------------------------
+
+    def successor_env(self, pane: Pane, plan: SwapPlan) -> dict[str, str]:
+        """The successor's env: same session id and turn-signal socket as the pane."""
+        bound = self.manage_state and pane.short in self.signals
+        return child_env(
+            pane.session_id,
+            plan.agent,
+            socket_path=str(registry.socket_path(pane.short)) if bound else None,
+            dash_requests=self.pane_channel(pane) if self.pane_channel else None,
+            headless=pane.spec.headless,
+            parent_session=pane.spec.requested_by,
+            extra=plan.env_extra,
+        )
+
+    def start_successor(self, pane: Pane, plan: SwapPlan) -> swap.Successor:
+        """Start the pane's successor (swap.SwapFailed if it cannot); the pane and
+        its old child are not touched."""
+        return swap.start_successor(
+            plan,
+            pane.cwd,
+            self.successor_env(pane, plan),
+            pane.model_view.columns,
+            pane.model_view.rows,
+            self.settings.dash.scrollback_bytes,
+        )
+
+    def install_successor(self, pane: Pane, successor: swap.Successor) -> PtySession | None:
+        """Put a started successor in the pane and rewrite its registry record (same
+        short, new pid and harness). Returns the old PTY, to be retired."""
+        plan = successor.plan
+        adapter = adapters.get(plan.agent)
+        if adapter is None:  # plan_swap resolved it; defensive
+            raise swap.SwapFailed(f"unknown harness {plan.agent!r}")
+        prompted = plan.agent != "shell" and plan.mode != "resume"
+        old_pty, _ = pane.install_successor(
+            successor.pty, successor.model_view, adapter, plan.argv, plan.model, prompted
+        )
+        self._register(pane, reachable=pane.short in self.signals)
+        return old_pty

@@ -267,3 +267,57 @@ class Pane:
             if line.strip():
                 return line.strip()
         return ""
+
+    # -- handover ----------------------------------------------------------------------
+
+    def install_successor(
+        self,
+        pty: PtySession,
+        model_view: TerminalModel,
+        adapter: Adapter,
+        argv: list[str],
+        model: str | None,
+        prompted: bool,
+    ) -> tuple[PtySession | None, TerminalModel]:
+        """Swap in a successor child (issue 6): new PTY, terminal model, harness and
+        model, a fresh attention tracker; the short id, session id, role, title and
+        first prompt stay. Returns the old (PTY, model) for the caller to retire."""
+        old = (self.pty, self.model_view)
+        self.pty = pty
+        self.model_view = model_view
+        self.agent = adapter.name
+        self.adapter = adapter
+        self.model = model
+        self.spec = PaneSpec(
+            agent=adapter.name,
+            adapter=adapter,
+            argv=list(argv),
+            cwd=self.spec.cwd,
+            role=self.spec.role,
+            model=model,
+            prompt=self.spec.prompt,
+            session_id=self.spec.session_id,
+            headless=self.spec.headless,
+            requested_by=self.spec.requested_by,
+        )
+        self.inbox.clear()  # unparsed output of the old child
+        self.inbox_bytes = 0
+        now = time.monotonic()
+        self.started_mono = now
+        self.last_output_at = None
+        self.last_input_at = None
+        self.turn_signal_at = None
+        self.user_typed_since_turn = False
+        self.exit_code = None
+        self.exited_at = None
+        self.spawn_error = None
+        self.scroll_offset = 0
+        self.tracker = AttentionTracker(
+            adapter.name,
+            idle_quiet_ms=int(self.tracker.idle_quiet * 1000),
+            initial_prompt=prompted,
+            started_at=now,
+        )
+        self._screen_checked_at = 0.0
+        self._screen_dirty = True
+        return old

@@ -1,0 +1,141 @@
+"""Handover picker: swap a pane's harness or model (Ctrl+A o, the context menu).
+
+One row per (enabled, ready harness × resolvable tier) from the catalogue, the
+current one marked. Enter swaps — at once when the pane is idle, otherwise at its
+next idle boundary; `f` forces the swap now after a y/n confirmation. Esc cancels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+from zirv_dash.catalogue import NO_MODEL, PickerRow
+
+EMPTY_TEXT = "no enabled, ready harness available to swap to"
+
+
+@dataclass(frozen=True)
+class HandoverChoice:
+    agent: str
+    tier: str
+    model: str | None
+    """None: the harness's own default model (`–`)."""
+    force: bool = False
+
+
+def row_text(row: PickerRow) -> str:
+    text = f"{row.agent} / {row.tier} ({row.model})"
+    return f"{text}  ● current" if row.current else text
+
+
+class HandoverScreen(ModalScreen[HandoverChoice | None]):
+    CSS_PATH = "overlay.tcss"
+    DEFAULT_CSS = """
+    HandoverScreen #handover-rows { max-height: 16; }
+    HandoverScreen #handover-note { color: $warning; height: auto; }
+    HandoverScreen #handover-confirm { color: $warning; text-style: bold; height: auto; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "cancel", show=False),
+    ]
+
+    def __init__(self, short: str, rows: list[PickerRow], idle: bool, busy_note: str = "") -> None:
+        super().__init__()
+        self.short = short
+        self.rows = rows
+        self.idle = idle
+        self.busy_note = busy_note
+        self.confirming: HandoverChoice | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = f"handover → pane {self.short}"
+            if not self.rows:
+                yield Label(EMPTY_TEXT, id="handover-empty")
+                yield Label("esc close", classes="dialog-footer")
+                return
+            options = [Option(row_text(r), id=str(i)) for i, r in enumerate(self.rows)]
+            yield OptionList(*options, id="handover-rows")
+            if self.busy_note:
+                yield Label(self.busy_note, id="handover-note")
+            elif not self.idle:
+                yield Label(
+                    "the pane is busy: ⏎ switches at its next idle boundary, f forces it now",
+                    id="handover-note",
+                )
+            yield Label("", id="handover-error", classes="dialog-error")
+            yield Label("", id="handover-confirm")
+            keys = "↑↓ choose   ⏎ swap   esc cancel"
+            if not self.idle:
+                keys = "↑↓ choose   ⏎ swap when idle   f force now   esc cancel"
+            yield Label(keys, classes="dialog-footer")
+
+    def on_mount(self) -> None:
+        if not self.rows:
+            return
+        options = self.query_one("#handover-rows", OptionList)
+        options.styles.height = min(16, len(self.rows))
+        first = next((i for i, r in enumerate(self.rows) if not r.current), 0)
+        options.highlighted = first
+        options.focus()
+
+    def _choice(self, force: bool) -> HandoverChoice | None:
+        options = self.query_one("#handover-rows", OptionList)
+        if options.highlighted is None:
+            return None
+        row = self.rows[options.highlighted]
+        if row.current:
+            self.query_one("#handover-error", Label).update(
+                f"pane {self.short} already runs {row.agent} / {row.tier} ({row.model})"
+            )
+            return None
+        model = None if row.model == NO_MODEL else row.model
+        return HandoverChoice(row.agent, row.tier, model, force)
+
+    @on(OptionList.OptionSelected, "#handover-rows")
+    def _selected(self) -> None:
+        if self.confirming is not None:
+            return
+        choice = self._choice(force=False)
+        if choice is not None:
+            self.dismiss(choice)
+
+    def on_key(self, event: events.Key) -> None:
+        if not self.rows:
+            return
+        if self.confirming is not None:
+            event.stop()
+            event.prevent_default()
+            if event.key in ("y", "Y"):
+                self.dismiss(self.confirming)
+            elif event.key in ("n", "N", "escape"):
+                self.confirming = None
+                self.query_one("#handover-confirm", Label).update("")
+            return
+        if event.key == "f" and not self.idle:
+            event.stop()
+            event.prevent_default()
+            choice = self._choice(force=True)
+            if choice is not None:
+                self.confirming = choice
+                model = choice.model or NO_MODEL
+                self.query_one("#handover-confirm", Label).update(
+                    f"force the switch to {choice.agent} ({model}) now, interrupting the "
+                    "pane's current turn? y/n"
+                )
+
+    def action_cancel(self) -> None:
+        if self.confirming is not None:  # esc backs out of the confirmation first
+            self.confirming = None
+            self.query_one("#handover-confirm", Label).update("")
+            return
+        self.dismiss(None)
