@@ -26,6 +26,7 @@ _log = logging.getLogger(__name__)
 
 # Splits a styled run into [text, params, text, params, ..., text].
 _SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
+_CUP_RE = re.compile(r"\d{0,4};\d{0,4}")
 _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 _CSI_PREFIX_RE = re.compile(r"\x1b\[[0-?]*[ -/]*")
 _ESC_RE = re.compile(r"\x1b([ -/]*)([0-~])")
@@ -268,12 +269,12 @@ class TerminalModel:
     def _draw_styled(self, seg: str) -> None:
         """Draw a run of single-width text interleaved with SGR sequences."""
         scr = self._screen
-        parts = _SGR_SPLIT(seg)
+        parts = _SGR_SPLIT(seg)  # [text, params, text, params, ..., text]
         attr = scr.attr
-        texts = parts[0::2]
-        run_attrs = [attr]
+        pieces: list[tuple[str, Attr]] = [(parts[0], attr)] if parts[0] else []
         cache_get = _SGR_CACHE.get
-        for p in parts[1::2]:
+        for k in range(1, len(parts), 2):
+            p = parts[k]
             if p == "0" or not p:
                 attr = DEFAULT_ATTR
             else:
@@ -282,10 +283,16 @@ class TerminalModel:
                     attr = got[1]
                 else:
                     attr = apply_sgr(attr, p)
-            run_attrs.append(attr)
-        body = "".join(texts)
-        if body:
-            cell_attrs = list(chain.from_iterable(map(repeat, run_attrs, map(len, texts))))
+            t = parts[k + 1]
+            if t:
+                pieces.append((t, attr))
+        if len(pieces) == 1 and not scr.graphics:
+            # The common "SGR text SGR" shape: the single-attribute fast path.
+            scr.attr = pieces[0][1]
+            scr.draw_narrow(pieces[0][0])
+        elif pieces:
+            body = "".join([t for t, _ in pieces])
+            cell_attrs = list(chain.from_iterable([repeat(a, len(t)) for t, a in pieces]))
             if scr.graphics:
                 scr.draw_cells(dec_cells(body), cell_attrs)
             else:
@@ -325,6 +332,11 @@ class TerminalModel:
                     if final == "m" and not inter:
                         if not params or params[0] not in "<=>?":
                             scr.attr = apply_sgr(scr.attr, params)
+                        scr.last_char = ""
+                    elif final == "H" and not inter and _CUP_RE.fullmatch(params):
+                        # CUP "row;col", the most common cursor motion.
+                        r, _, c = params.partition(";")
+                        scr.cursor_position(int(r) if r else 1, int(c) if c else 1)
                         scr.last_char = ""
                         # private SGR forms (CSI > 4;2 m: xterm modifyOtherKeys)
                         # are not renditions; ignore them.
