@@ -1,0 +1,113 @@
+"""The context menu (`Ctrl+A c`): every action for the selected row.
+
+Title `actions · {short} · {role}`; rows `{letter}  {label}`, disabled ones dimmed
+with their reason. Enter or an entry's letter activates it; Stop asks
+`confirm? y / n` inline first.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from zirv_dash.intake import MenuEntry
+
+CONFIRM = "confirm? y / n"
+
+
+class MenuScreen(ModalScreen[str | None]):
+    """Dismisses with the chosen entry's label, or None."""
+
+    CSS_PATH = "overlay.tcss"
+
+    def __init__(self, subject: str, entries: list[MenuEntry]) -> None:
+        super().__init__()
+        self.subject = subject
+        self.entries = entries
+        self.cursor = next((i for i, e in enumerate(entries) if e.enabled), 0)
+        self.confirming = False
+        self.note = ""
+        self.done = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = f"actions · {self.subject}"
+            yield Static(self.body(), id="menu-body")
+            yield Label("⏎ do   esc back   j/k move   a-z jump", classes="dialog-footer")
+
+    def body(self) -> Text:
+        if not self.entries:
+            return Text("(nothing to do here)", Style(dim=True))
+        out = Text()
+        for i, entry in enumerate(self.entries):
+            if i:
+                out.append("\n")
+            style = Style(dim=True) if not entry.enabled else Style()
+            if i == self.cursor:
+                style += Style(reverse=True)
+            out.append(f"{entry.letter}  {entry.label:<14}", style)
+            if entry.disabled:
+                out.append(f"  disabled: {entry.disabled}", Style(dim=True, italic=True))
+            if i == self.cursor and self.confirming:
+                out.append(f"  {CONFIRM}", Style(color="yellow", bold=True))
+        if self.note:
+            out.append(f"\n{self.note}", Style(dim=True))
+        return out
+
+    def _redraw(self) -> None:
+        self.query_one("#menu-body", Static).update(self.body())
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        key, char = event.key, event.character
+        if self.confirming:
+            self.confirming = False
+            if key in ("y", "enter"):
+                self._finish(self.entries[self.cursor].label)
+                return
+            self.note = "stop cancelled"
+            self._redraw()
+            return
+        self.note = ""
+        count = len(self.entries)
+        if key == "escape":
+            self._finish(None)
+            return
+        if key == "enter" and count:
+            self._activate(self.cursor)
+        elif key in ("down", "j") and count:
+            self.cursor = (self.cursor + 1) % count
+        elif key in ("up", "k") and count:
+            self.cursor = (self.cursor - 1) % count
+        elif key == "home":
+            self.cursor = 0
+        elif key == "end":
+            self.cursor = max(0, count - 1)
+        elif char and len(char) == 1 and char.isalpha():
+            for i, entry in enumerate(self.entries):
+                if entry.letter == char.lower():
+                    self.cursor = i
+                    self._activate(i)
+                    break
+        if not self.done:
+            self._redraw()
+
+    def _activate(self, index: int) -> None:
+        entry = self.entries[index]
+        if not entry.enabled:
+            self.note = f"{entry.label}: {entry.disabled}"
+            return
+        if entry.label == "stop":
+            self.confirming = True
+            return
+        self._finish(entry.label)
+
+    def _finish(self, label: str | None) -> None:
+        self.done = True
+        self.dismiss(label)

@@ -1,0 +1,71 @@
+"""The Restore overlay: panes the last dashboard had, offered at startup.
+
+Rows `[x] {title} {agent} ({short})`, all checked. Space toggles, Enter restores
+the checked ones (the caller applies the pane cap), Esc skips them — they are
+carried into the next roster.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from zirv_dash.intake import restore_row_label
+from zirv_dash.roster import RosterPane
+
+
+class RestoreScreen(ModalScreen[list[RosterPane] | None]):
+    CSS_PATH = "overlay.tcss"
+
+    def __init__(self, entries: list[RosterPane]) -> None:
+        super().__init__()
+        self.entries = list(entries)
+        self.checked = [True] * len(self.entries)
+        self.cursor = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = f"restore · {len(self.entries)}"
+            with VerticalScroll():
+                yield Static(self.body(), id="restore-body")
+            yield Label("space toggle   ⏎ restore checked   esc skip", classes="dialog-footer")
+
+    def body(self) -> Text:
+        if not self.entries:
+            return Text("(nothing to restore)", Style(dim=True))
+        out = Text()
+        for i, entry in enumerate(self.entries):
+            if i:
+                out.append("\n")
+            line = restore_row_label(entry, self.checked[i])
+            out.append(line, Style(reverse=True) if i == self.cursor else Style())
+        return out
+
+    def _redraw(self) -> None:
+        self.query_one("#restore-body", Static).update(self.body())
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        key = event.key
+        count = len(self.entries)
+        if key == "escape":
+            self.dismiss(None)
+        elif key == "enter":
+            self.dismiss([e for e, on in zip(self.entries, self.checked, strict=True) if on])
+        elif key == "space" and count:
+            self.checked[self.cursor] = not self.checked[self.cursor]
+        elif key in ("down", "j") and count:
+            self.cursor = min(count - 1, self.cursor + 1)
+        elif key in ("up", "k") and count:
+            self.cursor = max(0, self.cursor - 1)
+        elif key in ("home", "pageup"):
+            self.cursor = 0
+        elif key in ("end", "pagedown"):
+            self.cursor = max(0, count - 1)
+        self._redraw()
