@@ -409,7 +409,11 @@ def test_menu_for_live_orchestrator_and_letters(setup: tuple[Dashboard, Intake])
     board = {e.label: e.disabled for e in menu_entries(intake, None)}
     assert board["inspect"] is None and board["mail"] is None
     assert board["stop"] == "the dashboard, not a session"
-    assert menu_letters(["stop", "start", "ss"]) == ["s", "t", "",]
+    assert menu_letters(["stop", "start", "ss"]) == [
+        "s",
+        "t",
+        "",
+    ]
 
 
 def test_inspector_sections(setup: tuple[Dashboard, Intake]) -> None:
@@ -432,8 +436,14 @@ def test_restore_offer_drops_orchestrator_and_keeps_live(
 ) -> None:
     dash, intake = setup
     live = dash.panes[0]  # its registry record is live
-    gone = roster.RosterPane("demo", "abcdef12-0000-4000-8000-00000000000a", short="abcdef12",
-                             title="wrk demo", report_to=live.short, settled_mail_sent=True)  # fmt: skip
+    gone = roster.RosterPane(
+        "demo",
+        "abcdef12-0000-4000-8000-00000000000a",
+        short="abcdef12",
+        title="wrk demo",
+        report_to=live.short,
+        settled_mail_sent=True,
+    )
     entries = [
         roster.RosterPane("shell", "00000000-orch", role="orchestrator", short="00000000"),
         roster.RosterPane("shell", live.session_id, short=live.short, title="still here"),
