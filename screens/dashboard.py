@@ -490,7 +490,16 @@ class DashboardScreen(
     def on_sidebar_row_clicked(self, message: Sidebar.RowClicked) -> None:
         for index, pane in enumerate(self.dash.panes):
             if pane.short == message.key:
-                self.do_focus(index)
+                if message.button == 3:
+                    # Right-click: the row's context menu (the row becomes the target).
+                    if pane.alive:
+                        self.do_focus(index)
+                    menu = getattr(self, "do_context_menu", None)
+                    if menu is not None:
+                        menu()
+                    return
+                if message.button == 1:
+                    self.do_focus(index)
                 return
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
@@ -505,7 +514,8 @@ class DashboardScreen(
             return
         event.stop()
         model = pane.model_view
-        if model.mouse_tracking:
+        if model.mouse_tracking and not pane.scroll_offset:
+            # The child asked for mouse reports (claude does): it scrolls itself.
             view = self.views.get(pane.short)
             if view is None:
                 return
@@ -513,10 +523,10 @@ class DashboardScreen(
             if offset is None:
                 return
             button = keycodes.WHEEL_UP if lines > 0 else keycodes.WHEEL_DOWN
+            column = max(1, min(offset.x + 1, model.columns))
+            row = max(1, min(offset.y + 1, model.rows))
             pane.send(
-                keycodes.encode_mouse(
-                    button, offset.x + 1, offset.y + 1, encoding=model.mouse_encoding
-                ),
+                keycodes.encode_mouse(button, column, row, encoding=model.mouse_encoding),
                 typed=False,
             )
             return

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from rich.style import Style
 from rich.text import Text
+from textual.events import Click
+from textual.message import Message
 from textual.widget import Widget
 
 from widgets.glyphs import glyph
@@ -42,6 +44,13 @@ class HeaderBar(Widget):
         color: $foreground;
     }
     """
+
+    class HintClicked(Message):
+        """A hint (e.g. `^A s spawn`) was clicked: run its action (id or label)."""
+
+        def __init__(self, action: str) -> None:
+            super().__init__()
+            self.action = action
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -106,3 +115,17 @@ class HeaderBar(Widget):
             x = end
         out.truncate(width)
         return out
+
+    def hint_at(self, x: int) -> str | None:
+        for start, end, action in self.hint_spans:
+            if start <= x < end:
+                return action
+        return None
+
+    def on_click(self, event: Click) -> None:
+        if event.button != 1:
+            return
+        action = self.hint_at(event.x)
+        if action is not None:
+            event.stop()
+            self.post_message(self.HintClicked(action))

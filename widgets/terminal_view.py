@@ -14,10 +14,15 @@ from typing import TYPE_CHECKING
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.geometry import Region
+from textual.message import Message
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 
+from zirv_dash import keys as keycodes
+from zirv_dash import selection as sel
 from zirv_dash.terminal import Attr
 
 if TYPE_CHECKING:
@@ -25,6 +30,9 @@ if TYPE_CHECKING:
 
 FRAME_INTERVAL = 1 / 60
 SYNC_HOLD_MAX = 1.0
+DRAG_THRESHOLD_CELLS = 1
+"""A press becomes a drag once the pointer moved more than this on either axis."""
+AUTOSCROLL_INTERVAL = 0.05
 
 _style_cache: dict[Attr, Style] = {}
 
@@ -62,9 +70,29 @@ CURSOR_STYLE = Style(reverse=True)
 SELECTION_STYLE = Style(reverse=True)
 SCROLL_MARK_STYLE = Style(reverse=True, bold=True)
 
+Mark = tuple[int, int, Style]
+"""Cells [start, end) of a row drawn with an extra style (selection, search hits)."""
+
 
 class TerminalView(Widget, can_focus=True):
-    """One pane's screen. Keys are handled by the screen that owns it."""
+    """One pane's screen. Keys are handled by the screen that owns it.
+
+    The mouse: the dashboard owns left-drag selection in every pane, even over
+    apps that asked for mouse reports; a left click without a drag, and middle
+    and right buttons, are passed to a child that wants the mouse (in its
+    encoding). Double-click selects a word, triple-click a line. A finished
+    selection is posted as `CopyRequest` for the screen to put on the clipboard.
+    """
+
+    ALLOW_SELECT = False  # Textual's own text selection would fight ours
+
+    class CopyRequest(Message):
+        """The user finished selecting text in this view."""
+
+        def __init__(self, view: TerminalView, text: str) -> None:
+            super().__init__()
+            self.view = view
+            self.text = text
 
     DEFAULT_CSS = """
     TerminalView {
@@ -84,9 +112,18 @@ class TerminalView(Widget, can_focus=True):
         self._last_cursor: tuple[int, int] | None = None
         self._last_offset = 0
         self.show_cursor = True
-        self.selection: tuple[tuple[int, int], tuple[int, int]] | None = None
-        """((row, col), (row, col)) in view coordinates, inclusive start, exclusive end."""
+        self.selection: sel.Span | None = None
+        """(start, end) in absolute lines (scrollback then screen, see
+        zirv_dash.selection), start inclusive, end exclusive."""
+        self._selection_text: dict[int, str] = {}
         self.frames = 0
+        # mouse state
+        self._press: tuple[int, int, int, int, int] | None = None
+        """(button, view x, view y, line, col) of the button held down."""
+        self._dragging = False
+        self._drag_pointer: tuple[int, int] = (0, 0)
+        self._last_was_drag = False
+        self._autoscroll: Timer | None = None
 
     # -- change notification ------------------------------------------------------------
 
@@ -108,6 +145,8 @@ class TerminalView(Widget, can_focus=True):
             self.set_timer(FRAME_INTERVAL, self._flush, name="terminal-sync")
             return
         self._last_flush = time.monotonic()
+        if self.selection is not None:
+            self._check_selection()
         if not self.display:
             model.take_dirty()
             return
@@ -137,56 +176,58 @@ class TerminalView(Widget, can_focus=True):
 
     def on_resize(self) -> None:
         self._row_cache.clear()
+        self.clear_selection()
 
     # -- rendering -----------------------------------------------------------------------
+
+    def view_offset(self) -> int:
+        """How many lines back from the live view the top row is."""
+        return self.pane.scroll_offset
+
+    def top_line(self) -> int:
+        """The absolute line (see zirv_dash.selection) shown on row 0."""
+        return self.pane.model_view.history_size - self.view_offset()
+
+    def marks(self, line: int) -> tuple[Mark, ...]:
+        """Extra styling of an absolute line; part of the row's cache key."""
+        span = sel.columns_in_line(self.selection, line, self.pane.model_view.columns)
+        return () if span is None else ((span[0], span[1], SELECTION_STYLE),)
 
     def render_line(self, y: int) -> Strip:
         model = self.pane.model_view
         width = self.size.width
-        offset = self.pane.scroll_offset
+        offset = self.view_offset()
         history = model.history_size
+        line = history - offset + y
+        if line < 0 or line >= history + model.rows:
+            return Strip.blank(width)
         cursor_x = -1
-        if offset:
-            index = history - offset + y
-            if index < 0:
-                return Strip.blank(width)
-            if index < history:
-                key: tuple[object, ...] = ("h", index, width)
-                runs = None
-            else:
-                row = index - history
-                if row >= model.rows:
-                    return Strip.blank(width)
-                key = ("r", row, model.row_version(row), width)
-                runs = None
+        key: tuple[object, ...]
+        if line < history:
+            key = ("h", line, width)
         else:
-            if y >= model.rows:
-                return Strip.blank(width)
+            row = line - history
             if (
-                self.show_cursor
+                not offset
+                and self.show_cursor
                 and self.has_focus
                 and model.cursor_visible
-                and model.cursor[1] == y
+                and model.cursor[1] == row
             ):
                 cursor_x = model.cursor[0]
-            key = ("r", y, model.row_version(y), width, cursor_x)
-            runs = None
-        sel = self._selection_span(y)
-        key = (*key, sel)
+            key = ("r", row, model.row_version(row), width, cursor_x)
+        marks = self.marks(line)
+        key = (*key, marks, offset if y == 0 else 0)
         cached = self._row_cache.get(y)
         if cached is not None and cached[0] == key:
             return cached[1]
-        if offset:
-            index = history - offset + y
-            runs = model.history_runs(index) if index < history else model.row_runs(index - history)
-        else:
-            runs = model.row_runs(y)
+        runs = model.history_runs(line) if line < history else model.row_runs(line - history)
         segments = [Segment(text, style_for(attr)) for text, attr in runs]
         strip = Strip(segments).apply_style(self.rich_style)
         if cursor_x >= 0:
             strip = _overlay(strip, cursor_x, cursor_x + 1, CURSOR_STYLE)
-        if sel is not None:
-            strip = _overlay(strip, sel[0], sel[1], SELECTION_STYLE)
+        for start, stop, style in marks:
+            strip = _overlay(strip, start, stop, style)
         strip = strip.adjust_cell_length(width, self.rich_style)
         if offset and y == 0:
             mark = f" SCROLL -{offset} "
@@ -199,19 +240,172 @@ class TerminalView(Widget, can_focus=True):
         self._row_cache[y] = (key, strip)
         return strip
 
-    def _selection_span(self, y: int) -> tuple[int, int] | None:
+    # -- selection -----------------------------------------------------------------------
+
+    def lines(self) -> sel.ModelLines:
+        return sel.ModelLines(self.pane.model_view)
+
+    def set_selection(self, span: sel.Span | None) -> None:
+        if span is not None and span[1] <= span[0]:
+            span = None
+        if span == self.selection:
+            return
+        self.selection = span
+        self._selection_text = {}
+        if span is not None:
+            src = self.lines()
+            first = max(span[0][0], src.history_size)
+            for line in range(first, min(span[1][0], src.line_count - 1) + 1):
+                self._selection_text[line] = "".join(src.cells(line)).rstrip(" ")
+        self.refresh()
+
+    def clear_selection(self) -> None:
+        self.set_selection(None)
+
+    def selected_text(self) -> str:
         if self.selection is None:
-            return None
-        (r0, c0), (r1, c1) = self.selection
-        if (r1, c1) < (r0, c0):
-            (r0, c0), (r1, c1) = (r1, c1), (r0, c0)
-        if y < r0 or y > r1:
-            return None
-        start = c0 if y == r0 else 0
-        end = c1 if y == r1 else self.pane.model_view.columns
-        if end <= start:
-            return None
-        return (start, end)
+            return ""
+        return sel.span_text(self.lines(), self.selection)
+
+    def _check_selection(self) -> None:
+        """New output in the selected rows cancels the selection."""
+        src = self.lines()
+        history = src.history_size
+        for line, text in self._selection_text.items():
+            if line >= history and "".join(src.cells(line)).rstrip(" ") != text:
+                self.clear_selection()
+                return
+
+    # -- mouse ---------------------------------------------------------------------------
+
+    def _cell(self, x: int, y: int) -> tuple[int, int]:
+        """The absolute (line, col) under view cell (x, y), clamped into the pane."""
+        model = self.pane.model_view
+        height = min(self.size.height, model.rows) or 1
+        y = max(0, min(y, height - 1))
+        x = max(0, min(x, model.columns - 1))
+        return (self.top_line() + y, x)
+
+    def _wants_mouse(self) -> bool:
+        return bool(self.pane.model_view.mouse_tracking) and self.view_offset() == 0
+
+    def _report(self, button: int, x: int, y: int, press: bool, event: events.MouseEvent) -> None:
+        model = self.pane.model_view
+        column = max(1, min(x + 1, model.columns))
+        row = max(1, min(y + 1, model.rows))
+        self.pane.send(
+            keycodes.encode_mouse(
+                button,
+                column,
+                row,
+                press=press,
+                encoding=model.mouse_encoding,
+                shift=event.shift,
+                alt=event.meta,
+                ctrl=event.ctrl,
+            ),
+            typed=False,
+        )
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        event.stop()
+        self.capture_mouse()
+        line, col = self._cell(event.x, event.y)
+        self._press = (event.button, event.x, event.y, line, col)
+        if event.button == 1:
+            self._dragging = False
+            self.clear_selection()
+        elif event.button in (2, 3) and self._wants_mouse():
+            self._report(event.button - 1, event.x, event.y, True, event)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        press = self._press
+        if press is None or press[0] != 1:
+            return
+        event.stop()
+        self._drag_pointer = (event.x, event.y)
+        if not self._dragging:
+            moved = max(abs(event.x - press[1]), abs(event.y - press[2]))
+            if moved <= DRAG_THRESHOLD_CELLS:
+                return
+            self._dragging = True
+        self._drag_to(event.x, event.y)
+
+    def _drag_to(self, x: int, y: int) -> None:
+        press = self._press
+        if press is None:
+            return
+        height = min(self.size.height, self.pane.model_view.rows)
+        outside = y < 0 or y >= height
+        if y < 0:
+            self._autoscroll_step(1)
+        elif y >= height:
+            self._autoscroll_step(-1)
+        if outside and self._autoscroll is None:
+            self._autoscroll = self.set_interval(AUTOSCROLL_INTERVAL, self._autoscroll_tick)
+        elif not outside and self._autoscroll is not None:
+            self._autoscroll.stop()
+            self._autoscroll = None
+        anchor = (press[3], press[4])
+        self.set_selection(sel.drag_span(self.lines(), anchor, self._cell(x, y)))
+
+    def _autoscroll_step(self, lines: int) -> None:
+        before = self.pane.scroll_offset
+        if self.pane.scroll_by(lines) != before:
+            self.full_refresh()
+
+    def _autoscroll_tick(self) -> None:
+        if self._press is None or not self._dragging:
+            self._stop_autoscroll()
+            return
+        self._drag_to(*self._drag_pointer)
+
+    def _stop_autoscroll(self) -> None:
+        if self._autoscroll is not None:
+            self._autoscroll.stop()
+            self._autoscroll = None
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        press = self._press
+        self._press = None
+        self.release_mouse()
+        self._stop_autoscroll()
+        if press is None:
+            return
+        event.stop()
+        button = press[0]
+        self._last_was_drag = False
+        if button == 1 and self._dragging:
+            self._dragging = False
+            self._last_was_drag = True
+            self._drag_to(event.x, event.y)
+            self._stop_autoscroll()
+            self._copy_selection()
+        elif button == 1:
+            # A plain click: the child sees an ordinary click where it happened.
+            if self._wants_mouse():
+                self._report(0, press[1], press[2], True, event)
+                self._report(0, press[1], press[2], False, event)
+        elif button in (2, 3) and self._wants_mouse():
+            self._report(button - 1, event.x, event.y, False, event)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        if event.button != 1 or event.chain < 2 or self._last_was_drag:
+            return
+        src = self.lines()
+        line, col = self._cell(event.x, event.y)
+        if event.chain == 2:
+            span = sel.word_at(src, (line, col))
+        else:
+            span = sel.line_at(src, line)
+        self.set_selection(span)
+        self._copy_selection()
+
+    def _copy_selection(self) -> None:
+        text = self.selected_text()
+        if text:
+            self.post_message(self.CopyRequest(self, text))
 
 
 def _overlay(strip: Strip, start: int, end: int, style: Style) -> Strip:

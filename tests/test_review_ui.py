@@ -1,0 +1,237 @@
+"""Mouse review through Pilot: clicks, wheel, drag selection, copy, copy mode, grid, palette.
+
+Real panes: a /bin/sh pane, and a Python child that turns on mouse reporting
+and echoes what it receives in hex.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.pilot import Pilot
+
+from screens.dashboard import DashboardScreen
+from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from widgets.sidebar import Sidebar
+from widgets.terminal_view import TerminalView
+from zirv_dash import clipboard
+from zirv_dash.pane import Pane
+from zirv_dash.selection import ModelLines
+
+pytestmark = pytest.mark.timeout(60)
+
+MOUSE_CHILD = r"""
+import os, sys, tty
+tty.setraw(0)
+os.write(1, b"\x1b[?1000h\x1b[?1006hMOUSE READY\r\n")
+while True:
+    data = os.read(0, 1024)
+    if data == b"q":
+        break
+    os.write(1, (" ".join(f"{b:02x}" for b in data) + "\r\n").encode())
+"""
+
+
+@pytest.fixture(autouse=True)
+def plain_shell(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    monkeypatch.setenv("PS1", "$ ")
+    bins = tmp_path / "bin"
+    bins.mkdir()
+    # No real clipboard command: each test puts its own fakes on PATH.
+    monkeypatch.setenv("PATH", f"{bins}:/usr/bin:/bin")
+    for name in ("wl-copy", "xclip", "pbcopy"):
+        fake(bins, name, "exit 1")
+    return bins
+
+
+def fake(bins: Path, name: str, body: str) -> None:
+    path = bins / name
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+
+
+def hexed(data: bytes) -> str:
+    return " ".join(f"{b:02x}" for b in data)
+
+
+async def ready_shell(pilot: Pilot[Any]) -> tuple[DashboardScreen, Pane, TerminalView]:
+    screen = dash_screen(pilot.app)  # type: ignore[arg-type]
+    dash = screen.dash
+    await wait_for(pilot, lambda: bool(dash.panes) and "$" in screen_text(dash.panes[0]))
+    pane = dash.panes[0]
+    return screen, pane, screen.views[pane.short]
+
+
+async def run_in_shell(pilot: Pilot[Any], command: str) -> None:
+    """Type a command line into the focused pane (written straight to its PTY:
+    these tests are about the mouse, and pressing each key is slow)."""
+    pane = dash_screen(pilot.app).dash.focused_pane  # type: ignore[arg-type]
+    assert pane is not None
+    pane.send(command.encode() + b"\r")
+    await pilot.pause()
+
+
+async def wheel(pilot: Pilot[Any], view: TerminalView, up: bool, offset: tuple[int, int]) -> None:
+    kind = events.MouseScrollUp if up else events.MouseScrollDown
+    await pilot._post_mouse_events([kind], view, offset=offset)
+
+
+def find(pane: Pane, needle: str) -> tuple[int, int]:
+    """(view x, view y) of the first cell of `needle` on the live screen."""
+    src = ModelLines(pane.model_view)
+    history = src.history_size
+    for row in range(pane.model_view.rows):
+        cells = src.cells(history + row)
+        text = "".join(cells)
+        if needle in text:
+            index = text.index(needle)
+            seen = 0
+            for col, cell in enumerate(cells):
+                if seen == index:
+                    return (col, row)
+                seen += len(cell)
+    raise AssertionError(f"{needle!r} not on screen")
+
+
+async def test_click_sidebar_row_focuses_and_right_click_opens_menu(tmp_path: Path) -> None:
+    app = make_app(tmp_path, extra=[("shell", None), ("shell", None)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        dash = screen.dash
+        await wait_for(pilot, lambda: len(dash.panes) == 3)
+        sidebar = screen.query_one(Sidebar)
+        await wait_for(pilot, lambda: len(sidebar.rows) == 3)
+        await pilot.click(sidebar, offset=(4, 3))
+        await wait_for(pilot, lambda: dash.focused == 2)
+        assert screen.views[dash.panes[2].short].display
+        await pilot.click(sidebar, offset=(4, 1))
+        await wait_for(pilot, lambda: dash.focused == 0)
+        calls: list[int] = []
+        screen.do_context_menu = lambda: calls.append(dash.focused)  # type: ignore[attr-defined]
+        await pilot.click(sidebar, offset=(4, 2), button=3)
+        await wait_for(pilot, lambda: calls == [1])
+
+
+async def test_wheel_scrolls_scrollback_then_forwards_to_a_mouse_app(tmp_path: Path) -> None:
+    (tmp_path / "mouse.py").write_text(MOUSE_CHILD)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, pane, view = await ready_shell(pilot)
+        await run_in_shell(pilot, "seq 1 200")
+        await wait_for(pilot, lambda: pane.model_view.history_size > 150)
+        await wheel(pilot, view, True, (3, 3))
+        await wait_for(pilot, lambda: pane.scroll_offset == 3)
+        await wheel(pilot, view, True, (3, 3))
+        await wait_for(pilot, lambda: pane.scroll_offset == 6)
+        assert "SCROLL -6" in "".join(s.text for s in view.render_line(0))
+        await wheel(pilot, view, False, (3, 3))
+        await wheel(pilot, view, False, (3, 3))
+        await wait_for(pilot, lambda: pane.scroll_offset == 0)
+        # A child that asked for mouse reports gets the wheel, SGR-encoded.
+        await run_in_shell(pilot, f"clear; {sys.executable} {tmp_path / 'mouse.py'}")
+        await wait_for(pilot, lambda: "MOUSE READY" in screen_text(pane))
+        await wait_for(pilot, lambda: pane.model_view.mouse_encoding == "sgr")
+        await wheel(pilot, view, True, (4, 2))
+        await wait_for(pilot, lambda: hexed(b"\x1b[<64;5;3M") in screen_text(pane))
+        assert pane.scroll_offset == 0
+        # A plain click is replayed as press + release; middle button too.
+        await pilot.click(view, offset=(9, 6))
+        click = hexed(b"\x1b[<0;10;7M\x1b[<0;10;7m")
+        await wait_for(pilot, lambda: click in screen_text(pane).replace("\n", " "))
+        await pilot.click(view, offset=(2, 1), button=2)
+        middle = hexed(b"\x1b[<1;3;2M")
+        await wait_for(pilot, lambda: middle in screen_text(pane).replace("\n", " "))
+        await pilot.press("q")
+
+
+async def test_drag_selects_exact_text_across_wraps_and_wide_characters(
+    tmp_path: Path, plain_shell: Path
+) -> None:
+    out = tmp_path / "clip.txt"
+    fake(plain_shell, "xclip", f'cat > "{out}"; exit 0')
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, pane, view = await ready_shell(pilot)
+        cols = pane.model_view.columns
+        # The first row ends exactly at the margin (a soft wrap), wide characters on both.
+        line = "start-" + "x" * (cols - 10) + "漢字" + "ab漢字cd-end"
+        (tmp_path / "long.txt").write_text(line + "\nsecond line\n")
+        written: list[bytes] = []
+        screen._write_terminal = lambda data: written.append(data) or True  # type: ignore[method-assign]
+        await run_in_shell(pilot, f"cat {tmp_path / 'long.txt'}")
+        await wait_for(pilot, lambda: "second line" in screen_text(pane))
+        x0, y0 = find(pane, "start-")
+        x1, y1 = find(pane, "-end")
+        await pilot.mouse_down(view, offset=(x0, y0))
+        await pilot.hover(view, offset=(x1 + 3, y1))
+        await pilot.mouse_up(view, offset=(x1 + 3, y1))
+        await wait_for(pilot, lambda: screen.last_copy is not None)
+        assert view.selected_text() == line
+        assert written == [clipboard.osc52(line)]
+        assert screen.last_copy == (
+            clipboard.Outcome.CONFIRMED,
+            "copied selection to clipboard (xclip + OSC 52)",
+        )
+        assert out.read_text() == line
+        # Highlighted, reversed.
+        strip = view.render_line(y0)
+        assert any(seg.style and seg.style.reverse for seg in strip)
+        # Dragging backwards from the middle of 字 on the second row to "ab": whole characters.
+        xa, ya = find(pane, "ab漢字cd")
+        await pilot.mouse_down(view, offset=(xa + 5, ya))
+        assert view.selection is None  # a new press clears the old selection
+        await pilot.hover(view, offset=(xa, ya))
+        await pilot.mouse_up(view, offset=(xa, ya))
+        await wait_for(pilot, lambda: view.selected_text() == "ab漢字")
+        # New output in the selected rows cancels the selection.
+        await run_in_shell(pilot, "clear")
+        await wait_for(pilot, lambda: view.selection is None)
+
+
+async def test_double_and_triple_click_and_clipboard_failure(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, pane, view = await ready_shell(pilot)
+        await run_in_shell(pilot, "printf 'open ./s%s now\\n' rc/app.py")
+        await wait_for(pilot, lambda: "open ./src/app.py now\n" in screen_text(pane) + "\n")
+        x, y = find(pane, "open ./src")
+        await pilot.double_click(view, offset=(x + 9, y))
+        await wait_for(pilot, lambda: view.selected_text() == "./src/app.py")
+        # Headless (no OSC 52 written) and every clipboard command fails: an error.
+        await wait_for(pilot, lambda: screen.last_copy is not None)
+        assert screen.last_copy is not None
+        assert screen.last_copy[0] is clipboard.Outcome.FAILED
+        assert screen.dash.errors.entries[0].text.startswith(clipboard.FAILED)
+        await pilot.triple_click(view, offset=(x + 2, y))
+        await wait_for(pilot, lambda: view.selected_text() == "open ./src/app.py now")
+        # Focus change cancels it.
+        await pilot.press("ctrl+a", "tab")
+        await wait_for(pilot, lambda: view.selection is None)
+
+
+async def test_drag_past_the_top_edge_autoscrolls(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, pane, view = await ready_shell(pilot)
+        await run_in_shell(pilot, "seq 1 300")
+        await wait_for(pilot, lambda: pane.model_view.history_size > 250)
+        x, y = find(pane, "300")
+        x += 2  # the last cell of "300": a backward drag includes the anchor cell
+        await pilot.mouse_down(view, offset=(x, y))
+        await pilot.hover(view, offset=(x, y - 3))
+        # Above the pane (over the pane header): the view scrolls back on its own.
+        await pilot.hover(view, offset=(x, -1))
+        await wait_for(pilot, lambda: pane.scroll_offset >= 10)
+        await pilot.mouse_up(view, offset=(x, -1))
+        offset = pane.scroll_offset
+        text = view.selected_text()
+        lines = text.split("\n")
+        assert lines[-1] == "300" and len(lines) > offset
+        numbers = [int(n) for n in lines[1:]]  # the first line starts at column x
+        assert numbers == list(range(numbers[0], 301))
+        assert str(numbers[0] - 1).endswith(lines[0])
