@@ -134,6 +134,7 @@ class DeliveryEngine:
             return False
         if operator_typed(pane, now):
             return False
+        pane.check_screen(now)  # a prompt that just appeared must count
         return pane.is_idle(now)
 
     # -- typing -----------------------------------------------------------------------
@@ -336,6 +337,8 @@ class DeliveryEngine:
             if self.inject(pane, line, kind="nudge", now=now):
                 queue.popleft()
                 typed += 1
+                if not queue:
+                    del self.nudges[short]
         return typed
 
     # -- markers and mail ------------------------------------------------------------
