@@ -75,7 +75,8 @@ class LifecycleActions:
         else:
             self._intake.restore(checked)
         self._lc_screen._update_chrome()
-        self._lifecycle_exit_if_idle()
+        # The overlay may still be on the stack while its callback runs.
+        self._lc_screen.call_after_refresh(self._lifecycle_exit_if_idle)
 
     def _lifecycle_exit_if_idle(self) -> None:
         """With every pane ended and no dialog open, the dashboard closes as usual."""
@@ -257,4 +258,4 @@ class LifecycleActions:
         if self._intake.dismiss(pane):
             self._lifecycle_drop_view(pane)
             screen._show_focused()
-            self._lifecycle_exit_if_idle()
+            screen.call_after_refresh(self._lifecycle_exit_if_idle)
