@@ -215,7 +215,7 @@ def scenarios(work: Path) -> list[Scenario]:
             keys=[(1.0, b"G"), (0.3, b":q\r")],
         )
     )
-    for cols, rows in ((100, 30), (120, 40)):
+    for cols, rows in ((100, 30), (120, 40), (80, 24)):
         tag = f"{cols}x{rows}"
         out.append(
             Scenario(
@@ -223,7 +223,7 @@ def scenarios(work: Path) -> list[Scenario]:
                 ["claude"],
                 cols,
                 rows,
-                keys=[(6.0, b""), (1.0, b"\x1b[B"), (1.5, b"")],
+                keys=[(6.0, b""), (1.0, b"\x1b[B"), (1.0, b"\r"), (1.5, b"")],
                 needs="claude",
                 settle=1.5,
                 max_time=25,
@@ -235,10 +235,18 @@ def scenarios(work: Path) -> list[Scenario]:
                 ["codex"],
                 cols,
                 rows,
-                keys=[(6.0, b""), (1.0, b"\x1b[B"), (1.5, b"")],
+                keys=[
+                    (6.0, b""),
+                    (1.0, b"\x1b[B"),
+                    (0.8, b"\x1b[B"),
+                    (0.8, b"\r"),
+                    (1.5, b"sk-not-a-real-key"),
+                    (1.0, b"\x1b"),
+                    (1.5, b""),
+                ],
                 needs="codex",
                 settle=1.5,
-                max_time=25,
+                max_time=30,
             )
         )
         out.append(
@@ -247,10 +255,51 @@ def scenarios(work: Path) -> list[Scenario]:
                 ["gemini"],
                 cols,
                 rows,
-                keys=[(8.0, b""), (1.0, b"\x1b[B"), (1.5, b"")],
+                keys=[
+                    (8.0, b""),
+                    (1.0, b"\x1b[A"),
+                    (1.0, b"\r"),
+                    (3.0, b"\x1b[B"),
+                    (1.0, b"\x1b[B"),
+                    (1.0, b"\r"),
+                    (2.0, b"hello gemini \xe4\xb8\xad\xe6\x96\x87"),
+                    (1.5, b""),
+                ],
                 needs="gemini",
                 settle=1.5,
-                max_time=30,
+                max_time=40,
+            )
+        )
+    for cols, rows in ((80, 24), (120, 40)):
+        tag = f"{cols}x{rows}"
+        out.append(
+            Scenario(
+                f"htop-{tag}",
+                ["htop", "-d", "5"],
+                cols,
+                rows,
+                keys=[(1.5, b""), (0.8, b"\x1b[B\x1b[B"), (0.8, b"t"), (0.8, b"")],
+                needs="htop",
+                settle=0.3,
+                max_time=6.0,
+            )
+        )
+        out.append(
+            Scenario(
+                f"mc-{tag}",
+                ["mc", "--nosubshell", str(REPO)],
+                cols,
+                rows,
+                keys=[
+                    (2.0, b""),
+                    (0.5, b"\x1b[B\x1b[B"),
+                    (0.5, b"\t"),
+                    (0.5, b"\x1b[B"),
+                    (0.5, b""),
+                ],
+                needs="mc",
+                settle=1.0,
+                max_time=10.0,
             )
         )
     for s in out:

@@ -321,3 +321,56 @@ def test_rep_repeats_last_char() -> None:
 def test_tabs() -> None:
     m = model(30, 2, b"a\tb\tc")
     assert m.lines()[0] == "a       b       c"
+
+
+# -- tmux-specific behaviour found by differential testing against tmux 3.3 --
+
+
+def test_rep_only_repeats_ascii_and_up_to_line_end() -> None:
+    m = model(10, 3, b"ab\x1b[100b")
+    assert m.lines() == ["abbbbbbbbb", "", ""]
+    m = model(10, 3, "中\x1b[3b".encode())
+    assert m.lines()[0] == "中"
+    m = model(10, 3, b"a\x1b[31m\x1b[3b")  # any other sequence in between
+    assert m.lines()[0] == "a"
+
+
+def test_decstbm_zero_bottom_is_one_and_invalid_region_ignored() -> None:
+    m = model(10, 5, b"\x1b[3;3H\x1b[3;0r")
+    assert m.cursor == (2, 2)  # invalid (3 > 1): ignored, cursor stays
+    m.feed(b"\x1b[2;4r")
+    assert m.cursor == (0, 0)
+
+
+def test_linefeed_keeps_pending_wrap() -> None:
+    m = model(5, 3, b"abcde\nX")
+    assert m.lines() == ["abcde", "", "X"]
+
+
+def test_insert_line_outside_region_uses_rest_of_screen() -> None:
+    m = model(5, 4, b"1\r\n2\r\n3\r\n4\x1b[1;2r\x1b[3;1H\x1b[L")
+    assert m.lines() == ["1", "2", "", "3"]
+
+
+def test_zwj_emoji_sequence_is_one_glyph() -> None:
+    m = model(10, 2, "👨\u200d👩\u200d👧X".encode())
+    assert m.lines()[0] == "👨\u200d👩\u200d👧X"
+    assert m.cursor == (3, 0)
+
+
+def test_unprintable_characters_dropped() -> None:
+    m = model(10, 2, "a\u2028b\u0085c".encode())
+    assert m.lines()[0] == "abc"
+
+
+def test_wide_char_without_autowrap_dropped_at_margin() -> None:
+    m = model(5, 2, "\x1b[?7labcd中".encode())
+    assert m.lines()[0] == "abcd"
+
+
+def test_cell_width_matches_runs() -> None:
+    from zirv_dash.terminal import cell_width
+
+    m = model(12, 2, "a中e\u0301👨\u200d👩x".encode())
+    runs = m.row_runs(0)
+    assert sum(cell_width(t) for t, _ in runs) == 12

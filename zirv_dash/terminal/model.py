@@ -292,6 +292,27 @@ class TerminalModel:
             scr.draw_narrow(pieces[0][0])
         elif pieces:
             body = "".join([t for t, _ in pieces])
+            x = scr.x
+            end = x + len(body)
+            if end <= scr.columns and not (scr.graphics or scr.insert_mode or scr.zwj):
+                # Fits on the line: text in one slice, attributes piece by piece.
+                y = scr.y
+                row = scr.chars[y]
+                if row[x] == "" or (end < scr.columns and row[end] == ""):
+                    scr.heal(y, x, end)
+                row[x:end] = body
+                arow = scr.attrs[y]
+                for t, a in pieces:
+                    n = len(t)
+                    arow[x : x + n] = [a] * n
+                    x += n
+                scr.touched.add(y)
+                scr.x = end
+                scr.last_char = body[-1]
+                scr.attr = attr
+                if not parts[-1]:
+                    scr.last_char = ""
+                return
             cell_attrs = list(chain.from_iterable([repeat(a, len(t)) for t, a in pieces]))
             if scr.graphics:
                 scr.draw_cells(dec_cells(body), cell_attrs)

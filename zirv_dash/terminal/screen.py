@@ -170,6 +170,13 @@ class Screen:
             return
         self.draw_cells(text, [self.attr] * len(text))
 
+    def heal(self, y: int, a: int, b: int) -> None:
+        """Clean cell boundaries at ``a`` and ``b`` of row ``y`` before
+        overwriting ``[a, b)``."""
+        row = self.chars[y]
+        _heal(row, a)
+        _heal(row, b)
+
     def draw_cells(self, text: str | list[str], cell_attrs: list[Attr]) -> None:
         """Draw single-width ``text`` with one attribute per character,
         wrapping (or not, without DECAWM) at the right margin."""
