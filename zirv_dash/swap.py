@@ -127,8 +127,12 @@ def precheck(pane: Pane, agent: str, model: str | None, gate: AdapterGate) -> No
     if is_current(pane, agent, model):
         raise HandoverRefused(f"pane {pane.short} already runs {describe(agent, model)}")
     target = handover.check_harness(agent, gate)
-    if model and model != catalogue.NO_MODEL and not target.model_flag:
+    if not model or model == catalogue.NO_MODEL:
+        return
+    if not target.model_flag:
         raise HandoverRefused(f"{agent} takes no model choice; pick its `standard` row (model –)")
+    if model.startswith("-") or any(ch.isspace() or ord(ch) < 32 for ch in model):
+        raise HandoverRefused(f"{model!r} is not a model id")
 
 
 def prepare(
