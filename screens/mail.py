@@ -182,7 +182,8 @@ class MailScreen(ModalScreen[None]):
         to = f"session {message.to_short}" if message.to_session else message.to
         body = mail.display_body(message.body).strip().splitlines()
         shown = body[:PREVIEW_LINES]
-        text = Text(f"from {message.from_agent}/{message.from_short} to {to}\n", Style(bold=True))
+        text = Text()
+        text.append(f"from {message.from_agent}/{message.from_short} to {to}\n", Style(bold=True))
         text.append("\n".join(shown))
         if len(body) > PREVIEW_LINES:
             text.append(f"\n… {len(body) - PREVIEW_LINES} more line(s)", Style(dim=True))
