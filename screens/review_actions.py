@@ -84,6 +84,85 @@ class ReviewActions:
             action = next((a.id for a in ACTIONS if a.label == action), action)
         self.run_action(action)  # type: ignore[attr-defined]
 
+    # -- grid, copy mode, palette ------------------------------------------------------
+
+    def do_grid(self) -> None:
+        from screens.grid import GridScreen
+
+        if not self.dash.panes:
+            self.dash.notify("grid: no panes")
+            return
+
+        def done(short: str | None) -> None:
+            if short is None:
+                return
+            for index, pane in enumerate(self.dash.panes):
+                if pane.short == short:
+                    self.do_focus(index)  # type: ignore[attr-defined]
+                    return
+
+        self.app.push_screen(GridScreen(self.dash, self._tick), done)  # type: ignore[attr-defined]
+
+    def do_copy_mode(self) -> None:
+        from screens.copy_mode import CopyModeScreen
+
+        view = self._focused_view()
+        if view is None or not view.display:
+            self.dash.notify("copy mode: no pane")
+            return
+        view.clear_selection()
+
+        def done(_: None) -> None:
+            self._update_chrome()  # type: ignore[attr-defined]
+
+        self.app.push_screen(
+            CopyModeScreen(view.pane, view.region, self.copy_text, self._review_notice), done
+        )
+
+    def _review_notice(self, text: str) -> None:
+        self.dash.notify(text)
+        self._update_chrome()  # type: ignore[attr-defined]
+
+    def do_palette(self) -> None:
+        from screens.palette import PaletteScreen, build_entries
+
+        entries = build_entries(self.keys.keymap, self._action_unavailable)  # type: ignore[attr-defined]
+
+        def done(action: str | None) -> None:
+            if action:
+                self.run_action(action)  # type: ignore[attr-defined]
+                self._update_chrome()  # type: ignore[attr-defined]
+
+        self.app.push_screen(PaletteScreen(entries), done)
+
+    def _action_unavailable(self, action: str) -> str | None:
+        """Why `action` cannot run right now (shown in the palette), or None."""
+        dash = self.dash
+        pane = dash.focused_pane
+        if action.startswith("focus_"):
+            number = int(action.split("_")[1])
+            if number > len(dash.panes):
+                return f"there is no pane {number}"
+            if not dash.panes[number - 1].alive:
+                return "this pane has ended"
+            return None
+        if getattr(self, f"do_{action}", None) is None:
+            return "not available in this build"
+        if action in ("next_pane", "select_up", "select_down") and len(dash.panes) < 2:
+            return "only one pane"
+        if action in ("handover", "nudge") and (pane is None or not pane.alive):
+            return "this pane has ended" if pane is not None else "no pane selected"
+        if action == "restore_row" and pane is not None and pane.alive:
+            return "still running"
+        if action.startswith("scroll_") or action == "copy_mode":
+            if pane is None:
+                return "no pane selected"
+            if pane.model_view.alternate_screen and action != "copy_mode":
+                return "the app is on its alternate screen: it scrolls itself"
+        if action == "grid" and not dash.panes:
+            return "no panes"
+        return None
+
     # -- helpers ------------------------------------------------------------------------
 
     def _focused_view(self) -> TerminalView | None:

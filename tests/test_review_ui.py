@@ -235,3 +235,152 @@ async def test_drag_past_the_top_edge_autoscrolls(tmp_path: Path) -> None:
         numbers = [int(n) for n in lines[1:]]  # the first line starts at column x
         assert numbers == list(range(numbers[0], 301))
         assert str(numbers[0] - 1).endswith(lines[0])
+
+
+async def test_copy_mode_search_select_and_copy(tmp_path: Path, plain_shell: Path) -> None:
+    from screens.copy_mode import CopyModeScreen
+
+    out = tmp_path / "clip.txt"
+    fake(plain_shell, "wl-copy", f'cat > "{out}"; exit 0')
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, pane, view = await ready_shell(pilot)
+        await run_in_shell(pilot, "seq 1 120 | sed 's/^/item /'; echo done")
+        await wait_for(pilot, lambda: "done\n$" in screen_text(pane))
+        await pilot.press("ctrl+a", "left_square_bracket")
+        await wait_for(pilot, lambda: isinstance(app.screen, CopyModeScreen))
+        copy = app.screen
+        assert isinstance(copy, CopyModeScreen)
+        cv = copy.copy_view
+        # `?` searches backwards (incrementally) from the cursor at the prompt.
+        origin = cv.cursor
+        await pilot.press("question_mark", *"item 11")
+        assert cv.current is not None
+        assert "".join(cv.lines().cells(cv.current[0][0])).rstrip() == "item 119"
+        await pilot.press("backspace", "backspace", "7")
+        assert cv.current is not None
+        assert "".join(cv.lines().cells(cv.current[0][0])).rstrip() == "item 79"
+        await pilot.press("escape")  # cancel the search: back where it started
+        assert cv.pattern == "" and cv.cursor == origin
+        assert isinstance(app.screen, CopyModeScreen)
+        await pilot.press("slash", *"item 3", "enter")
+        first = cv.current
+        assert first is not None
+        assert "".join(cv.lines().cells(first[0][0])).rstrip() == "item 3"
+        # The matched line is in view and highlighted.
+        y = first[0][0] - cv.top_line()
+        assert 0 <= y < cv.size.height
+        strip = cv.render_line(y)
+        assert any(seg.style and seg.style.bgcolor for seg in strip)
+        await pilot.press("n")
+        assert cv.current is not None
+        assert "".join(cv.lines().cells(cv.current[0][0])).rstrip() == "item 30"
+        await pilot.press("N")
+        assert cv.current == first
+        # v selects from the cursor; move down two lines and to the end; y copies and leaves.
+        await pilot.press("v", "down", "down", "end", "y")
+        await wait_for(pilot, lambda: not isinstance(app.screen, CopyModeScreen))
+        await wait_for(pilot, lambda: screen.last_copy is not None)
+        assert out.read_text() == "item 3\nitem 4\nitem 5"
+        assert screen.last_copy == (
+            clipboard.Outcome.CONFIRMED,
+            "copied selection to clipboard (wl-copy)",
+        )
+        assert pane.scroll_offset == 0  # the pane's own view never moved
+        # g goes to the oldest line; Esc leaves without copying.
+        await pilot.press("ctrl+a", "left_square_bracket")
+        await wait_for(pilot, lambda: isinstance(app.screen, CopyModeScreen))
+        cv = app.screen.copy_view  # type: ignore[attr-defined]
+        await pilot.press("g")
+        assert cv.cursor == (0, 0) and cv.top_line() == 0
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, CopyModeScreen))
+
+
+async def test_palette_filters_shows_disabled_and_runs(tmp_path: Path) -> None:
+    from screens.help import HelpScreen
+    from screens.palette import PaletteList, PaletteScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, pane, view = await ready_shell(pilot)
+        await pilot.press("ctrl+a", "p")
+        await wait_for(pilot, lambda: isinstance(app.screen, PaletteScreen))
+        plist = app.screen.query_one(PaletteList)
+        labels = [e.label for e in plist.visible_entries]
+        assert "grid" in labels and "copy mode" in labels and "palette" in labels
+        grid = next(e for e in plist.visible_entries if e.action == "grid")
+        assert grid.chord == "^A g"
+        # One pane: switching panes is disabled, with the reason.
+        nxt = next(e for e in plist.visible_entries if e.action == "next_pane")
+        assert nxt.disabled == "only one pane"
+        await pilot.press(*"cpym")
+        assert plist.current is not None and plist.current.action == "copy_mode"
+        await pilot.press("ctrl+u", *"hlp")  # clear the query (Input's ctrl+u), then filter
+        await wait_for(pilot, lambda: plist.current is not None and plist.current.action == "help")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        # Click selects a row, a double-click runs it.
+        await pilot.press("ctrl+a", "p")
+        await wait_for(pilot, lambda: isinstance(app.screen, PaletteScreen))
+        plist = app.screen.query_one(PaletteList)
+        await pilot.press(*"tile")  # matches "grid" by its description
+        row = next(i for i, r in enumerate(plist.rows) if getattr(r, "action", "") == "grid")
+        assert plist.current is not None
+        await pilot.click(plist, offset=(3, row - plist.top))
+        assert plist.current is not None and plist.current.action == "grid"
+        await pilot.double_click(plist, offset=(3, row - plist.top))
+        from screens.grid import GridScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, GridScreen))
+
+
+async def test_grid_tiles_every_pane_and_focuses_by_click_or_digit(tmp_path: Path) -> None:
+    from screens.grid import GridScreen
+    from widgets.grid_tile import GridTile
+
+    app = make_app(tmp_path, extra=[("shell", None), ("shell", None)])
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = dash_screen(app)
+        dash = screen.dash
+        await wait_for(pilot, lambda: len(dash.panes) == 3)
+        sizes = [(p.model_view.columns, p.model_view.rows) for p in dash.panes]
+        await run_in_shell(pilot, "echo grid-$((40+2))")
+        await pilot.press("ctrl+a", "g")
+        await wait_for(pilot, lambda: isinstance(app.screen, GridScreen))
+        tiles = list(app.screen.query(GridTile))
+        assert [t.pane for t in tiles] == dash.panes
+        # Live: output that arrives while the grid is open shows up in the tile.
+        dash.panes[2].send(b"echo late-$((1+1))\r")
+
+        def tile_text(tile: GridTile) -> str:
+            return "\n".join(
+                "".join(s.text for s in tile.render_line(y)) for y in range(tile.size.height)
+            )
+
+        await wait_for(pilot, lambda: "grid-42" in tile_text(tiles[0]))
+        await wait_for(pilot, lambda: "late-2" in tile_text(tiles[2]))
+        assert [(p.model_view.columns, p.model_view.rows) for p in dash.panes] == sizes
+        await pilot.click(tiles[1], offset=(5, 5))
+        await wait_for(pilot, lambda: not isinstance(app.screen, GridScreen))
+        assert dash.focused == 1
+        await pilot.press("ctrl+a", "g")
+        await wait_for(pilot, lambda: isinstance(app.screen, GridScreen))
+        await pilot.press("3")
+        await wait_for(pilot, lambda: dash.focused == 2)
+        assert screen.views[dash.panes[2].short].display
+
+
+async def test_header_hint_click_runs_its_action(tmp_path: Path) -> None:
+    from screens.help import HelpScreen
+    from widgets.header_bar import HeaderBar
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, pane, view = await ready_shell(pilot)
+        header = screen.query_one(HeaderBar)
+        await wait_for(pilot, lambda: bool(header.hint_spans))
+        start, _end, action = next(s for s in header.hint_spans if s[2] == "help")
+        await pilot.click(header, offset=(start + 1, 0))
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))

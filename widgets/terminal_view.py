@@ -188,6 +188,10 @@ class TerminalView(Widget, can_focus=True):
         """The absolute line (see zirv_dash.selection) shown on row 0."""
         return self.pane.model_view.history_size - self.view_offset()
 
+    def corner_text(self, offset: int) -> str | None:
+        """The marker drawn at the top right (while scrolled back)."""
+        return f" SCROLL -{offset} " if offset else None
+
     def marks(self, line: int) -> tuple[Mark, ...]:
         """Extra styling of an absolute line; part of the row's cache key."""
         span = sel.columns_in_line(self.selection, line, self.pane.model_view.columns)
@@ -217,7 +221,8 @@ class TerminalView(Widget, can_focus=True):
                 cursor_x = model.cursor[0]
             key = ("r", row, model.row_version(row), width, cursor_x)
         marks = self.marks(line)
-        key = (*key, marks, offset if y == 0 else 0)
+        corner = self.corner_text(offset) if y == 0 else None
+        key = (*key, marks, corner)
         cached = self._row_cache.get(y)
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -229,8 +234,8 @@ class TerminalView(Widget, can_focus=True):
         for start, stop, style in marks:
             strip = _overlay(strip, start, stop, style)
         strip = strip.adjust_cell_length(width, self.rich_style)
-        if offset and y == 0:
-            mark = f" SCROLL -{offset} "
+        if corner:
+            mark = corner
             strip = Strip.join(
                 [
                     strip.crop(0, max(0, width - len(mark))),

@@ -1,0 +1,301 @@
+"""Palette (`Ctrl+A p`): every action with its chord, filtered as you type.
+
+Built from zirv_dash.keymap.ACTIONS and the live keymap. Typing filters by fuzzy
+subsequence (case-insensitive, whitespace ignored) over label, description and
+chord; with an empty query rows are grouped under their sections. Disabled
+actions stay listed, dimmed, with the reason. Enter (or a double-click) runs
+the highlighted action exactly as its chord would: the screen's `run_action`.
+Textual's command palette is off app-wide (it would steal Ctrl+P from agents),
+so this is a plain ModalScreen.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Input, Label
+
+from zirv_dash.keymap import ACTIONS, Keymap, describe_key
+
+DOUBLE_CLICK = 0.4
+SECTIONS = ("navigate", "the selected row", "dashboard")
+
+
+@dataclass(frozen=True)
+class Entry:
+    action: str
+    label: str
+    section: str
+    description: str
+    chord: str
+    disabled: str | None = None
+    """Why the action cannot run now, or None."""
+
+
+def fuzzy_score(query: str, *fields: str) -> tuple[int, int, int] | None:
+    """How well `query` matches as a subsequence (case-insensitive, whitespace
+    ignored) of one of `fields`: lower is better (earlier field, earlier start,
+    tighter span); None when it matches none."""
+    needle = "".join(query.lower().split())
+    if not needle:
+        return (0, 0, 0)
+    best: tuple[int, int, int] | None = None
+    for rank, field in enumerate(fields):
+        hay = field.lower()
+        start = hay.find(needle[0])
+        while start >= 0:
+            pos = start + 1
+            for ch in needle[1:]:
+                pos = hay.find(ch, pos)
+                if pos < 0:
+                    break
+                pos += 1
+            if pos < 0:
+                break
+            score = (rank, start, pos - start)
+            if best is None or score < best:
+                best = score
+            start = hay.find(needle[0], start + 1)
+    return best
+
+
+def fuzzy_match(query: str, *fields: str) -> bool:
+    return fuzzy_score(query, *fields) is not None
+
+
+def build_entries(keymap: Keymap, unavailable: Callable[[str], str | None]) -> list[Entry]:
+    prefix = describe_key(keymap.prefix)
+    out = []
+    for section in SECTIONS:
+        for action in ACTIONS:
+            if action.section != section:
+                continue
+            chords = keymap.chords_for(action.id)
+            chord = " / ".join(f"{prefix} {describe_key(c)}" for c in chords) or "—"
+            out.append(
+                Entry(
+                    action.id,
+                    action.label,
+                    section,
+                    action.description,
+                    chord,
+                    unavailable(action.id),
+                )
+            )
+    return out
+
+
+class PaletteList(Widget):
+    """The rows: a cursor drawn reversed, headings, click / double-click."""
+
+    DEFAULT_CSS = """
+    PaletteList {
+        height: 1fr;
+        min-height: 3;
+        background: $surface;
+    }
+    """
+
+    class Activated(Message):
+        def __init__(self, entry: Entry) -> None:
+            super().__init__()
+            self.entry = entry
+
+    def __init__(self, entries: list[Entry], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries = entries
+        self.filter_text = ""
+        self.rows: list[Entry | str] = []
+        self.cursor = 0
+        self.top = 0
+        self._last_click: tuple[int, float] | None = None
+        self.set_query("")
+
+    @property
+    def visible_entries(self) -> list[Entry]:
+        return [r for r in self.rows if isinstance(r, Entry)]
+
+    @property
+    def current(self) -> Entry | None:
+        entries = self.visible_entries
+        return entries[self.cursor] if 0 <= self.cursor < len(entries) else None
+
+    def set_query(self, query: str) -> None:
+        self.filter_text = query
+        rows: list[Entry | str] = []
+        if query.strip():
+            scored = [
+                (score, i, e)
+                for i, e in enumerate(self.entries)
+                if (score := fuzzy_score(query, e.label, e.chord, e.description)) is not None
+            ]
+            rows = [e for _, _, e in sorted(scored, key=lambda t: (t[0], t[1]))]
+        else:
+            section = ""
+            for e in self.entries:
+                if e.section != section:
+                    section = e.section
+                    rows.append(section)
+                rows.append(e)
+        self.rows = rows
+        self.cursor = 0
+        self.top = 0
+        self.refresh()
+
+    def move(self, delta: int) -> None:
+        count = len(self.visible_entries)
+        if count:
+            self.cursor = max(0, min(count - 1, self.cursor + delta))
+            self._scroll_to_cursor()
+            self.refresh()
+
+    def _row_of_cursor(self) -> int:
+        seen = -1
+        for i, row in enumerate(self.rows):
+            if isinstance(row, Entry):
+                seen += 1
+                if seen == self.cursor:
+                    return i
+        return 0
+
+    def _scroll_to_cursor(self) -> None:
+        height = max(1, self.size.height)
+        row = self._row_of_cursor()
+        if row < self.top:
+            self.top = max(0, row - 1 if row and isinstance(self.rows[row - 1], str) else row)
+        elif row >= self.top + height:
+            self.top = row - height + 1
+
+    def render(self) -> Text:
+        width = max(10, self.size.width)
+        height = max(1, self.size.height)
+        out = Text(no_wrap=True, overflow="crop")
+        if not self.rows:
+            out.append("(nothing matches)", Style(dim=True))
+            return out
+        current = self.current
+        for i, row in enumerate(self.rows[self.top : self.top + height]):
+            if i:
+                out.append("\n")
+            if isinstance(row, str):
+                out.append(row, Style(bold=True, color="cyan"))
+                continue
+            line = Text(no_wrap=True, overflow="crop")
+            dim = row.disabled is not None
+            line.append(f"  {row.label:<18}", Style(bold=not dim, dim=dim))
+            line.append(f"{row.chord:<16}", Style(dim=dim))
+            if row.disabled:
+                line.append(f"disabled: {row.disabled}", Style(dim=True, italic=True))
+            else:
+                line.append(row.description, Style(dim=True))
+            line.truncate(width)
+            line.append(" " * max(0, width - line.cell_len))
+            if row is current:
+                line.stylize(Style(reverse=True))
+            out.append_text(line)
+        return out
+
+    def on_resize(self) -> None:
+        self._scroll_to_cursor()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.move(3)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.move(-3)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        index = self.top + event.y
+        if not 0 <= index < len(self.rows) or not isinstance(self.rows[index], Entry):
+            return
+        entry = self.rows[index]
+        assert isinstance(entry, Entry)
+        self.cursor = self.visible_entries.index(entry)
+        self.refresh()
+        now = time.monotonic()
+        last = self._last_click
+        self._last_click = (index, now)
+        if event.chain >= 2 or (last is not None and last[0] == index and now - last[1] < 0.4):
+            self._last_click = None
+            self.post_message(self.Activated(entry))
+
+
+class PaletteScreen(ModalScreen[str | None]):
+    """Returns the id of the action to run, or None."""
+
+    CSS_PATH = "overlay.tcss"
+    DEFAULT_CSS = """
+    PaletteScreen .dialog {
+        height: 80%;
+        max-height: 40;
+    }
+    PaletteScreen #palette-query {
+        margin-bottom: 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "close", show=False),
+        Binding("up", "move(-1)", show=False, priority=True),
+        Binding("down", "move(1)", show=False, priority=True),
+        Binding("pageup", "move(-10)", show=False, priority=True),
+        Binding("pagedown", "move(10)", show=False, priority=True),
+    ]
+
+    def __init__(self, entries: list[Entry], title: str = "palette") -> None:
+        super().__init__()
+        self.entries = entries
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as dialog:
+            dialog.border_title = self.title_text
+            yield Input(placeholder="type to filter actions", id="palette-query")
+            yield PaletteList(self.entries, id="palette-list")
+            yield Label(
+                "⏎ run   ↑/↓ move   esc close", classes="dialog-footer", id="palette-footer"
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_one(PaletteList).set_query(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        entry = self.query_one(PaletteList).current
+        if entry is not None:
+            self._run(entry)
+
+    def on_palette_list_activated(self, message: PaletteList.Activated) -> None:
+        message.stop()
+        self._run(message.entry)
+
+    def _run(self, entry: Entry) -> None:
+        if entry.disabled:
+            self.query_one("#palette-footer", Label).update(
+                f"{entry.label}: {entry.disabled}   esc close"
+            )
+            return
+        self.dismiss(entry.action)
+
+    def action_move(self, delta: int) -> None:
+        self.query_one(PaletteList).move(delta)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
