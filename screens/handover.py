@@ -43,6 +43,7 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
     HandoverScreen #handover-rows { max-height: 16; }
     HandoverScreen #handover-note { color: $warning; height: auto; }
     HandoverScreen #handover-confirm { color: $warning; text-style: bold; height: auto; }
+    HandoverScreen .-empty { display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel", show=False),
@@ -72,8 +73,8 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
                     "the pane is busy: ⏎ switches at its next idle boundary, f forces it now",
                     id="handover-note",
                 )
-            yield Label("", id="handover-error", classes="dialog-error")
-            yield Label("", id="handover-confirm")
+            yield Label("", id="handover-error", classes="dialog-error -empty")
+            yield Label("", id="handover-confirm", classes="-empty")
             keys = "↑↓ choose   ⏎ swap   esc cancel"
             if not self.idle:
                 keys = "↑↓ choose   ⏎ swap when idle   f force now   esc cancel"
@@ -94,8 +95,9 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
             return None
         row = self.rows[options.highlighted]
         if row.current:
-            self.query_one("#handover-error", Label).update(
-                f"pane {self.short} already runs {row.agent} / {row.tier} ({row.model})"
+            self._say(
+                "#handover-error",
+                f"pane {self.short} already runs {row.agent} / {row.tier} ({row.model})",
             )
             return None
         model = None if row.model == NO_MODEL else row.model
@@ -119,7 +121,7 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
                 self.dismiss(self.confirming)
             elif event.key in ("n", "N", "escape"):
                 self.confirming = None
-                self.query_one("#handover-confirm", Label).update("")
+                self._say("#handover-confirm", "")
             return
         if event.key == "f" and not self.idle:
             event.stop()
@@ -128,14 +130,20 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
             if choice is not None:
                 self.confirming = choice
                 model = choice.model or NO_MODEL
-                self.query_one("#handover-confirm", Label).update(
+                self._say(
+                    "#handover-confirm",
                     f"force the switch to {choice.agent} ({model}) now, interrupting the "
-                    "pane's current turn? y/n"
+                    "pane's current turn? y/n",
                 )
 
     def action_cancel(self) -> None:
         if self.confirming is not None:  # esc backs out of the confirmation first
             self.confirming = None
-            self.query_one("#handover-confirm", Label).update("")
+            self._say("#handover-confirm", "")
             return
         self.dismiss(None)
+
+    def _say(self, selector: str, text: str) -> None:
+        label = self.query_one(selector, Label)
+        label.update(text)
+        label.set_class(not text, "-empty")
