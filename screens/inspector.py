@@ -30,11 +30,15 @@ def sections_text(sections: list[Section], focus: str | None = None) -> Text:
         for key, value in rows:
             out.append(f"{key:<12}", Style(dim=True))
             out.append(f"{value}\n")
+    out.rstrip()
     return out
 
 
 class InspectorScreen(ModalScreen[None]):
     CSS_PATH = "overlay.tcss"
+    DEFAULT_CSS = """
+    InspectorScreen VerticalScroll { height: auto; max-height: 28; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter", "close", "close", show=False),
         Binding("j,down", "scroll(1)", show=False),

@@ -195,7 +195,7 @@ class LifecycleActions:
         pane = self._lc_target()
         if pane is None:
             return
-        sections = inspect_sections(self._intake, pane)
+        sections = inspect_sections(self._intake, pane, ages=not screen.options.deterministic)
         log.debug("inspect %s: %s", pane.short, format_sections(sections))
         subject = f"{pane.short} · {pane.agent}"
         screen.app.push_screen(InspectorScreen(subject, sections, focus))
@@ -239,6 +239,12 @@ class LifecycleActions:
     def do_restore_row(self) -> None:
         pane = self._lc_target()
         if pane is None:
+            return
+        entries = {e.label: e for e in menu_entries(self._intake, pane)}
+        why = entries["restore"].disabled
+        if why is not None:
+            self._lc_screen.dash.notify(f"restore {pane.short}: {why}")
+            self._lc_screen._update_chrome()
             return
         self._lifecycle_relaunch(pane)
 

@@ -21,6 +21,9 @@ from zirv_dash.roster import RosterPane
 
 class RestoreScreen(ModalScreen[list[RosterPane] | None]):
     CSS_PATH = "overlay.tcss"
+    DEFAULT_CSS = """
+    RestoreScreen VerticalScroll { height: auto; max-height: 28; }
+    """
 
     def __init__(self, entries: list[RosterPane]) -> None:
         super().__init__()

@@ -505,3 +505,14 @@ def test_dialog_panes_keep_a_request(setup: tuple[Dashboard, Intake]) -> None:
     assert kept.request.prompt == "from the dialog" and kept.request.interactive
     assert kept.request.requested_by == dash.short
     assert paths.short_id(pane.session_id) == pane.short
+
+
+def test_timeout_secs_stops_a_delegated_pane(setup: tuple[Dashboard, Intake], repo: Path) -> None:
+    dash, intake = setup
+    assert intake.channel is not None
+    ack = ask(dash, intake, intake.channel.requests, request(repo, timeout_secs=1))
+    assert ack is not None and ack.short
+    pane = dash.pane_by_short(ack.short)
+    assert pane is not None
+    drive(dash, intake, lambda: not pane.alive, timeout=8)
+    assert any("outran its --timeout-secs" in e.text for e in dash.errors.entries)

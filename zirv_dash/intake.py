@@ -129,6 +129,8 @@ class Intake:
         """Restore entries offered and not yet answered."""
         self.deferred: list[roster.RosterPane] = []
         """Entries carried into the next roster (still live, over the cap, failed)."""
+        self.deadlines: dict[str, float] = {}
+        """Pane short → monotonic time its request's `timeout_secs` runs out."""
         self.stopping: dict[str, tuple[float, str]] = {}
         """Pane short → (deadline, next step) of a running stop ladder."""
         self._pruned_at = time.monotonic()
@@ -274,6 +276,8 @@ class Intake:
         if requester:
             self.report_to[pane.short] = requester
         self.titles[pane.short] = req.name or f"wrk {req.agent}"
+        if req.timeout_secs:
+            self.deadlines[pane.short] = time.monotonic() + req.timeout_secs
         return pane
 
     def prune(self, now: float | None = None) -> None:
@@ -303,6 +307,18 @@ class Intake:
         else:
             self.kill_now(pane)
 
+    def enforce_deadlines(self, now: float | None = None) -> None:
+        """A delegated pane past its `timeout_secs` is stopped (quit sequence first)."""
+        moment = time.monotonic() if now is None else now
+        for short, deadline in list(self.deadlines.items()):
+            pane = self.dash.pane_by_short(short)
+            if pane is None or not pane.alive:
+                del self.deadlines[short]
+            elif moment >= deadline:
+                del self.deadlines[short]
+                self.dash.error(f"pane {short} outran its --timeout-secs; stopping it")
+                self.stop_gracefully(pane)
+
     def advance_stops(self, now: float | None = None) -> None:
         moment = time.monotonic() if now is None else now
         for short, (deadline, step) in list(self.stopping.items()):
@@ -320,7 +336,8 @@ class Intake:
                 del self.stopping[short]
 
     def tick(self, now: float | None = None) -> Outcome:
-        """The 1 s fallback: sweep, stop ladders, settled reports, pruning."""
+        """The 1 s fallback: sweep, deadlines, stop ladders, settled reports, pruning."""
+        self.enforce_deadlines(now)
         self.advance_stops(now)
         out = self.sweep()
         self.report_settled()
@@ -691,8 +708,12 @@ def menu_entries(intake: Intake, pane: Pane | None) -> list[MenuEntry]:
 Section = tuple[str, list[tuple[str, str]]]
 
 
-def inspect_sections(intake: Intake, pane: Pane, now: float | None = None) -> list[Section]:
-    """The inspector's sections for one row: identity, status, evidence, signal, errors."""
+def inspect_sections(
+    intake: Intake, pane: Pane, now: float | None = None, ages: bool = True
+) -> list[Section]:
+    """The inspector's sections for one row: identity, status, evidence, signal, errors.
+
+    `ages=False` shows `–` for every age (deterministic screenshots)."""
     moment = time.monotonic() if now is None else now
     dash = intake.dash
     state = pane.state(moment)
@@ -714,11 +735,12 @@ def inspect_sections(intake: Intake, pane: Pane, now: float | None = None) -> li
         ("lifecycle", "ended" if not pane.alive else STATE_WORDS.get(state, str(state))),
         ("attention", STATE_WORDS.get(state, str(state))),
         ("mode", "headless" if pane.spec.headless else "interactive"),
-        ("since", f"started {_age(started)} ago"),
+        ("since", f"started {_age(started)} ago" if ages else "–"),
     ]
     if pane.exit_code is not None:
         exited = time.time() - (pane.exited_at or time.time())
-        status.append(("since", f"exited {_age(exited)} · exit {pane.exit_code}"))
+        shown = _age(exited) if ages else "–"
+        status.append(("since", f"exited {shown} · exit {pane.exit_code}"))
         status.append(("exit", f"exit {pane.exit_code}"))
     reason = pane.reason(moment)
     evidence = [("winning", reason or f"pane state: {STATE_WORDS.get(state, str(state))}")]
