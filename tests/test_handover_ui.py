@@ -246,3 +246,51 @@ async def test_cli_request_and_ack_round_trip(
         ack = handover.claim_ack(short)
         assert ack is not None and not ack.ok and "not valid JSON" in ack.reason
         assert pane.agent == "demo" and pane.alive
+
+
+async def test_busy_pane_defers_or_forces_after_confirmation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "30")
+    monkeypatch.setenv("ZIRV_DEMO_SPINNER", "1")
+    monkeypatch.setattr(swap, "QUIT_GRACE", 0.3)  # a mid-task demo ignores /quit
+    app = live_app(tmp_path, session_ids=[ORCH])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        dash = screen.dash
+        await wait_for(pilot, lambda: len(dash.panes) == 1 and dash.panes[0].is_idle())
+        pane = dash.panes[0]
+        assert pane.pty is not None
+        busy_pid = pane.pty.pid
+        await pilot.press(*"long task", "enter")
+        await wait_for(pilot, lambda: pane.state() is PaneState.WORKING)
+
+        # Enter on a busy pane: queued for its next idle boundary.
+        await pick(pilot, app, "shell / standard (–)")
+        header = screen.query_one(PaneHeader)
+        await wait_for(pilot, lambda: header.facts.extra == swap.PENDING_NOTE)
+        assert pane.agent == "demo" and pane.short in screen._handover_book.pending
+
+        # f asks first; n backs out, y forces the swap now (replacing the queued one).
+        await pilot.press("ctrl+a", "o")
+        await wait_for(pilot, lambda: isinstance(app.screen, HandoverScreen))
+        picker = app.screen
+        assert isinstance(picker, HandoverScreen)
+        note = str(picker.query_one("#handover-note", Label).render())
+        assert note.startswith("⤓ switching to shell/– when idle")
+        texts = [f"{r.agent} / {r.tier} ({r.model})" for r in picker.rows]
+        options = picker.query_one("#handover-rows", OptionList)
+        options.highlighted = texts.index("demo / deep (demo-deep)")
+        confirm = picker.query_one("#handover-confirm", Label)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: "now, interrupting" in str(confirm.render()))
+        assert confirm.display
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not confirm.display)
+        assert app.screen is picker and pane.agent == "demo" and pane.model is None
+        await pilot.press("f", "y")
+        await wait_for(pilot, lambda: pane.model == "demo-deep")
+        assert pane.pty is not None and pane.pty.pid != busy_pid
+        assert not screen._handover_book.pending  # superseded
+        await wait_for(pilot, lambda: header.facts.extra == "")
+        await wait_for(pilot, lambda: not pid_exists(busy_pid))  # killed after the grace

@@ -43,6 +43,8 @@ SCROLLBACK_LINES = 200
 """How many of the newest scrollback lines go into the packet (with the screen)."""
 TRANSCRIPT_ITEMS = 20
 TRANSCRIPT_AGENTS = ("claude", "codex")
+QUIT_GRACE = handover.QUIT_GRACE_SECS
+"""How long the old child gets to act on its quit sequence before it is killed."""
 PENDING_NOTE = "⤓ switching when idle"
 RUNNING_NOTE = "⇄ switching…"
 
@@ -201,15 +203,13 @@ def start_successor(
     return Successor(pty, model_view, plan)
 
 
-def retire(
-    pty: PtySession, quit_sequence: bytes, grace: float = handover.QUIT_GRACE_SECS
-) -> int | None:
-    """Quit the old child: its quit sequence, up to `grace` seconds (its output is
-    drained meanwhile so it can exit), then SIGTERM/SIGKILL. Blocks: run it in a
-    worker thread. Returns the exit code."""
+def retire(pty: PtySession, quit_sequence: bytes, grace: float | None = None) -> int | None:
+    """Quit the old child: its quit sequence, up to `grace` (default QUIT_GRACE)
+    seconds (its output is drained meanwhile so it can exit), then SIGTERM/SIGKILL.
+    Blocks: run it in a worker thread. Returns the exit code."""
     if pty.poll() is None and quit_sequence:
         pty.write(quit_sequence)
-        deadline = time.monotonic() + grace
+        deadline = time.monotonic() + (QUIT_GRACE if grace is None else grace)
         while time.monotonic() < deadline:
             pty.read()
             pty.flush()
