@@ -747,8 +747,8 @@ class TerminalModel:
             self._replies.append(f"\x1b[{mode};{state}$y")
 
     def _reset(self) -> None:
-        """RIS: back to the power-on state (the scrollback is kept)."""
-        self._screen.reset()
+        """RIS: back to the power-on modes (the scrollback is kept)."""
+        self._screen.hard_reset()
         self._cursor_visible = True
         self._app_cursor_keys = False
         self._bracketed_paste = False

@@ -114,9 +114,30 @@ class Screen:
         self.alt = False
         self._main_saved: tuple[list[list[str]], list[list[Attr]]] | None = None
         self._alt_cursor: tuple[int, int, Attr] | None = None
+        # DECSC state: x, y, attr, origin mode, G0/G1 sets, shift
+        self.saved: tuple[int, int, Attr, bool, list[int], int] | None = None
         self.reset()
 
     # -- state ---------------------------------------------------------------
+
+    def hard_reset(self) -> None:
+        """RIS as tmux does it: modes, margins, tabs, charsets, attributes
+        and the saved cursor are reset and the screen is cleared (into the
+        scrollback, like ED 2); the alternate screen is *not* left."""
+        self.attr = DEFAULT_ATTR
+        self.erase_in_display(2)
+        self.x = self.y = 0
+        self.top, self.bottom = 0, self.rows - 1
+        self.autowrap = True
+        self.insert_mode = False
+        self.origin = False
+        self.tabstops = set(range(8, self.columns, 8))
+        self.g = [0, 0]
+        self.shift = 0
+        self.graphics = False
+        self.saved = None
+        self.last_char = ""
+        self.zwj = False
 
     def reset(self) -> None:
         cols, rows = self.columns, self.rows
@@ -137,7 +158,7 @@ class Screen:
         self.g = [0, 0]  # designated sets for G0, G1: 0 = ASCII, 1 = DEC graphics
         self.shift = 0  # 0 = G0 active (SI), 1 = G1 (SO)
         self.graphics = False  # active set is DEC special graphics
-        self.saved: tuple[int, int, Attr, bool, list[int], int] | None = None
+        self.saved = None
         self.last_char = ""
         self.zwj = False  # a zero width joiner is pending
         self.all_touched = True
@@ -189,10 +210,12 @@ class Screen:
         touched = self.touched
         while pos < n:
             x = self.x
+            wrapped = 0
             if x >= cols:
                 if self.autowrap:
                     self._wrap()
                     x = 0
+                    wrapped = 1
                 else:
                     x = cols - 1
                     pos = n - 1
@@ -204,12 +227,18 @@ class Screen:
             row = self.chars[y]
             arow = self.attrs[y]
             if self.insert_mode:
-                _heal(row, x)
-                row[x:x] = [" "] * take
-                arow[x:x] = [self.attr] * take
-                del row[cols:]
-                del arow[cols:]
-                _heal_end(row)
+                # tmux makes room before it wraps, so the first character
+                # after a wrap overwrites instead of inserting.
+                ins = take - wrapped
+                if ins > 0:
+                    _heal(row, x + wrapped)
+                    row[x + wrapped : x + wrapped] = [" "] * ins
+                    arow[x + wrapped : x + wrapped] = [self.attr] * ins
+                    del row[cols:]
+                    del arow[cols:]
+                    _heal_end(row)
+                if wrapped:
+                    _heal(row, x + 1)
             elif row[x] == "" or (end < cols and row[end] == ""):
                 _heal(row, x)
                 _heal(row, end)
@@ -240,10 +269,14 @@ class Screen:
         if w == 2 and cols < 2:
             return
         x = self.x
+        wrapped = False
         if x >= cols or x + w > cols:
             if self.autowrap:
+                if self.insert_mode and x < cols:
+                    self._insert_blanks(x, w)  # tmux inserts, then wraps
                 self._wrap()
                 x = 0
+                wrapped = True
             elif w > 1:
                 return  # a wide character that does not fit is dropped (tmux)
             else:
@@ -252,7 +285,7 @@ class Screen:
         row = self.chars[y]
         arow = self.attrs[y]
         attr = self.attr
-        if self.insert_mode:
+        if self.insert_mode and not wrapped:
             _heal(row, x)
             row[x:x] = [" "] * w
             arow[x:x] = [attr] * w
@@ -270,6 +303,17 @@ class Screen:
         self.touched.add(y)
         self.x = x + w
         self.last_char = ""  # REP only repeats ASCII (tmux)
+
+    def _insert_blanks(self, x: int, n: int) -> None:
+        row = self.chars[self.y]
+        arow = self.attrs[self.y]
+        _heal(row, x)
+        row[x:x] = [" "] * n
+        arow[x:x] = [self.attr] * n
+        del row[self.columns :]
+        del arow[self.columns :]
+        _heal_end(row)
+        self.touched.add(self.y)
 
     def _zwj_join(self, ch: str) -> None:
         """tmux 3.3 holds a zero width joiner until the next non-ASCII
