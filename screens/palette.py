@@ -75,13 +75,17 @@ def fuzzy_match(query: str, *fields: str) -> bool:
     return fuzzy_score(query, *fields) is not None
 
 
-def build_entries(keymap: Keymap, unavailable: Callable[[str], str | None]) -> list[Entry]:
+def build_entries(
+    keymap: Keymap, unavailable: Callable[[str], str | None], pane_count: int = 9
+) -> list[Entry]:
     prefix = describe_key(keymap.prefix)
     out = []
     for section in SECTIONS:
         for action in ACTIONS:
             if action.section != section:
                 continue
+            if action.id.startswith("focus_") and int(action.id[6:]) > pane_count:
+                continue  # one row per pane that exists
             chords = keymap.chords_for(action.id)
             chord = " / ".join(f"{prefix} {describe_key(c)}" for c in chords) or "—"
             out.append(
@@ -150,8 +154,10 @@ class PaletteList(Widget):
                     rows.append(section)
                 rows.append(e)
         self.rows = rows
-        self.cursor = 0
+        entries = self.visible_entries
+        self.cursor = next((i for i, e in enumerate(entries) if not e.disabled), 0)
         self.top = 0
+        self._scroll_to_cursor()
         self.refresh()
 
     def move(self, delta: int) -> None:
@@ -171,7 +177,9 @@ class PaletteList(Widget):
         return 0
 
     def _scroll_to_cursor(self) -> None:
-        height = max(1, self.size.height)
+        if not self.size.height:
+            return  # not laid out yet: on_resize calls again
+        height = self.size.height
         row = self._row_of_cursor()
         if row < self.top:
             self.top = max(0, row - 1 if row and isinstance(self.rows[row - 1], str) else row)
@@ -186,6 +194,7 @@ class PaletteList(Widget):
             out.append("(nothing matches)", Style(dim=True))
             return out
         current = self.current
+        chord_width = max(14, *(len(e.chord) for e in self.entries)) + 2
         for i, row in enumerate(self.rows[self.top : self.top + height]):
             if i:
                 out.append("\n")
@@ -193,13 +202,13 @@ class PaletteList(Widget):
                 out.append(row, Style(bold=True, color="cyan"))
                 continue
             line = Text(no_wrap=True, overflow="crop")
-            dim = row.disabled is not None
+            dim = row.disabled is not None and row is not current
             line.append(f"  {row.label:<18}", Style(bold=not dim, dim=dim))
-            line.append(f"{row.chord:<16}", Style(dim=dim))
+            line.append(row.chord.ljust(chord_width), Style(dim=dim))
             if row.disabled:
-                line.append(f"disabled: {row.disabled}", Style(dim=True, italic=True))
+                line.append(f"disabled: {row.disabled}", Style(dim=dim, italic=True))
             else:
-                line.append(row.description, Style(dim=True))
+                line.append(row.description, Style(dim=row is not current))
             line.truncate(width)
             line.append(" " * max(0, width - line.cell_len))
             if row is current:
@@ -264,7 +273,9 @@ class PaletteScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = self.title_text
-            yield Input(placeholder="type to filter actions", id="palette-query")
+            query = Input(placeholder="type to filter actions", id="palette-query")
+            query.cursor_blink = False  # steady cursor (and stable snapshots)
+            yield query
             yield PaletteList(self.entries, id="palette-list")
             yield Label(
                 "⏎ run   ↑/↓ move   esc close", classes="dialog-footer", id="palette-footer"

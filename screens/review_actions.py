@@ -126,7 +126,11 @@ class ReviewActions:
     def do_palette(self) -> None:
         from screens.palette import PaletteScreen, build_entries
 
-        entries = build_entries(self.keys.keymap, self._action_unavailable)  # type: ignore[attr-defined]
+        entries = build_entries(
+            self.keys.keymap,  # type: ignore[attr-defined]
+            self._action_unavailable,
+            pane_count=max(1, len(self.dash.panes)),
+        )
 
         def done(action: str | None) -> None:
             if action:
