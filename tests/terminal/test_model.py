@@ -38,9 +38,9 @@ def test_utf8_split_across_feeds() -> None:
     assert m.lines()[0] == "héllo 中文 ✓"
 
 
-def test_invalid_utf8_replaced() -> None:
-    m = model(data=b"a\xffb")
-    assert m.lines()[0] == "a\ufffdb"
+def test_invalid_utf8_dropped_like_tmux() -> None:
+    m = model(data=b"a\xffb\xc3(c\xed\xa0\x80d\xe4\xb8\rX")
+    assert m.lines()[0] == "Xb(cd"
 
 
 def test_wide_chars_occupy_two_cells() -> None:

@@ -67,7 +67,9 @@ class TerminalModel:
 
     def __init__(self, columns: int, rows: int, scrollback_bytes: int = 8 * 1024 * 1024) -> None:
         self._screen = Screen(columns, rows, scrollback_bytes)
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        # Invalid UTF-8 is dropped, not shown as U+FFFD: that is what tmux
+        # does, byte for byte (the fidelity reference).
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
         # A "styled run": single-width text mixed with plain SGR sequences,
         # the bulk of what agents, highlighters and TUIs print.  It is drawn
         # with one slice assignment per line instead of one call per token.
