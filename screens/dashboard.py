@@ -492,8 +492,7 @@ class DashboardScreen(
             if pane.short == message.key:
                 if message.button == 3:
                     # Right-click: the row's context menu (the row becomes the target).
-                    if pane.alive:
-                        self.do_focus(index)
+                    self.do_focus(index)
                     menu = getattr(self, "do_context_menu", None)
                     if menu is not None:
                         menu()
