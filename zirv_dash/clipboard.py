@@ -28,8 +28,7 @@ OSC52_LIMIT = 64 * 1024
 COMMAND_TIMEOUT = 3.0
 COPIED = "copied selection to clipboard"
 FAILED = (
-    "clipboard: copy could not be delivered "
-    "(OSC 52 and the platform clipboard command both failed)"
+    "clipboard: copy could not be delivered (OSC 52 and the platform clipboard command both failed)"
 )
 
 
