@@ -31,16 +31,20 @@ _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 _CSI_PREFIX_RE = re.compile(r"\x1b\[[0-?]*[ -/]*")
 _ESC_RE = re.compile(r"\x1b([ -/]*)([0-~])")
 _ESC_PARTIAL_RE = re.compile(r"\x1b[ -/]*\Z")
-# Terminators of string sequences. OSC and APC may end with BEL; DCS, PM and
-# SOS only with ST. ESC (possibly the start of ST) and CAN/SUB end any of them.
-_OSC_END_RE = re.compile(r"[\x07\x18\x1a\x1b\x9c]")
-_DCS_END_RE = re.compile(r"[\x18\x1a\x1b\x9c]")
+# Terminators of string sequences, as tmux reads them: OSC may end with BEL,
+# DCS/APC/PM/SOS only with ST; ESC (possibly the start of ST) and CAN/SUB
+# end any of them.  U+009C is not ST here: in UTF-8 it is two bytes that
+# tmux does not take for a terminator.
+_OSC_END_RE = re.compile(r"[\x07\x18\x1a\x1b]")
+_DCS_END_RE = re.compile(r"[\x18\x1a\x1b]")
 _TITLE_JUNK_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 _MAX_PENDING = 4096  # longest incomplete CSI/ESC kept between feeds
 _MAX_STRING = 65536  # longest OSC/DCS payload kept (the rest is ignored)
 _MAX_PARAM = 9999
+_MAX_PARAMS = 24  # tmux's limits
+_MAX_PARAM_CHARS = 64
 SYNC_TIMEOUT = 1.0
 
 _MOUSE_MODES = (1000, 1002, 1003)
@@ -309,7 +313,7 @@ class TerminalModel:
                     arow[x : x + n] = [a] * n
                     x += n
                 scr.touched.add(y)
-                scr.x = end
+                scr.x = end if end < scr.columns or scr.autowrap else end - 1
                 scr.last_char = body[-1]
                 scr.attr = attr
                 if not parts[-1]:
@@ -470,7 +474,7 @@ class TerminalModel:
         """Consume the body of an OSC/DCS/APC/PM/SOS string starting at ``i``."""
         kind = self._str_kind
         n = len(text)
-        end_re = _OSC_END_RE if kind in "]_" else _DCS_END_RE
+        end_re = _OSC_END_RE if kind == "]" else _DCS_END_RE
         m = end_re.search(text, i)
         if m is None:
             self._keep_string(text[i:])
@@ -540,6 +544,8 @@ class TerminalModel:
         for ch in "<=>?":
             if ch in params:
                 return  # malformed: private marker in the middle
+        if len(params) >= _MAX_PARAM_CHARS or params.count(";") >= _MAX_PARAMS:
+            return  # tmux discards sequences with too many parameters
         scr = self._screen
         last, scr.last_char = scr.last_char, ""  # any CSI ends what REP repeats
         args = _params(params)
@@ -632,8 +638,7 @@ class TerminalModel:
         elif final == "S":
             scr.scroll_up(max(1, a0))
         elif final == "T":
-            if len(args) <= 1:
-                scr.scroll_down(max(1, a0))
+            scr.scroll_down(max(1, a0))
         elif final == "r":
             # An absent bottom means the last row; an explicit 0 means 1.
             fields = params.split(";")

@@ -186,7 +186,8 @@ class Screen:
             row[x:end] = text
             self.attrs[y][x:end] = [self.attr] * (end - x)
             self.touched.add(y)
-            self.x = end
+            # Without DECAWM the cursor sticks on the last column.
+            self.x = end if end < self.columns or self.autowrap else end - 1
             self.last_char = text[-1]
             return
         self.draw_cells(text, [self.attr] * len(text))
@@ -219,6 +220,8 @@ class Screen:
                 else:
                     x = cols - 1
                     pos = n - 1
+            elif x == cols - 1 and not self.autowrap and pos < n - 1:
+                pos = n - 1  # every character lands on the last column
             take = cols - x
             if take > n - pos:
                 take = n - pos
@@ -245,7 +248,7 @@ class Screen:
             row[x:end] = text[pos : pos + take]
             arow[x:end] = cell_attrs[pos : pos + take]
             touched.add(y)
-            self.x = end
+            self.x = end if end < cols or self.autowrap else end - 1
             pos += take
         if n:
             self.last_char = text[-1]
@@ -301,8 +304,7 @@ class Screen:
             row[x + 1] = ""
             arow[x + 1] = attr
         self.touched.add(y)
-        self.x = x + w
-        self.last_char = ""  # REP only repeats ASCII (tmux)
+        self.x = x + w if x + w < cols or self.autowrap else cols - 1
 
     def _insert_blanks(self, x: int, n: int) -> None:
         row = self.chars[self.y]
