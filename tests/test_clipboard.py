@@ -87,3 +87,23 @@ def test_no_command_worked(tmp_path: Path) -> None:
     assert describe(Outcome.FAILED, False, result) == f"{FAILED}: {result.error}"
     none = run_platform_copy("x", [])
     assert not none.ok and "no wl-copy" in none.error
+
+
+def test_inside_tmux_a_tmux_buffer_is_the_last_resort(tmp_path: Path) -> None:
+    bins = tmp_path / "bin"
+    out = tmp_path / "buffer.txt"
+    fake(bins, "xclip", 'echo "Error: Can\'t open display: (null)" >&2; exit 1')
+    # An old tmux without load-buffer -w: the plain form takes the text.
+    old_tmux = '[ "$2" = "-w" ] && { echo "unknown flag -w" >&2; exit 1; }; '
+    fake(bins, "tmux", old_tmux + f'cat > "{out}"')
+    env = {"PATH": str(bins), "TMUX": "/tmp/tmux-0/default,1,0"}
+    commands = platform_commands("linux", env)
+    assert [c[1:] for c in commands] == [
+        ["-selection", "clipboard"],
+        ["load-buffer", "-w", "-"],
+        ["load-buffer", "-"],
+    ]
+    result = run_platform_copy("from a pane", commands)
+    assert result == CommandResult(True, "tmux buffer", "")
+    assert out.read_text() == "from a pane"
+    assert platform_commands("linux", {"PATH": str(bins)})[-1][1:] == ["-selection", "clipboard"]

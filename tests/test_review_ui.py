@@ -40,6 +40,7 @@ while True:
 def plain_shell(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setenv("SHELL", "/bin/sh")
     monkeypatch.setenv("PS1", "$ ")
+    monkeypatch.delenv("TMUX", raising=False)  # no real tmux buffer either
     bins = tmp_path / "bin"
     bins.mkdir()
     # No real clipboard command: each test puts its own fakes on PATH.

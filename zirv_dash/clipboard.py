@@ -63,13 +63,19 @@ def platform_commands(
 ) -> list[list[str]]:
     """Clipboard commands to try, in order, that exist on PATH."""
     platform = platform or sys.platform
-    path = (env if env is not None else os.environ).get("PATH")
+    env = env if env is not None else os.environ
+    path = env.get("PATH")
     if platform == "darwin":
         wanted = [["pbcopy"]]
     elif platform.startswith(("win", "cygwin")):
         wanted = [["clip.exe"]]
     else:
         wanted = [["wl-copy"], ["xclip", "-selection", "clipboard"]]
+    if env.get("TMUX"):
+        # Inside tmux, whose default (set-clipboard external) drops an app's
+        # OSC 52: a tmux buffer (pasted with prefix ]); -w (tmux 3.2+) also
+        # forwards it to the outer terminal's clipboard.
+        wanted += [["tmux", "load-buffer", "-w", "-"], ["tmux", "load-buffer", "-"]]
     found = []
     for argv in wanted:
         exe = shutil.which(argv[0], path=path)
@@ -101,6 +107,7 @@ def run_platform_copy(text: str, commands: Sequence[Sequence[str]] | None = None
     data = text.encode("utf-8")
     for argv in commands:
         name = os.path.basename(argv[0])
+        name = "tmux buffer" if name == "tmux" else name
         with tempfile.TemporaryFile() as err:
             try:
                 proc = subprocess.run(
