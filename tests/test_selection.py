@@ -103,3 +103,12 @@ def test_search_smart_case_both_directions_and_wide() -> None:
     assert search(src, "Error", first[0], forward=True) == first
     assert search(src, "nothing", (0, 0), forward=True) is None
     assert matches_in_line(src, 3, "error") == [(3, 8)]
+
+
+def test_rules_and_full_screen_rows_are_not_joined() -> None:
+    rule = "─" * 20
+    _, src = model(rule + "\n> prompt")
+    assert text_between(src, (0, 0), (1, 8)) == rule + "\n> prompt"
+    m, src = model("\x1b[?1049h" + "a" * 20 + "b" * 5)
+    assert m.alternate_screen
+    assert text_between(src, (0, 0), (1, 5)) == "a" * 20 + "\nbbbbb"

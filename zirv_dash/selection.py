@@ -49,7 +49,9 @@ class ModelLines:
     The model has no public per-cell accessor yet, so this reads its screen's
     cell lists directly (cheap: no run grouping). Soft wraps: if the model
     tracks them (``line_wrapped(line)``) that answer is used; otherwise a line
-    whose last cell is written counts as continuing on the next line.
+    whose last cell is written counts as continuing on the next line, unless
+    that cell is a box-drawing or block character (a rule or border drawn to
+    the margin) or the row belongs to an alternate (full-screen) screen.
     """
 
     def __init__(self, model: TerminalModel) -> None:
@@ -90,8 +92,15 @@ class ModelLines:
             return bool(probe(line))
         if line + 1 >= self.line_count:
             return False
+        if line >= len(self._screen.history) and self.model.alternate_screen:
+            return False  # full-screen apps place every row themselves
         cells = self.cells(line)
-        return len(cells) >= self.columns and cells[self.columns - 1] not in (" ",)
+        if len(cells) < self.columns:
+            return False
+        last = cells[self.columns - 1]
+        # A full row of text continues; one ending in a box-drawing or block
+        # character is a border or rule drawn to the margin.
+        return last != " " and not ("\u2500" <= last[:1] <= "\u259f")
 
 
 # -- spans ---------------------------------------------------------------------------
