@@ -236,7 +236,9 @@ async def test_cli_request_and_ack_round_trip(
         assert f"handover done: pane {short} shell/– → demo/demo-deep" in out
         assert pane.agent == "demo" and record_of(pane).agent == "demo"
 
-        # Garbage and refused requests are answered too, and change nothing.
+        # Garbage and refused requests are answered too, and change nothing; with
+        # the 1 s fallback tick switched off, the watchfiles worker alone claims them.
+        monkeypatch.setattr(screen, "_handover_tick", lambda: None)
         handover.write_request(short, HandoverRequest("nope"))
         await wait_for(pilot, lambda: handover.ack_path(short).exists())
         ack = handover.claim_ack(short)
