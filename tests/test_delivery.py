@@ -107,7 +107,7 @@ def test_mail_lands_in_an_idle_pane_and_enter_submits_it(dash: Dashboard) -> Non
 
 def test_enter_is_a_separate_write_after_the_line(dash: Dashboard) -> None:
     engine = DeliveryEngine(dash)
-    pane = dash.spawn("shell", argv=[sys.executable, "-c", RAW_CHUNKS])
+    pane = dash.spawn("demo", argv=[sys.executable, "-c", RAW_CHUNKS])
     drive(dash, engine, lambda: pane.is_idle())
     assert engine.injectable(pane)
     assert engine.inject(pane, "[zirv ▸ test] hello", kind="nudge")
@@ -176,7 +176,7 @@ def test_nothing_is_typed_over_an_operator_draft(dash: Dashboard) -> None:
 
 def test_unconfirmed_submission_retries_once_then_mails_the_sender(dash: Dashboard) -> None:
     engine = DeliveryEngine(dash)
-    pane = dash.spawn("shell", argv=[sys.executable, "-c", RAW_SILENT])
+    pane = dash.spawn("demo", argv=[sys.executable, "-c", RAW_SILENT])
     drive(dash, engine, lambda: pane.is_idle())
     send_mail(dash, "are you there", to_session=pane.session_id)
     engine.sweep()
@@ -185,7 +185,7 @@ def test_unconfirmed_submission_retries_once_then_mails_the_sender(dash: Dashboa
     drive(dash, engine, lambda: pane.short not in engine.inflight, timeout=5)
     assert dash.errors.entries
     error = dash.errors.entries[0].text
-    assert f"text was typed into pane {pane.short} (shell)" in error
+    assert f"text was typed into pane {pane.short} (demo)" in error
     assert "submission is unconfirmed" in error
     back = mail.list_messages(dash.slug, agent="claude", short="abcd1234")
     assert len(back) == 1 and back[0].from_agent == "zirv"
@@ -271,3 +271,19 @@ def test_mail_disabled_delivers_nothing(tmp_path: Path) -> None:
         assert pane.short not in engine.inflight and message.path.exists()
     finally:
         board.shutdown_all(grace=0.2)
+
+
+def test_mail_is_never_typed_into_a_plain_shell(dash: Dashboard) -> None:
+    engine = DeliveryEngine(dash)
+    # (A stand-in for sh that a SIGTERM ends at teardown.)
+    shell = [sys.executable, "-c", "import sys; print('$ ', flush=True); sys.stdin.read()"]
+    pane = dash.spawn("shell", argv=shell)
+    drive(dash, engine, lambda: pane.is_idle())
+    orch = dash.spawn("shell", argv=shell, role="orchestrator")
+    drive(dash, engine, lambda: orch.is_idle())
+    message = send_mail(dash, "; touch pwned", to_session=pane.session_id)
+    send_mail(dash, "for everyone")
+    engine.sweep()
+    assert not engine.inflight and message.path.exists()
+    assert engine.unread[pane.short] == 2 and engine.unread[orch.short] == 1
+    assert not engine.pending_panes()

@@ -45,6 +45,8 @@ CONFIRM_WINDOW = 1.0
 
 OPERATOR_NUDGE_LABEL = "nudge from operator"
 NUDGE_QUEUED = "nudge queued -- delivers when idle"
+NO_MAIL_HARNESSES = frozenset({"shell"})
+"""Panes that never get mail typed in: a shell would run the line as a command."""
 SYSTEM_AGENT = "zirv"
 """`from_agent` of the dashboard's own mail (`mail.sent_since` ignores it)."""
 
@@ -385,6 +387,9 @@ class DeliveryEngine:
             for problem in problems:
                 log.warning("%s", problem)
             self.unread[pane.short] = len(unread)
+            if pane.agent in NO_MAIL_HARNESSES:
+                self.waiting.discard(pane.short)
+                continue
             if pane.role == "orchestrator":
                 self._advise(pane, unread, now)
                 continue
