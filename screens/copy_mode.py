@@ -194,11 +194,17 @@ class CopyModeScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = []
 
     def __init__(
-        self, pane: Pane, region: Region, copy: Callable[[str], None], notify: Callable[[str], None]
+        self,
+        pane: Pane,
+        region: Callable[[], Region],
+        copy: Callable[[str], None],
+        notify: Callable[[str], None],
     ) -> None:
+        """`region`: where the pane is on screen now (the overlay covers it)."""
         super().__init__()
         self.pane = pane
-        self.pane_region = region
+        self.region_of = region
+        self.pane_region = region()
         self.copy_fn = copy
         self.notify_text = notify
         self.copy_view = CopyView(pane)
@@ -217,16 +223,26 @@ class CopyModeScreen(ModalScreen[None]):
         # Inline styles: the shared dialog stylesheet centres every ModalScreen.
         self.styles.align = ("left", "top")
         self.styles.background = "transparent"
-        box = self.query_one("#copy-box")
-        box.styles.offset = (self.pane_region.x, self.pane_region.y)
-        box.styles.width = self.pane_region.width
-        box.styles.height = self.pane_region.height
+        self._place()
         self.set_interval(POLL_INTERVAL, self.copy_view.poll, name="copy-poll")
 
-    def set_region(self, region: Region) -> None:
-        self.pane_region = region
-        if self.is_mounted:
-            self.on_mount()
+    def _place(self) -> None:
+        region = self.pane_region
+        box = self.query_one("#copy-box")
+        box.styles.offset = (region.x, region.y)
+        box.styles.width = region.width
+        box.styles.height = region.height
+
+    def on_resize(self, event: events.Resize) -> None:
+        # The dashboard below lays out first; follow the pane once it has.
+        def follow() -> None:
+            region = self.region_of()
+            if region.area and region != self.pane_region:
+                self.pane_region = region
+                self._place()
+                self.copy_view.clear_selection()
+
+        self.call_after_refresh(follow)
 
     def _status(self) -> None:
         status = self.query_one("#copy-status", Static)

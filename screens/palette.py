@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -244,6 +244,34 @@ class PaletteList(Widget):
             self.post_message(self.Activated(entry))
 
 
+class HintBar(Label):
+    """A dialog footer whose single-key hints are clickable (`⏎ run`, `esc close`)."""
+
+    class Clicked(Message):
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, hints: list[tuple[str, str]], **kwargs: Any) -> None:
+        self.hints = hints
+        self.spans: list[tuple[int, int, str]] = []
+        text = ""
+        for key, label in hints:
+            if text:
+                text += "   "
+            start = len(text)
+            text += f"{key} {label}"
+            if "/" not in key:  # "↑/↓" is not one key
+                self.spans.append((start, len(text), key))
+        super().__init__(text, **kwargs)
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, key in self.spans:
+            if start <= event.x < end:
+                event.stop()
+                self.post_message(self.Clicked(key))
+
+
 class PaletteScreen(ModalScreen[str | None]):
     """Returns the id of the action to run, or None."""
 
@@ -277,8 +305,10 @@ class PaletteScreen(ModalScreen[str | None]):
             query.cursor_blink = False  # steady cursor (and stable snapshots)
             yield query
             yield PaletteList(self.entries, id="palette-list")
-            yield Label(
-                "⏎ run   ↑/↓ move   esc close", classes="dialog-footer", id="palette-footer"
+            yield HintBar(
+                [("⏎", "run"), ("↑/↓", "move"), ("esc", "close")],
+                classes="dialog-footer",
+                id="palette-footer",
             )
 
     def on_mount(self) -> None:
@@ -292,6 +322,15 @@ class PaletteScreen(ModalScreen[str | None]):
         entry = self.query_one(PaletteList).current
         if entry is not None:
             self._run(entry)
+
+    def on_hint_bar_clicked(self, message: HintBar.Clicked) -> None:
+        message.stop()
+        if message.key == "esc":
+            self.dismiss(None)
+        else:
+            entry = self.query_one(PaletteList).current
+            if entry is not None:
+                self._run(entry)
 
     def on_palette_list_activated(self, message: PaletteList.Activated) -> None:
         message.stop()

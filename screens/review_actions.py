@@ -116,7 +116,8 @@ class ReviewActions:
             self._update_chrome()  # type: ignore[attr-defined]
 
         self.app.push_screen(
-            CopyModeScreen(view.pane, view.region, self.copy_text, self._review_notice), done
+            CopyModeScreen(view.pane, lambda: view.region, self.copy_text, self._review_notice),
+            done,
         )
 
     def _review_notice(self, text: str) -> None:

@@ -300,7 +300,7 @@ async def test_copy_mode_search_select_and_copy(tmp_path: Path, plain_shell: Pat
 
 async def test_palette_filters_shows_disabled_and_runs(tmp_path: Path) -> None:
     from screens.help import HelpScreen
-    from screens.palette import PaletteList, PaletteScreen
+    from screens.palette import HintBar, PaletteList, PaletteScreen
 
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -322,6 +322,13 @@ async def test_palette_filters_shows_disabled_and_runs(tmp_path: Path) -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.press("escape")
+        # The footer's "esc close" hint is clickable.
+        await pilot.press("ctrl+a", "p")
+        await wait_for(pilot, lambda: isinstance(app.screen, PaletteScreen))
+        footer = app.screen.query_one("#palette-footer", HintBar)
+        start = next(span[0] for span in footer.spans if span[2] == "esc")
+        await pilot.click(footer, offset=(start + 1, 0))
+        await wait_for(pilot, lambda: not isinstance(app.screen, PaletteScreen))
         # Click selects a row, a double-click runs it.
         await pilot.press("ctrl+a", "p")
         await wait_for(pilot, lambda: isinstance(app.screen, PaletteScreen))
@@ -385,3 +392,20 @@ async def test_header_hint_click_runs_its_action(tmp_path: Path) -> None:
         start, _end, action = next(s for s in header.hint_spans if s[2] == "help")
         await pilot.click(header, offset=(start + 1, 0))
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+
+
+async def test_copy_mode_follows_a_resize(tmp_path: Path) -> None:
+    from screens.copy_mode import CopyModeScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen, pane, view = await ready_shell(pilot)
+        await pilot.press("ctrl+a", "left_square_bracket")
+        await wait_for(pilot, lambda: isinstance(app.screen, CopyModeScreen))
+        copy = app.screen
+        assert isinstance(copy, CopyModeScreen)
+        box = copy.query_one("#copy-box")
+        assert box.region == view.region
+        await pilot.resize_terminal(140, 30)
+        await wait_for(pilot, lambda: view.region.height == 30 - 3)
+        await wait_for(pilot, lambda: box.region == view.region)
