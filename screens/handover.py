@@ -40,7 +40,6 @@ def row_text(row: PickerRow) -> str:
 class HandoverScreen(ModalScreen[HandoverChoice | None]):
     CSS_PATH = "overlay.tcss"
     DEFAULT_CSS = """
-    HandoverScreen #handover-rows { max-height: 16; }
     HandoverScreen #handover-note { color: $warning; height: auto; }
     HandoverScreen #handover-confirm { color: $warning; text-style: bold; height: auto; }
     HandoverScreen .-empty { display: none; }
@@ -84,6 +83,8 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
         if not self.rows:
             return
         options = self.query_one("#handover-rows", OptionList)
+        # Inline: overlay.tcss caps dialog lists at 6 rows, and it outranks DEFAULT_CSS.
+        options.styles.max_height = 16
         options.styles.height = min(16, len(self.rows))
         first = next((i for i, r in enumerate(self.rows) if not r.current), 0)
         options.highlighted = first
