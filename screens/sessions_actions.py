@@ -100,7 +100,13 @@ class SessionsActions:
         if engine is None:
             return
         self._known_panes = frozenset(p.short for p in self.dash.live_panes)
-        for notice in engine.sweep():
+        try:
+            notices = engine.sweep()
+        except Exception as exc:  # a bad state dir must not take the dashboard down
+            log.exception("mail sweep failed")
+            self.dash.error(f"mail sweep: {exc}")
+            notices = []
+        for notice in notices:
             self.dash.notify(notice)
         self._arm_delivery_timer()
         self._update_chrome()

@@ -423,9 +423,15 @@ class DeliveryEngine:
         )
         if not self.inject(pane, line, kind="mail", reply_to=message, now=now):
             return False
-        if not mail.consume(message, reader=pane.short):
-            log.info("mail %s was consumed by someone else while typing it", message.id)
-        log.info("mail %s consumed by dash:sweep:%s", message.id, pane.short)
+        try:
+            consumed = mail.consume(message, reader=pane.short)
+        except OSError as exc:
+            self.dash.error(f"mail {message.id}: typed into {pane.short}, not marked read: {exc}")
+            consumed = False
+        if consumed:
+            log.info("mail %s consumed by dash:sweep:%s", message.id, pane.short)
+        else:
+            log.info("mail %s was not consumed after typing it into %s", message.id, pane.short)
         if message.id in self._attention_skipped:
             self._attention_skipped.discard(message.id)
             log.info("mail-attention-delivered mail %s to %s", message.id, pane.short)
