@@ -64,14 +64,24 @@ async def test_mail_is_delivered_when_it_arrives_and_badges_count_unread(tmp_pat
         assert "look at the tests" not in screen_text(orch)
 
 
-async def test_nudge_marker_is_claimed_with_a_header_notice(tmp_path: Path) -> None:
+async def test_markers_and_mail_are_picked_up_by_the_watcher_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import screens.sessions_actions as sessions
+
+    monkeypatch.setattr(sessions, "WATCH_STARTUP_SECS", 0.0)
     app = sessions_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen, _orch, worker = await started(pilot)
+        shorts = frozenset(p.short for p in screen.dash.panes)
+        # From here on the 1 s tick has nothing to sweep: only the watcher can.
+        await wait_for(pilot, lambda: screen._known_panes == shorts and screen._watching)
         nudge.write_marker(worker.short, "abcd1234")
         notice = f"nudge received for {worker.short} -- see inbox"
-        await wait_for(pilot, lambda: screen.dash.current_notice() == notice)
+        await wait_for(pilot, lambda: screen.dash.current_notice() == notice, timeout=5)
         assert not (sessions_dir() / f"{worker.short}.nudge").exists()
+        store(screen.dash.slug, "via the watcher", to_session=worker.session_id)
+        await wait_for(pilot, lambda: "via the watcher" in screen_text(worker), timeout=5)
 
 
 async def test_sweeps_fall_back_to_the_tick_when_watching_fails(
