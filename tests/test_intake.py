@@ -365,14 +365,17 @@ def test_ended_rows_are_capped_dismissed_and_relaunched(
         ack = ask(dash, intake, intake.channel.requests, request(repo, agent="shell", name=f"w{i}"))
         assert ack is not None and ack.short
         shorts.append(ack.short)
-    for short in shorts:
+    ended_order: list[str] = []
+    for short in shorts:  # one at a time, so the end order is known
         pane = dash.pane_by_short(short)
         assert pane is not None
         pane.send(b"exit 3\r")
-    drive(dash, intake, lambda: len(dash.ended) == ENDED_ROWS_MAX and len(dash.live_panes) == 1)
-    assert [r.short for r in dash.ended] == shorts[1:]  # oldest dropped first
-    assert dash.pane_by_short(shorts[0]) is None
-    assert dash.ended[0].title == "w1"
+        drive(dash, intake, lambda p=pane: not p.alive)
+        ended_order.append(short)
+    assert len(dash.ended) == ENDED_ROWS_MAX and len(dash.live_panes) == 1
+    assert [r.short for r in dash.ended] == ended_order[1:]  # oldest dropped first
+    assert dash.pane_by_short(ended_order[0]) is None
+    assert dash.ended[0].title == f"w{shorts.index(ended_order[1])}"
     first = dash.ended[0].pane
     menu = {e.label: e for e in menu_entries(intake, first)}
     assert menu["retry"].enabled and menu["restore"].enabled and menu["dismiss"].enabled
