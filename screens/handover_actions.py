@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from zirv_dash import catalogue, handover, registry, swap
+from zirv_dash import adapters, catalogue, handover, registry, swap
 from zirv_dash.handover import HandoverAck, HandoverError, HandoverFileError, HandoverRefused
 from zirv_dash.handover_cli import DELIVERY
 from zirv_dash.pane import Pane
@@ -315,4 +315,6 @@ class HandoverActions(_Base):
             request.from_cli = False
         self._update_chrome()
         if retiring is not None:
-            await asyncio.to_thread(swap.retire, retiring, plan.old_quit_sequence)
+            outgoing = adapters.get(snapshot.agent)
+            defer = bool(outgoing and outgoing.defer_submit)
+            await asyncio.to_thread(swap.retire, retiring, plan.old_quit_sequence, None, defer)

@@ -245,3 +245,16 @@ def test_swap_book_defers_until_idle_and_sweeps_packets(tmp_path: Path) -> None:
     finally:
         dash.shutdown_all(grace=0.5)
     assert os.environ["SHELL"] == "/bin/sh"
+
+
+def test_retire_can_send_the_enter_of_the_quit_sequence_separately(tmp_path: Path) -> None:
+    dash = make_dash(tmp_path, manage_state=False)
+    pane = dash.spawn("demo", session_id=SID)
+    try:
+        pump_until(pane, "/quit to leave")
+        assert pane.pty is not None
+        started = time.monotonic()
+        assert swap.retire(pane.pty, b"/quit\r", grace=5.0, defer_submit=True) == 0
+        assert time.monotonic() - started < 3.0  # it quit; it was not killed
+    finally:
+        dash.shutdown_all(grace=0.5)

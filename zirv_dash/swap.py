@@ -203,11 +203,22 @@ def start_successor(
     return Successor(pty, model_view, plan)
 
 
-def retire(pty: PtySession, quit_sequence: bytes, grace: float | None = None) -> int | None:
+def retire(
+    pty: PtySession,
+    quit_sequence: bytes,
+    grace: float | None = None,
+    defer_submit: bool = False,
+) -> int | None:
     """Quit the old child: its quit sequence, up to `grace` (default QUIT_GRACE)
     seconds (its output is drained meanwhile so it can exit), then SIGTERM/SIGKILL.
-    Blocks: run it in a worker thread. Returns the exit code."""
+    `defer_submit`: send the final Enter as a separate write (codex treats a line
+    and its Enter in one read as a paste). Blocks: run it in a worker thread.
+    Returns the exit code."""
     if pty.poll() is None and quit_sequence:
+        if defer_submit and quit_sequence.endswith(b"\r") and len(quit_sequence) > 1:
+            pty.write(quit_sequence[:-1])
+            time.sleep(0.1)
+            quit_sequence = b"\r"
         pty.write(quit_sequence)
         deadline = time.monotonic() + (QUIT_GRACE if grace is None else grace)
         while time.monotonic() < deadline:
