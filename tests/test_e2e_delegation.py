@@ -8,7 +8,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -54,7 +54,7 @@ def live_token_dir(state: Path, timeout: float = 10.0) -> Path:
     raise AssertionError(f"no single live dashboard channel under {state}")
 
 
-def drop(channel: Path, body: dict[str, object], timeout: float = 5.0) -> spawn.SpawnAck:
+def drop(channel: Path, body: Mapping[str, object], timeout: float = 5.0) -> spawn.SpawnAck:
     path = spawn.write_request(channel, body)
     got = spawn.wait_for_ack(path, timeout=timeout)
     assert got.ack is not None, got.message

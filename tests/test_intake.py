@@ -85,6 +85,10 @@ def drive(dash: Dashboard, intake: Intake, until: Callable[[], bool], timeout: f
         time.sleep(0.02)
 
 
+def ended(pane: Pane) -> Callable[[], bool]:
+    return lambda: not pane.alive
+
+
 def request(repo: Path, **kw: object) -> dict[str, object]:
     body: dict[str, object] = {
         "agent": "demo", "prompt": "say hi", "cwd": str(repo), "requested_by": "tester",
@@ -370,7 +374,7 @@ def test_ended_rows_are_capped_dismissed_and_relaunched(
         pane = dash.pane_by_short(short)
         assert pane is not None
         pane.send(b"exit 3\r")
-        drive(dash, intake, lambda p=pane: not p.alive)
+        drive(dash, intake, ended(pane))
         ended_order.append(short)
     assert len(dash.ended) == ENDED_ROWS_MAX and len(dash.live_panes) == 1
     assert [r.short for r in dash.ended] == ended_order[1:]  # oldest dropped first
