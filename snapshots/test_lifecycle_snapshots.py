@@ -15,7 +15,7 @@ from zirv_dash import paths, roster
 
 __all__ = ["quiet_demo"]
 
-TWO = [("demo", "add a login form")]
+TWO: list[tuple[str, str | None]] = [("demo", "add a login form")]
 
 
 def overlay(kind: type, *keys: str, count: int = 2) -> Any:
