@@ -287,3 +287,16 @@ def test_mail_is_never_typed_into_a_plain_shell(dash: Dashboard) -> None:
     assert not engine.inflight and message.path.exists()
     assert engine.unread[pane.short] == 2 and engine.unread[orch.short] == 1
     assert not engine.pending_panes()
+
+
+def test_no_enter_after_the_operator_typed_into_the_line(dash: Dashboard) -> None:
+    engine = DeliveryEngine(dash)
+    pane = demo(dash, engine)
+    assert engine.nudge(pane, "note") is NudgeResult.DELIVERED
+    pane.send(b" and mine")  # the operator, within the 50 ms before the Enter
+    item = engine.inflight[pane.short]
+    drive(dash, engine, lambda: item.phase is Phase.AWAITING_TURN)
+    drive(dash, engine, lambda: pane.short not in engine.inflight)
+    assert "Working on" not in text(pane)
+    assert "[zirv ▸ nudge from operator] note and mine" in text(pane)
+    assert not engine.injectable(pane)  # the operator's draft is still there

@@ -193,6 +193,13 @@ class DeliveryEngine:
                 return True
             if now < item.submit_at:
                 return False
+            if pane.last_input_at != item.input_mark:
+                # The operator typed into the line before its Enter: an Enter now
+                # would submit their keystrokes too, so leave the line to them.
+                log.info("pane %s: operator typed before the Enter; not submitting", pane.short)
+                item.phase = Phase.AWAITING_TURN
+                item.submitted_at = now
+                return True
             quiet_at = (pane.last_output_at or 0.0) + SUBMIT_QUIET
             cap = item.typed_at + SUBMIT_MAX_DELAY
             if now < quiet_at and now < cap:
