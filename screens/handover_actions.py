@@ -62,6 +62,7 @@ class HandoverActions(_Base):
         self.set_interval(PENDING_POLL_SECS, self._handover_poll, name="handover-poll")
         if self.dash.manage_state:
             self._handover_watch()
+            swap.sweep_old_packets()
 
     def _handover_tick(self) -> None:
         """Once a second (a fallback; event-driven work should not wait for it)."""

@@ -258,3 +258,15 @@ def test_retire_can_send_the_enter_of_the_quit_sequence_separately(tmp_path: Pat
         assert time.monotonic() - started < 3.0  # it quit; it was not killed
     finally:
         dash.shutdown_all(grace=0.5)
+
+
+def test_old_packet_files_are_swept(tmp_path: Path) -> None:
+    packet_dir = handover.default_packet_dir()
+    old, new, other = (packet_dir / n for n in ("handover-1-a.md", "handover-2-b.md", "x.md"))
+    for path in (old, new, other):
+        path.write_text("notes")
+    week = swap.PACKET_MAX_AGE_SECS
+    os.utime(old, (time.time() - week - 60,) * 2)
+    os.utime(other, (time.time() - week - 60,) * 2)
+    assert swap.sweep_old_packets() == 1
+    assert not old.exists() and new.exists() and other.exists()

@@ -230,6 +230,30 @@ def retire(
     return pty.force_stop()
 
 
+PACKET_MAX_AGE_SECS = 7 * 86400
+
+
+def sweep_old_packets(
+    packet_dir: Path | None = None, max_age: float = PACKET_MAX_AGE_SECS, now: float | None = None
+) -> int:
+    """Delete packet files older than `max_age` (left by dashboards that ended
+    without cleaning up); other dashboards' recent packets are kept. Returns the
+    number removed; never raises."""
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        directory = packet_dir or handover.default_packet_dir()
+        entries = list(directory.glob("handover-*.md"))
+    except OSError:
+        return 0
+    for path in entries:
+        with contextlib.suppress(OSError):
+            if now - path.stat().st_mtime > max_age:
+                path.unlink()
+                removed += 1
+    return removed
+
+
 def discard_packet(plan: SwapPlan | None) -> None:
     if plan is not None and plan.packet_file is not None:
         with contextlib.suppress(OSError):
