@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -150,14 +151,16 @@ def roster_restart_prompt_in(argv: list[str]) -> bool:
 
 
 def test_sigkill_leaves_no_children_and_the_next_launch_works(tmux: Tmux, state: Path) -> None:
-    tmux.start([*ZIRV, "chat", "--agent", "demo"], 120, 40)
+    tmux.start([*ZIRV, "chat", "--agent", "shell"], 120, 40)
     tmux.wait_for("SESSIONS")
     token = live_token_dir(state)
-    ack = drop(token / "requests", {
-        "agent": "demo", "prompt": "work", "cwd": str(tmux.workdir), "requested_by": "t",
-    })  # fmt: skip
-    assert ack.ok
-    tmux.wait_for(ack.short or "?")
+    # From inside a pane: the inherited private channel, the pane as the parent.
+    tmux.text(f"{shlex.join(ZIRV)} agent demo 'from inside'")
+    tmux.keys("Enter")
+    screen = tmux.wait_for("spawned in dashboard as ")
+    short = screen.split("spawned in dashboard as ", 1)[1].split()[0]
+    record = json.loads((state / "sessions" / f"{short}.json").read_text())
+    assert record["verb"] == "dash" and record["role"] == "worker"
     dash_pid = spawn.read_owner_pid(token)
     assert dash_pid is not None
     children = [p for p in tmux.marked_pids() if p != dash_pid]
