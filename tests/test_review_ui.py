@@ -169,8 +169,9 @@ async def test_drag_selects_exact_text_across_wraps_and_wide_characters(
         x0, y0 = find(pane, "start-")
         x1, y1 = find(pane, "-end")
         await pilot.mouse_down(view, offset=(x0, y0))
-        await pilot.hover(view, offset=(x1 + 3, y1))
-        await pilot.mouse_up(view, offset=(x1 + 3, y1))
+        await pilot.hover(view, offset=(x0 + 5, y1))
+        # Released further on than the last motion report: the release point counts.
+        await pilot._post_mouse_events([events.MouseUp], view, offset=(x1 + 3, y1))
         await wait_for(pilot, lambda: screen.last_copy is not None)
         assert view.selected_text() == line
         assert written == [clipboard.osc52(line)]

@@ -337,8 +337,7 @@ class TerminalView(Widget, can_focus=True):
         self._drag_to(event.x, event.y)
 
     def _drag_to(self, x: int, y: int) -> None:
-        press = self._press
-        if press is None:
+        if self._press is None:
             return
         height = min(self.size.height, self.pane.model_view.rows)
         outside = y < 0 or y >= height
@@ -351,6 +350,10 @@ class TerminalView(Widget, can_focus=True):
         elif not outside and self._autoscroll is not None:
             self._autoscroll.stop()
             self._autoscroll = None
+        self._select_to(self._press, x, y)
+
+    def _select_to(self, press: tuple[int, int, int, int, int], x: int, y: int) -> None:
+        """Select from the pressed cell to the cell under (x, y), clamped into view."""
         anchor = (press[3], press[4])
         self.set_selection(sel.drag_span(self.lines(), anchor, self._cell(x, y)))
 
@@ -383,8 +386,7 @@ class TerminalView(Widget, can_focus=True):
         if button == 1 and self._dragging:
             self._dragging = False
             self._last_was_drag = True
-            self._drag_to(event.x, event.y)
-            self._stop_autoscroll()
+            self._select_to(press, event.x, event.y)
             self._copy_selection()
         elif button == 1:
             # A plain click: the child sees an ordinary click where it happened.
