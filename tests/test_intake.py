@@ -265,6 +265,7 @@ def test_kill_only_own_children_from_own_channel(
     assert ack is not None and ack.ok and ack.short
     child = dash.pane_by_short(ack.short)
     assert child is not None and intake.parents[child.short] == orch.short
+    assert child.spec.requested_by == orch.session_id  # ZIRV_CTX_PARENT_SESSION
     # The child (a worker) may not stop its parent, nor delegate onward.
     theirs = private_channel(intake, child.short)
     refused = ask(dash, intake, theirs, {"kill": orch.short})

@@ -266,7 +266,8 @@ class Intake:
             role=decision.role,
             headless=decision.headless,
             argv=argv,
-            requested_by=requester,
+            # ZIRV_CTX_PARENT_SESSION: the proven parent's session id when there is one.
+            requested_by=owner.session if owner and decision.parent else requester,
             focus=False,
         )
         if pane.spawn_error:
@@ -717,7 +718,7 @@ def inspect_sections(
     moment = time.monotonic() if now is None else now
     dash = intake.dash
     state = pane.state(moment)
-    parent = intake.parents.get(pane.short) or pane.spec.requested_by
+    parent = intake.parents.get(pane.short) or intake.report_to.get(pane.short)
     identity = [
         ("short", pane.short),
         ("harness", pane.agent),
