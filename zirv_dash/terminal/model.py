@@ -19,7 +19,7 @@ import time
 from itertools import chain, repeat
 
 from .attr import _SGR_CACHE, DEFAULT_ATTR, Attr, apply_sgr
-from .screen import Run, Screen, dec_cells, make_runs, render_runs
+from .screen import Run, Screen, dec_cells, make_runs, render_cells, render_runs
 from .widths import narrow_class
 
 _log = logging.getLogger(__name__)
@@ -233,7 +233,7 @@ class TerminalModel:
 
     def row_runs(self, y: int) -> list[Run]:
         s = self._screen
-        return render_runs(make_runs(s.chars[y], s.attrs[y], s.columns))
+        return render_runs(make_runs(render_cells(s.chars[y]), s.attrs[y], s.columns))
 
     def history_runs(self, i: int) -> list[Run]:
         return self._screen.history_runs(i)
@@ -305,7 +305,7 @@ class TerminalModel:
                 y = scr.y
                 row = scr.chars[y]
                 if row[x] == "" or (end < scr.columns and row[end] == ""):
-                    scr.heal(y, x, end)
+                    scr.heal(y, x, end, body[0] < "\x7f")
                 row[x:end] = body
                 arow = scr.attrs[y]
                 for t, a in pieces:

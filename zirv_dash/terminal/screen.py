@@ -26,7 +26,7 @@ from operator import itemgetter
 from pyte import charsets as _pyte_charsets
 
 from .attr import DEFAULT_ATTR, Attr, erase_attr
-from .widths import char_width
+from .widths import char_width, narrow_run_full
 
 Run = tuple[str, Attr]
 # A scrollback line: cell text, attribute(s), cells, bytes charged.
@@ -83,12 +83,46 @@ def render_runs(runs: list[Run]) -> list[Run]:
     return runs
 
 
-def _heal(row: list[str], x: int) -> None:
-    """Make ``x`` a clean cell boundary: if cell ``x`` is the right half of a
-    wide character, blank both halves (an operation is about to separate them)."""
+def _heal(row: list[str], x: int, ascii_first: bool = False) -> None:
+    """Prepare boundary ``x`` of a *draw* (tmux's overwrite rules).
+
+    Writing starts at ``x`` or ends just before it.  If cell ``x`` is the
+    right half of a wide character: a draw starting there blanks the wide
+    character's left half -- except, as tmux 3.3 does on its ASCII fast
+    path, when that half is in column 0 -- and a draw ending before it
+    blanks the orphaned right half(s).  Erase, insert and delete operations
+    do not heal at all (tmux does not either); ``render_cells`` copes with
+    the orphans they leave.
+    """
     if 0 < x < len(row) and row[x] == "":
-        row[x - 1] = " "
+        lead = row[x - 1]
+        if lead and lead != " " and char_width(lead[0]) == 2 and not (x == 1 and ascii_first):
+            row[x - 1] = " "
         row[x] = " "
+        k = x + 1
+        while k < len(row) and row[k] == "":
+            row[k] = " "
+            k += 1
+
+
+def render_cells(chars: list[str]) -> list[str]:
+    """The cells of a row as they can be displayed: a right half with no
+    wide character before it, or a wide character with no right half after
+    it (left by erase/insert/delete in the middle of a wide character, as in
+    tmux), become blanks, so that every row covers exactly its width."""
+    text = "".join(chars)
+    if len(text) == len(chars) and (text.isascii() or narrow_run_full(text)):
+        return chars  # no wide characters, no placeholders: nothing to fix
+    out = list(chars)
+    n = len(chars)
+    for i, c in enumerate(chars):
+        if c == "":
+            prev = chars[i - 1] if i else ""
+            if not prev or char_width(prev[0]) != 2:
+                out[i] = " "
+        elif char_width(c[0]) == 2 and (i + 1 >= n or chars[i + 1] != ""):
+            out[i] = " "
+    return out
 
 
 def _heal_end(row: list[str]) -> None:
@@ -181,7 +215,7 @@ class Screen:
             y = self.y
             row = self.chars[y]
             if row[x] == "" or (end < self.columns and row[end] == ""):
-                _heal(row, x)
+                _heal(row, x, text[0] < "\x7f")
                 _heal(row, end)
             row[x:end] = text
             self.attrs[y][x:end] = [self.attr] * (end - x)
@@ -192,11 +226,11 @@ class Screen:
             return
         self.draw_cells(text, [self.attr] * len(text))
 
-    def heal(self, y: int, a: int, b: int) -> None:
+    def heal(self, y: int, a: int, b: int, ascii_first: bool) -> None:
         """Clean cell boundaries at ``a`` and ``b`` of row ``y`` before
-        overwriting ``[a, b)``."""
+        drawing over ``[a, b)``."""
         row = self.chars[y]
-        _heal(row, a)
+        _heal(row, a, ascii_first)
         _heal(row, b)
 
     def draw_cells(self, text: str | list[str], cell_attrs: list[Attr]) -> None:
@@ -234,16 +268,13 @@ class Screen:
                 # after a wrap overwrites instead of inserting.
                 ins = take - wrapped
                 if ins > 0:
-                    _heal(row, x + wrapped)
                     row[x + wrapped : x + wrapped] = [" "] * ins
                     arow[x + wrapped : x + wrapped] = [self.attr] * ins
                     del row[cols:]
                     del arow[cols:]
-                    _heal_end(row)
-                if wrapped:
-                    _heal(row, x + 1)
             elif row[x] == "" or (end < cols and row[end] == ""):
-                _heal(row, x)
+                first = text[pos]
+                _heal(row, x, len(first) == 1 and first < "\x7f")
                 _heal(row, end)
             row[x:end] = text[pos : pos + take]
             arow[x:end] = cell_attrs[pos : pos + take]
@@ -289,12 +320,10 @@ class Screen:
         arow = self.attrs[y]
         attr = self.attr
         if self.insert_mode and not wrapped:
-            _heal(row, x)
             row[x:x] = [" "] * w
             arow[x:x] = [attr] * w
             del row[cols:]
             del arow[cols:]
-            _heal_end(row)
         else:
             _heal(row, x)
             _heal(row, x + w)
@@ -309,12 +338,10 @@ class Screen:
     def _insert_blanks(self, x: int, n: int) -> None:
         row = self.chars[self.y]
         arow = self.attrs[self.y]
-        _heal(row, x)
         row[x:x] = [" "] * n
         arow[x:x] = [self.attr] * n
         del row[self.columns :]
         del arow[self.columns :]
-        _heal_end(row)
         self.touched.add(self.y)
 
     def _zwj_join(self, ch: str) -> None:
@@ -557,8 +584,6 @@ class Screen:
         if a >= b:
             return
         row = self.chars[y]
-        _heal(row, a)
-        _heal(row, b)
         row[a:b] = [" "] * (b - a)
         self.attrs[y][a:b] = [erase_attr(self.attr)] * (b - a)
         self.touched.add(y)
@@ -619,12 +644,10 @@ class Screen:
         n = min(max(1, n), cols - x)
         row = self.chars[self.y]
         arow = self.attrs[self.y]
-        _heal(row, x)
         row[x:x] = [" "] * n
         arow[x:x] = [erase_attr(self.attr)] * n
         del row[cols:]
         del arow[cols:]
-        _heal_end(row)
         self.touched.add(self.y)
 
     def delete_characters(self, n: int) -> None:
@@ -635,8 +658,6 @@ class Screen:
         n = min(max(1, n), cols - x)
         row = self.chars[self.y]
         arow = self.attrs[self.y]
-        _heal(row, x)
-        _heal(row, x + n)
         del row[x : x + n]
         del arow[x : x + n]
         row.extend([" "] * n)
@@ -705,9 +726,10 @@ class Screen:
         keep = cols - (len(text) - len(stripped))
         if keep < cols and attrs[keep:].count(DEFAULT_ATTR) != cols - keep:
             keep = cols  # coloured trailing blanks are visible: keep them
-        body: str | tuple[str, ...] = stripped if keep < cols else text
-        if len(body) != keep:  # wide or combining characters
-            body = tuple(chars[:keep])
+        flat = stripped if keep < cols else text
+        body: str | tuple[str, ...] = flat
+        if len(flat) != keep or not (flat.isascii() or narrow_run_full(flat)):
+            body = tuple(chars[:keep])  # wide or combining characters: keep cells
         a0 = attrs[0]
         line: HistLine
         if keep == 0:
@@ -742,7 +764,7 @@ class Screen:
             del alist[cols:]
             _heal_end(chars)
             cells = cols
-        out = make_runs(chars, alist, cells)
+        out = make_runs(render_cells(chars), alist, cells)
         if cells < cols:
             out.append((" " * (cols - cells), DEFAULT_ATTR))
         return render_runs(out)

@@ -141,3 +141,14 @@ def narrow_class() -> str:
     if _narrow_cls is None:
         _narrow_cls = _narrow_class()
     return _narrow_cls
+
+
+_narrow_full: re.Pattern[str] | None = None
+
+
+def narrow_run_full(text: str) -> bool:
+    """True when every character of ``text`` is certainly one cell wide."""
+    global _narrow_full
+    if _narrow_full is None:
+        _narrow_full = re.compile(f"[{narrow_class()}]*")
+    return _narrow_full.fullmatch(text) is not None
