@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -195,6 +196,8 @@ class LifecycleActions:
         pane = self._lc_target()
         if pane is None:
             return
+        if not pane.alive:
+            pane.tracker.viewed(time.monotonic())  # inspecting an ended ◆ row acknowledges it
         sections = inspect_sections(self._intake, pane, ages=not screen.options.deterministic)
         log.debug("inspect %s: %s", pane.short, format_sections(sections))
         subject = f"{pane.short} · {pane.agent}"
