@@ -7,6 +7,7 @@ palette; every key reaches the dashboard screen, which routes it.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -53,6 +54,12 @@ class ZirvApp(App[int], inherit_bindings=False):
 
     def on_mount(self) -> None:
         from screens.dashboard import DashboardScreen
+
+        # Parsing floods of output allocates many short-lived objects; full
+        # collections of the long-lived UI graph would stall typing. Freeze what
+        # exists at start and collect the young generations less often.
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 100)
 
         self.push_screen(DashboardScreen(self.options))
 

@@ -41,10 +41,16 @@ from zirv_dash.dashboard import Dashboard, DashError
 from zirv_dash.keymap import PrefixFilter, Verdict, describe_key
 from zirv_dash.pane import Pane, PaneState
 
-PARSE_SLICE = 0.004
-PARSE_CHUNK = 16384
+PARSE_SLICE = 0.001
+"""Longest stretch of parsing before the event loop gets a turn (input, timers, paint)."""
+PARSE_CHUNK = 4096
+BACKGROUND_REST = 2.0
+"""While only hidden panes have a backlog, rest this many times the time just spent
+parsing: flooding neighbours get at most a third of a core and typing stays prompt."""
 SIDEBAR_MIN_COLUMNS = 100
 WHEEL_STEP = 3
+CHROME_IDLE_PERIOD = 1.0
+"""How often the chrome is refreshed when nothing animates (ages, idle transitions)."""
 
 
 def age_text(seconds: float) -> str:
@@ -107,7 +113,7 @@ class DashboardScreen(
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signal.SIGCHLD, self._on_sigchld)
         self.set_interval(1.0, self._slow_tick, name="slow-tick")
-        self._chrome_timer = self.set_interval(0.5, self._chrome_tick, name="chrome")
+        self._chrome_timer = self.set_interval(CHROME_IDLE_PERIOD, self._chrome_tick, name="chrome")
         self.call_after_refresh(self._start_initial_panes)
         self._sessions_mounted()
         self._lifecycle_mounted()
@@ -252,7 +258,8 @@ class DashboardScreen(
                     break
                 focused = self.dash.focused_pane
                 busy.sort(key=lambda p: p is not focused)
-                deadline = time.monotonic() + PARSE_SLICE
+                started = time.monotonic()
+                deadline = started + PARSE_SLICE
                 for pane in busy:
                     while pane.inbox and time.monotonic() < deadline:
                         pane.pump(PARSE_CHUNK)
@@ -263,7 +270,10 @@ class DashboardScreen(
                         self._watch(pane)
                     if time.monotonic() >= deadline:
                         break
-                await asyncio.sleep(0)
+                if focused is not None and focused.inbox:
+                    await asyncio.sleep(0)
+                else:
+                    await asyncio.sleep((time.monotonic() - started) * BACKGROUND_REST)
             if self._reap_pending:
                 self._reap()
 
@@ -330,7 +340,9 @@ class DashboardScreen(
                 pane.send(prefix_bytes)
         elif result.verdict is Verdict.ACTION and result.action:
             self.run_action(result.action)
-        self._update_chrome()
+        if result.verdict is not Verdict.TO_CHILD:
+            # Typing costs nothing beyond the write; chords may change the chrome.
+            self._update_chrome()
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()
@@ -600,7 +612,7 @@ class DashboardScreen(
             latest_error=unacked[0].text if unacked else "",
             hints=[(f"{prefix} s", "spawn"), (f"{prefix} e", "errors"), (f"{prefix} ?", "help")],
             tabs=tabs,
-            tick=tick,
+            tick=tick if tabs else 0,
         )
         self.query_one(HeaderBar).update_facts(facts)
         if focused is not None:
@@ -667,5 +679,5 @@ class DashboardScreen(
         self._tick_timer_fast = fast
         self._chrome_timer.stop()
         self._chrome_timer = self.set_interval(
-            SPINNER_PERIOD if fast else 0.5, self._chrome_tick, name="chrome"
+            SPINNER_PERIOD if fast else CHROME_IDLE_PERIOD, self._chrome_tick, name="chrome"
         )

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 from textual.events import Click, MouseScrollDown, MouseScrollUp
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.glyphs import glyph
@@ -52,28 +54,54 @@ class Sidebar(Widget):
         self.rows: list[RosterRow] = []
         self.tick = 0
         self.top = 0
+        self._cache: dict[int, tuple[tuple[object, ...], Strip]] = {}
 
     def update_rows(self, rows: list[RosterRow], tick: int) -> None:
-        animated = any(r.state in (PaneState.WORKING, PaneState.STARTING) for r in rows)
-        if rows != self.rows or (animated and tick != self.tick):
-            self.rows = rows
-            self.tick = tick
+        """Refresh only the rows that changed (a spinner frame redraws one cell's row)."""
+        animated = {
+            i for i, r in enumerate(rows) if r.state in (PaneState.WORKING, PaneState.STARTING)
+        }
+        if len(rows) != len(self.rows):
+            self.rows, self.tick = rows, tick
             self.refresh()
+            return
+        width = self.size.width
+        changed = [i for i, (a, b) in enumerate(zip(rows, self.rows, strict=True)) if a != b]
+        if tick != self.tick:
+            changed.extend(animated)
+        self.rows, self.tick = rows, tick
+        for index in set(changed):
+            y = index - self.top + 1
+            if 1 <= y < self.size.height:
+                self.refresh(Region(0, y, width, 1))
 
-    def render(self) -> Text:
-        width = max(10, self.size.width - 1)
-        height = self.size.height
-        out = Text(no_wrap=True, overflow="crop")
-        title = Text(" SESSIONS", Style(bold=True, dim=True))
-        count = str(len(self.rows))
-        title.append(" " * max(1, width - title.cell_len - len(count) - 1))
-        title.append(count + " ", Style(dim=True))
-        out.append_text(title)
-        visible = self.rows[self.top : self.top + max(0, height - 1)]
-        for row in visible:
-            out.append("\n")
-            out.append_text(self._render_row(row, width))
-        return out
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        content = max(10, width - 1)
+        if y == 0:
+            title = Text(" SESSIONS", Style(bold=True, dim=True), no_wrap=True)
+            count = str(len(self.rows))
+            title.append(" " * max(1, content - title.cell_len - len(count) - 1))
+            title.append(count + " ", Style(dim=True))
+            return self._strip(title, width)
+        index = self.top + y - 1
+        if index >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        row = self.rows[index]
+        animated = row.state in (PaneState.WORKING, PaneState.STARTING)
+        key = (row, self.tick if animated else 0, width)
+        cached = self._cache.get(index)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        strip = self._strip(self._render_row(row, content), width)
+        self._cache[index] = (key, strip)
+        return strip
+
+    def _strip(self, text: Text, width: int) -> Strip:
+        segments = list(text.render(self.app.console))
+        return (
+            Strip(segments).apply_style(self.rich_style).adjust_cell_length(width, self.rich_style)
+        )
 
     def _render_row(self, row: RosterRow, width: int) -> Text:
         char, gstyle = glyph(row.state, self.tick)

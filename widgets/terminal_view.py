@@ -128,12 +128,19 @@ class TerminalView(Widget, can_focus=True):
     # -- change notification ------------------------------------------------------------
 
     def output_changed(self) -> None:
-        """Called after the pane parsed output: schedule a coalesced refresh."""
+        """Called after the pane parsed output: mark the changed rows for repaint.
+
+        A sparse change (an echoed key) is marked at once; a stream of output is
+        coalesced to one repaint per frame, so a flooding pane costs at most
+        FRAME_INTERVAL's worth of rendering however fast it writes."""
         if self._flush_pending:
             return
-        self._flush_pending = True
-        delay = max(0.0, self._last_flush + FRAME_INTERVAL - time.monotonic())
-        self.set_timer(max(delay, 0.001), self._flush, name="terminal-flush")
+        wait = self._last_flush + FRAME_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self._flush()
+        else:
+            self._flush_pending = True
+            self.set_timer(wait, self._flush, name="terminal-flush")
 
     def _flush(self) -> None:
         self._flush_pending = False

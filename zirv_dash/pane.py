@@ -9,6 +9,7 @@ reports itself failed — so a bad config never takes the dashboard down.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -74,7 +75,9 @@ class Pane:
         self.title = "orch" if spec.role == "orchestrator" else self.short
         self.model_view = TerminalModel(columns, rows, scrollback_bytes=scrollback_bytes)
         self.pty: PtySession | None = None
-        self.inbox = bytearray()
+        self.inbox: deque[bytes] = deque()
+        """Output read from the PTY but not parsed yet (chunks, oldest first)."""
+        self.inbox_bytes = 0
         self.created_at = time.time()
         self.started_mono = time.monotonic()
         self.last_output_at: float | None = None
@@ -140,19 +143,25 @@ class Pane:
             return 0
         data = self.pty.read(limit)
         if data:
-            self.inbox += data
+            self.inbox.append(data)
+            self.inbox_bytes += len(data)
         return len(data)
 
     @property
     def wants_read(self) -> bool:
-        return len(self.inbox) < INBOX_HIGH_WATER
+        return self.inbox_bytes < INBOX_HIGH_WATER
 
     def pump(self, budget: int) -> int:
         """Parse up to `budget` bytes of pending output. Returns bytes parsed."""
         if not self.inbox:
             return 0
-        chunk = bytes(self.inbox[:budget])
-        del self.inbox[:budget]
+        chunk = self.inbox.popleft()
+        if len(chunk) > budget:
+            # Keep the rest for later; slicing one chunk is cheap, unlike
+            # shifting a large buffer.
+            self.inbox.appendleft(chunk[budget:])
+            chunk = chunk[:budget]
+        self.inbox_bytes -= len(chunk)
         self.model_view.feed(chunk)
         self.bytes_in += len(chunk)
         now = time.monotonic()

@@ -31,14 +31,25 @@ class SpawnError(Exception):
     """The child could not be started; the message says why in plain words."""
 
 
-def _set_parent_death_signal() -> None:
-    # Runs in the child between fork and exec: if the dashboard dies without a
+CHILD_NICE = 4
+"""Children run slightly below the dashboard's priority. It only matters when the
+CPU is contended (a pane compiling or flooding output): then the one process the
+user is typing into — the dashboard — is scheduled first, and a busy agent cannot
+make keystrokes lag. An idle dashboard takes nothing from its children."""
+
+
+def _child_setup() -> None:
+    # Runs in the child between fork and exec. If the dashboard dies without a
     # clean shutdown (SIGKILL), the kernel sends the child SIGHUP, the same signal
     # a closing terminal sends, so no agent outlives its dashboard.
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGHUP, 0, 0, 0)
     except (OSError, AttributeError):
+        pass
+    try:
+        os.nice(CHILD_NICE)
+    except OSError:
         pass
 
 
@@ -72,7 +83,7 @@ class PtySession:
                 cwd=cwd,
                 env=env_dict,
                 dimensions=(max(1, rows), max(1, columns)),
-                preexec_fn=_set_parent_death_signal,
+                preexec_fn=_child_setup,
             )
         except (OSError, ptyprocess.PtyProcessError) as exc:
             raise SpawnError(f"{argv[0]}: {exc}") from exc
