@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from rich.style import Style
 from rich.text import Text
@@ -216,8 +216,23 @@ class PaletteList(Widget):
             out.append_text(line)
         return out
 
+    def indicator(self) -> str:
+        """`3–12 of 40` when the rows overflow the list, else ""."""
+        height = self.size.height
+        total = len(self.rows)
+        if not height or total <= height:
+            return ""
+        last = min(total, self.top + height)
+        return f"{self.top + 1}–{last} of {total}"
+
+    def refresh(self, *args: Any, **kwargs: Any) -> Self:
+        if isinstance(self.parent, Widget):
+            self.parent.border_subtitle = self.indicator()
+        return super().refresh(*args, **kwargs)
+
     def on_resize(self) -> None:
         self._scroll_to_cursor()
+        self.refresh()
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.stop()

@@ -316,6 +316,13 @@ async def test_palette_filters_shows_disabled_and_runs(tmp_path: Path) -> None:
         # One pane: switching panes is disabled, with the reason.
         nxt = next(e for e in plist.visible_entries if e.action == "next_pane")
         assert nxt.disabled == "only one pane"
+        # A short terminal: the list overflows and says which rows show.
+        dialog = app.screen.query_one(".dialog")
+        assert dialog.border_subtitle == ""
+        await pilot.resize_terminal(100, 20)
+        await wait_for(pilot, lambda: str(dialog.border_subtitle).startswith("1–"))
+        assert str(dialog.border_subtitle).endswith(f" of {len(plist.rows)}")
+        await pilot.resize_terminal(120, 40)
         await pilot.press(*"cpym")
         assert plist.current is not None and plist.current.action == "copy_mode"
         await pilot.press("ctrl+u", *"hlp")  # clear the query (Input's ctrl+u), then filter
