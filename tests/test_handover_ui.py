@@ -206,8 +206,6 @@ async def cli(repo: Path, *args: str) -> tuple[int, str, str]:
 async def test_cli_request_and_ack_round_trip(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "3")
-    monkeypatch.setenv("ZIRV_DEMO_SPINNER", "1")  # busy = output all through the task
     app = live_app(tmp_path, session_ids=[ORCH])
     async with app.run_test(size=(120, 40)) as pilot:
         screen = dash_screen(app)
@@ -216,16 +214,19 @@ async def test_cli_request_and_ack_round_trip(
         pane = dash.panes[0]
         short = pane.short
 
-        # Busy pane: the request is stored and runs at the next idle boundary.
-        await pilot.press(*"build it", "enter")
-        await wait_for(pilot, lambda: pane.state() is PaneState.WORKING)
+        # Busy pane (waiting for an answer): the request is stored and runs at the
+        # next idle boundary, after the question is answered.
+        await pilot.press(*"/ask", "enter")
+        await wait_for(pilot, lambda: pane.state() is PaneState.NEEDS_YOU)
         code, out, err = await cli(tmp_path, short, "--agent", "shell")
         assert code == 0, err
         assert f"handover accepted: pane {short} switches demo/– → shell/–" in out
         assert pane.agent == "demo"
         header = screen.query_one(PaneHeader)
         await wait_for(pilot, lambda: header.facts.extra == swap.PENDING_NOTE)
-        await wait_for(pilot, lambda: pane.agent == "shell", timeout=15)
+        assert pane.agent == "demo"
+        await pilot.press("y", "enter")
+        await wait_for(pilot, lambda: pane.agent == "shell")
         await wait_for(pilot, lambda: header.facts.extra == "")
         assert record_of(pane).agent == "shell" and record_of(pane).short == short
 
