@@ -90,3 +90,7 @@ def test_wheel_drag_copy_and_search_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     if "quit zirv dash" in tmux.capture():
         tmux.keys("Enter")
     tmux.wait_for("EXITED 0")
+    deadline = time.monotonic() + 10
+    while tmux.marked_pids() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert tmux.marked_pids() == []  # no orphaned children
