@@ -312,7 +312,10 @@ class HandoverActions(_Base):
         new = swap.describe(plan.agent, plan.model)
         self.dash.notify(f"handover: pane {pane.short} {old} → {new}")
         if request.from_cli:
-            self._handover_answer(pane.short, request.ack(True, DELIVERY.get(plan.mode, plan.mode)))
+            delivery = DELIVERY.get(plan.mode, plan.mode)
+            if plan.packet_file is not None and plan.agent == "shell":
+                delivery = f"handoff packet in {plan.packet_file} (never on a shell's argv)"
+            self._handover_answer(pane.short, request.ack(True, delivery))
             request.from_cli = False
         self._update_chrome()
         if retiring is not None:
