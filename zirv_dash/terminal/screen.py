@@ -458,13 +458,34 @@ class Screen:
         region, outside it on the rest of the screen; the cursor stays (only
         a pending wrap is cancelled)."""
         top, bottom = self.top, self.bottom
-        self.top = self.y
         if not (top <= self.y <= bottom):
-            self.bottom = self.rows - 1
+            self._insert_lines_outside(max(1, n))
+            return
+        self.top = self.y
         try:
             self.scroll_down(max(1, n))
         finally:
             self.top, self.bottom = top, bottom
+
+    def _insert_lines_outside(self, n: int) -> None:
+        """IL outside the scroll region, exactly as tmux 3.3 moves lines:
+        rows ``[y, y+m)`` go to ``[y+n, rows)`` (``m = rows - y - n``) and
+        only the vacated source rows are blanked -- rows between are left
+        alone, and nothing happens when ``n`` reaches the bottom."""
+        y, rows, cols = self.y, self.rows, self.columns
+        n = min(n, rows - y)
+        m = rows - y - n
+        if m <= 0:
+            return
+        chars, attrs = self.chars, self.attrs
+        src_c, src_a = chars[y : y + m], attrs[y : y + m]
+        chars[y + n : y + n + m] = src_c
+        attrs[y + n : y + n + m] = src_a
+        ea = erase_attr(self.attr)
+        for k in range(y, min(y + m, y + n)):
+            chars[k] = [" "] * cols
+            attrs[k] = [ea] * cols
+        self.touched.update(range(y, rows))
 
     def delete_lines(self, n: int) -> None:
         """DL, same rules as IL; deleted lines never go to the scrollback."""
@@ -489,7 +510,9 @@ class Screen:
 
     def tab(self, n: int = 1) -> None:
         cols = self.columns
-        x = min(self.x, cols - 1)
+        if self.x >= cols - 1:
+            return  # tmux: no tab beyond the end (a pending wrap stays)
+        x = self.x
         for _ in range(max(1, n)):
             nxt = [t for t in self.tabstops if t > x]
             if not nxt:
@@ -572,7 +595,7 @@ class Screen:
             self.g, self.shift = [0, 0], 0
         else:
             x, y, attr, origin, g, shift = self.saved
-            self.x = min(x, self.columns)
+            self.x = min(x, self.columns - 1)  # a saved pending wrap is not restored
             self.y = min(y, self.rows - 1)
             self.attr, self.origin, self.g, self.shift = attr, origin, list(g), shift
         self._update_charset()
@@ -693,7 +716,7 @@ class Screen:
     def alternate_off(self, restore_cursor: bool) -> None:
         if restore_cursor and self._alt_cursor is not None:
             x, y, attr = self._alt_cursor
-            self.x, self.y, self.attr = min(x, self.columns), min(y, self.rows - 1), attr
+            self.x, self.y, self.attr = min(x, self.columns - 1), min(y, self.rows - 1), attr
             self._alt_cursor = None
         if not self.alt or self._main_saved is None:
             # tmux clamps the cursor even when there is nothing to switch
