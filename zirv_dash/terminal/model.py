@@ -363,7 +363,13 @@ class TerminalModel:
                     elif final == "H" and not inter and _CUP_RE.fullmatch(params):
                         # CUP "row;col", the most common cursor motion.
                         r, _, c = params.partition(";")
-                        scr.cursor_position(int(r) if r else 1, int(c) if c else 1)
+                        row = int(r) if r else 1
+                        col = int(c) if c else 1
+                        if scr.origin:
+                            scr.cursor_position(row, col)
+                        else:
+                            scr.y = min(max(row, 1), scr.rows) - 1
+                            scr.x = min(max(col, 1), scr.columns) - 1
                         scr.last_char = ""
                         # private SGR forms (CSI > 4;2 m: xterm modifyOtherKeys)
                         # are not renditions; ignore them.
