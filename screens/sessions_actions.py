@@ -157,6 +157,7 @@ class SessionsActions:
                 self._sessions_sweep()
         except Exception as exc:
             log.warning("watching mail and sessions failed (%s); sweeping every second", exc)
+            self.dash.notify("mail: file watching unavailable; checking every second")
         finally:
             self._watching = False
 
