@@ -62,6 +62,20 @@ class MenuScreen(ModalScreen[str | None]):
     def _redraw(self) -> None:
         self.query_one("#menu-body", Static).update(self.body())
 
+    def on_click(self, event: events.Click) -> None:
+        """A click selects an entry; a double-click activates it."""
+        if self.done or self.confirming:
+            return
+        offset = event.get_content_offset(self.query_one("#menu-body", Static))
+        if offset is None or not 0 <= offset.y < len(self.entries):
+            return
+        self.cursor = offset.y
+        self.note = ""
+        if event.chain >= 2:
+            self._activate(self.cursor)
+        if not self.done:
+            self._redraw()
+
     def on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()

@@ -52,6 +52,17 @@ class RestoreScreen(ModalScreen[list[RosterPane] | None]):
     def _redraw(self) -> None:
         self.query_one("#restore-body", Static).update(self.body())
 
+    def on_click(self, event: events.Click) -> None:
+        """A click selects a row; a double-click toggles it."""
+        body = self.query_one("#restore-body", Static)
+        offset = event.get_content_offset(body)
+        if offset is None or not 0 <= offset.y < len(self.entries):
+            return
+        self.cursor = offset.y
+        if event.chain >= 2:
+            self.checked[self.cursor] = not self.checked[self.cursor]
+        self._redraw()
+
     def on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()

@@ -211,3 +211,24 @@ async def test_retry_an_ended_row_and_dismiss(repo: Path) -> None:
         await wait_for(pilot, lambda: again not in dash.panes)
         assert dash.current_notice() == f"dismissed {again.short}"
         assert len(dash.panes) == 1 and dash.focused_pane is dash.panes[0]
+
+
+async def test_menu_and_restore_rows_answer_the_mouse(repo: Path, isolated_state: Path) -> None:
+    roster.write_roster(isolated_state, paths.repo_slug(repo), roster_entries(repo, 2))
+    app = managed_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dash = dash_screen(app).dash
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
+        overlay = app.screen
+        assert isinstance(overlay, RestoreScreen)
+        await pilot.click("#restore-body", offset=(2, 1))
+        assert overlay.cursor == 1 and overlay.checked == [True, True]
+        await pilot.click("#restore-body", offset=(2, 1), times=2)
+        assert overlay.checked == [True, False]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is dash_screen(app) and bool(dash.panes))
+        await pilot.press("ctrl+a", "c")
+        await wait_for(pilot, lambda: isinstance(app.screen, MenuScreen))
+        await pilot.click("#menu-body", offset=(3, 7), times=2)  # open worktree
+        await wait_for(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        assert dash.current_notice() == f"{dash.panes[0].short} runs in {repo}"
