@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from widgets.sidebar import RosterRow
-from zirv_dash.intake import Intake, format_sections, inspect_sections, menu_entries
+from zirv_dash.intake import (
+    Intake,
+    dashboard_sections,
+    format_sections,
+    inspect_sections,
+    menu_entries,
+)
 from zirv_dash.pane import Pane
 from zirv_dash.roster import RosterPane
 
@@ -195,6 +201,9 @@ class LifecycleActions:
         screen = self._lc_screen
         pane = self._lc_target()
         if pane is None:
+            orch = self._intake.channel.dash_short if self._intake.channel else screen.dash.short
+            board = dashboard_sections(self._intake)
+            screen.app.push_screen(InspectorScreen(f"dashboard · {orch}", board))
             return
         if not pane.alive:
             pane.tracker.viewed(time.monotonic())  # inspecting an ended ◆ row acknowledges it
@@ -214,6 +223,8 @@ class LifecycleActions:
         def done(label: str | None) -> None:
             if label is not None and pane is not None:
                 self._lifecycle_menu_action(label, pane)
+            elif label in ("inspect", "mail"):
+                screen.run_action("inspect" if label == "inspect" else "mail")
             screen._update_chrome()
 
         screen.app.push_screen(MenuScreen(subject, entries), done)

@@ -22,6 +22,7 @@ from zirv_dash.dashboard import Dashboard
 from zirv_dash.intake import (
     ENDED_ROWS_MAX,
     Intake,
+    dashboard_sections,
     format_sections,
     inspect_sections,
     menu_entries,
@@ -434,6 +435,8 @@ def test_inspector_sections(setup: tuple[Dashboard, Intake]) -> None:
     assert f"{'harness':<12}shell" in lines and f"{'role':<12}orchestrator" in lines
     assert "status" in lines and "errors" in lines
     assert f"{'error':<12}something about {orch.short}" in lines
+    board = format_sections(dashboard_sections(intake))
+    assert f"{'short':<12}{orch.short}" in board and f"{'live':<12}1" in board
 
 
 # --- restore roster ---------------------------------------------------------------------

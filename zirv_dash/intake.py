@@ -763,6 +763,35 @@ def inspect_sections(
     return sections
 
 
+def dashboard_sections(intake: Intake) -> list[Section]:
+    """The inspector for the dashboard itself (subject `dashboard · {short}`)."""
+    dash = intake.dash
+    live = dash.live_panes
+    orch = next((p for p in dash.panes if p.role == "orchestrator"), None)
+    channel = intake.channel.root if intake.channel is not None else None
+    return [
+        (
+            "harness",
+            [("harness", orch.agent if orch else "–"), ("short", orch.short if orch else "–")],
+        ),
+        (
+            "sessions",
+            [("live", str(len(live))), ("ended", str(len(dash.panes) - len(live)))],
+        ),
+        (
+            "dashboard",
+            [
+                ("state dir", str(intake.state)),
+                ("channel", str(channel) if channel else "none (delegation runs inline)"),
+                ("mouse", "on" if dash.settings.dash.mouse else "off"),
+                ("sidebar", f"{dash.settings.dash.sidebar_cols} columns"),
+                ("max panes", str(dash.settings.dash.max_panes)),
+                ("restore", f"{len(intake.candidates) + len(intake.deferred)} waiting"),
+            ],
+        ),
+    ]
+
+
 def format_sections(sections: Sequence[Section]) -> list[str]:
     """`{section}` headings and `{key:<12}{value}` lines."""
     out: list[str] = []
