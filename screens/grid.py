@@ -122,6 +122,14 @@ class GridScreen(ModalScreen[str | None]):
             tile.poll()
 
     def _update_labels(self) -> None:
+        shown = {tile.pane.short for tile in self.tiles}
+        new = [p for p in self.dash.live_panes if p.short not in shown]
+        if new:
+            # A pane spawned while the grid is open gets a tile too.
+            tiles = [GridTile(p, self._facts(p)) for p in new]
+            self.tiles += tiles
+            self.query_one(Grid).mount(*tiles)
+            self._layout()
         for tile in self.tiles:
             tile.update_facts(self._facts(tile.pane))
 

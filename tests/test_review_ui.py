@@ -378,6 +378,9 @@ async def test_grid_tiles_every_pane_and_focuses_by_click_or_digit(tmp_path: Pat
         await wait_for(pilot, lambda: "grid-42" in tile_text(tiles[0]))
         await wait_for(pilot, lambda: "late-2" in tile_text(tiles[2]))
         assert [(p.model_view.columns, p.model_view.rows) for p in dash.panes] == sizes
+        # A pane spawned meanwhile joins the grid.
+        screen._spawn("shell", focus=False)
+        await wait_for(pilot, lambda: len(app.screen.query(GridTile)) == 4)
         await pilot.click(tiles[1], offset=(5, 5))
         await wait_for(pilot, lambda: not isinstance(app.screen, GridScreen))
         assert dash.focused == 1
