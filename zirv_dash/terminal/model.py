@@ -28,7 +28,12 @@ _log = logging.getLogger(__name__)
 _SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 _CUP_RE = re.compile(r"\d{0,4};\d{0,4}")
 _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
-_CSI_PREFIX_RE = re.compile(r"\x1b\[[0-?]*[ -/]*")
+# The same, tolerating C0 controls (not ESC, CAN, SUB) anywhere inside.
+_C0 = r"\x00-\x17\x19\x1c-\x1f"
+_CSI_C0_RE = re.compile(rf"\x1b\[[0-?{_C0}]*[ -/{_C0}]*[@-~]")
+_CSI_PREFIX_C0_RE = re.compile(rf"\x1b\[[0-?{_C0}]*[ -/{_C0}]*")
+_C0_FIND = re.compile(f"[{_C0}]").findall
+_C0_DROP = re.compile(f"[{_C0}]").sub
 _ESC_RE = re.compile(r"\x1b([ -/]*)([0-~])")
 _ESC_PARTIAL_RE = re.compile(r"\x1b[ -/]*\Z")
 # Terminators of string sequences, as tmux reads them: OSC may end with BEL,
@@ -357,6 +362,8 @@ class TerminalModel:
                     i = m.end()
                     params, inter, final = m.groups()
                     if final == "m" and not inter:
+                        # Private forms (CSI > 4;2 m: xterm modifyOtherKeys)
+                        # are not renditions: ignored.
                         if not params or params[0] not in "<=>?":
                             scr.attr = apply_sgr(scr.attr, params)
                         scr.last_char = ""
@@ -371,29 +378,34 @@ class TerminalModel:
                             scr.y = min(max(row, 1), scr.rows) - 1
                             scr.x = min(max(col, 1), scr.columns) - 1
                         scr.last_char = ""
-                        # private SGR forms (CSI > 4;2 m: xterm modifyOtherKeys)
-                        # are not renditions; ignore them.
                     else:
                         self._csi(params, inter, final)
                     continue
                 if text.startswith("\x1b[", i):
-                    # Incomplete or malformed CSI.
-                    pm = _CSI_PREFIX_RE.match(text, i)
+                    # Incomplete or malformed CSI.  C0 controls inside a CSI
+                    # are executed and the sequence goes on (ECMA-48, xterm,
+                    # tmux): match it with the controls allowed, run them,
+                    # then the sequence without them.
+                    m = _CSI_C0_RE.match(text, i)
+                    if m is not None:
+                        whole = m.group()
+                        for ch in _C0_FIND(whole):
+                            self._control(ch)
+                        m = csi_match(_C0_DROP("", whole))
+                        i += len(whole)
+                        if m is not None:
+                            self._csi(*m.groups())
+                        continue
+                    pm = _CSI_PREFIX_C0_RE.match(text, i)
                     assert pm is not None
                     k = pm.end()
                     if k >= n:
                         if n - i <= _MAX_PENDING:
                             self._pending = text[i:]
-                        return
-                    bad = text[k]
-                    if bad < " " and bad not in "\x1b\x18\x1a":
-                        # C0 controls inside a CSI are executed and the
-                        # sequence goes on (ECMA-48, xterm, tmux).
-                        self._control(bad)
-                        text = text[i:k] + text[k + 1 :]
-                        n = len(text)
-                        i = 0
-                    elif bad in "\x18\x1a":
+                            return
+                        i += 2  # absurdly long: give up on it as a sequence
+                        continue
+                    if text[k] in "\x18\x1a":
                         i = k + 1  # CAN/SUB cancel the sequence
                     else:
                         i = k  # abandon the sequence; reprocess this char
