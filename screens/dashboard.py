@@ -540,6 +540,7 @@ class DashboardScreen(
                 keycodes.encode_mouse(button, column, row, encoding=model.mouse_encoding),
                 typed=False,
             )
+            self._review_wheel_forwarded(pane)
             return
         self._scroll(lines)
 

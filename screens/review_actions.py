@@ -31,6 +31,14 @@ class ReviewActions:
     def _review_mounted(self) -> None:
         """The screen is mounted and the first panes are starting."""
         self.last_copy = None
+        self._wheel_told: set[str] = set()
+
+    def _review_wheel_forwarded(self, pane: Pane) -> None:
+        """The wheel went to a mouse-aware child: say so, once per pane."""
+        if pane.short not in self._wheel_told:
+            self._wheel_told.add(pane.short)
+            self.dash.notify("pane is in full-screen mode -- scrolling is forwarded to the app")
+            self._update_chrome()  # type: ignore[attr-defined]
 
     def _review_focus_changed(self) -> None:
         """The focused pane changed (cancel selections, leave modes)."""

@@ -140,6 +140,7 @@ async def test_wheel_scrolls_scrollback_then_forwards_to_a_mouse_app(tmp_path: P
         await wheel(pilot, view, True, (4, 2))
         await wait_for(pilot, lambda: hexed(b"\x1b[<64;5;3M") in screen_text(pane))
         assert pane.scroll_offset == 0
+        assert "forwarded to the app" in (screen.dash.current_notice() or "")
         # A plain click is replayed as press + release; middle button too.
         await pilot.click(view, offset=(9, 6))
         click = hexed(b"\x1b[<0;10;7M\x1b[<0;10;7m")
