@@ -28,6 +28,8 @@ from pyte import charsets as _pyte_charsets
 from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .widths import char_width, narrow_run_full
 
+_MAX_CLUSTER = 21  # UTF-8 bytes in one cell (base + combining marks), as tmux
+
 Run = tuple[str, Attr]
 # A scrollback line: cell text, attribute(s), cells, bytes charged.
 HistLine = tuple[str | tuple[str, ...], Attr | tuple[Attr, ...], int, int]
@@ -369,6 +371,8 @@ class Screen:
         row = self.chars[self.y]
         if row[x] == "" and x > 0:
             x -= 1
+        if len((row[x] + marks).encode()) > _MAX_CLUSTER:
+            return False  # tmux caps a cell at 21 UTF-8 bytes (and: no quadratic growth)
         row[x] += marks
         self.touched.add(self.y)
         return True
