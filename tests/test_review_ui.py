@@ -238,6 +238,13 @@ async def test_drag_past_the_top_edge_autoscrolls(tmp_path: Path) -> None:
         numbers = [int(n) for n in lines[1:]]  # the first line starts at column x
         assert numbers == list(range(numbers[0], 301))
         assert str(numbers[0] - 1).endswith(lines[0])
+        # Below the bottom edge (over the footer) it scrolls forward, to the live view.
+        await pilot.mouse_down(view, offset=(0, 0))
+        await pilot.hover(view, offset=(0, 3))
+        await pilot.hover(view, offset=(0, view.size.height))
+        await wait_for(pilot, lambda: pane.scroll_offset == 0)
+        await pilot.mouse_up(view, offset=(0, view.size.height))
+        assert view.selected_text().endswith("300\n$")
 
 
 async def test_copy_mode_search_select_and_copy(tmp_path: Path, plain_shell: Path) -> None:
