@@ -379,3 +379,15 @@ def test_cell_width_matches_runs() -> None:
     m = model(12, 2, "a中e\u0301👨\u200d👩x".encode())
     runs = m.row_runs(0)
     assert sum(cell_width(t) for t, _ in runs) == 12
+
+
+def test_combining_marks_capped_per_cell_like_tmux() -> None:
+    m = model(20, 2, ("a" + "\u0301" * 30 + "X").encode())
+    assert m.lines()[0] == "a" + "\u0301" * 10 + "X"  # 21 UTF-8 bytes in a cell
+    assert m.cursor == (2, 0)
+
+
+def test_many_controls_inside_one_csi() -> None:
+    m = model(10, 3, b"\x1b[2" + b"\n" * 5000 + b";4Hx")
+    assert m.cursor == (4, 1)
+    assert m.lines()[1] == "   x"
