@@ -16,6 +16,7 @@ from textual.app import App
 from textual.binding import BindingType
 
 from zirv_dash.config import AdapterGate, Settings
+from zirv_dash.dashboard import Dashboard
 from zirv_dash.keymap import Keymap
 
 
@@ -51,6 +52,8 @@ class ZirvApp(App[int], inherit_bindings=False):
         super().__init__()
         self.options = options
         self.exit_code = 0
+        self.dashboard: Dashboard | None = None
+        """Set by the dashboard screen; used to stop children if the UI dies."""
 
     def on_mount(self) -> None:
         from screens.dashboard import DashboardScreen
@@ -66,5 +69,11 @@ class ZirvApp(App[int], inherit_bindings=False):
 
 def run_dashboard(options: LaunchOptions) -> int:
     app = ZirvApp(options)
-    result = app.run(mouse=options.settings.dash.mouse)
+    try:
+        result = app.run(mouse=options.settings.dash.mouse)
+    finally:
+        # However the app ended (quit, crash, signal), no child outlives it.
+        # Textual has already restored the terminal by the time run() returns.
+        if app.dashboard is not None and app.dashboard.live_panes:
+            app.dashboard.shutdown_all(grace=1.0)
     return result if isinstance(result, int) else app.exit_code

@@ -24,7 +24,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 
-from screens.app import LaunchOptions
+from screens.app import LaunchOptions, ZirvApp
 from screens.handover_actions import HandoverActions
 from screens.lifecycle_actions import LifecycleActions
 from screens.review_actions import ReviewActions
@@ -105,6 +105,9 @@ class DashboardScreen(
         yield FooterBar(id="footer")
 
     def on_mount(self) -> None:
+        # The app keeps a handle so it can stop every child if the UI dies.
+        if isinstance(self.app, ZirvApp):
+            self.app.dashboard = self.dash
         sidebar = self.query_one(Sidebar)
         sidebar.styles.width = self.options.settings.dash.sidebar_cols
         self._apply_chrome()
