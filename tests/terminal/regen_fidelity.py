@@ -136,9 +136,10 @@ def scenarios(work: Path) -> list[Scenario]:
         "--format='%C(yellow)%h%Creset %s %C(green)(%an)%Creset' -n 80"
     )
     out: list[Scenario] = []
-    for cols, rows in ((80, 24), (120, 40)):
+    for cols, rows in ((80, 24), (120, 40), (100, 30)):
         tag = f"{cols}x{rows}"
-        out.append(_bash(cols, rows, f"bash-{tag}"))
+        if (cols, rows) != (100, 30):
+            out.append(_bash(cols, rows, f"bash-{tag}"))
         out.append(
             Scenario(
                 f"vim-{tag}",
@@ -153,6 +154,12 @@ def scenarios(work: Path) -> list[Scenario]:
                     (0.3, b":vsplit\r"),
                     (0.3, b"ggOinserted: \xe4\xb8\xad\xe6\x96\x87 wide \xe2\x9c\x93\x1b"),
                     (0.3, b":set list\r"),
+                    (0.3, b"\x05\x05\x05"),  # scroll down line by line
+                    (0.3, b"\x19\x19"),  # and back up
+                    (0.3, b"Vjjj"),  # visual selection highlight
+                    (0.3, b"\x1b:split\r"),
+                    (0.3, b":set nowrap\r50|"),
+                    (0.3, b"\x17w:help\r"),
                 ],
             )
         )
@@ -162,7 +169,17 @@ def scenarios(work: Path) -> list[Scenario]:
                 ["sh", "-c", f"{gitlog} --patch | less -R"],
                 cols,
                 rows,
-                keys=[(0.8, b" "), (0.3, b" "), (0.3, b"/screen\r"), (0.3, b"n"), (0.3, b"k")],
+                keys=[
+                    (0.8, b" "),
+                    (0.3, b" "),
+                    (0.3, b"/screen\r"),
+                    (0.3, b"n"),
+                    (0.3, b"k"),
+                    (0.3, b"-S\r"),  # chop long lines
+                    (0.3, b"\x1b[C\x1b[C"),  # scroll right
+                    (0.3, b"G"),
+                    (0.3, b"g"),
+                ],
             )
         )
         out.append(
