@@ -1,5 +1,17 @@
-"""Snapshot tests share the per-test isolation of the main suite."""
+"""Snapshot tests share the per-test isolation of the main suite, and never see
+the machine's vendor CLIs: a harness list must look the same everywhere."""
+
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import isolated_state
 
-__all__ = ["isolated_state"]
+__all__ = ["isolated_state", "no_vendor_clis"]
+
+
+@pytest.fixture(autouse=True)
+def no_vendor_clis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "no-vendor-bin"
+    empty.mkdir(exist_ok=True)
+    monkeypatch.setenv("PATH", str(empty))

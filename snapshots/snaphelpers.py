@@ -64,6 +64,9 @@ def settled(count: int, needle: str = ">") -> Callable[[Pilot[Any]], Awaitable[N
             )
 
         await wait_for(pilot, ready)
+        # Chrome refreshes on a timer; draw it now so the states shown are the
+        # settled ones, whatever the timer's phase.
+        dash_screen(app)._update_chrome()
         await pilot.pause(0.3)
 
     return run_before
