@@ -24,8 +24,10 @@ from .widths import narrow_class
 
 _log = logging.getLogger(__name__)
 
-# Splits a styled run into [text, params, text, params, ..., text].
-_SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
+# Splits a styled run into [text, sgr, cup, text, sgr, cup, ..., text]: each
+# sequence is either an SGR (its parameters, cup None) or a CUP (sgr None,
+# its "row;col" parameters).
+_RUN_SPLIT = re.compile(r"\x1b\[(?:([0-9;:]*)m|(\d{0,4};?\d{0,4})H)").split
 _CUP_RE = re.compile(r"\d{0,4};\d{0,4}")
 _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 # The same, tolerating C0 controls (not ESC, CAN, SUB) anywhere inside.
@@ -278,15 +280,31 @@ class TerminalModel:
     # -- parser ----------------------------------------------------------------------
 
     def _draw_styled(self, seg: str) -> None:
-        """Draw a run of single-width text interleaved with SGR sequences."""
+        """Draw a run of single-width text interleaved with SGR sequences and
+        cursor positionings (CUP) -- what agents, highlighters and TUIs print
+        most -- splitting it in C and drawing each stretch between two CUPs
+        with slice assignments."""
         scr = self._screen
-        parts = _SGR_SPLIT(seg)  # [text, params, text, params, ..., text]
+        parts = _RUN_SPLIT(seg)
         attr = scr.attr
         pieces: list[tuple[str, Attr]] = [(parts[0], attr)] if parts[0] else []
         cache_get = _SGR_CACHE.get
-        for k in range(1, len(parts), 2):
+        for k in range(1, len(parts), 3):
             p = parts[k]
-            if p == "0" or not p:
+            if p is None:
+                # CUP: draw what came before, then move.
+                if pieces:
+                    self._draw_pieces(pieces, attr)
+                    pieces = []
+                r, _, c = parts[k + 1].partition(";")
+                row = int(r) if r else 1
+                col = int(c) if c else 1
+                if scr.origin:
+                    scr.cursor_position(row, col)
+                else:
+                    scr.y = min(max(row, 1), scr.rows) - 1
+                    scr.x = min(max(col, 1), scr.columns) - 1
+            elif p == "0" or not p:
                 attr = DEFAULT_ATTR
             else:
                 got = cache_get((id(attr), p))
@@ -294,44 +312,49 @@ class TerminalModel:
                     attr = got[1]
                 else:
                     attr = apply_sgr(attr, p)
-            t = parts[k + 1]
+            t = parts[k + 2]
             if t:
                 pieces.append((t, attr))
+        if pieces:
+            self._draw_pieces(pieces, attr)
+        scr.attr = attr
+        if not parts[-1]:
+            scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
+
+    def _draw_pieces(self, pieces: list[tuple[str, Attr]], attr: Attr) -> None:
+        """Draw consecutive ``(text, attr)`` pieces at the cursor."""
+        scr = self._screen
         if len(pieces) == 1 and not scr.graphics:
             # The common "SGR text SGR" shape: the single-attribute fast path.
             scr.attr = pieces[0][1]
             scr.draw_narrow(pieces[0][0])
-        elif pieces:
-            body = "".join([t for t, _ in pieces])
-            x = scr.x
-            end = x + len(body)
-            if end <= scr.columns and not (scr.graphics or scr.insert_mode or scr.zwj):
-                # Fits on the line: text in one slice, attributes piece by piece.
-                y = scr.y
-                row = scr.chars[y]
-                if row[x] == "" or (end < scr.columns and row[end] == ""):
-                    scr.heal(y, x, end, body[0] < "\x7f")
-                row[x:end] = body
-                arow = scr.attrs[y]
-                for t, a in pieces:
-                    n = len(t)
-                    arow[x : x + n] = [a] * n
-                    x += n
-                scr.touched.add(y)
-                scr.x = end if end < scr.columns or scr.autowrap else end - 1
-                scr.last_char = body[-1]
-                scr.attr = attr
-                if not parts[-1]:
-                    scr.last_char = ""
-                return
-            cell_attrs = list(chain.from_iterable([repeat(a, len(t)) for t, a in pieces]))
-            if scr.graphics:
-                scr.draw_cells(dec_cells(body), cell_attrs)
-            else:
-                scr.draw_cells(body, cell_attrs)
+            scr.attr = attr
+            return
+        body = "".join([t for t, _ in pieces])
+        x = scr.x
+        end = x + len(body)
+        if end <= scr.columns and not (scr.graphics or scr.insert_mode or scr.zwj):
+            # Fits on the line: text in one slice, attributes piece by piece.
+            y = scr.y
+            row = scr.chars[y]
+            if row[x] == "" or (end < scr.columns and row[end] == ""):
+                scr.heal(y, x, end, body[0] < "\x7f")
+            row[x:end] = body
+            arow = scr.attrs[y]
+            for t, a in pieces:
+                n = len(t)
+                arow[x : x + n] = [a] * n
+                x += n
+            scr.touched.add(y)
+            scr.x = end if end < scr.columns or scr.autowrap else end - 1
+            scr.last_char = body[-1]
+            return
+        cell_attrs = list(chain.from_iterable([repeat(a, len(t)) for t, a in pieces]))
         scr.attr = attr
-        if not parts[-1]:
-            scr.last_char = ""  # ends with an SGR: REP has nothing to repeat
+        if scr.graphics:
+            scr.draw_cells(dec_cells(body), cell_attrs)
+        else:
+            scr.draw_cells(body, cell_attrs)
 
     def _parse(self, text: str) -> None:
         scr = self._screen
@@ -789,7 +812,7 @@ def _styled_run_re() -> re.Pattern[str]:
     global _STYLED_RE
     if _STYLED_RE is None:
         cls = narrow_class()
-        _STYLED_RE = re.compile(f"(?:[{cls}]+|\x1b\\[[0-9;:]*m)+")
+        _STYLED_RE = re.compile(f"(?:[{cls}]+|\x1b\\[[0-9;:]*m|\x1b\\[\\d{{0,4}};?\\d{{0,4}}H)+")
     return _STYLED_RE
 
 
