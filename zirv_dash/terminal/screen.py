@@ -9,8 +9,9 @@ lists -- ``chars[y][x]`` (a ``str``: one character plus any combining marks,
 written with two slice assignments that run at C speed, scrolling is a list
 ``del``/insert of row references, and rendering a row groups identical ``Attr``
 references.  The method names follow pyte's ``Screen`` event vocabulary
-(``draw``, ``index``, ``erase_in_line``...), and the semantics follow tmux,
-which is the reference the fidelity tests compare against.
+(``index``, ``reverse_index``, ``erase_in_line``, ``insert_characters``...),
+and the semantics follow tmux 3.3 -- quirks included, found by differential
+testing -- which is the reference the fidelity tests compare against.
 
 Cursor column ``x == columns`` means "pending wrap": the last column was just
 written and the next printable character wraps first (like pyte and tmux).
@@ -377,14 +378,6 @@ class Screen:
         self.touched.add(self.y)
         return True
 
-    def draw(self, text: str) -> None:
-        """Draw arbitrary printable text (slow path, per character)."""
-        for ch in text:
-            if char_width(ch) == 1 and not self.insert_mode:
-                self.draw_narrow(ch)
-            else:
-                self.draw_char(ch)
-
     def repeat(self, ch: str, n: int) -> None:
         """REP: repeat ``ch``, the last printed character, like tmux: only a
         plain ASCII one, and at most up to the end of the line."""
@@ -459,8 +452,8 @@ class Screen:
 
     def insert_lines(self, n: int) -> None:
         """IL, as tmux does it: inside the scroll region it works on the
-        region, outside it on the rest of the screen; the cursor stays (only
-        a pending wrap is cancelled)."""
+        region (see ``_insert_lines_outside`` for outside it); the cursor
+        stays where it is, a pending wrap included."""
         top, bottom = self.top, self.bottom
         if not (top <= self.y <= bottom):
             self._insert_lines_outside(max(1, n))
@@ -492,7 +485,9 @@ class Screen:
         self.touched.update(range(y, rows))
 
     def delete_lines(self, n: int) -> None:
-        """DL, same rules as IL; deleted lines never go to the scrollback."""
+        """DL: inside the scroll region it works on the region, outside it on
+        the rest of the screen (tmux); deleted lines never go to the
+        scrollback."""
         top, bottom, alt = self.top, self.bottom, self.alt
         self.top = self.y
         if not (top <= self.y <= bottom):
