@@ -391,3 +391,10 @@ def test_many_controls_inside_one_csi() -> None:
     m = model(10, 3, b"\x1b[2" + b"\n" * 5000 + b";4Hx")
     assert m.cursor == (4, 1)
     assert m.lines()[1] == "   x"
+
+
+def test_ich_moves_cells_like_tmux() -> None:
+    m = model(10, 2, b"0123456789\x1b[1;3H\x1b[5@")
+    assert m.lines()[0] == "01   56234"  # tmux leaves cells it did not move
+    m = model(10, 2, b"0123456789\x1b[1;3H\x1b[8@")
+    assert m.lines()[0] == "0123456789"  # reaching the margin: nothing moves

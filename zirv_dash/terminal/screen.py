@@ -659,17 +659,25 @@ class Screen:
         self._blank(self.y, x, min(self.columns, x + max(1, n)))
 
     def insert_characters(self, n: int) -> None:
+        """ICH, moving cells exactly as tmux 3.3 does: cells ``[x, x+m)``
+        go to ``[x+n, cols)`` (``m = cols - x - n``) and only the vacated
+        source cells are blanked, so nothing at all happens when ``n``
+        reaches the right margin."""
         cols = self.columns
         x = self.x
         if x >= cols:
             return
         n = min(max(1, n), cols - x)
+        m = cols - x - n
+        if m <= 0:
+            return
         row = self.chars[self.y]
         arow = self.attrs[self.y]
-        row[x:x] = [" "] * n
-        arow[x:x] = [erase_attr(self.attr)] * n
-        del row[cols:]
-        del arow[cols:]
+        row[x + n : x + n + m] = row[x : x + m]
+        arow[x + n : x + n + m] = arow[x : x + m]
+        k = min(x + m, x + n) - x
+        row[x : x + k] = [" "] * k
+        arow[x : x + k] = [erase_attr(self.attr)] * k
         self.touched.add(self.y)
 
     def delete_characters(self, n: int) -> None:
