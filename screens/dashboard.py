@@ -604,6 +604,7 @@ class DashboardScreen(
                     name=p.title if p.role == "orchestrator" else p.short[:4],
                     state=states[p.short],
                     focused=p is focused,
+                    badge=self._sessions_badge(p),
                 )
                 for p in dash.panes
             ]

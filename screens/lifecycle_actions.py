@@ -240,7 +240,10 @@ class LifecycleActions:
         elif label == "focus":
             if pane in dash.panes:
                 screen.do_focus(dash.panes.index(pane))
-        elif label in ("nudge", "mail", "handover"):
+        elif label == "handover":
+            # The menu's row, not necessarily the focused pane.
+            screen.open_handover(pane.short)
+        elif label in ("nudge", "mail"):
             screen.run_action(label)
         elif label == "stop":
             self._intake.stop_gracefully(pane)

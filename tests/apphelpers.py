@@ -24,6 +24,7 @@ def make_app(
     **kwargs: Any,
 ) -> ZirvApp:
     settings = load_settings(repo, flags=flags)
+    kwargs.setdefault("manage_state", False)
     options = LaunchOptions(
         repo=repo,
         settings=settings,
@@ -31,7 +32,6 @@ def make_app(
         gate=AdapterGate(),
         agent=agent,
         initial_panes=extra or [],
-        manage_state=False,
         **kwargs,
     )
     return ZirvApp(options)

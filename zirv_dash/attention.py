@@ -331,6 +331,12 @@ class AttentionTracker:
 
     # --- queries -------------------------------------------------------------
 
+    @property
+    def turn_since(self) -> float | None:
+        """When the current turn began (a submit, a turn signal or the launch
+        prompt), or None if no turn has started."""
+        return self._turn_since
+
     def _needs_you(self, t: float) -> str | None:
         if self._needs_reason is None:
             return None

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,6 +105,8 @@ class Dashboard:
         self.manage_state = manage_state
         """Publish panes in the session registry and bind their turn-signal sockets."""
         self.signals: dict[str, TurnSignalServer] = {}
+        self.channels: dict[str, str] = {}
+        """Each pane's private spawn-request channel (short id → directory)."""
         self.pane_channel: Callable[[Pane], str | None] | None = None
         """Mints a pane's private spawn-request channel (set by the intake)."""
         self.on_pane_added: list[Callable[[Pane], None]] = []
@@ -136,6 +138,7 @@ class Dashboard:
         argv: list[str] | None = None,
         requested_by: str | None = None,
         focus: bool = True,
+        extra_env: Mapping[str, str] | None = None,
     ) -> Pane:
         """Open a pane. Raises DashError (with the reason) when refused."""
         adapter = adapters.get(agent)
@@ -186,9 +189,10 @@ class Dashboard:
             pane.session_id,
             agent,
             socket_path=socket_path,
-            dash_requests=self.pane_channel(pane) if self.pane_channel else None,
+            dash_requests=self._mint_channel(pane),
             headless=headless,
             parent_session=requested_by,
+            extra=extra_env,
         )
         if not pane.start(env):
             self.error(f"{agent} pane {pane.short} could not start: {pane.spawn_error}")
@@ -200,6 +204,16 @@ class Dashboard:
         if focus:
             self.focused = len(self.panes) - 1
         return pane
+
+    def _mint_channel(self, pane: Pane) -> str | None:
+        """The pane's private spawn-request channel, minted once and kept for the
+        pane's life (a handover successor inherits it)."""
+        if self.pane_channel is None:
+            return None
+        channel = self.pane_channel(pane)
+        if channel:
+            self.channels[pane.short] = channel
+        return channel
 
     # -- registry and turn signals -------------------------------------------------------
 
@@ -379,7 +393,7 @@ class Dashboard:
             pane.session_id,
             plan.agent,
             socket_path=str(registry.socket_path(pane.short)) if bound else None,
-            dash_requests=self.pane_channel(pane) if self.pane_channel else None,
+            dash_requests=self.channels.get(pane.short),
             headless=pane.spec.headless,
             parent_session=pane.spec.requested_by,
             extra=plan.env_extra,

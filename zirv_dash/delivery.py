@@ -107,7 +107,7 @@ def _last_input_submitted(pane: Pane) -> bool:
     `Pane.send` stamps the tracker's turn start and `last_input_at` with the same
     clock reading when the data holds a CR, so equal stamps mean a submit.
     """
-    turn_since: float | None = getattr(pane.tracker, "_turn_since", None)
+    turn_since = pane.tracker.turn_since
     return turn_since is not None and turn_since == pane.last_input_at
 
 

@@ -23,7 +23,7 @@ import copy
 import logging
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -61,6 +61,7 @@ class Spawner(Protocol):
         argv: list[str] | None = ...,
         requested_by: str | None = ...,
         focus: bool = ...,
+        extra_env: Mapping[str, str] | None = ...,
     ) -> Pane: ...
 
 
@@ -256,7 +257,11 @@ class Intake:
         if req is None or adapter is None:  # pragma: no cover - validate sets both
             raise RuntimeError("accepted request without an adapter")
         kept = copy.deepcopy(req)
-        argv, _env = spawn.build_launch(req, adapter, decision.headless)
+        argv, env_extra = spawn.build_launch(req, adapter, decision.headless)
+        # Pin the harness to our session id where it can take one, so a later
+        # handover or restore can resume this very conversation.
+        session_id = paths.new_session_id()
+        argv += adapter.pin_args(session_id) if adapter.name == "claude" else []
         requester = decision.parent or _requester_label(req.requested_by)
         pane = self.spawner(
             req.agent,
@@ -266,6 +271,8 @@ class Intake:
             role=decision.role,
             headless=decision.headless,
             argv=argv,
+            session_id=session_id,
+            extra_env=env_extra,
             # ZIRV_CTX_PARENT_SESSION: the proven parent's session id when there is one.
             requested_by=owner.session if owner and decision.parent else requester,
             focus=False,
