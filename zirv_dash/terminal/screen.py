@@ -24,8 +24,6 @@ from collections import deque
 from itertools import groupby
 from operator import itemgetter
 
-from pyte import charsets as _pyte_charsets
-
 from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .widths import char_width, narrow_run_full
 
@@ -65,17 +63,26 @@ def make_runs(chars: list[str], attrs: list[Attr], end: int) -> list[Run]:
 # (NUL is never printed, so it cannot clash with real text); ``lines()``
 # drops the NUL, ``row_runs()`` turns the pair into the glyph (pyte's
 # VT100 map).
-_DEC_GLYPHS = {chr(c): _pyte_charsets.VT100_MAP[c] for c in range(0x5F, 0x7F)}
 _DEC_PAIR_RE = re.compile("\0([\x5f-\x7e])")
+_dec_map: dict[str, str] = {}
+
+
+def _dec_glyph_map() -> dict[str, str]:
+    if not _dec_map:  # imported on first use: pyte's package import is not free
+        from pyte import charsets
+
+        _dec_map.update({chr(c): charsets.VT100_MAP[c] for c in range(0x5F, 0x7F)})
+    return _dec_map
 
 
 def dec_cells(text: str) -> list[str]:
     """Cells for single-width ``text`` drawn while DEC graphics is active."""
-    return ["\0" + c if c in _DEC_GLYPHS else c for c in text]
+    return ["\0" + c if "\x5f" <= c <= "\x7e" else c for c in text]
 
 
 def _dec_glyphs(text: str) -> str:
-    return _DEC_PAIR_RE.sub(lambda m: _DEC_GLYPHS[m.group(1)], text).replace("\0", "")
+    glyphs = _dec_glyph_map()
+    return _DEC_PAIR_RE.sub(lambda m: glyphs[m.group(1)], text).replace("\0", "")
 
 
 def render_runs(runs: list[Run]) -> list[Run]:

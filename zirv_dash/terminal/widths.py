@@ -20,12 +20,9 @@ the per-character path.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-
-from wcwidth import wcwidth as _py_wcwidth
 
 _NARROW_LIMIT = 0x3000
 
@@ -34,7 +31,12 @@ def _glibc_batch() -> Callable[[Iterable[int]], list[int]] | None:
     """A function mapping code points to glibc ``wcwidth`` values, or None
     when this is not glibc (or no UTF-8 locale is available)."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        try:
+            libc = ctypes.CDLL("libc.so.6")
+        except OSError:
+            from ctypes import util  # slow (may run ldconfig): only off the usual path
+
+            libc = ctypes.CDLL(util.find_library("c") or "libc.so.6")
         newlocale = libc.newlocale
         uselocale = libc.uselocale
         wcwidth = libc.wcwidth
@@ -67,13 +69,19 @@ def _glibc_batch() -> Callable[[Iterable[int]], list[int]] | None:
     return batch
 
 
-_batch = _glibc_batch()
+_UNSET: object = object()
+_batch: Callable[[Iterable[int]], list[int]] | None | object = _UNSET
 
 
 def _raw_widths(cps: Iterable[int]) -> list[int]:
-    if _batch is not None:
+    global _batch
+    if _batch is _UNSET:
+        _batch = _glibc_batch()  # lazily: importing this module stays cheap
+    if callable(_batch):
         return _batch(cps)
-    return [_py_wcwidth(chr(cp)) for cp in cps]
+    from wcwidth import wcwidth  # fallback off glibc (pyte's own width table)
+
+    return [wcwidth(chr(cp)) for cp in cps]
 
 
 @lru_cache(maxsize=16384)
