@@ -398,3 +398,15 @@ def test_ich_moves_cells_like_tmux() -> None:
     assert m.lines()[0] == "01   56234"  # tmux leaves cells it did not move
     m = model(10, 2, b"0123456789\x1b[1;3H\x1b[8@")
     assert m.lines()[0] == "0123456789"  # reaching the margin: nothing moves
+
+
+def test_sgr_bad_input_read_like_tmux() -> None:
+    # bad truecolor component: only "38;2" is skipped, "300;1;1" then reads
+    # as codes (300 ignored, 1 = bold)
+    m = model(data=b"\x1b[38;2;300;1;1mA\x1b[0;31;38;5;300mB\x1b[0;1:2mC\x1b[0;4:mD\x1b[0;1;;4mE")
+    runs = m.row_runs(0)
+    assert runs[0] == ("A", Attr(bold=True))
+    assert runs[1] == ("B", DEFAULT_ATTR)  # bad 256-colour index resets the colour
+    assert runs[2] == ("C", DEFAULT_ATTR)  # colon form of a plain code: ignored
+    assert runs[3] == ("D", DEFAULT_ATTR)  # "4:" without a style: ignored
+    assert runs[4][1] == Attr(underline=True)  # empty parameter = reset

@@ -66,201 +66,119 @@ def erase_attr(attr: Attr) -> Attr:
     return intern_attr(Attr(bg=attr.bg))
 
 
-def _int(s: str) -> int:
-    # Empty parameters mean 0; anything unparsable is treated as "no value".
-    if not s:
-        return 0
-    if s.isdigit():
-        return int(s)
-    return -1
+def _sub(s: str) -> int:
+    """A colon sub-parameter: -1 when empty (tmux's "missing")."""
+    return int(s) if s.isdigit() else -1
 
 
-def _extended_color(fields: list[list[str]], i: int) -> tuple[Color | bool, int]:
-    """Parse the colour after a 38/48/58 at ``fields[i]``.
-
-    Returns ``(colour or False when invalid, index of the next field)``. Handles
-    the semicolon form (``38;5;n``, ``38;2;r;g;b``) and the colon form
-    (``38:5:n``, ``38:2::r:g:b``, ``38:2:r:g:b``).
-    """
-    sub = fields[i]
-    if len(sub) > 1:  # colon form: everything is inside this one field
-        kind = _int(sub[1])
-        rest = sub[2:]
-        if kind == 5 and rest:
-            n = _int(rest[0])
-            return (n if 0 <= n <= 255 else False), i + 1
-        if kind == 2:
-            if len(rest) >= 4:  # colour-space id present (possibly empty)
-                rest = rest[1:4]
-            if len(rest) >= 3:
-                r, g, b = (_int(v) for v in rest[:3])
-                if min(r, g, b) >= 0 and max(r, g, b) <= 255:
-                    return f"#{r:02x}{g:02x}{b:02x}", i + 1
-        return False, i + 1
-    # semicolon form: the following fields carry the arguments
-    if i + 1 >= len(fields):
-        return False, i + 1
-    kind = _int(fields[i + 1][0])
-    if kind == 5:
-        if i + 2 >= len(fields):
-            return False, i + 2
-        n = _int(fields[i + 2][0])
-        return (n if 0 <= n <= 255 else False), i + 3
-    if kind == 2:
-        if i + 4 >= len(fields):
-            return False, len(fields)
-        r, g, b = (_int(fields[i + k][0]) for k in (2, 3, 4))
-        if min(r, g, b) >= 0 and max(r, g, b) <= 255:
-            return f"#{r:02x}{g:02x}{b:02x}", i + 5
-        return False, i + 5
-    return False, i + 2
+def _sgr_colon(st: list[object], field: str) -> None:
+    """One colon-form SGR field, as tmux 3.3 reads it: ``4:n`` underline
+    styles, ``38/48/58:5:n`` and ``38/48/58:2:[id:]r:g:b``; anything else is
+    ignored as a whole."""
+    p = [_sub(v) for v in field.split(":")]
+    if len(p) >= 8:
+        return
+    if p[0] == 4:
+        if len(p) == 2 and 0 <= p[1] <= 5:
+            st[5] = p[1] != 0
+        return
+    if len(p) < 3 or p[0] not in (38, 48, 58):
+        return
+    slot = 0 if p[0] == 38 else 1 if p[0] == 48 else -1
+    if p[1] == 2:
+        k = 2 if len(p) == 5 else 3
+        if len(p) < k + 3:
+            return
+        r, g, b = p[k : k + 3]
+        if 0 <= r <= 255 and 0 <= g <= 255 and 0 <= b <= 255 and slot >= 0:
+            st[slot] = f"#{r:02x}{g:02x}{b:02x}"
+    elif p[1] == 5 and slot >= 0:
+        c = p[2]
+        st[slot] = c if 0 <= c <= 255 else None
 
 
-def _apply_sgr_fast(attr: Attr, codes: list[int]) -> Attr:
-    """Semicolon-only SGR (by far the common form), on integer codes."""
-    fg, bg, bold, dim, italic, underline, reverse, strike, blink = attr
-    i = 0
-    n = len(codes)
-    while i < n:
-        code = codes[i]
-        i += 1
-        if code == 0:
-            fg = bg = None
-            bold = dim = italic = underline = reverse = strike = blink = False
-        elif code == 38 or code == 48 or code == 58:
-            color: Color = None
-            if i < n and codes[i] == 2:
-                if i + 3 < n:
-                    r, g, b = codes[i + 1], codes[i + 2], codes[i + 3]
-                    if r <= 255 and g <= 255 and b <= 255:
-                        color = f"#{r:02x}{g:02x}{b:02x}"
-                i += 4
-            elif i < n and codes[i] == 5:
-                if i + 1 < n and codes[i + 1] <= 255:
-                    color = codes[i + 1]
-                i += 2
-            else:
-                i += 1
-            if color is not None:
-                if code == 38:
-                    fg = color
-                elif code == 48:
-                    bg = color
-        elif 30 <= code <= 37:
-            fg = code - 30
-        elif 40 <= code <= 47:
-            bg = code - 40
-        elif 90 <= code <= 97:
-            fg = code - 82
-        elif 100 <= code <= 107:
-            bg = code - 92
-        elif code == 39:
-            fg = None
-        elif code == 49:
-            bg = None
-        elif code == 1:
-            bold = True
-        elif code == 2:
-            dim = True
-        elif code == 3:
-            italic = True
-        elif code == 4 or code == 21:
-            underline = True
-        elif code == 5 or code == 6:
-            blink = True
-        elif code == 7:
-            reverse = True
-        elif code == 9:
-            strike = True
-        elif code == 22:
-            bold = dim = False
-        elif code == 23:
-            italic = False
-        elif code == 24:
-            underline = False
-        elif code == 25:
-            blink = False
-        elif code == 27:
-            reverse = False
-        elif code == 29:
-            strike = False
-    return intern_attr(Attr(fg, bg, bold, dim, italic, underline, reverse, strike, blink))
+_FLAGS = {
+    1: (2, True),
+    2: (3, True),
+    3: (4, True),
+    4: (5, True),
+    21: (5, True),  # double underline
+    5: (8, True),
+    6: (8, True),
+    7: (6, True),
+    9: (7, True),
+    23: (4, False),
+    24: (5, False),
+    25: (8, False),
+    27: (6, False),
+    29: (7, False),
+}
 
 
 def _apply_sgr(attr: Attr, params: str) -> Attr:
+    """SGR exactly as tmux 3.3 interprets it, including its handling of bad
+    input: an empty parameter is 0 (reset); ``38;5;n`` with a bad or missing
+    ``n`` resets the colour; ``38;2;r;g;b`` with a bad component skips only
+    ``38;2`` (the components are then read as ordinary codes); colon fields
+    follow :func:`_sgr_colon`; unknown codes are ignored."""
     if not params:
         return DEFAULT_ATTR
-    if ":" not in params:
-        try:
-            codes = [int(f) if f else 0 for f in params.split(";")]
-        except ValueError:
-            return attr  # not a valid SGR: ignored
-        return _apply_sgr_fast(attr, codes)
-    fields = [f.split(":") for f in params.split(";")]
-    fg, bg = attr.fg, attr.bg
-    bold, dim, italic, underline = attr.bold, attr.dim, attr.italic, attr.underline
-    reverse, strike, blink = attr.reverse, attr.strike, attr.blink
-    i = 0
+    fields = params.split(";")
+    for f in fields:
+        if f and not f.isdigit() and not all(part.isdigit() or not part for part in f.split(":")):
+            return attr  # not a plain SGR parameter string: ignored
+    st: list[object] = list(attr)
     n = len(fields)
+    i = 0
     while i < n:
-        sub = fields[i]
-        code = _int(sub[0])
-        if code == 0:
-            fg = bg = None
-            bold = dim = italic = underline = reverse = strike = blink = False
-        elif 30 <= code <= 37:
-            fg = code - 30
-        elif 40 <= code <= 47:
-            bg = code - 40
-        elif 90 <= code <= 97:
-            fg = code - 90 + 8
-        elif 100 <= code <= 107:
-            bg = code - 100 + 8
-        elif code == 38 or code == 48 or code == 58:
-            color, i = _extended_color(fields, i)
-            if color is not False:
-                if code == 38:
-                    fg = color
-                elif code == 48:
-                    bg = color
-                # 58 (underline colour) is parsed only to skip its arguments.
+        f = fields[i]
+        if ":" in f:
+            _sgr_colon(st, f)
+            i += 1
             continue
+        code = int(f) if f else 0
+        if code == 38 or code == 48 or code == 58:
+            i += 1
+            slot = 0 if code == 38 else 1 if code == 48 else -1
+            typ = int(fields[i]) if i < n and fields[i].isdigit() else -1
+            if typ == 2:
+                rgb = [
+                    int(fields[i + k]) if i + k < n and fields[i + k].isdigit() else -1
+                    for k in (1, 2, 3)
+                ]
+                if all(0 <= v <= 255 for v in rgb):
+                    if slot >= 0:
+                        st[slot] = "#{:02x}{:02x}{:02x}".format(*rgb)
+                    i += 3
+            elif typ == 5:
+                c = int(fields[i + 1]) if i + 1 < n and fields[i + 1].isdigit() else -1
+                if slot >= 0:
+                    st[slot] = c if 0 <= c <= 255 else None
+                i += 1
+            i += 1
+            continue
+        if code == 0:
+            st = list(DEFAULT_ATTR)
+        elif 30 <= code <= 37:
+            st[0] = code - 30
+        elif 40 <= code <= 47:
+            st[1] = code - 40
+        elif 90 <= code <= 97:
+            st[0] = code - 82
+        elif 100 <= code <= 107:
+            st[1] = code - 92
         elif code == 39:
-            fg = None
+            st[0] = None
         elif code == 49:
-            bg = None
-        elif code == 1:
-            bold = True
-        elif code == 2:
-            dim = True
-        elif code == 3:
-            italic = True
-        elif code == 4:
-            # 4:0 turns underline off; 4:1..4:5 are underline styles.
-            underline = not (len(sub) > 1 and _int(sub[1]) == 0)
-        elif code == 5 or code == 6:
-            blink = True
-        elif code == 7:
-            reverse = True
-        elif code == 9:
-            strike = True
-        elif code == 21:
-            underline = True  # double underline
+            st[1] = None
         elif code == 22:
-            bold = dim = False
-        elif code == 23:
-            italic = False
-        elif code == 24:
-            underline = False
-        elif code == 25:
-            blink = False
-        elif code == 27:
-            reverse = False
-        elif code == 29:
-            strike = False
-        # Anything else (8 conceal, 53 overline, fonts, unknown) is ignored.
+            st[2] = st[3] = False
+        else:
+            flag = _FLAGS.get(code)
+            if flag is not None:
+                st[flag[0]] = flag[1]
         i += 1
-    return intern_attr(Attr(fg, bg, bold, dim, italic, underline, reverse, strike, blink))
+    return intern_attr(Attr(*st))  # type: ignore[arg-type]
 
 
 def apply_sgr(attr: Attr, params: str) -> Attr:
