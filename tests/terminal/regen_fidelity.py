@@ -14,10 +14,12 @@ For every scenario below this script
    ``tmux capture-pane -p`` plus the cursor position as the expected screen.
 
 Output goes to ``tests/terminal/data/<name>.bin`` (the stream) and
-``<name>.json`` (size, expected rows, cursor).  ``test_fidelity.py`` replays the
-streams into ``TerminalModel`` and compares; tmux is only needed here.
+``<name>.json`` (size; expected rows and cursor at every checkpoint; tmux's
+styled capture, ``capture-pane -p -e -N``, of the final screen).
+``test_fidelity.py`` replays the streams into ``TerminalModel`` and compares;
+tmux is only needed here.
 
-    python tests/terminal/regen_fidelity.py [--only NAME ...] [--list]
+    python tests/terminal/regen_fidelity.py [--only NAME ...] [--list] [--styled-only]
 """
 
 from __future__ import annotations
@@ -404,7 +406,12 @@ def record(sc: Scenario, home: Path) -> tuple[bytes, list[int]]:
 # -- tmux reference -------------------------------------------------------------------
 
 
-def tmux_screen(stream: Path, cols: int, rows: int) -> tuple[list[str], tuple[int, int]]:
+def tmux_screen(
+    stream: Path, cols: int, rows: int, styled: bool = False
+) -> tuple[list[str], tuple[int, int]]:
+    """tmux's screen for ``stream``: ``capture-pane -p`` rows (or, with
+    ``styled``, ``capture-pane -p -e -N``: every cell, SGR included) and the
+    cursor."""
     sock = f"zirv-fid-{os.getpid()}-{time.monotonic_ns()}"
     conf = stream.with_suffix(".tmux.conf")
     conf.write_text("set -g status off\nset -g history-limit 10000\n")
@@ -425,8 +432,9 @@ def tmux_screen(stream: Path, cols: int, rows: int) -> tuple[list[str], tuple[in
             text=True,
         ).stdout.strip()
         assert size == f"{cols}x{rows}", size
+        flags = ["-p", "-e", "-N"] if styled else ["-p"]
         screen = subprocess.run(
-            base + ["capture-pane", "-p"], check=True, capture_output=True
+            base + ["capture-pane", *flags], check=True, capture_output=True
         ).stdout.decode("utf-8", "replace")
         cur = subprocess.run(
             base + ["display", "-p", "#{cursor_x},#{cursor_y}"],
@@ -440,15 +448,37 @@ def tmux_screen(stream: Path, cols: int, rows: int) -> tuple[list[str], tuple[in
     lines = screen.split("\n")[:rows]
     lines += [""] * (rows - len(lines))
     cx, cy = (int(v) for v in cur.split(","))
+    if styled:
+        return lines, (cx, cy)
     return [ln.rstrip(" ") for ln in lines], (cx, cy)
+
+
+def add_styled(names: list[str]) -> None:
+    """Store tmux's styled capture of each recording's final screen (the
+    attribute check in test_fidelity.py) without re-recording."""
+    for meta_path in sorted(DATA.glob("*.json")):
+        if names and not any(n in meta_path.stem for n in names):
+            continue
+        meta = json.loads(meta_path.read_text())
+        stream = meta_path.with_suffix(".bin")
+        styled, _ = tmux_screen(stream, meta["cols"], meta["rows"], styled=True)
+        meta["final_styled"] = styled
+        meta_path.write_text(json.dumps(meta, ensure_ascii=False, indent=0) + "\n")
+        print(f"{meta_path.stem}: styled capture stored")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", action="append", default=[])
     ap.add_argument("--list", action="store_true")
+    ap.add_argument(
+        "--styled-only", action="store_true", help="only (re)capture the styled final screens"
+    )
     args = ap.parse_args()
     DATA.mkdir(exist_ok=True)
+    if args.styled_only:
+        add_styled(args.only)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for sc in scenarios(work):
@@ -473,6 +503,7 @@ def main() -> None:
                 checkpoints.append({"offset": off, "cursor": cursor, "lines": lines})
             lines, cursor = tmux_screen(stream, sc.cols, sc.rows)
             checkpoints.append({"offset": len(data), "cursor": cursor, "lines": lines})
+            styled, _ = tmux_screen(stream, sc.cols, sc.rows, styled=True)
             (DATA / f"{sc.name}.json").write_text(
                 json.dumps(
                     {
@@ -480,6 +511,7 @@ def main() -> None:
                         "rows": sc.rows,
                         "argv": sc.argv[:1],
                         "checkpoints": checkpoints,
+                        "final_styled": styled,
                     },
                     ensure_ascii=False,
                     indent=0,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash.terminal import TerminalModel
+from zirv_dash.terminal import Attr, TerminalModel, cell_width
 
 DATA = Path(__file__).resolve().parent / "data"
 CASES = sorted(p.stem for p in DATA.glob("*.json"))
@@ -56,3 +56,36 @@ def test_matches_tmux(name: str) -> None:
         if diffs:
             failures.append(f"at byte {cp['offset']}:\n" + "\n".join(diffs))
     assert not failures, "\n".join(failures)
+
+
+def _cells(m: TerminalModel, y: int) -> list[Attr]:
+    """One Attr per cell of row ``y``."""
+    out: list[Attr] = []
+    for text, attr in m.row_runs(y):
+        out.extend([attr] * cell_width(text))
+    return out
+
+
+STYLED = [n for n in CASES if "final_styled" in json.loads((DATA / f"{n}.json").read_text())]
+
+
+@pytest.mark.parametrize("name", STYLED)
+def test_attributes_match_tmux(name: str) -> None:
+    """Colours and flags of every cell of the final screen match tmux's
+    ``capture-pane -e`` (read back through a model of our own).  Cells after
+    the last printed character of a row are not compared: tmux's capture
+    does not carry the background of erased trailing cells."""
+    meta = json.loads((DATA / f"{name}.json").read_text())
+    cols, rows = meta["cols"], meta["rows"]
+    m = replay((DATA / f"{name}.bin").read_bytes(), cols, rows)
+    ref = TerminalModel(cols, rows)
+    ref.feed("\r\n".join(meta["final_styled"]).encode())
+    text = meta["checkpoints"][-1]["lines"]
+    diffs = []
+    for y in range(rows):
+        used = cell_width(text[y])
+        want, got = _cells(ref, y)[:used], _cells(m, y)[:used]
+        if want != got:
+            x = next(i for i, (a, b) in enumerate(zip(want, got, strict=True)) if a != b)
+            diffs.append(f"row {y} col {x}: tmux {want[x]} ours {got[x]}")
+    assert not diffs, "\n".join(diffs)
