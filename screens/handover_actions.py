@@ -246,7 +246,7 @@ class HandoverActions(_Base):
 
         try:
             directory = registry.sessions_dir()
-            async for changes in awatch(directory, debounce=50, step=20):
+            async for changes in awatch(directory, debounce=100, step=100):
                 if any(path.endswith(".handover-req") for _, path in changes):
                     self._handover_claim_requests()
         except asyncio.CancelledError:

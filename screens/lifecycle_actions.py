@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("zirv.lifecycle")
 
 WATCH_DEBOUNCE_MS = 50
-WATCH_STEP_MS = 20
+WATCH_STEP_MS = 100
 
 
 class LifecycleActions:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("zirv.sessions")
 
 WATCH_DEBOUNCE_MS = 300
-WATCH_STEP_MS = 50
+WATCH_STEP_MS = 100
 WATCH_SAFETY_MS = 30_000
 """A full sweep this often even while watching (a missed event costs at most this)."""
 WATCH_STARTUP_SECS = 2.0
