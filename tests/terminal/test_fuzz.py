@@ -243,3 +243,25 @@ def test_token_soup(tokens: list[bytes], cols: int, rows: int, splits: list[int]
         i += n
         k += 1
     check(m)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(TOKENS),
+            st.tuples(st.integers(1, 40), st.integers(1, 12)),
+        ),
+        max_size=120,
+    ),
+)
+def test_resizes_between_output(ops: list[bytes | tuple[int, int]]) -> None:
+    """Reflow on resize keeps every invariant, on both screens."""
+    m = TerminalModel(20, 6, scrollback_bytes=2000)
+    for op in ops:
+        if isinstance(op, tuple):
+            m.resize(*op)
+            assert (m.columns, m.rows) == op
+        else:
+            m.feed(op * 3)
+    check(m)

@@ -410,3 +410,39 @@ def test_sgr_bad_input_read_like_tmux() -> None:
     # plain code is ignored; D: "4:" without a style is ignored
     assert runs[1] == ("BCD", DEFAULT_ATTR)
     assert runs[2][1] == Attr(underline=True)  # empty parameter = reset
+
+
+# -- resize re-wraps like tmux (expected screens taken from tmux 3.3) --------
+
+
+def test_resize_rewraps_wrapped_lines() -> None:
+    data = b"short\r\n" + b"x" * 25 + b"\r\nabc\r\n$ "
+    m = model(10, 6, data)
+    m.resize(20, 6)
+    m.feed(b"Q")
+    assert m.lines() == ["short", "x" * 20, "x" * 5, "abc", "$ Q", ""]
+    m = model(20, 6, data)
+    m.resize(10, 6)
+    m.feed(b"Q")
+    assert m.lines() == ["x" * 10, "x" * 10, "x" * 5, "abc", "$ Q", ""]
+    assert m.history_size == 1 and m.history_text(0) == "short"
+
+
+def test_resize_rewraps_wide_characters() -> None:
+    m = model(15, 5, "中文字符テスト".encode() * 3 + b"\r\n$ ")
+    m.resize(8, 5)
+    m.feed(b"Q")
+    assert m.lines() == ["スト中文", "字符テス", "ト", "$ Q", ""]
+
+
+def test_resize_cursor_line_into_scrollback_goes_home() -> None:
+    m = model(20, 6, b"abc" + b"0123456789" * 5 + b"\x1b[1;5H")
+    m.resize(13, 6)
+    assert m.cursor == (0, 0)
+
+
+def test_resize_while_alternate_screen_reflows_main_on_exit() -> None:
+    m = model(20, 6, b"a\r\n" + b"0123456789" * 5 + b"\x1b[?1049hALT")
+    m.resize(13, 6)
+    m.feed(b"\x1b[?1049lQ")
+    assert m.lines() == ["0123456789012", "3456789012345", "6789012345678", "90123456789Q", "", ""]

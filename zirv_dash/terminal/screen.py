@@ -30,8 +30,12 @@ from .widths import char_width, narrow_run_full
 _MAX_CLUSTER = 21  # UTF-8 bytes in one cell (base + combining marks), as tmux
 
 Run = tuple[str, Attr]
-# A scrollback line: cell text, attribute(s), cells, bytes charged.
-HistLine = tuple[str | tuple[str, ...], Attr | tuple[Attr, ...], int, int]
+# A scrollback line: cell text, attribute(s), cells, bytes charged, and
+# whether it wrapped onto the next line (for reflow).
+HistLine = tuple[str | tuple[str, ...], Attr | tuple[Attr, ...], int, int, bool]
+# Keep a resize cheap (< ~80 ms): only the newest scrollback lines are re-wrapped
+# (as many as tmux keeps by default); older ones are cut or padded when shown.
+_REFLOW_HISTORY = 2000
 
 _first = itemgetter(0)
 _second = itemgetter(1)
@@ -156,7 +160,11 @@ class Screen:
         self.touched: set[int] = set()
         self.all_touched = True
         self.alt = False
-        self._main_saved: tuple[list[list[str]], list[list[Attr]]] | None = None
+        # The normal screen while the alternate one is shown: rows, attributes,
+        # wrap flags and its size (it is resized, with reflow, on the way back).
+        self._main_saved: tuple[list[list[str]], list[list[Attr]], list[bool], int, int] | None = (
+            None
+        )
         self._alt_cursor: tuple[int, int, Attr] | None = None
         # DECSC state: x, y, attr, origin mode, G0/G1 sets, shift
         self.saved: tuple[int, int, Attr, bool, list[int], int] | None = None
@@ -187,6 +195,9 @@ class Screen:
         cols, rows = self.columns, self.rows
         self.chars: list[list[str]] = [[" "] * cols for _ in range(rows)]
         self.attrs: list[list[Attr]] = [[DEFAULT_ATTR] * cols for _ in range(rows)]
+        # wrapped[y]: row y continued onto row y+1 by autowrap (tmux's
+        # GRID_LINE_WRAPPED); resizing re-wraps such lines.
+        self.wrapped: list[bool] = [False] * rows
         if self.alt:
             self.alt = False
             self._main_saved = None
@@ -213,6 +224,7 @@ class Screen:
     # -- drawing ---------------------------------------------------------------
 
     def _wrap(self) -> None:
+        self.wrapped[self.y] = True
         self.x = 0
         self.index()
 
@@ -411,7 +423,9 @@ class Screen:
 
     def linefeed(self) -> None:
         # LNM is not supported (tmux ignores it too): LF only moves down,
-        # and a pending wrap stays pending (tmux).
+        # and a pending wrap stays pending (tmux).  An explicit line feed
+        # ends the logical line.
+        self.wrapped[self.y] = False
         self.index()
 
     def next_line(self) -> None:
@@ -424,20 +438,23 @@ class Screen:
         if n <= 0:
             return
         cols = self.columns
-        chars, attrs = self.chars, self.attrs
+        chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
         if top == 0 and not self.alt and self.history_limit > 0:
             for k in range(n):
-                self._push_history(chars[k], attrs[k])
+                self._push_history(chars[k], attrs[k], wrapped[k])
         ea = erase_attr(self.attr)
         del chars[top : top + n]
         del attrs[top : top + n]
+        del wrapped[top : top + n]
         ins = bottom - n + 1
         if n == 1:
             chars.insert(ins, [" "] * cols)
             attrs.insert(ins, [ea] * cols)
+            wrapped.insert(ins, False)
         else:
             chars[ins:ins] = [[" "] * cols for _ in range(n)]
             attrs[ins:ins] = [[ea] * cols for _ in range(n)]
+            wrapped[ins:ins] = [False] * n
         if top == 0 and bottom == self.rows - 1:
             self.all_touched = True
         else:
@@ -453,8 +470,10 @@ class Screen:
         ea = erase_attr(self.attr)
         del chars[bottom - n + 1 : bottom + 1]
         del attrs[bottom - n + 1 : bottom + 1]
+        del self.wrapped[bottom - n + 1 : bottom + 1]
         chars[top:top] = [[" "] * cols for _ in range(n)]
         attrs[top:top] = [[ea] * cols for _ in range(n)]
+        self.wrapped[top:top] = [False] * n
         self.touched.update(range(top, bottom + 1))
 
     def insert_lines(self, n: int) -> None:
@@ -482,13 +501,15 @@ class Screen:
         if m <= 0:
             return
         chars, attrs = self.chars, self.attrs
-        src_c, src_a = chars[y : y + m], attrs[y : y + m]
+        src_c, src_a, src_w = chars[y : y + m], attrs[y : y + m], self.wrapped[y : y + m]
         chars[y + n : y + n + m] = src_c
         attrs[y + n : y + n + m] = src_a
+        self.wrapped[y + n : y + n + m] = src_w
         ea = erase_attr(self.attr)
         for k in range(y, min(y + m, y + n)):
             chars[k] = [" "] * cols
             attrs[k] = [ea] * cols
+            self.wrapped[k] = False
         self.touched.update(range(y, rows))
 
     def delete_lines(self, n: int) -> None:
@@ -623,6 +644,7 @@ class Screen:
         for y in range(a, b):
             self.chars[y] = [" "] * cols
             self.attrs[y] = [ea] * cols
+            self.wrapped[y] = False
         self.touched.update(range(a, b))
 
     def erase_in_line(self, mode: int) -> None:
@@ -647,7 +669,7 @@ class Screen:
                 # instead of discarding it, so `clear` keeps earlier output.
                 last = self._last_used_row()
                 for y in range(last + 1):
-                    self._push_history(self.chars[y], self.attrs[y])
+                    self._push_history(self.chars[y], self.attrs[y], self.wrapped[y])
             self._blank_rows(0, self.rows)
         elif mode == 3:
             self.clear_history()
@@ -707,6 +729,7 @@ class Screen:
         for y in range(self.rows):
             self.chars[y] = ["E"] * self.columns
             self.attrs[y] = [DEFAULT_ATTR] * self.columns
+            self.wrapped[y] = False
         self.x = self.y = 0
         self.all_touched = True
 
@@ -719,11 +742,12 @@ class Screen:
             return
         if save_cursor:
             self._alt_cursor = (self.x, self.y, self.attr)
-        self._main_saved = (self.chars, self.attrs)
+        self._main_saved = (self.chars, self.attrs, self.wrapped, self.columns, self.rows)
         cols = self.columns
         ea = erase_attr(self.attr)
         self.chars = [[" "] * cols for _ in range(self.rows)]
         self.attrs = [[ea] * cols for _ in range(self.rows)]
+        self.wrapped = [False] * self.rows
         self.alt = True
         self.all_touched = True
 
@@ -737,14 +761,19 @@ class Screen:
             # back from (a pending wrap is cancelled).
             self.x = min(self.x, self.columns - 1)
             return
-        self.chars, self.attrs = self._main_saved
+        cols, rows = self.columns, self.rows
+        self.chars, self.attrs, self.wrapped, self.columns, self.rows = self._main_saved
         self._main_saved = None
         self.alt = False
+        self.x = min(self.x, self.columns - 1)
+        self.y = min(self.y, self.rows - 1)
+        if (self.columns, self.rows) != (cols, rows):
+            self.resize(cols, rows)  # resized while away: catch up, reflowing
         self.all_touched = True
 
     # -- scrollback ----------------------------------------------------------------
 
-    def _push_history(self, chars: list[str], attrs: list[Attr]) -> None:
+    def _push_history(self, chars: list[str], attrs: list[Attr], wrapped: bool = False) -> None:
         """Append a row to the scrollback and drop the oldest lines past the
         byte budget.
 
@@ -770,11 +799,11 @@ class Screen:
         a0 = attrs[0]
         line: HistLine
         if keep == 0:
-            line = ("", DEFAULT_ATTR, 0, 1)
+            line = ("", DEFAULT_ATTR, 0, 1, wrapped)
         elif attrs.count(a0) == cols:
-            line = (body, a0, keep, keep + 1)
+            line = (body, a0, keep, keep + 1, wrapped)
         else:
-            line = (body, tuple(attrs[:keep]), keep, 9 * keep + 1)
+            line = (body, tuple(attrs[:keep]), keep, 9 * keep + 1, wrapped)
         self.history.append(line)
         self.history_bytes += line[3]
         limit = self.history_limit
@@ -787,7 +816,7 @@ class Screen:
         self.history_bytes = 0
 
     def _history_cells(self, i: int) -> tuple[list[str], list[Attr]]:
-        body, attrs, cells, _ = self.history[i]
+        body, attrs, cells, _, _ = self.history[i]
         chars = list(body)
         alist = [attrs] * cells if isinstance(attrs, Attr) else list(attrs)
         return chars, alist
@@ -811,9 +840,11 @@ class Screen:
         text = body if isinstance(body, str) else "".join(body)
         return text.replace("\0", "").rstrip(" ")
 
-    def _pop_history_row(self) -> tuple[list[str], list[Attr]]:
+    def _pop_history_row(self) -> tuple[list[str], list[Attr], bool]:
+        """Take the newest scrollback line back as a screen row."""
         chars, attrs = self._history_cells(len(self.history) - 1)
-        self.history_bytes -= self.history.pop()[3]
+        line = self.history.pop()
+        self.history_bytes -= line[3]
         cols = self.columns
         del chars[cols:]
         del attrs[cols:]
@@ -821,63 +852,164 @@ class Screen:
             _heal_end(chars)
         chars.extend([" "] * (cols - len(chars)))
         attrs.extend([DEFAULT_ATTR] * (cols - len(attrs)))
-        return chars, attrs
+        return chars, attrs, line[4]
 
     # -- resize ----------------------------------------------------------------------
 
     def resize(self, columns: int, rows: int) -> None:
+        """Resize like tmux: the height first (blank rows below the cursor
+        go first, then rows to the scrollback; growing pulls them back),
+        then the width -- re-wrapping wrapped lines (screen and recent
+        scrollback) on the normal screen, cutting/padding on the alternate
+        one."""
         columns, rows = max(1, columns), max(1, rows)
-        if columns != self.columns:
-            buffers = [(self.chars, self.attrs)]
-            if self._main_saved is not None:
-                buffers.append(self._main_saved)
-            for chars, attrs in buffers:
-                for row, arow in zip(chars, attrs, strict=False):
-                    if columns < self.columns:
-                        del row[columns:]
-                        del arow[columns:]
-                        _heal_end(row)
-                    else:
-                        row.extend([" "] * (columns - self.columns))
-                        arow.extend([DEFAULT_ATTR] * (columns - self.columns))
-            self.columns = columns
-            self.tabstops = {t for t in self.tabstops if t < columns} | set(
-                range(8 * ((self.columns + 7) // 8), columns, 8)
-            )
         if rows < self.rows:
             self._shrink_rows(rows)
         elif rows > self.rows:
             self._grow_rows(rows)
+        if columns != self.columns:
+            if self.alt:
+                self._cut_columns(columns)
+            else:
+                self._reflow(columns)
+            self.columns = columns
+            self.tabstops = set(range(8, columns, 8))
         self.top, self.bottom = 0, self.rows - 1
         self.x = min(self.x, self.columns - 1)
         self.y = min(self.y, self.rows - 1)
         self.all_touched = True
 
+    def _cut_columns(self, columns: int) -> None:
+        old = self.columns
+        for row, arow in zip(self.chars, self.attrs, strict=True):
+            if columns < old:
+                del row[columns:]
+                del arow[columns:]
+                _heal_end(row)
+            else:
+                row.extend([" "] * (columns - old))
+                arow.extend([DEFAULT_ATTR] * (columns - old))
+
+    def _reflow(self, columns: int) -> None:
+        """Re-wrap logical lines (rows joined by their wrap flags) at the new
+        width; the cursor keeps its place in its logical line."""
+        old = self.columns
+        hist = self.history
+        k = min(len(hist), _REFLOW_HISTORY)
+        src_c: list[list[str]] = []
+        src_a: list[list[Attr]] = []
+        src_w: list[bool] = []
+        for _ in range(k):
+            c, a, w = self._pop_history_row_at(old)
+            src_c.append(c)
+            src_a.append(a)
+            src_w.append(w)
+        src_c.reverse()
+        src_a.reverse()
+        src_w.reverse()
+        cur_row = len(src_c) + self.y
+        cur_x = min(self.x, old)
+        src_c += self.chars
+        src_a += self.attrs
+        src_w += self.wrapped
+        # logical lines
+        lines: list[tuple[list[str], list[Attr]]] = []
+        cur_line, cur_off = 0, 0
+        acc_c: list[str] = []
+        acc_a: list[Attr] = []
+        last = len(src_c) - 1
+        for i, (c, a, w) in enumerate(zip(src_c, src_a, src_w, strict=True)):
+            if i == cur_row:
+                cur_line, cur_off = len(lines), len(acc_c) + cur_x
+            acc_c += c
+            acc_a += a
+            if w and i < last and acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:
+                nxt = src_c[i + 1][0] if src_c[i + 1] else ""
+                if nxt and char_width(nxt[0]) == 2:
+                    # the gap left when a wide character wrapped early
+                    acc_c.pop()
+                    acc_a.pop()
+            if not w or i == last:
+                while acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:
+                    acc_c.pop()
+                    acc_a.pop()
+                lines.append((acc_c, acc_a))
+                acc_c, acc_a = [], []
+        # re-wrap
+        out_c: list[list[str]] = []
+        out_a: list[list[Attr]] = []
+        out_w: list[bool] = []
+        cur = (0, 0)
+        for li, (c, a) in enumerate(lines):
+            n = len(c)
+            pos = 0
+            while True:
+                end = min(pos + columns, n)
+                if end < n and c[end] == "" and end - 1 > pos:
+                    end -= 1  # never split a wide character: it moves down
+                row = c[pos:end]
+                arow = a[pos:end]
+                if len(row) < columns:
+                    row.extend([" "] * (columns - len(row)))
+                    arow.extend([DEFAULT_ATTR] * (columns - len(arow)))
+                out_c.append(row)
+                out_a.append(arow)
+                out_w.append(end < n)
+                if li == cur_line and (pos <= cur_off < end or end >= n):
+                    if cur_off >= pos:
+                        cur = (len(out_c) - 1, min(cur_off - pos, columns - 1))
+                if end >= n:
+                    break
+                pos = end
+        # place: the last screenful on screen, the rest into the scrollback
+        height = self.rows
+        total = len(out_c)
+        split = max(0, total - height)
+        for i in range(split):
+            self._push_history(out_c[i], out_a[i], out_w[i])
+        self.chars = out_c[split:]
+        self.attrs = out_a[split:]
+        self.wrapped = out_w[split:]
+        while len(self.chars) < height:
+            self.chars.append([" "] * columns)
+            self.attrs.append([DEFAULT_ATTR] * columns)
+            self.wrapped.append(False)
+        if cur[0] < split:
+            self.x, self.y = 0, 0  # the cursor's line went to the scrollback (tmux)
+        else:
+            self.x, self.y = cur[1], min(cur[0] - split, height - 1)
+
+    def _pop_history_row_at(self, cols: int) -> tuple[list[str], list[Attr], bool]:
+        """Newest scrollback line as cells (a wrapped one padded to ``cols``)."""
+        chars, attrs = self._history_cells(len(self.history) - 1)
+        line = self.history.pop()
+        self.history_bytes -= line[3]
+        if line[4] and len(chars) < cols:
+            chars.extend([" "] * (cols - len(chars)))
+            attrs.extend([DEFAULT_ATTR] * (cols - len(attrs)))
+        return chars, attrs, line[4]
+
     def _shrink_rows(self, rows: int) -> None:
         # Like tmux: first drop blank rows below the cursor, then push rows off
         # the top (into the scrollback on the normal screen).
         excess = self.rows - rows
-        chars, attrs = self.chars, self.attrs
+        chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
         while excess and len(chars) - 1 > self.y:
             last = len(chars) - 1
             if "".join(chars[last]).strip(" ") or attrs[last].count(DEFAULT_ATTR) != self.columns:
                 break
             chars.pop()
             attrs.pop()
+            wrapped.pop()
             excess -= 1
         if excess:
             for k in range(excess):
                 if not self.alt and self.history_limit > 0:
-                    self._push_history(chars[k], attrs[k])
+                    self._push_history(chars[k], attrs[k], wrapped[k])
             del chars[:excess]
             del attrs[:excess]
+            del wrapped[:excess]
             self.y = max(0, self.y - excess)
-        if self._main_saved is not None:
-            mc, ma = self._main_saved
-            cut = len(mc) - rows
-            if cut > 0:
-                del mc[:cut]
-                del ma[:cut]
         self.rows = rows
 
     def _grow_rows(self, rows: int) -> None:
@@ -886,18 +1018,15 @@ class Screen:
         if not self.alt:
             pulled = 0
             while need and self.history:
-                c, a = self._pop_history_row()
+                c, a, w = self._pop_history_row()
                 self.chars.insert(0, c)
                 self.attrs.insert(0, a)
+                self.wrapped.insert(0, w)
                 need -= 1
                 pulled += 1
             self.y += pulled
         for _ in range(need):
             self.chars.append([" "] * cols)
             self.attrs.append([DEFAULT_ATTR] * cols)
-        if self._main_saved is not None:
-            mc, ma = self._main_saved
-            while len(mc) < rows:
-                mc.append([" "] * cols)
-                ma.append([DEFAULT_ATTR] * cols)
+            self.wrapped.append(False)
         self.rows = rows
