@@ -495,10 +495,14 @@ class DashboardScreen(
             self._unwatch_signal(pane)
         self._shutdown_worker()
 
-    @work(thread=True, exclusive=True, group="shutdown")
+    @work(thread=True, exclusive=True, group="shutdown", exit_on_error=False)
     def _shutdown_worker(self) -> None:
-        self.dash.shutdown_all()
-        self.app.call_from_thread(self.app.exit, 0)
+        try:
+            self.dash.shutdown_all()
+        finally:
+            # Whatever happened above, the dashboard closes; run_dashboard then
+            # makes sure nothing is left running.
+            self.app.call_from_thread(self.app.exit, 0)
 
     # -- mouse --------------------------------------------------------------------------
 

@@ -65,7 +65,7 @@ class SpawnScreen(ModalScreen[SpawnRequestForm | None]):
             yield Input(value=self.repo, id="cwd")
             yield Label("", id="error", classes="dialog-error")
             yield Label(
-                "type to pick a harness   ⏎ spawn   tab next field   esc cancel",
+                "type to pick · ⏎ spawn · tab next field · esc cancel",
                 classes="dialog-footer",
             )
 

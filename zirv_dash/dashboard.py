@@ -377,10 +377,15 @@ class Dashboard:
                 break
             time.sleep(0.05)
         for pane in live:
-            if pane.pty is not None:
+            if pane.pty is None:
+                continue
+            try:
                 pane.pty.force_stop()
-                pane.exit_code = pane.pty.exit_code
-                pane.exited_at = pane.exited_at or time.time()
+            except OSError as exc:
+                # One stubborn pane must not keep the others (or the dashboard) alive.
+                self.error(f"shutdown {pane.short}: {exc}")
+            pane.exit_code = pane.pty.exit_code if pane.pty.exit_code is not None else -1
+            pane.exited_at = pane.exited_at or time.time()
         for pane in self.panes:
             self._release(pane)
 
