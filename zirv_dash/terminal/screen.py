@@ -926,9 +926,11 @@ class Screen:
             if w and i < last and acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:
                 nxt = src_c[i + 1][0] if src_c[i + 1] else ""
                 if nxt and char_width(nxt[0]) == 2:
-                    # the gap left when a wide character wrapped early
-                    acc_c.pop()
-                    acc_a.pop()
+                    # A wide character wrapped early: the blanks before it
+                    # were never written (the gap, cells a tab skipped).
+                    while acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:
+                        acc_c.pop()
+                        acc_a.pop()
             if not w or i == last:
                 while acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:
                     acc_c.pop()
