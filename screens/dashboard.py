@@ -40,6 +40,7 @@ from zirv_dash import keys as keycodes
 from zirv_dash.dashboard import Dashboard, DashError
 from zirv_dash.keymap import PrefixFilter, Verdict, describe_key
 from zirv_dash.pane import Pane, PaneState
+from zirv_dash.textfmt import age_text
 
 PARSE_SLICE = 0.001
 """Longest stretch of parsing before the event loop gets a turn (input, timers, paint)."""
@@ -51,17 +52,6 @@ SIDEBAR_MIN_COLUMNS = 100
 WHEEL_STEP = 3
 CHROME_IDLE_PERIOD = 1.0
 """How often the chrome is refreshed when nothing animates (ages, idle transitions)."""
-
-
-def age_text(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m"
-    if seconds < 86400:
-        return f"{seconds // 3600}h"
-    return f"{seconds // 86400}d"
 
 
 class DashboardScreen(

@@ -21,17 +21,7 @@ from textual.widget import Widget
 
 from widgets.glyphs import glyph
 from widgets.terminal_view import style_for
-from zirv_dash.pane import Pane, PaneState
-
-STATE_WORDS = {
-    PaneState.STARTING: "starting",
-    PaneState.WORKING: "working",
-    PaneState.IDLE: "idle",
-    PaneState.NEEDS_YOU: "needs you",
-    PaneState.DONE_UNSEEN: "done",
-    PaneState.EXITED: "exited",
-    PaneState.FAILED: "failed",
-}
+from zirv_dash.pane import STATE_WORDS, Pane, PaneState
 
 
 @dataclass(frozen=True)

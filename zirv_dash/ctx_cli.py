@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from zirv_dash import mail, nudge, paths, procinfo, registry, turn_signal
+from zirv_dash.textfmt import age_text as _age
 
 KILL_GRACE_SECS = 3.0
 KILL_CONFIRM_SECS = 2.0
@@ -86,17 +87,6 @@ def _mail_limits(verb: str, cross_repo: bool) -> tuple[int, int]:
 def _report_problems(verb: str, problems: list[str]) -> None:
     for problem in problems:
         _err(verb, f"{problem} (left in place; fix or remove it)")
-
-
-def _age(seconds: float) -> str:
-    seconds = max(int(seconds), 0)
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m"
-    if seconds < 86400:
-        return f"{seconds // 3600}h"
-    return f"{seconds // 86400}d"
 
 
 # --- status ------------------------------------------------------------------

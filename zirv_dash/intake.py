@@ -31,6 +31,7 @@ from typing import Protocol
 from zirv_dash import adapters, mail, paths, roster, spawn
 from zirv_dash.dashboard import Dashboard, EndedRow
 from zirv_dash.pane import STATE_WORDS, Pane, PaneState
+from zirv_dash.textfmt import age_text as _age
 
 log = logging.getLogger("zirv.intake")
 
@@ -806,17 +807,6 @@ def format_sections(sections: Sequence[Section]) -> list[str]:
         out.append(title)
         out += [f"{key:<12}{value}" for key, value in rows]
     return out
-
-
-def _age(seconds: float) -> str:
-    secs = max(0, int(seconds))
-    if secs < 60:
-        return f"{secs}s"
-    if secs < 3600:
-        return f"{secs // 60}m"
-    if secs < 86400:
-        return f"{secs // 3600}h"
-    return f"{secs // 86400}d"
 
 
 def restore_row_label(entry: roster.RosterPane, checked: bool) -> str:

@@ -14,17 +14,15 @@ garbage record is reported and left alone for a human to look at.
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
-import socket
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from zirv_dash import paths, procinfo
+from zirv_dash import paths, procinfo, turn_signal
 
 log = logging.getLogger(__name__)
 
@@ -426,15 +424,7 @@ def orphan_sockets(records: Iterable[SessionRecord], sweep: bool = True) -> list
 
 def socket_listening(path: Path) -> bool:
     """True if something is bound to the unix socket at `path`."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    try:
-        sock.connect(str(path))
-    except OSError as exc:
-        # A stream socket refuses a datagram peer with EPROTOTYPE: it is alive.
-        return exc.errno == errno.EPROTOTYPE
-    finally:
-        sock.close()
-    return True
+    return turn_signal.listening(path)
 
 
 # --- addressing --------------------------------------------------------------

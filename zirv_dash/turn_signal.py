@@ -48,7 +48,7 @@ class TurnSignalServer:
             )
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if path.exists() or path.is_symlink():
-            if _listening(path):
+            if listening(path):
                 raise TurnSignalError(f"socket {path} is already in use by another process")
             try:
                 path.unlink()
@@ -125,7 +125,8 @@ def _parse(data: bytes) -> str:
     return word if word.isalnum() and len(word) <= 32 else ""
 
 
-def _listening(path: Path) -> bool:
+def listening(path: Path) -> bool:
+    """True if something is bound to the unix socket at `path`."""
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     try:
         probe.connect(str(path))
