@@ -179,15 +179,21 @@ class DashboardScreen(
             self.dash.error(f"spawn: {exc}")
             self._update_chrome()
             return None
+        self._mount_view(pane)
+        if focus:
+            self._show_focused()
+        self._update_chrome()
+        return pane
+
+    def _mount_view(self, pane: Pane) -> None:
+        """Give a new pane its (hidden) terminal view and start reading its PTY."""
+        if pane.short in self.views:
+            return
         view = TerminalView(pane, id=f"pane-{pane.short}")
         view.display = False
         self.views[pane.short] = view
         self.query_one("#panes").mount(view)
         self._watch(pane)
-        if focus:
-            self._show_focused()
-        self._update_chrome()
-        return pane
 
     def _watch(self, pane: Pane) -> None:
         server = self.dash.signals.get(pane.short)

@@ -107,16 +107,7 @@ class LifecycleActions:
         return pane
 
     def _lifecycle_mount(self, pane: Pane) -> None:
-        from widgets.terminal_view import TerminalView
-
-        screen = self._lc_screen
-        if pane.short in screen.views:
-            return
-        view = TerminalView(pane, id=f"pane-{pane.short}")
-        view.display = False
-        screen.views[pane.short] = view
-        screen.query_one("#panes").mount(view)
-        screen._watch(pane)
+        self._lc_screen._mount_view(pane)
 
     def _lifecycle_sweep(self) -> None:
         screen = self._lc_screen
