@@ -446,3 +446,10 @@ def test_resize_while_alternate_screen_reflows_main_on_exit() -> None:
     m.resize(13, 6)
     m.feed(b"\x1b[?1049lQ")
     assert m.lines() == ["0123456789012", "3456789012345", "6789012345678", "90123456789Q", "", ""]
+
+
+def test_backspace_at_column_0_goes_back_over_a_wrap() -> None:
+    m = model(5, 3, b"abcdefg\r\x08")
+    assert m.cursor == (4, 0)
+    m = model(5, 3, b"abc\r\nde\r\x08")
+    assert m.cursor == (0, 1)  # not wrapped: stays

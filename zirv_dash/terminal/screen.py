@@ -423,9 +423,7 @@ class Screen:
 
     def linefeed(self) -> None:
         # LNM is not supported (tmux ignores it too): LF only moves down,
-        # and a pending wrap stays pending (tmux).  An explicit line feed
-        # ends the logical line.
-        self.wrapped[self.y] = False
+        # and a pending wrap stays pending (tmux).
         self.index()
 
     def next_line(self) -> None:
@@ -534,6 +532,10 @@ class Screen:
     def backspace(self) -> None:
         if self.x > 0:
             self.x = min(self.x, self.columns) - 1
+        elif self.y > 0 and self.wrapped[self.y - 1]:
+            # tmux: back over a wrap, to the end of the previous line
+            self.y -= 1
+            self.x = self.columns - 1
 
     def tab(self, n: int = 1) -> None:
         cols = self.columns
@@ -635,6 +637,8 @@ class Screen:
             return
         row = self.chars[y]
         row[a:b] = [" "] * (b - a)
+        if a == 0 and b >= len(row):
+            self.wrapped[y] = False  # a wholly cleared line no longer wraps (tmux)
         self.attrs[y][a:b] = [erase_attr(self.attr)] * (b - a)
         self.touched.add(y)
 
