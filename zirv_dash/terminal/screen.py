@@ -15,6 +15,9 @@ testing -- which is the reference the fidelity tests compare against.
 
 Cursor column ``x == columns`` means "pending wrap": the last column was just
 written and the next printable character wraps first (like pyte and tmux).
+``wrapped[y]`` records that row ``y`` ran on into row ``y + 1`` (tmux's
+``GRID_LINE_WRAPPED``): backspace uses it to go back over a wrap, and a width
+change re-wraps such lines (``_reflow``), screen and recent scrollback alike.
 """
 
 from __future__ import annotations
