@@ -453,3 +453,11 @@ def test_backspace_at_column_0_goes_back_over_a_wrap() -> None:
     assert m.cursor == (4, 0)
     m = model(5, 3, b"abc\r\nde\r\x08")
     assert m.cursor == (0, 1)  # not wrapped: stays
+
+
+def test_line_wrapped_flags() -> None:
+    m = model(5, 3, b"abcdefg\r\nxy\r\n12345678")
+    # scrollback: "abcde" (wrapped), "fg"; screen: "xy", "12345" (wrapped), "678"
+    assert m.history_size == 2
+    assert [m.line_wrapped(i) for i in range(5)] == [True, False, False, True, False]
+    assert not m.line_wrapped(99)

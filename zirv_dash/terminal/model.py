@@ -248,6 +248,19 @@ class TerminalModel:
     def history_text(self, i: int) -> str:
         return self._screen.history_text(i)
 
+    def line_wrapped(self, line: int) -> bool:
+        """Whether ``line`` continues on the next one (a soft wrap, made by
+        autowrap).  Lines are numbered as in selections: the scrollback
+        first (0 = oldest), then the screen rows."""
+        s = self._screen
+        hist = len(s.history)
+        if 0 <= line < hist:
+            return s.history[line][4]
+        row = line - hist
+        if 0 <= row < s.rows:
+            return s.wrapped[row]
+        return False
+
     # -- change tracking -------------------------------------------------------------
 
     def _flush(self) -> None:
