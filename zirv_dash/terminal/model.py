@@ -251,13 +251,15 @@ class TerminalModel:
     def line_wrapped(self, line: int) -> bool:
         """Whether ``line`` continues on the next one (a soft wrap, made by
         autowrap).  Lines are numbered as in selections: the scrollback
-        first (0 = oldest), then the screen rows."""
+        first (0 = oldest), then the screen rows.  Rows of the alternate
+        screen never count as wrapped: full-screen programs place every row
+        themselves."""
         s = self._screen
         hist = len(s.history)
         if 0 <= line < hist:
             return s.history[line][4]
         row = line - hist
-        if 0 <= row < s.rows:
+        if 0 <= row < s.rows and not s.alt:
             return s.wrapped[row]
         return False
 
