@@ -196,6 +196,8 @@ def test_osc8_hyperlink_does_not_garble() -> None:
 def test_dcs_apc_pm_ignored() -> None:
     m = model(data=b"a\x1bP+q544e\x1b\\b\x1b_Gf=100;AAAA\x1b\\c\x1b^pm\x1b\\d\x1bXsos\x1b\\e")
     assert m.lines()[0] == "abcde"
+    m = model(data=b"a\x1bkscreen title\x07still\x1b\\b")  # ESC k ends only with ST
+    assert m.lines()[0] == "ab"
 
 
 def test_string_split_across_feeds() -> None:

@@ -86,7 +86,7 @@ class TerminalModel:
         # with one slice assignment per line instead of one call per token.
         self._styled = _styled_run_re()
         self._pending = ""
-        self._str_kind = ""  # "]" OSC, "P" DCS, "_" APC, "^" PM, "X" SOS, "" none
+        self._str_kind = ""  # "]" OSC, "P" DCS, "_" APC, "^" PM, "X" SOS, "k" title
         self._str_buf: list[str] = []
         self._str_len = 0
         self._replies: list[str] = []
@@ -488,7 +488,7 @@ class TerminalModel:
             self._pending = text[i:]
             return n
         c1 = text[i + 1]
-        if c1 in "]P_^X":
+        if c1 in "]P_^Xk":  # OSC, DCS, APC, PM, SOS, screen's title (ESC k)
             self._str_kind = c1
             self._str_buf = []
             self._str_len = 0
