@@ -74,8 +74,14 @@ def test_parse_args() -> None:
                           timeout_secs=60, flags=["--yolo", "-c", "x"])  # fmt: skip
     assert parse_args(["--json", "demo", "-"]).prompt == "-"
     assert parse_args(["demo", "p", "--force"]).force
-    for bad in (["demo"], ["demo", "a", "b"], ["demo", "p", "--model"], ["demo", "-x"],
-                ["demo", "p", "--timeout-secs", "soon"], ["demo", "p", "--timeout-secs", "-1"]):
+    for bad in (
+        ["demo"],
+        ["demo", "a", "b"],
+        ["demo", "p", "--model"],
+        ["demo", "-x"],
+        ["demo", "p", "--timeout-secs", "soon"],
+        ["demo", "p", "--timeout-secs", "-1"],
+    ):
         with pytest.raises(UsageError) as err:  # fmt: skip
             parse_args(bad)
         assert str(err.value)

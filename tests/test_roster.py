@@ -122,16 +122,18 @@ def test_partition_live(state: Path) -> None:
             "start_time": procinfo.process_start_time(sleeper.pid)}))  # fmt: skip
         gone = subprocess.Popen([sys.executable, "-c", "pass"])
         gone.wait()
-        (sessions / f"{dead.short}.json").write_text(json.dumps(
-            {"session": dead.session_id, "short": dead.short, "pid": gone.pid}))
+        (sessions / f"{dead.short}.json").write_text(
+            json.dumps({"session": dead.session_id, "short": dead.short, "pid": gone.pid})
+        )
         offer, kept = roster.partition_live([live, dead, orch], state)
         assert offer == [dead] and kept == [live]
         assert roster.kept_notice(live) == (
             "not restoring wrk 1 (sess0001): that session is still running (kept for next launch)"
         )
         # A record whose start time does not match is a reused pid: not live.
-        (sessions / f"{live.short}.json").write_text(json.dumps(
-            {"session": live.session_id, "pid": sleeper.pid, "start_time": 1.0}))
+        (sessions / f"{live.short}.json").write_text(
+            json.dumps({"session": live.session_id, "pid": sleeper.pid, "start_time": 1.0})
+        )
         assert roster.partition_live([live], state) == ([live], [])
         (sessions / f"{live.short}.json").write_text("garbage")
         assert roster.partition_live([live], state) == ([live], [])

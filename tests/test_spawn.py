@@ -345,7 +345,8 @@ def test_concurrent_requesters_threads_and_processes(dash: FakeDashboard, repo: 
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", script, str(chan), json.dumps(minimal(repo, prompt=f"p{i}"))],
-            stdout=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            text=True,
         )  # fmt: skip
         for i in range(4)
     ]
@@ -683,9 +684,7 @@ def test_build_launch_prompt_is_one_element(repo: Path) -> None:
 # --- discovery --------------------------------------------------------------------------
 
 
-def test_live_dashboards_order(
-    state: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_live_dashboards_order(state: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sleepers = [subprocess.Popen(["sleep", "30"]) for _ in range(4)]
     try:
         chans = {}
@@ -698,10 +697,14 @@ def test_live_dashboards_order(
         sessions = state / "sessions"
         sessions.mkdir()
         me = "meme1234-5678"
-        (sessions / "meme1234.json").write_text(json.dumps(
-            {"session": me, "short": "meme1234", "owner_pid": sleepers[1].pid}))
-        (sessions / "repo0000.json").write_text(json.dumps(
-            {"session": "repo0000-x", "short": "repo0000", "verb": "dash", "repo": str(repo)}))
+        (sessions / "meme1234.json").write_text(
+            json.dumps({"session": me, "short": "meme1234", "owner_pid": sleepers[1].pid})
+        )
+        (sessions / "repo0000.json").write_text(
+            json.dumps(
+                {"session": "repo0000-x", "short": "repo0000", "verb": "dash", "repo": str(repo)}
+            )
+        )
         (sessions / "garbage1.json").write_text("{{{{")
         pane = chans["inhe"].mint_pane_channel()
         env = {"ZIRV_CTX_DASH_REQUESTS": str(pane), "ZIRV_CTX_SESSION": me}

@@ -227,9 +227,7 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
             _err(f"{PREFIX}: {reason}; running headless")
             fallback_note = f"{PREFIX}: running {args.harness} inline in this terminal"
             continue
-        return fail(
-            reason, EXIT_BUDGET_EXHAUSTED if ack.budget_exhausted else 1, "dashboard_pane"
-        )
+        return fail(reason, EXIT_BUDGET_EXHAUSTED if ack.budget_exhausted else 1, "dashboard_pane")
     return run_inline(args, prompt, adapter, workdir or str(cwd), own_session, fallback_note, env)
 
 

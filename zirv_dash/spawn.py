@@ -868,9 +868,8 @@ def prune_channel(
         return 0
     for entry in entries:
         name = entry.name
-        leftover = (
-            name.startswith(("ack-req-", "claim-req-"))
-            or (name.startswith("req-") and ".tmp-" in name)
+        leftover = name.startswith(("ack-req-", "claim-req-")) or (
+            name.startswith("req-") and ".tmp-" in name
         )
         if not leftover:
             continue
