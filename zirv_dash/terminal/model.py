@@ -74,16 +74,24 @@ def _params(s: str) -> list[int]:
 
 class TerminalModel:
     """A terminal emulator for one pane: feed it the child's output bytes and
-    read the screen, scrollback, modes and pending replies."""
+    read the screen, scrollback, modes and pending replies.
+
+    Besides the API in the package docstring: ``keyboard_flags`` (kitty
+    keyboard protocol flags the child pushed; 0 = legacy key encoding),
+    ``cursor_shape`` (last DECSCUSR value), ``bells`` (BEL count),
+    ``history_bytes``, ``line_wrapped(line)`` (soft wraps, for selections),
+    and ``default_fg_rgb``/``default_bg_rgb`` (what OSC 10/11 queries are
+    told; set them from the UI theme).
+    """
 
     def __init__(self, columns: int, rows: int, scrollback_bytes: int = 8 * 1024 * 1024) -> None:
         self._screen = Screen(columns, rows, scrollback_bytes)
         # Invalid UTF-8 is dropped, not shown as U+FFFD: that is what tmux
         # does, byte for byte (the fidelity reference).
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
-        # A "styled run": single-width text mixed with plain SGR sequences,
-        # the bulk of what agents, highlighters and TUIs print.  It is drawn
-        # with one slice assignment per line instead of one call per token.
+        # A "styled run": single-width text mixed with plain SGR and CUP
+        # sequences, the bulk of what agents, highlighters and TUIs print.
+        # It is split in C and drawn with slice assignments, not token by token.
         self._styled = _styled_run_re()
         self._pending = ""
         self._str_kind = ""  # "]" OSC, "P" DCS, "_" APC, "^" PM, "X" SOS, "k" title
