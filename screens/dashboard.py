@@ -38,7 +38,7 @@ from widgets.sidebar import RosterRow, Sidebar
 from widgets.terminal_view import TerminalView
 from zirv_dash import keys as keycodes
 from zirv_dash.dashboard import Dashboard, DashError
-from zirv_dash.keymap import PrefixFilter, Verdict, describe_key
+from zirv_dash.keymap import ACTION_BY_ID, PrefixFilter, Verdict, describe_key
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.textfmt import age_text
 
@@ -615,7 +615,7 @@ class DashboardScreen(
             notice=dash.current_notice(),
             errors=len(unacked),
             latest_error=unacked[0].text if unacked else "",
-            hints=[(f"{prefix} s", "spawn"), (f"{prefix} e", "errors"), (f"{prefix} ?", "help")],
+            hints=self._header_hints(focused, prefix),
             tabs=tabs,
             tick=tick if tabs else 0,
         )
@@ -654,6 +654,23 @@ class DashboardScreen(
             if self.keys.armed:
                 hint = f"{prefix} … waiting for a chord (? for help)"
             self.query_one(FooterBar).update_footer(tuple(segments), hint)
+
+    def _header_hints(self, focused: Pane | None, prefix: str) -> list[tuple[str, str]]:
+        """Up to four clickable chord hints, chosen by what the focused pane can do."""
+        if focused is None:
+            wanted = ["spawn", "errors", "help"]
+        elif not focused.alive:
+            wanted = ["inspect", "restore_row", "context_menu", "help"]
+        else:
+            wanted = ["context_menu", "nudge", "mail", "help"]
+        if self.dash.errors.unacked and "errors" not in wanted:
+            wanted[-2] = "errors"
+        hints = []
+        for action in wanted:
+            chords = self.keys.keymap.chords_for(action)
+            if chords:
+                hints.append((f"{prefix} {describe_key(chords[0])}", ACTION_BY_ID[action].label))
+        return hints
 
     def _observe_attention(self, focused: Pane | None, now: float) -> None:
         """Feed visibility into each pane's tracker and announce transitions.
