@@ -16,7 +16,6 @@ import codecs
 import logging
 import re
 import time
-from itertools import chain, repeat
 
 from .attr import _SGR_CACHE, DEFAULT_ATTR, Attr, apply_sgr
 from .screen import Run, Screen, dec_cells, make_runs, render_cells, render_runs
@@ -308,17 +307,20 @@ class TerminalModel:
         most -- splitting it in C and drawing each stretch between two CUPs
         with slice assignments."""
         scr = self._screen
-        parts = _RUN_SPLIT(seg)
+        parts = _RUN_SPLIT(seg)  # [text, sgr, cup, text, sgr, cup, ..., text]
         attr = scr.attr
-        pieces: list[tuple[str, Attr]] = [(parts[0], attr)] if parts[0] else []
+        first = parts[0]
+        texts: list[str] = [first] if first else []
+        cell_attrs: list[Attr] = [attr] * len(first)
         cache_get = _SGR_CACHE.get
         for k in range(1, len(parts), 3):
             p = parts[k]
             if p is None:
                 # CUP: draw what came before, then move.
-                if pieces:
-                    self._draw_pieces(pieces, attr)
-                    pieces = []
+                if texts:
+                    self._draw_cells_at_cursor(texts, cell_attrs, attr)
+                    texts = []
+                    cell_attrs = []
                 r, _, c = parts[k + 1].partition(";")
                 row = int(r) if r else 1
                 col = int(c) if c else 1
@@ -337,42 +339,32 @@ class TerminalModel:
                     attr = apply_sgr(attr, p)
             t = parts[k + 2]
             if t:
-                pieces.append((t, attr))
-        if pieces:
-            self._draw_pieces(pieces, attr)
+                texts.append(t)
+                cell_attrs += [attr] * len(t)
+        if texts:
+            self._draw_cells_at_cursor(texts, cell_attrs, attr)
         scr.attr = attr
         if not parts[-1]:
             scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
 
-    def _draw_pieces(self, pieces: list[tuple[str, Attr]], attr: Attr) -> None:
-        """Draw consecutive ``(text, attr)`` pieces at the cursor."""
+    def _draw_cells_at_cursor(self, texts: list[str], cell_attrs: list[Attr], attr: Attr) -> None:
+        """Draw single-width text (in pieces) with one attribute per cell."""
         scr = self._screen
-        if len(pieces) == 1 and not scr.graphics:
-            # The common "SGR text SGR" shape: the single-attribute fast path.
-            scr.attr = pieces[0][1]
-            scr.draw_narrow(pieces[0][0])
-            scr.attr = attr
-            return
-        body = "".join([t for t, _ in pieces])
+        body = texts[0] if len(texts) == 1 else "".join(texts)
         x = scr.x
         end = x + len(body)
         if end <= scr.columns and not (scr.graphics or scr.insert_mode or scr.zwj):
-            # Fits on the line: text in one slice, attributes piece by piece.
+            # Fits on the line: two slice assignments.
             y = scr.y
             row = scr.chars[y]
             if row[x] == "" or (end < scr.columns and row[end] == ""):
                 scr.heal(y, x, end, body[0] < "\x7f")
             row[x:end] = body
-            arow = scr.attrs[y]
-            for t, a in pieces:
-                n = len(t)
-                arow[x : x + n] = [a] * n
-                x += n
+            scr.attrs[y][x:end] = cell_attrs
             scr.touched.add(y)
             scr.x = end if end < scr.columns or scr.autowrap else end - 1
             scr.last_char = body[-1]
             return
-        cell_attrs = list(chain.from_iterable([repeat(a, len(t)) for t, a in pieces]))
         scr.attr = attr
         if scr.graphics:
             scr.draw_cells(dec_cells(body), cell_attrs)
