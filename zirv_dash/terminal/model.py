@@ -313,6 +313,7 @@ class TerminalModel:
         texts: list[str] = [first] if first else []
         cell_attrs: list[Attr] = [attr] * len(first)
         cache_get = _SGR_CACHE.get
+        rows, cols = scr.rows, scr.columns
         for k in range(1, len(parts), 3):
             p = parts[k]
             if p is None:
@@ -322,13 +323,13 @@ class TerminalModel:
                     texts = []
                     cell_attrs = []
                 r, _, c = parts[k + 1].partition(";")
-                row = int(r) if r else 1
-                col = int(c) if c else 1
                 if scr.origin:
-                    scr.cursor_position(row, col)
+                    scr.cursor_position(int(r) if r else 1, int(c) if c else 1)
                 else:
-                    scr.y = min(max(row, 1), scr.rows) - 1
-                    scr.x = min(max(col, 1), scr.columns) - 1
+                    y = int(r) - 1 if r else 0
+                    x = int(c) - 1 if c else 0
+                    scr.y = 0 if y < 0 else (y if y < rows else rows - 1)
+                    scr.x = 0 if x < 0 else (x if x < cols else cols - 1)
             elif p == "0" or not p:
                 attr = DEFAULT_ATTR
             else:
