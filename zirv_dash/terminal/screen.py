@@ -807,7 +807,7 @@ class Screen:
         line: HistLine
         if keep == 0:
             line = ("", DEFAULT_ATTR, 0, 1, wrapped)
-        elif attrs.count(a0) == cols:
+        elif attrs[-1] is a0 and attrs.count(a0) == cols:  # (cheap reject first)
             line = (body, a0, keep, keep + 1, wrapped)
         else:
             line = (body, tuple(attrs[:keep]), keep, 9 * keep + 1, wrapped)
