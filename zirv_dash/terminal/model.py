@@ -451,6 +451,16 @@ class TerminalModel:
                     continue
                 i = self._escape(text, i)
                 continue
+            if c == "\r":
+                # CR, and the CR LF pair every line of cooked output ends with
+                scr.x = 0
+                scr.last_char = ""
+                if i + 1 < n and text[i + 1] == "\n":
+                    scr.index()
+                    i += 2
+                else:
+                    i += 1
+                continue
             o = ord(c)
             if o < 0x20:
                 self._control(c)

@@ -435,6 +435,15 @@ class Screen:
 
     def scroll_up(self, n: int) -> None:
         top, bottom = self.top, self.bottom
+        if n == 1 and top == 0 and bottom == self.rows - 1 and self.history_limit and not self.alt:
+            # The common case (a line feed at the bottom of a full-screen
+            # scroll region): one row to the scrollback, one blank row in.
+            self._push_history(self.chars.pop(0), self.attrs.pop(0), self.wrapped.pop(0))
+            self.chars.append([" "] * self.columns)
+            self.attrs.append([erase_attr(self.attr)] * self.columns)
+            self.wrapped.append(False)
+            self.all_touched = True
+            return
         n = min(n, bottom - top + 1)
         if n <= 0:
             return
