@@ -23,10 +23,10 @@ from .widths import narrow_class
 
 _log = logging.getLogger(__name__)
 
-# Splits a styled run into [text, sgr, cup, text, sgr, cup, ..., text]: each
-# sequence is either an SGR (its parameters, cup None) or a CUP (sgr None,
-# its "row;col" parameters).
-_RUN_SPLIT = re.compile(r"\x1b\[(?:([0-9;:]*)m|(\d{0,4};?\d{0,4})H)").split
+# Splits a styled run into [text, sgr, cup, el, text, sgr, cup, el, ..., text]:
+# each sequence is an SGR (its parameters; the others None), a CUP (its
+# "row;col") or an EL (its mode).
+_RUN_SPLIT = re.compile(r"\x1b\[(?:([0-9;:]*)m|(\d{0,4};?\d{0,4})H|([012]?)K)").split
 _CUP_RE = re.compile(r"\d{0,4};\d{0,4}")
 _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 # The same, tolerating C0 controls (not ESC, CAN, SUB) anywhere inside.
@@ -314,15 +314,26 @@ class TerminalModel:
         cell_attrs: list[Attr] = [attr] * len(first)
         cache_get = _SGR_CACHE.get
         rows, cols = scr.rows, scr.columns
-        for k in range(1, len(parts), 3):
+        for k in range(1, len(parts), 4):
             p = parts[k]
             if p is None:
-                # CUP: draw what came before, then move.
+                # CUP or EL: draw what came before first.
                 if texts:
                     self._draw_cells_at_cursor(texts, cell_attrs, attr)
                     texts = []
                     cell_attrs = []
-                r, _, c = parts[k + 1].partition(";")
+                cup = parts[k + 1]
+                if cup is None:
+                    el = parts[k + 2]
+                    scr.attr = attr  # the erase colour (BCE)
+                    scr.erase_in_line(int(el) if el else 0)
+                    scr.last_char = ""
+                    t = parts[k + 3]
+                    if t:
+                        texts.append(t)
+                        cell_attrs += [attr] * len(t)
+                    continue
+                r, _, c = cup.partition(";")
                 if scr.origin:
                     scr.cursor_position(int(r) if r else 1, int(c) if c else 1)
                 else:
@@ -338,7 +349,7 @@ class TerminalModel:
                     attr = got[1]
                 else:
                     attr = apply_sgr(attr, p)
-            t = parts[k + 2]
+            t = parts[k + 3]
             if t:
                 texts.append(t)
                 cell_attrs += [attr] * len(t)
@@ -838,7 +849,9 @@ def _styled_run_re() -> re.Pattern[str]:
     global _STYLED_RE
     if _STYLED_RE is None:
         cls = narrow_class()
-        _STYLED_RE = re.compile(f"(?:[{cls}]+|\x1b\\[[0-9;:]*m|\x1b\\[\\d{{0,4}};?\\d{{0,4}}H)+")
+        _STYLED_RE = re.compile(
+            f"(?:[{cls}]+|\x1b\\[[0-9;:]*m|\x1b\\[\\d{{0,4}};?\\d{{0,4}}H|\x1b\\[[012]?K)+"
+        )
     return _STYLED_RE
 
 
