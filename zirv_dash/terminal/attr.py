@@ -10,6 +10,7 @@ same few escape sequences pays for the parse once.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 Color = str | int | None
@@ -115,7 +116,24 @@ _FLAGS = {
 }
 
 
+_TRUECOLOR = re.compile(r"([34])8;2;(\d{1,3});(\d{1,3});(\d{1,3})").fullmatch
+
+
 def _apply_sgr(attr: Attr, params: str) -> Attr:
+    # Fast path for the commonest uncached form, a lone truecolor fg/bg
+    # (a UI with a gradient or per-token colours sends a new one each time).
+    m = _TRUECOLOR(params)
+    if m is not None:
+        r, g, b = int(m[2]), int(m[3]), int(m[4])
+        if r <= 255 and g <= 255 and b <= 255:
+            color = f"#{r:02x}{g:02x}{b:02x}"
+            if m[1] == "3":
+                return intern_attr(Attr(color, *attr[1:]))
+            return intern_attr(Attr(attr[0], color, *attr[2:]))
+    return _apply_sgr_general(attr, params)
+
+
+def _apply_sgr_general(attr: Attr, params: str) -> Attr:
     """SGR exactly as tmux 3.3 interprets it, including its handling of bad
     input: an empty parameter is 0 (reset); ``38;5;n`` with a bad or missing
     ``n`` resets the colour; ``38;2;r;g;b`` with a bad component skips only
