@@ -217,7 +217,7 @@ class CopyModeScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="copy-box"):
             yield self.copy_view
-            yield Static(HINT, id="copy-status")
+            yield Static(HINT, id="copy-status", markup=False)
 
     def on_mount(self) -> None:
         # Inline styles: the shared dialog stylesheet centres every ModalScreen.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import time
@@ -41,6 +42,8 @@ from zirv_dash.dashboard import Dashboard, DashError
 from zirv_dash.keymap import ACTION_BY_ID, PrefixFilter, Verdict, describe_key
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.textfmt import age_text
+
+log = logging.getLogger("zirv.dashboard")
 
 PARSE_SLICE = 0.001
 """Longest stretch of parsing before the event loop gets a turn (input, timers, paint)."""
@@ -76,6 +79,7 @@ class DashboardScreen(
         self.views: dict[str, TerminalView] = {}
         self._wake = asyncio.Event()
         self._readers: set[int] = set()
+        self._writers: set[int] = set()
         self._pump_task: asyncio.Task[None] | None = None
         self._tick_timer_fast = False
         self._quitting = False
@@ -207,6 +211,24 @@ class DashboardScreen(
         loop.add_reader(fd, self._on_readable, pane)
         self._readers.add(fd)
 
+    def _ensure_flush(self, pane: Pane) -> None:
+        """If the child has not taken all its input yet (a big paste), finish the
+        write as soon as its PTY can take more, instead of on the next keystroke."""
+        pty = pane.pty
+        if pty is None or not pty.has_pending_writes or pty.eof or pty.fd in self._writers:
+            return
+        asyncio.get_running_loop().add_writer(pty.fd, self._on_writable, pane)
+        self._writers.add(pty.fd)
+
+    def _on_writable(self, pane: Pane) -> None:
+        pty = pane.pty
+        if pty is None:
+            return
+        if pty.flush() or pty.eof:
+            self._writers.discard(pty.fd)
+            with contextlib.suppress(ValueError, OSError):
+                asyncio.get_running_loop().remove_writer(pty.fd)
+
     def _on_signal(self, pane: Pane) -> None:
         server = self.dash.signals.get(pane.short)
         if server is None:
@@ -226,6 +248,10 @@ class DashboardScreen(
         if pane.pty is None:
             return
         fd = pane.pty.fd
+        if fd in self._writers:
+            self._writers.discard(fd)
+            with contextlib.suppress(ValueError, OSError):
+                asyncio.get_running_loop().remove_writer(fd)
         if fd in self._readers:
             self._readers.discard(fd)
             with contextlib.suppress(ValueError, OSError):
@@ -251,36 +277,51 @@ class DashboardScreen(
         while True:
             await self._wake.wait()
             self._wake.clear()
-            while True:
-                busy = [p for p in self.dash.panes if p.inbox]
-                if not busy:
-                    break
-                focused = self.dash.focused_pane
-                busy.sort(key=lambda p: p is not focused)
-                started = time.monotonic()
-                deadline = started + PARSE_SLICE
-                for pane in busy:
-                    while pane.inbox and time.monotonic() < deadline:
-                        pane.pump(PARSE_CHUNK)
-                    view = self.views.get(pane.short)
-                    if view is not None:
-                        view.output_changed()
-                    if pane.wants_read and pane.exit_code is None:
-                        self._watch(pane)
-                    if time.monotonic() >= deadline:
-                        break
-                if focused is not None and focused.inbox:
-                    await asyncio.sleep(0)
-                else:
-                    await asyncio.sleep((time.monotonic() - started) * BACKGROUND_REST)
+            try:
+                await self._pump_all()
+            except Exception as exc:  # noqa: BLE001 - output must keep flowing
+                # A bug while parsing one pane must not freeze every pane.
+                log.exception("pump")
+                self.dash.error(f"dashboard: output handling failed ({exc})")
             if self._reap_pending:
                 self._reap()
 
+    async def _pump_all(self) -> None:
+        """Parse every pending inbox, in slices, until none is left."""
+        while True:
+            busy = [p for p in self.dash.panes if p.inbox]
+            if not busy:
+                break
+            focused = self.dash.focused_pane
+            busy.sort(key=lambda p: p is not focused)
+            started = time.monotonic()
+            deadline = started + PARSE_SLICE
+            for pane in busy:
+                while pane.inbox and time.monotonic() < deadline:
+                    pane.pump(PARSE_CHUNK)
+                view = self.views.get(pane.short)
+                if view is not None:
+                    view.output_changed()
+                if pane.wants_read and pane.exit_code is None and not self._quitting:
+                    self._watch(pane)
+                    self._ensure_flush(pane)  # query replies, injected text
+                if time.monotonic() >= deadline:
+                    break
+            if focused is not None and focused.inbox:
+                await asyncio.sleep(0)
+            else:
+                await asyncio.sleep((time.monotonic() - started) * BACKGROUND_REST)
+
     def _reap(self) -> None:
         self._reap_pending = False
+        if self._quitting:
+            return  # the shutdown worker owns the children now
         for pane in self.dash.panes:
-            # Stop watching a finished child's socket before reaping closes it.
+            # Stop watching a finished child's PTY and socket before reaping
+            # closes them: a reader left on a closed fd would later swallow the
+            # fd number of the next pane opened.
             if pane.exit_code is None and pane.pty is not None and pane.pty.poll() is not None:
+                self._unwatch(pane)
                 self._unwatch_signal(pane)
         ended = self.dash.reap()
         for pane in ended:
@@ -331,6 +372,7 @@ class DashboardScreen(
                 if data:
                     was_scrolled = pane.scroll_offset
                     pane.send(data)
+                    self._ensure_flush(pane)
                     if was_scrolled:
                         self._refresh_focused_view()
         elif result.verdict is Verdict.LITERAL_PREFIX:
@@ -348,6 +390,7 @@ class DashboardScreen(
         pane = self.dash.focused_pane
         if pane is not None:
             pane.send(keycodes.bracket_paste(event.text, pane.model_view.bracketed_paste))
+            self._ensure_flush(pane)
 
     def run_action(self, action: str) -> None:
         handler = getattr(self, f"do_{action}", None)
@@ -558,6 +601,10 @@ class DashboardScreen(
         self._update_chrome()
 
     def _slow_tick(self) -> None:
+        if self._quitting:
+            return
+        for pane in self.dash.live_panes:
+            self._ensure_flush(pane)
         # Fallback for exits that SIGCHLD did not report (e.g. handler unavailable).
         if any(p.exit_code is None and p.pty is not None for p in self.dash.panes):
             self._schedule_reap()

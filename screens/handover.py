@@ -66,14 +66,14 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
             options = [Option(row_text(r), id=str(i)) for i, r in enumerate(self.rows)]
             yield OptionList(*options, id="handover-rows")
             if self.busy_note:
-                yield Label(self.busy_note, id="handover-note")
+                yield Label(self.busy_note, id="handover-note", markup=False)
             elif not self.idle:
                 yield Label(
                     "the pane is busy: ⏎ switches at its next idle boundary, f forces it now",
                     id="handover-note",
                 )
-            yield Label("", id="handover-error", classes="dialog-error -empty")
-            yield Label("", id="handover-confirm", classes="-empty")
+            yield Label("", id="handover-error", classes="dialog-error -empty", markup=False)
+            yield Label("", id="handover-confirm", classes="-empty", markup=False)
             keys = "↑↓ choose   ⏎ swap   esc cancel"
             if not self.idle:
                 keys = "↑↓ choose   ⏎ swap when idle   f force now   esc cancel"

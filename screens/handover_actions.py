@@ -192,6 +192,8 @@ class HandoverActions(_Base):
 
     def _handover_poll(self) -> None:
         """Start deferred swaps whose pane reached an idle boundary."""
+        if self._quitting:  # type: ignore[attr-defined]
+            return
         book = self._handover_book
         if not book.pending:
             return

@@ -119,7 +119,7 @@ class MailScreen(ModalScreen[None]):
             with Vertical(id="mail-browse"):
                 yield MailList(id="mail-list")
                 yield Static("", id="mail-preview")
-                yield Label("", id="mail-status")
+                yield Label("", id="mail-status", markup=False)
                 yield Label(
                     "⏎ read+consume   c compose   j/k move   esc close",
                     classes="dialog-footer",
@@ -131,7 +131,7 @@ class MailScreen(ModalScreen[None]):
                 ]
                 yield OptionList(*options, id="mail-target")
                 yield DraftArea(placeholder="the message", id="mail-draft")
-                yield Label("", id="mail-error", classes="dialog-error")
+                yield Label("", id="mail-error", classes="dialog-error", markup=False)
                 yield Label(
                     "⏎ send   shift/alt+⏎ newline   tab target/draft   esc cancel",
                     classes="dialog-footer",

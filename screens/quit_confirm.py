@@ -29,7 +29,7 @@ class QuitConfirmScreen(ModalScreen[bool]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = f"⚠ quit zirv dash · {len(self.working)} working"
             for title in self.working:
-                yield Label(f"⠋ {title}")
+                yield Label(f"⠋ {title}", markup=False)
             yield Label("⏎ quit and shut down   esc stay", classes="dialog-footer")
 
     def action_confirm(self) -> None:

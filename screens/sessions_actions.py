@@ -96,6 +96,8 @@ class SessionsActions:
     # -- sweeping --------------------------------------------------------------------
 
     def _sessions_sweep(self) -> None:
+        if self._quitting:  # type: ignore[attr-defined]
+            return  # never type into a pane that is being asked to quit
         engine = self._delivery
         if engine is None:
             return
@@ -128,6 +130,8 @@ class SessionsActions:
 
     def _delivery_due(self) -> None:
         self._delivery_timer = None
+        if self._quitting:  # type: ignore[attr-defined]
+            return
         engine = self._delivery
         if engine is None:
             return

@@ -63,7 +63,7 @@ class SpawnScreen(ModalScreen[SpawnRequestForm | None]):
             yield Input(placeholder="what should it work on?", id="prompt")
             yield Label("working directory", classes="field-label")
             yield Input(value=self.repo, id="cwd")
-            yield Label("", id="error", classes="dialog-error")
+            yield Label("", id="error", classes="dialog-error", markup=False)
             yield Label(
                 "type to pick · ⏎ spawn · tab next field · esc cancel",
                 classes="dialog-footer",

@@ -151,7 +151,7 @@ async def test_refusals_leave_the_original_pane_untouched(
             ("claude", "opus", "harness claude is not installed (`claude` not found on PATH)"),
             ("shell", None, "harness shell is disabled"),
             ("nope", None, "unknown harness 'nope'"),
-            ("demo", "--inject", "is not a model id"),
+            ("demo", "--inject", "looks like a flag"),
         ]:
             ack = screen.request_handover(pane.short, agent, model)
             assert not ack.ok and reason in ack.reason, ack

@@ -49,7 +49,7 @@ def test_missing_program_is_a_clear_error() -> None:
 
 def test_termination_ladder_kills_what_ignores_the_quit_sequence() -> None:
     # A child that ignores SIGTERM and its quit sequence still dies (SIGKILL).
-    s = PtySession(["/bin/sh", "-c", "trap '' TERM; echo ready; while :; do sleep 1; done"])
+    s = PtySession(["/bin/sh", "-c", "trap '' TERM HUP; echo ready; while :; do sleep 1; done"])
     read_until(s, b"ready")
     started = time.monotonic()
     code = s.terminate(b"q\r", grace=0.3)

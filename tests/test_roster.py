@@ -156,17 +156,30 @@ def test_split_for_cap() -> None:
     assert roster.split_for_cap(checked, 12, 9)[0] == []
 
 
+SESSION = "0a1b2c3d-0000-4000-8000-000000000001"
+
+
 def test_restore_argv() -> None:
     p = pane(1)
+    p.session_id = SESSION
     argv = roster.restore_argv(ADAPTERS["claude"], p)
-    assert argv == ["claude", "--permission-mode", "dontAsk", "--resume", p.session_id]
+    assert argv == ["claude", "--permission-mode", "dontAsk", "--resume", SESSION]
     p.interactive = True
     assert "default" in roster.restore_argv(ADAPTERS["claude"], p)
     assert roster.restore_env(p) == {"ZIRV_CTX_LAUNCH_MODE": "interactive"}
-    g = RosterPane(agent="gemini", session_id="x")
+    g = RosterPane(agent="gemini", session_id=SESSION)
     assert roster.restore_argv(ADAPTERS["gemini"], g) == ["gemini", roster.RESTART_PROMPT]
     assert roster.restore_env(g) == {"ZIRV_CTX_HEADLESS": "1"}
-    assert roster.restore_argv(ADAPTERS["pi"], g)[-2:] == ["--session", "x"]
+    assert roster.restore_argv(ADAPTERS["pi"], g)[-2:] == ["--session", SESSION]
+
+
+def test_restore_never_resumes_a_forged_session_id() -> None:
+    # The roster is a file: only a real session id may become a resume target.
+    forged = pane(1)
+    forged.session_id = "--dangerously-skip-permissions"
+    argv = roster.restore_argv(ADAPTERS["claude"], forged)
+    assert "--resume" not in argv and "--dangerously-skip-permissions" not in argv
+    assert argv[1] == roster.RESTART_PROMPT
 
 
 def test_roster_survives_a_symlinked_roster(state: Path, tmp_path: Path) -> None:

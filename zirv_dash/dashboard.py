@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -105,6 +106,7 @@ class Dashboard:
         self.manage_state = manage_state
         """Publish panes in the session registry and bind their turn-signal sockets."""
         self.signals: dict[str, TurnSignalServer] = {}
+        self._reaped: set[str] = set()
         self.channels: dict[str, str] = {}
         """Each pane's private spawn-request channel (short id → directory)."""
         self.pane_channel: Callable[[Pane], str | None] | None = None
@@ -340,20 +342,27 @@ class Dashboard:
         """Panes whose child exited since the last call (they keep their last screen)."""
         ended = []
         for pane in self.panes:
-            if pane.exit_code is None and pane.poll_exit() is not None:
-                ended.append(pane)
-                self._release(pane)
-                code = pane.exit_code or 0
-                age = (pane.exited_at or time.time()) - pane.created_at
-                if code != 0 and age < 10 and not pane.spawn_error:
-                    self.error(
-                        f"{pane.agent} pane {pane.short} exited with code {code} "
-                        f"{age:.0f}s after launch: {pane.last_screen_line()[:160]}"
-                    )
-                elif code != 0:
-                    self.error(f"pane '{pane.title}' ({pane.short}) ended (exit {code})")
-                else:
-                    self.notify(f"pane '{pane.title}' ({pane.short}) ended (exit 0)")
+            if pane.short in self._reaped:
+                continue
+            if pane.exit_code is None and pane.poll_exit() is None:
+                continue
+            # Reported once, including panes whose child never started.
+            self._reaped.add(pane.short)
+            ended.append(pane)
+            self._release(pane)
+            if pane.spawn_error:
+                continue  # already explained when it failed to start
+            code = pane.exit_code or 0
+            age = (pane.exited_at or time.time()) - pane.created_at
+            if code != 0 and age < 10:
+                self.error(
+                    f"{pane.agent} pane {pane.short} exited with code {code} "
+                    f"{age:.0f}s after launch: {pane.last_screen_line()[:160]}"
+                )
+            elif code != 0:
+                self.error(f"pane '{pane.title}' ({pane.short}) ended (exit {code})")
+            else:
+                self.notify(f"pane '{pane.title}' ({pane.short}) ended (exit 0)")
         return ended
 
     @property
@@ -363,9 +372,25 @@ class Dashboard:
     def shutdown_all(self, grace: float = 5.0) -> None:
         """Quit every pane: quit sequences at once, one shared grace, then kill."""
         live = [p for p in self.panes if p.pty is not None and p.exit_code is None]
+        deferred: list[Pane] = []
         for pane in live:
-            if pane.adapter.quit_sequence and pane.pty is not None:
-                pane.pty.write(pane.adapter.quit_sequence)
+            assert pane.pty is not None
+            sequence = pane.adapter.quit_sequence
+            if not sequence:
+                # No verified quit command (a shell): hang up, as closing its
+                # terminal would, rather than wait out the grace for nothing.
+                pane.pty.signal_group(signal.SIGHUP)
+            elif pane.adapter.defer_submit and sequence.endswith(b"\r"):
+                # Codex drops an Enter that arrives in the same burst as its text.
+                pane.pty.write(sequence[:-1])
+                deferred.append(pane)
+            else:
+                pane.pty.write(sequence)
+        if deferred:
+            time.sleep(0.05)
+            for pane in deferred:
+                if pane.pty is not None:
+                    pane.pty.write(b"\r")
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
             for pane in live:

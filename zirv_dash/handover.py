@@ -231,7 +231,7 @@ def _claim(path: Path) -> Any | None:
         raise HandoverFileError(f"{path}: larger than {MAX_STATE_FILE_BYTES} bytes; removed")
     try:
         return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise HandoverFileError(f"{path}: not valid JSON ({exc}); removed") from exc
 
 

@@ -449,7 +449,9 @@ class Intake:
             self.dash.error(f"restore {short}: {disabled_reason_restore(pane, kept)}")
             return None
         req = copy.deepcopy(kept.request)
-        decision = spawn.validate(req, self.context(kept.owner))
+        # The kept request was sanitised when first accepted; re-validating it as a
+        # fresh file drop would turn a pane opened from the spawn dialog headless.
+        decision = spawn.validate(req, self.context(kept.owner, file_drop=False))
         if not decision.ok:
             self.dash.error(f"restore {short}: {decision.reason}")
             return None

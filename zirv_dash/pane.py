@@ -162,7 +162,15 @@ class Pane:
             self.inbox.appendleft(chunk[budget:])
             chunk = chunk[:budget]
         self.inbox_bytes -= len(chunk)
+        history_before = self.model_view.history_size
         self.model_view.feed(chunk)
+        if self.scroll_offset:
+            # Keep a scrolled-back view on the same text while output continues,
+            # as tmux does (until the byte cap starts dropping the oldest lines).
+            grown = self.model_view.history_size - history_before
+            self.scroll_offset = min(
+                self.scroll_offset + max(0, grown), self.model_view.history_size
+            )
         self.bytes_in += len(chunk)
         now = time.monotonic()
         self.last_output_at = now
@@ -242,8 +250,13 @@ class Pane:
 
     def turn_signal(self) -> None:
         now = time.monotonic()
+        # A turn boundary ends the operator's claim on the pane only if what they
+        # typed was submitted; an unsent draft stays theirs (nothing may be typed
+        # after it).
+        submitted = self.last_input_at is None or self.tracker.turn_since == self.last_input_at
         self.turn_signal_at = now
-        self.user_typed_since_turn = False
+        if submitted:
+            self.user_typed_since_turn = False
         self.tracker.turn_signal(now)
 
     def check_screen(self, now: float | None = None) -> None:

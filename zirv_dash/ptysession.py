@@ -207,6 +207,8 @@ class PtySession:
 
     def force_stop(self) -> int | None:
         if self.poll() is None:
+            # SIGHUP first: an interactive shell ignores SIGTERM but not a hangup.
+            self.signal_group(signal.SIGHUP)
             self.signal_group(signal.SIGTERM)
             if self.wait(1.0) is None:
                 self.signal_group(signal.SIGKILL)

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -205,10 +206,19 @@ def restore_argv(adapter: Adapter, pane: RosterPane) -> list[str]:
     """Resume the same session when the adapter can; otherwise a restart prompt.
     The posture follows the recorded launch mode (headless unless interactive)."""
     headless = not pane.interactive
-    resume = adapter.resume_args(pane.session_id)
+    # The roster is a file anyone of this user could have edited: only a real
+    # session id may reach an argv as a resume target.
+    resume = adapter.resume_args(pane.session_id) if _is_uuid(pane.session_id) else []
     if resume:
         return adapter.interactive_argv(None, extra=resume, headless=headless)
     return adapter.interactive_argv(RESTART_PROMPT, headless=headless)
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        return str(uuid.UUID(value)) == value.lower()
+    except (ValueError, AttributeError, TypeError):
+        return False
 
 
 def restore_env(pane: RosterPane) -> Mapping[str, str]:

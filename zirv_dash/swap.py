@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zirv_dash import adapters, catalogue, handover
+from zirv_dash import adapters, catalogue, handover, spawn
 from zirv_dash.config import AdapterGate
 from zirv_dash.handover import HandoverAck, HandoverError, HandoverRefused, SwapPlan
 from zirv_dash.pane import Pane
@@ -133,8 +133,9 @@ def precheck(pane: Pane, agent: str, model: str | None, gate: AdapterGate) -> No
         return
     if not target.model_flag:
         raise HandoverRefused(f"{agent} takes no model choice; pick its `standard` row (model –)")
-    if model.startswith("-") or any(ch.isspace() or ord(ch) < 32 for ch in model):
-        raise HandoverRefused(f"{model!r} is not a model id")
+    refusal = spawn.model_refusal(model)
+    if refusal is not None:
+        raise HandoverRefused(refusal)
 
 
 def prepare(
