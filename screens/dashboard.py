@@ -368,7 +368,10 @@ class DashboardScreen(
         pane = self.dash.focused_pane
         if result.verdict is Verdict.TO_CHILD:
             if pane is not None:
-                data = keycodes.encode_key(key, character, pane.model_view.app_cursor_keys)
+                model = pane.model_view
+                data = keycodes.encode_key(
+                    key, character, model.app_cursor_keys, model.keyboard_flags
+                )
                 if data:
                     was_scrolled = pane.scroll_offset
                     pane.send(data)

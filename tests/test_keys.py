@@ -80,3 +80,39 @@ def test_bracketed_paste() -> None:
     assert bracket_paste("a\nb", False) == b"a\rb"
     # An embedded end marker cannot end the paste early.
     assert bracket_paste("x\x1b[201~rm -rf /\n", True).count(b"\x1b[201~") == 1
+
+
+@pytest.mark.parametrize(
+    ("key", "char", "expected"),
+    [
+        ("escape", "\x1b", b"\x1b[27u"),
+        ("ctrl+c", "\x03", b"\x1b[99;5u"),
+        ("alt+x", None, b"\x1b[120;3u"),
+        ("ctrl+alt+x", None, b"\x1b[120;7u"),
+        ("shift+enter", None, b"\x1b[13;2u"),
+        ("ctrl+enter", None, b"\x1b[13;5u"),
+        # Unchanged by "disambiguate": plain text, Enter, Tab, Backspace, arrows.
+        ("a", "a", b"a"),
+        ("enter", "\r", b"\r"),
+        ("tab", "\t", b"\t"),
+        ("shift+tab", None, b"\x1b[Z"),
+        ("backspace", "\x7f", b"\x7f"),
+        ("up", None, b"\x1b[A"),
+        ("shift+up", None, b"\x1b[1;2A"),
+    ],
+)
+def test_kitty_disambiguate_when_the_child_pushed_it(
+    key: str, char: str | None, expected: bytes
+) -> None:
+    assert encode_key(key, char, kitty_flags=1) == expected
+
+
+def test_pane_model_flags_drive_the_encoding() -> None:
+    from zirv_dash.terminal import TerminalModel
+
+    model = TerminalModel(80, 24)
+    model.feed(b"\x1b[>1u")  # the child pushes "disambiguate"
+    assert model.keyboard_flags == 1
+    assert encode_key("escape", "\x1b", kitty_flags=model.keyboard_flags) == b"\x1b[27u"
+    model.feed(b"\x1b[<u")  # and pops it
+    assert encode_key("escape", "\x1b", kitty_flags=model.keyboard_flags) == b"\x1b"

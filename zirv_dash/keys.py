@@ -105,11 +105,46 @@ def _base_char(base: str, character: str | None) -> str | None:
     return None
 
 
-def encode_key(key: str, character: str | None = None, app_cursor: bool = False) -> bytes:
-    """Bytes for one key press, as xterm sends them. b"" when nothing should be sent."""
+KITTY_DISAMBIGUATE = 1
+KITTY_SPECIAL = {"escape": 27, "enter": 13, "tab": 9, "backspace": 127}
+
+
+def encode_key(
+    key: str, character: str | None = None, app_cursor: bool = False, kitty_flags: int = 0
+) -> bytes:
+    """Bytes for one key press, as xterm sends them. b"" when nothing should be sent.
+
+    `kitty_flags` are the keyboard-protocol flags the child pushed (we answer its
+    query with them, so we must honour them): with "disambiguate", Esc and keys
+    held with Ctrl or Alt arrive as `CSI code;mods u`, which is how such an app
+    tells Esc from the start of a sequence and Shift+Enter from Enter.
+    """
     mods, base = split_key(key)
+    if kitty_flags & KITTY_DISAMBIGUATE:
+        kitty = _encode_kitty(mods, base, character)
+        if kitty:
+            return kitty.encode()
     text = _encode(mods, base, character, app_cursor)
     return text.encode("utf-8", errors="replace") if text else b""
+
+
+def _encode_kitty(mods: frozenset[str], base: str, character: str | None) -> str:
+    """The CSI-u form for the keys "disambiguate" changes; "" for every other key."""
+    param = _mod_param(mods)
+    if base in KITTY_SPECIAL:
+        code = KITTY_SPECIAL[base]
+        if base == "escape":
+            return f"{CSI}{code}u" if param == 1 else f"{CSI}{code};{param}u"
+        # Enter, Tab and Backspace keep their legacy bytes unless modified.
+        if param == 1 or (base == "tab" and mods == {"shift"}):
+            return ""
+        return f"{CSI}{code};{param}u"
+    if not (mods & {"ctrl", "alt", "meta"}):
+        return ""
+    char = _base_char(base, character)
+    if char is None or len(char) != 1:
+        return ""
+    return f"{CSI}{ord(char.lower())};{param}u"
 
 
 def _encode(mods: frozenset[str], base: str, character: str | None, app_cursor: bool) -> str:
