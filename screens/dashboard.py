@@ -78,8 +78,8 @@ class DashboardScreen(
         self.keys = PrefixFilter(options.keymap)
         self.views: dict[str, TerminalView] = {}
         self._wake = asyncio.Event()
-        self._readers: set[int] = set()
-        self._writers: set[int] = set()
+        self._readers: dict[int, object] = {}
+        self._writers: dict[int, object] = {}
         self._pump_task: asyncio.Task[None] | None = None
         self._tick_timer_fast = False
         self._quitting = False
@@ -199,17 +199,21 @@ class DashboardScreen(
         self.query_one("#panes").mount(view)
         self._watch(pane)
 
+    # fd → the object that owns it (a PtySession or a TurnSignalServer). A closed
+    # fd's number is reused by the next PTY opened, so a reader is only ever
+    # removed by the owner that added it.
+
     def _watch(self, pane: Pane) -> None:
+        loop = asyncio.get_running_loop()
         server = self.dash.signals.get(pane.short)
         if server is not None and server.fileno() not in self._readers:
-            asyncio.get_running_loop().add_reader(server.fileno(), self._on_signal, pane)
-            self._readers.add(server.fileno())
+            loop.add_reader(server.fileno(), self._on_signal, pane)
+            self._readers[server.fileno()] = server
         fd = pane.fd
         if fd is None or fd in self._readers:
             return
-        loop = asyncio.get_running_loop()
         loop.add_reader(fd, self._on_readable, pane)
-        self._readers.add(fd)
+        self._readers[fd] = pane.pty
 
     def _ensure_flush(self, pane: Pane) -> None:
         """If the child has not taken all its input yet (a big paste), finish the
@@ -218,16 +222,25 @@ class DashboardScreen(
         if pty is None or not pty.has_pending_writes or pty.eof or pty.fd in self._writers:
             return
         asyncio.get_running_loop().add_writer(pty.fd, self._on_writable, pane)
-        self._writers.add(pty.fd)
+        self._writers[pty.fd] = pty
 
     def _on_writable(self, pane: Pane) -> None:
         pty = pane.pty
         if pty is None:
             return
         if pty.flush() or pty.eof:
-            self._writers.discard(pty.fd)
-            with contextlib.suppress(ValueError, OSError):
-                asyncio.get_running_loop().remove_writer(pty.fd)
+            self._forget_fd(self._writers, pty.fd, pty, writer=True)
+
+    def _forget_fd(self, table: dict[int, object], fd: int, owner: object, writer: bool) -> None:
+        if table.get(fd) is not owner:
+            return  # not ours (any more): the number now belongs to another pane
+        del table[fd]
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(ValueError, OSError):
+            if writer:
+                loop.remove_writer(fd)
+            else:
+                loop.remove_reader(fd)
 
     def _on_signal(self, pane: Pane) -> None:
         server = self.dash.signals.get(pane.short)
@@ -239,23 +252,15 @@ class DashboardScreen(
 
     def _unwatch_signal(self, pane: Pane) -> None:
         server = self.dash.signals.get(pane.short)
-        if server is not None and server.fileno() in self._readers:
-            self._readers.discard(server.fileno())
-            with contextlib.suppress(ValueError, OSError):
-                asyncio.get_running_loop().remove_reader(server.fileno())
+        if server is not None:
+            self._forget_fd(self._readers, server.fileno(), server, writer=False)
 
     def _unwatch(self, pane: Pane) -> None:
-        if pane.pty is None:
+        pty = pane.pty
+        if pty is None:
             return
-        fd = pane.pty.fd
-        if fd in self._writers:
-            self._writers.discard(fd)
-            with contextlib.suppress(ValueError, OSError):
-                asyncio.get_running_loop().remove_writer(fd)
-        if fd in self._readers:
-            self._readers.discard(fd)
-            with contextlib.suppress(ValueError, OSError):
-                asyncio.get_running_loop().remove_reader(fd)
+        self._forget_fd(self._writers, pty.fd, pty, writer=True)
+        self._forget_fd(self._readers, pty.fd, pty, writer=False)
 
     def _on_readable(self, pane: Pane) -> None:
         if pane.read_available() == 0 and pane.pty is not None and pane.pty.eof:
