@@ -22,6 +22,7 @@ from typing import ClassVar
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
+from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 
@@ -119,6 +120,7 @@ class DashboardScreen(
 
     def _start_initial_panes(self) -> None:
         self._sync_pane_size()
+        self.dash.default_colors = self._pane_colors()
         opts = self.options
         self._spawn(opts.agent, model=opts.model, role="orchestrator")
         if opts.agent == "demo" and opts.agent_reason not in ("", "configured"):
@@ -134,6 +136,16 @@ class DashboardScreen(
 
     def on_pane_area_resized(self, message: PaneArea.Resized) -> None:
         self._sync_pane_size()
+
+    def _pane_colors(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """The colours a pane is drawn with, for children that ask (OSC 10/11)."""
+        variables = self.app.get_css_variables()
+        try:
+            fg = Color.parse(variables.get("foreground", "#e0e0e0")).rgb
+            bg = Color.parse(variables.get("background", "#121212")).rgb
+        except ColorParseError:
+            return (0xE0, 0xE0, 0xE0), (0x12, 0x12, 0x12)
+        return fg, bg
 
     def _sidebar_visible(self) -> bool:
         if self.dash.zoomed:

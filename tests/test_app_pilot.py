@@ -189,3 +189,19 @@ async def test_scrollback_paging_and_typing_snaps_back(tmp_path: Path) -> None:
         await pilot.press("x")
         await wait_for(pilot, lambda: pane.scroll_offset == 0)
         assert os.environ.get("SHELL") == "/bin/sh"
+
+
+async def test_children_asking_for_colours_get_the_pane_theme(tmp_path: Path) -> None:
+    # Codex and other TUIs ask (OSC 10/11) to choose a light or dark palette.
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        dash = dash_screen(app).dash
+        await wait_for(pilot, lambda: bool(dash.panes))
+        model = dash.panes[0].model_view
+        model.feed(b"\x1b]11;?\x07")
+        reply = model.take_replies()
+        assert reply.startswith(b"\x1b]11;rgb:")
+        assert dash.default_colors is not None
+        r, g, b = dash.default_colors[1]
+        assert reply == f"\x1b]11;rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}\x07".encode()
+        assert sum(dash.default_colors[1]) < sum(dash.default_colors[0])  # a dark background

@@ -112,6 +112,9 @@ class Dashboard:
         self.pane_channel: Callable[[Pane], str | None] | None = None
         """Mints a pane's private spawn-request channel (set by the intake)."""
         self.on_pane_added: list[Callable[[Pane], None]] = []
+        self.default_colors: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
+        """(foreground, background) the panes are drawn with; children asking
+        (OSC 10/11, e.g. to pick a light or dark theme) are told these."""
 
     # -- panes --------------------------------------------------------------------------
 
@@ -185,6 +188,8 @@ class Dashboard:
             self.settings.dash.scrollback_bytes,
             self.settings.dash.idle_quiet_ms,
         )
+        if self.default_colors is not None:
+            pane.model_view.default_fg_rgb, pane.model_view.default_bg_rgb = self.default_colors
         self.panes.append(pane)
         socket_path = self._bind_signal(pane)
         env = child_env(
