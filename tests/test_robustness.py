@@ -97,3 +97,23 @@ def test_a_turn_signal_does_not_hand_an_unsent_draft_to_delivery(tmp_path: Path)
         assert not pane.user_typed_since_turn
     finally:
         pane.stop(grace=0.2)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("plain ascii", "plain ascii"),
+        ("日本語 ok", "日本語 ok"),
+        ("❤\ufe0f x", "❤ x"),  # VS16: one cell in tmux, two to Rich
+        ("✔\ufe0f done", "✔ done"),
+    ],
+)
+def test_runs_cover_exactly_the_cells_the_model_gave_them(text: str, shown: str) -> None:
+    from rich.cells import cell_len
+
+    from widgets.terminal_view import fit_run
+    from zirv_dash.terminal import cell_width
+
+    fitted = fit_run(text)
+    assert fitted == shown
+    assert cell_len(fitted) == cell_width(text)  # the rest of the row keeps its columns

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.events import Click
@@ -20,7 +19,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.glyphs import glyph
-from widgets.terminal_view import style_for
+from widgets.terminal_view import run_segments
 from zirv_dash.pane import STATE_WORDS, Pane, PaneState
 
 
@@ -127,7 +126,7 @@ class GridTile(Widget):
         cached = self._cache.get(y)
         if cached is not None and cached[0] == key:
             return cached[1]
-        segments = [Segment(text, style_for(attr)) for text, attr in model.row_runs(row)]
+        segments = run_segments(model.row_runs(row))
         strip = (
             Strip(segments)
             .apply_style(self.rich_style)

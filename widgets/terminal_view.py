@@ -8,9 +8,11 @@ dict lookup. Styles are cached per attribute tuple.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len, set_cell_size
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
@@ -23,7 +25,7 @@ from textual.widget import Widget
 
 from zirv_dash import keys as keycodes
 from zirv_dash import selection as sel
-from zirv_dash.terminal import Attr
+from zirv_dash.terminal import Attr, cell_width
 
 if TYPE_CHECKING:
     from zirv_dash.pane import Pane
@@ -35,6 +37,8 @@ DRAG_THRESHOLD_CELLS = 1
 AUTOSCROLL_INTERVAL = 0.05
 
 _style_cache: dict[Attr, Style] = {}
+_JOINED = re.compile("\u200d.")
+_SELECTORS = re.compile("[\ufe0e\ufe0f]")
 
 
 def _color(value: str | int | None) -> Color | None:
@@ -64,6 +68,29 @@ def style_for(attr: Attr) -> Style:
         )
         _style_cache[attr] = style
     return style
+
+
+def fit_run(text: str) -> str:
+    """`text` as Rich should draw it so it covers exactly the cells the model gave
+    it. They agree on almost everything; where they don't (an emoji joined with
+    U+200D is one 2-cell cluster in tmux but several wide characters to Rich),
+    the joined-on parts are dropped and the width padded or cut, so the rest of
+    the row stays in its columns."""
+    if text.isascii():
+        return text
+    want = cell_width(text)
+    if cell_len(text) == want:
+        return text
+    # Variation selectors first (VS16 makes Rich count an emoji as 2 cells where
+    # tmux keeps the base character's width), then joined-on emoji parts.
+    fitted = _SELECTORS.sub("", text)
+    if cell_len(fitted) != want:
+        fitted = _JOINED.sub("", fitted)
+    return fitted if cell_len(fitted) == want else set_cell_size(fitted, want)
+
+
+def run_segments(runs: list[tuple[str, Attr]]) -> list[Segment]:
+    return [Segment(fit_run(text), style_for(attr)) for text, attr in runs]
 
 
 CURSOR_STYLE = Style(reverse=True)
@@ -234,7 +261,7 @@ class TerminalView(Widget, can_focus=True):
         if cached is not None and cached[0] == key:
             return cached[1]
         runs = model.history_runs(line) if line < history else model.row_runs(line - history)
-        segments = [Segment(text, style_for(attr)) for text, attr in runs]
+        segments = run_segments(runs)
         strip = Strip(segments).apply_style(self.rich_style)
         if cursor_x >= 0:
             strip = _overlay(strip, cursor_x, cursor_x + 1, CURSOR_STYLE)
