@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,30 @@ async def test_children_asking_for_colours_get_the_pane_theme(tmp_path: Path) ->
         r, g, b = dash.default_colors[1]
         assert reply == f"\x1b]11;rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}\x07".encode()
         assert sum(dash.default_colors[1]) < sum(dash.default_colors[0])  # a dark background
+
+
+async def test_textual_bindings_never_steal_keys_from_a_pane(tmp_path: Path) -> None:
+    # Ctrl+Q (Textual's quit), Ctrl+P (its palette), Ctrl+C, Tab (focus) and
+    # function keys all belong to the child.
+    script = tmp_path / "raw.py"
+    script.write_text(
+        "import os, sys, tty\n"
+        "tty.setraw(0)\n"
+        "os.write(1, b'READY\\r\\n')\n"
+        "seen = b''\n"
+        "while not seen.endswith(b'Z'):\n"
+        "    seen += os.read(0, 64)\n"
+        "os.write(1, b'GOT ' + seen.hex().encode() + b'\\r\\n')\n"
+        "import time; time.sleep(30)\n"
+    )
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dash = dash_screen(app).dash
+        await wait_for(pilot, lambda: bool(dash.panes) and "$" in screen_text(dash.panes[0]))
+        pane = dash.panes[0]
+        pane.send(f"exec {sys.executable} {script}\r".encode())
+        await wait_for(pilot, lambda: "READY" in screen_text(pane))
+        await pilot.press("ctrl+q", "ctrl+p", "ctrl+c", "tab", "f1", "ctrl+s", "Z")
+        expected = b"\x11\x10\x03\t\x1bOP\x13Z".hex()
+        await wait_for(pilot, lambda: f"GOT {expected}" in screen_text(pane))
+        assert app.is_running
