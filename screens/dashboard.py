@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import time
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events, work
@@ -39,6 +40,7 @@ from widgets.pane_header import PaneHeader, PaneHeaderFacts
 from widgets.sidebar import RosterRow, Sidebar
 from widgets.terminal_view import TerminalView
 from zirv_dash import keys as keycodes
+from zirv_dash import paths
 from zirv_dash.dashboard import Dashboard, DashError
 from zirv_dash.keymap import ACTION_BY_ID, PrefixFilter, Verdict, describe_key
 from zirv_dash.pane import Pane, PaneState
@@ -85,6 +87,7 @@ class DashboardScreen(
         self._tick_timer_fast = False
         self._quitting = False
         self._reap_pending = False
+        self._tip: str | None = None
         keylog = os.environ.get("ZIRV_CTX_DASH_KEYLOG")
         self._keylog = open(keylog, "a", encoding="utf-8") if keylog else None  # noqa: SIM115
 
@@ -100,6 +103,9 @@ class DashboardScreen(
         yield FooterBar(id="footer")
 
     def on_mount(self) -> None:
+        if self.options.manage_state and not self._tip_path().exists():
+            prefix = describe_key(self.options.keymap.prefix)
+            self._tip = f"{prefix} ? help · {prefix} p palette · click a row to focus"
         # The app keeps a handle so it can stop every child if the UI dies.
         if isinstance(self.app, ZirvApp):
             self.app.dashboard = self.dash
@@ -136,6 +142,19 @@ class DashboardScreen(
 
     def on_pane_area_resized(self, message: PaneArea.Resized) -> None:
         self._sync_pane_size()
+
+    def _tip_path(self) -> Path:
+        return paths.state_dir() / "dash" / "tip-seen"
+
+    def _dismiss_tip(self) -> None:
+        """The first chord you use retires the first-run tip, for good."""
+        if self._tip is None:
+            return
+        self._tip = None
+        try:
+            paths.atomic_write(self._tip_path(), "1\n")
+        except OSError as exc:
+            log.warning("tip-seen: %s", exc)
 
     def _pane_colors(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """The colours a pane is drawn with, for children that ask (OSC 10/11)."""
@@ -400,6 +419,7 @@ class DashboardScreen(
                 prefix_bytes = keycodes.encode_key(self.keys.keymap.prefix, None)
                 pane.send(prefix_bytes)
         elif result.verdict is Verdict.ACTION and result.action:
+            self._dismiss_tip()
             self.run_action(result.action)
         if result.verdict is not Verdict.TO_CHILD:
             # Typing costs nothing beyond the write; chords may change the chrome.
@@ -682,6 +702,7 @@ class DashboardScreen(
             notice=dash.current_notice(),
             errors=len(unacked),
             latest_error=unacked[0].text if unacked else "",
+            tip=self._tip,
             hints=self._header_hints(focused, prefix),
             tabs=tabs,
             tick=tick if tabs else 0,

@@ -233,3 +233,24 @@ async def test_textual_bindings_never_steal_keys_from_a_pane(tmp_path: Path) -> 
         expected = b"\x11\x10\x03\t\x1bOP\x13Z".hex()
         await wait_for(pilot, lambda: f"GOT {expected}" in screen_text(pane))
         assert app.is_running
+
+
+async def test_first_run_tip_until_the_first_chord(tmp_path: Path) -> None:
+    from widgets.header_bar import HeaderBar
+
+    app = make_app(tmp_path, manage_state=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: bool(screen.dash.panes))
+        header = screen.query_one(HeaderBar)
+        await wait_for(pilot, lambda: header.facts.tip is not None)
+        assert "^A ? help" in (header.facts.tip or "")
+        await pilot.press("ctrl+a", "question_mark")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: header.facts.tip is None)
+    again = make_app(tmp_path, manage_state=True)
+    async with again.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(again)
+        await wait_for(pilot, lambda: bool(screen.dash.panes))
+        await pilot.pause(0.2)
+        assert screen.query_one(HeaderBar).facts.tip is None  # remembered across launches

@@ -28,6 +28,8 @@ class HeaderFacts:
     working: int = 0
     needs_you: int = 0
     notice: str | None = None
+    tip: str | None = None
+    """Shown (dim) when there is no notice and no error: the first-run tip."""
     errors: int = 0
     latest_error: str = ""
     hints: list[tuple[str, str]] = field(default_factory=list)
@@ -93,6 +95,8 @@ class HeaderBar(Widget):
         elif f.errors:
             middle.append(f"  ⚠ {f.errors} ", Style(color="red", bold=True))
             middle.append(f.latest_error, Style(color="red"))
+        elif f.tip:
+            middle.append(f"  {f.tip}", Style(dim=True, italic=True))
         right = Text()
         self.hint_spans = []
         for chord, label in f.hints:
