@@ -681,7 +681,7 @@ class DashboardScreen(
         rows += self._lifecycle_extra_rows()
         if sidebar_visible:
             self.query_one(Sidebar).update_rows(rows, tick)
-        sessions, working, needs = dash.counts()
+        sessions, working, needs = dash.counts(states)
         unacked = dash.errors.unacked
         prefix = describe_key(self.keys.keymap.prefix)
         tabs = None

@@ -159,8 +159,9 @@ class TerminalView(Widget, can_focus=True):
 
         A sparse change (an echoed key) is marked at once; a stream of output is
         coalesced to one repaint per frame, so a flooding pane costs at most
-        FRAME_INTERVAL's worth of rendering however fast it writes."""
-        if self._flush_pending:
+        FRAME_INTERVAL's worth of rendering however fast it writes. A hidden
+        pane costs nothing here: showing it repaints it whole."""
+        if self._flush_pending or not self.display:
             return
         wait = self._last_flush + FRAME_INTERVAL - time.monotonic()
         if wait <= 0:

@@ -305,12 +305,13 @@ class Dashboard:
     def state_of(self, pane: Pane, now: float | None = None) -> PaneState:
         return pane.state(now)
 
-    def counts(self) -> tuple[int, int, int]:
-        """(sessions, working, needs you) for the header."""
+    def counts(self, states: Mapping[str, PaneState] | None = None) -> tuple[int, int, int]:
+        """(sessions, working, needs you) for the header; `states` (short → state)
+        when the caller has just computed them."""
         now = time.monotonic()
         sessions = working = needs = 0
         for pane in self.panes:
-            state = self.state_of(pane, now)
+            state = states[pane.short] if states is not None else self.state_of(pane, now)
             if pane.alive:
                 sessions += 1
             if state in (PaneState.WORKING, PaneState.STARTING):
