@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from screens.app import LaunchOptions, ZirvApp
@@ -35,6 +37,22 @@ def make_app(
         **kwargs,
     )
     return ZirvApp(options)
+
+
+def tools_only_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """PATH with git, grep and cat only (no vendor CLIs), a plain shell and a
+    private HOME: what a harness list or a swap sees must not depend on the machine."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for tool in ("git", "grep", "cat"):
+        found = shutil.which(tool)
+        if found and not (bin_dir / tool).exists():
+            (bin_dir / tool).symlink_to(found)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    monkeypatch.setenv("PS1", "$ ")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return bin_dir
 
 
 def dash_screen(app: ZirvApp) -> DashboardScreen:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from textual.widgets import Label, OptionList
 
 from screens.app import ZirvApp
 from screens.handover import EMPTY_TEXT, HandoverScreen
-from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from tests.apphelpers import dash_screen, make_app, screen_text, tools_only_path, wait_for
 from widgets.pane_header import PaneHeader
 from zirv_dash import handover, registry, swap
 from zirv_dash.config import AdapterGate
@@ -31,16 +30,7 @@ WORKER = "7b8c9d0e-0000-4000-8000-000000000002"
 @pytest.fixture(autouse=True)
 def plain_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No vendor CLIs on PATH (only git, grep, cat), a plain shell, a quick demo."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for tool in ("git", "grep", "cat"):
-        found = shutil.which(tool)
-        if found:
-            (bin_dir / tool).symlink_to(found)
-    monkeypatch.setenv("PATH", str(bin_dir))
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    monkeypatch.setenv("PS1", "$ ")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    tools_only_path(tmp_path, monkeypatch)
     monkeypatch.setenv("ZIRV_DEMO_SPINNER", "0")
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.apphelpers import tools_only_path
 from zirv_dash import handover, registry, swap
 from zirv_dash.config import AdapterGate, load_settings
 from zirv_dash.dashboard import Dashboard
@@ -25,17 +25,7 @@ SID = "5a6b7c8d-0000-4000-8000-000000000001"
 @pytest.fixture(autouse=True)
 def plain_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A PATH with git, grep and cat only (no vendor CLIs), a plain shell."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for tool in ("git", "grep", "cat"):
-        found = shutil.which(tool)
-        if found:
-            (bin_dir / tool).symlink_to(found)
-    monkeypatch.setenv("PATH", str(bin_dir))
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    monkeypatch.setenv("PS1", "$ ")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    return bin_dir
+    return tools_only_path(tmp_path, monkeypatch)
 
 
 def make_dash(repo: Path, manage_state: bool = True) -> Dashboard:
