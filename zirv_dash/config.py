@@ -19,9 +19,9 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from zirv_dash import paths
@@ -69,6 +69,17 @@ class DashSettings(_EnvFirst):
     """`full` animates spinners; `reduced` shows state only."""
     keymap: str = "default"
     """Name of the shipped keymap preset (`default`, `tmux`)."""
+    truecolor: Literal["auto", "true", "false"] = "auto"
+    """24-bit colour to the outer terminal: `auto` detects it the way tmux does
+    (COLORTERM, terminfo Tc/RGB, known TERMs); `true`/`false` override."""
+
+    @field_validator("truecolor", mode="before")
+    @classmethod
+    def _truecolor_word(cls, value: object) -> object:
+        # TOML booleans and env strings both reach here.
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return value.lower() if isinstance(value, str) else value
 
 
 class MailSettings(_EnvFirst):

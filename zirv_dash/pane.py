@@ -281,6 +281,12 @@ class Pane:
     def is_idle(self, now: float | None = None) -> bool:
         return self.state(now) in (PaneState.IDLE, PaneState.DONE_UNSEEN)
 
+    def at_input_prompt(self) -> bool:
+        """True only when the screen is known to be the harness's ordinary input
+        prompt, so typed text (a quit command, mail) lands in the composer and
+        not in a dialog. Anything not positively recognised is False."""
+        return False
+
     def set_visible(self, visible: bool) -> None:
         self.tracker.set_visible(visible, time.monotonic())
 
