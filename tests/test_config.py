@@ -89,3 +89,82 @@ def test_adapter_gate_repo_only_narrows(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("ZIRV_AGENT_CODEX_ENABLED", "yes")
     with pytest.raises(ConfigError, match="ZIRV_AGENT_CODEX_ENABLED"):
         load_adapter_gate(tmp_path, ["codex"])
+
+
+# --- a repo layer of the wrong shape never replaces operator values -------------------
+
+
+def _operator_caps_panes() -> None:
+    import os
+
+    write(
+        Path(os.environ["ZIRV_HOME"]) / "ctx.toml",
+        "[dash]\nmax_panes = 2\n[handover.claude]\ncheap = \"op-model\"\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("repo_text", "key"),
+    [
+        ('dash = "x"\n', "dash"),
+        ("[[dash]]\nidle_quiet_ms = 500\n", "dash"),
+        ("dash = 3\n", "dash"),
+        ("handover = 1\n", "handover"),
+        ('handover = "x"\n', "handover"),
+        ("[[handover]]\n", "handover"),
+        ('worker = "x"\n', "worker"),
+        ('mail = "x"\n', "mail"),
+        ('supervise = ["x"]\n', "supervise"),
+    ],
+)
+def test_repo_layer_of_the_wrong_shape_is_an_error(
+    tmp_path: Path, repo_text: str, key: str
+) -> None:
+    _operator_caps_panes()
+    repo_file = write(tmp_path / ".zirv" / "ctx.toml", repo_text)
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    msg = str(info.value)
+    assert str(repo_file) in msg and f"`{key}`" in msg
+
+
+def test_operator_values_survive_a_well_shaped_repo_layer(tmp_path: Path) -> None:
+    _operator_caps_panes()
+    write(tmp_path / ".zirv" / "ctx.toml", "[dash]\nidle_quiet_ms = 500\n")
+    s = load_settings(tmp_path)
+    assert s.dash.max_panes == 2 and s.dash.idle_quiet_ms == 500
+    assert s.handover == {"claude": {"cheap": "op-model"}}
+
+
+def test_operator_layer_of_the_wrong_shape_names_file_and_key(tmp_path: Path) -> None:
+    import os
+
+    op_file = write(Path(os.environ["ZIRV_HOME"]) / "ctx.toml", "[handover]\nclaude = 1\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert str(op_file) in str(info.value) and "handover.claude" in str(info.value)
+
+
+@pytest.mark.parametrize("key", ["enabled", "keep", "max_delivered_bytes"])
+def test_repo_may_not_set_mail_limits(tmp_path: Path, key: str) -> None:
+    value = "false" if key == "enabled" else "1"
+    write(tmp_path / ".zirv" / "ctx.toml", f"[mail]\n{key} = {value}\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert f"mail.{key}" in str(info.value) and "repo-forbidden" in str(info.value)
+
+
+def test_repo_may_still_set_mail_message_size(tmp_path: Path) -> None:
+    write(tmp_path / ".zirv" / "ctx.toml", "[mail]\nmax_message_bytes = 2048\n")
+    assert load_settings(tmp_path).mail.max_message_bytes == 2048
+
+
+def test_unencodable_config_string_names_file(tmp_path: Path) -> None:
+    import os
+
+    op_file = write(
+        Path(os.environ["ZIRV_HOME"]) / "ctx.toml", '[worker]\nclaude = "a\\u0000b"\n'
+    )
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert str(op_file) in str(info.value) and "worker.claude" in str(info.value)

@@ -15,7 +15,6 @@ key and where to set it instead.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,8 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from zirv_dash import paths
+from zirv_dash import paths, safeio
+from zirv_dash.textcheck import UnencodableText, require_encodable
 
 
 class ConfigError(Exception):
@@ -86,8 +86,10 @@ class MailSettings(_EnvFirst):
     model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_MAIL_", extra="ignore")
 
     enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_MAIL", "enabled"))
-    max_message_bytes: int = Field(default=4096, ge=64)
-    max_delivered_bytes: int = Field(default=4096, ge=64)
+    max_message_bytes: int = Field(default=4096, ge=64, le=1024 * 1024)
+    """Bodies over this are cut (the whole text goes to a `full/` sidecar); at
+    most 1 MiB so a reader never needs more than a bounded read."""
+    max_delivered_bytes: int = Field(default=4096, ge=64, le=1024 * 1024)
     keep: int = Field(default=50, ge=1)
 
 
@@ -115,6 +117,9 @@ class Settings(BaseModel):
 # the listed exceptions). See the module docstring for why.
 REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "dash": ("*",),
+    # Upstream forbids `enabled` and `max_delivered_bytes`; `keep` too, because a
+    # checkout that shrinks it prunes every other session's mail history.
+    "mail": ("enabled", "max_delivered_bytes", "keep"),
     "handover": ("*",),
     "worker": ("*",),
 }
@@ -122,21 +127,56 @@ REPO_ALLOWED_EXCEPTIONS: dict[str, tuple[str, ...]] = {"dash": ("idle_quiet_ms",
 REPO_FORBIDDEN_TOP = ("agent",)
 
 
+CONFIG_FILE_CAP = 1024 * 1024
+"""A configuration file larger than this is refused (nothing of ours needs more)."""
+TABLE_SECTIONS = ("dash", "mail", "supervise", "handover", "worker")
+"""Top-level keys that must be tables in every file layer."""
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
+    """One layer: {} when the file is absent; ConfigError naming the file for a
+    device, FIFO, socket, oversized, non-UTF-8, malformed or too deep file."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}
+        data = safeio.read_toml(path, CONFIG_FILE_CAP)
+    except (safeio.UnsafeFile, safeio.BadContent) as exc:
+        raise ConfigError(str(exc)) from exc
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if data is None:
+        return {}
     try:
-        return tomllib.loads(raw.decode("utf-8", errors="replace"))
-    except tomllib.TOMLDecodeError as exc:
-        # tomllib's message already carries "(at line N, column M)".
-        raise ConfigError(f"{path}: malformed TOML: {exc}") from exc
+        require_encodable(data, "config")
+    except UnencodableText as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    return data
+
+
+def _check_shape(data: Mapping[str, Any], path: Path) -> None:
+    """Every known section is a table (and every `[handover.<agent>]` too), so a
+    layer of the wrong shape is an error instead of replacing a lower layer's table."""
+    for section in TABLE_SECTIONS:
+        if section in data and not isinstance(data[section], Mapping):
+            got = "an array of tables" if isinstance(data[section], list) else "a value"
+            raise ConfigError(
+                f"{path}: `{section}` must be a table (`[{section}]`), but it is {got}"
+            )
+    for agent, tiers in dict(data.get("handover", {})).items():
+        if not isinstance(tiers, Mapping):
+            raise ConfigError(
+                f"{path}: `handover.{agent}` must be a table (`[handover.{agent}]`) "
+                "of tier = model"
+            )
 
 
 def _check_repo_layer(data: Mapping[str, Any], path: Path) -> None:
+    for section, forbidden in REPO_FORBIDDEN.items():
+        if section in data and "*" in forbidden and section not in REPO_ALLOWED_EXCEPTIONS:
+            # Wholly forbidden: whatever its shape, the key itself is refused.
+            raise ConfigError(
+                f"{path}: `{section}` is repo-forbidden (a checkout may not set it); "
+                f"set it in ~/.zirv/ctx.toml instead"
+            )
+    _check_shape(data, path)
     for key in REPO_FORBIDDEN_TOP:
         if key in data:
             raise ConfigError(
@@ -190,6 +230,7 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
     merged: dict[str, Any] = {}
     sources: list[str] = []
     op = _read_toml(operator_file)
+    _check_shape(op, operator_file)
     if op:
         sources.append(str(operator_file))
     merged = _merge(merged, op)
