@@ -103,6 +103,12 @@ def test_user_preset_choice(tmp_path: Path) -> None:
         ("prefix = 3\n", "prefix must be a key name"),
         ("preset = 'emacs'\n", "unknown keymap preset 'emacs'"),
         ("[bindings\n", "malformed TOML"),
+        ('prefix = "ctlr+a"\n', "unknown modifier 'ctlr'"),
+        ('prefix = "ctrl+kitten"\n', "unknown key 'kitten'"),
+        ('prefix = "Ctrl+a"\n', "unknown modifier 'Ctrl'"),
+        ("[bindings]\n'ctlr+z' = 'zoom'\n", "binding 'ctlr+z' has unknown modifier"),
+        ("[bindings]\n'pgup' = 'zoom'\n", "unknown key 'pgup'"),
+        ("[bindings]\n'' = 'zoom'\n", "is empty"),
     ],
 )
 def test_bad_user_keymaps_are_explained(tmp_path: Path, text: str, fragment: str) -> None:
@@ -117,3 +123,21 @@ def test_describe_key() -> None:
     assert describe_key("ctrl+a") == "^A"
     assert describe_key("pageup") == "PgUp"
     assert describe_key("question_mark") == "?"
+
+
+@pytest.mark.parametrize("preset", ["default", "tmux"])
+def test_every_shipped_chord_is_a_valid_key_name(preset: str) -> None:
+    from zirv_dash.keys import key_name_problem
+
+    km = load_preset(preset)
+    assert key_name_problem(km.prefix) is None
+    assert [c for c in km.bindings if key_name_problem(c) is not None] == []
+
+
+@pytest.mark.parametrize(
+    "key", ["ctrl+a", "ctrl+b", "ctrl+space", "alt+x", "shift+tab", "f12", "+", "?", "é", "home"]
+)
+def test_valid_key_names_are_accepted(tmp_path: Path, key: str) -> None:
+    user = tmp_path / "keymap.toml"
+    user.write_text(f'prefix = "{key}"\n')
+    assert load_keymap(user_file=user).prefix == key

@@ -15,10 +15,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from zirv_dash import paths
-from zirv_dash.keys import NAMED_CHARS, split_key
+from zirv_dash import paths, safeio
+from zirv_dash.keys import NAMED_CHARS, key_name_problem, split_key
+from zirv_dash.textcheck import UnencodableText, require_encodable
 
 PRESETS = ("default", "tmux")
+KEYMAP_FILE_CAP = 256 * 1024
+"""A keymap file larger than this is refused."""
 
 
 @dataclass(frozen=True)
@@ -115,11 +118,17 @@ def _apply(keymap: Keymap, data: dict[str, Any], origin: str) -> None:
     if prefix is not None:
         if not isinstance(prefix, str) or not prefix:
             raise KeymapError(f'{origin}: prefix must be a key name such as "ctrl+a"')
+        problem = key_name_problem(prefix)
+        if problem is not None:
+            raise KeymapError(f'{origin}: prefix {prefix!r} {problem}; e.g. prefix = "ctrl+a"')
         keymap.prefix = prefix
     bindings = data.get("bindings", {})
     if not isinstance(bindings, dict):
         raise KeymapError(f'{origin}: [bindings] must be a table of "key" = "action"')
     for chord, action in bindings.items():
+        problem = key_name_problem(chord)
+        if problem is not None:
+            raise KeymapError(f"{origin}: binding {chord!r} {problem}")
         if not isinstance(action, str):
             raise KeymapError(f"{origin}: binding {chord!r} must name an action (a string)")
         if action in ("", "none"):
@@ -144,15 +153,23 @@ def load_preset(name: str) -> Keymap:
     return keymap
 
 
+def _read_user_file(path: Path) -> dict[str, Any]:
+    """The user's overrides ({} if absent); KeymapError naming the file for a device,
+    FIFO, oversized, non-UTF-8, malformed, too deep or unencodable file."""
+    try:
+        data = safeio.read_toml(path, KEYMAP_FILE_CAP, max_depth=4)
+        require_encodable(data or {}, "keymap")
+    except (OSError, safeio.BadContent) as exc:
+        raise KeymapError(str(exc)) from exc
+    except UnencodableText as exc:
+        raise KeymapError(f"{path}: {exc}") from exc
+    return data or {}
+
+
 def load_keymap(preset: str = "default", user_file: Path | None = None) -> Keymap:
     """The effective keymap: a preset plus the user's overrides."""
     user_file = user_file or paths.operator_dir() / "keymap.toml"
-    user: dict[str, Any] = {}
-    if user_file.exists():
-        try:
-            user = tomllib.loads(user_file.read_text(encoding="utf-8", errors="replace"))
-        except tomllib.TOMLDecodeError as exc:
-            raise KeymapError(f"{user_file}: malformed TOML: {exc}") from exc
+    user = _read_user_file(user_file)
     chosen = user.get("preset", preset)
     if not isinstance(chosen, str):
         raise KeymapError(f"{user_file}: preset must be a string")

@@ -86,6 +86,36 @@ def split_key(key: str) -> tuple[frozenset[str], str]:
     return frozenset(mods), base
 
 
+NAMED_KEYS = frozenset(
+    {"enter", "tab", "escape", "backspace", "insert", "delete", "pageup", "pagedown"}
+    | set(CURSOR_KEYS)
+    | {f"f{n}" for n in range(1, 25)}
+)
+"""Key names (besides single characters and `NAMED_CHARS`) a terminal can report."""
+
+
+def key_name_problem(key: str) -> str | None:
+    """Why `key` is not a key name a press could ever arrive as, or None.
+
+    `ctlr+a` is a typo no chord can match: it must be refused when the keymap is
+    loaded, not accepted silently with every binding behind it unreachable.
+    """
+    if not key:
+        return "is empty"
+    mods, base = split_key(key)
+    if len(base) == 1:
+        return None if base.isprintable() else "is not a printable character"
+    if base in NAMED_CHARS or base in NAMED_KEYS:
+        return None
+    head, sep, _rest = base.partition("+")
+    if sep and head:
+        return f"has unknown modifier {head!r} (modifiers: {', '.join(MODIFIERS)})"
+    return (
+        f"names unknown key {base!r} (use a single character, or a name such as "
+        "tab, enter, escape, up, pageup, home, f1, space, question_mark)"
+    )
+
+
 def _mod_param(mods: frozenset[str]) -> int:
     return (
         1
