@@ -23,6 +23,11 @@ SCRUBBED = (
     "ZIRV_CTX_PROXY_DECIDED",
     "ZIRV_CTX_RESULT_SCHEMA",
     "ZIRV_CTX_RESULT_WORKDIR",
+    # Authority of the session that started zirv: its work group, the principal
+    # it acts for and its delegation envelope. A pane gets its own or none.
+    "ZIRV_CTX_WORK_GROUP",
+    "ZIRV_CTX_PRINCIPAL",
+    "ZIRV_CTX_ENVELOPE",
 )
 """Inherited supervision variables removed before a child starts.
 `ZIRV_CTX_DASH_REQUESTS` is deliberately *not* here: it is replaced per pane."""
