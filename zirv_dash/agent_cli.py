@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from zirv_dash import adapters, paths, spawn
+from zirv_dash.textcheck import text_problem
 
 USAGE = (
     "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR] [--json] "
@@ -132,10 +133,10 @@ def main(argv: list[str]) -> int:
 def run(args: AgentArgs, env: Mapping[str, str]) -> int:
     prompt = args.prompt
     if prompt == "-":
-        prompt = sys.stdin.read(MAX_STDIN_PROMPT + 1)
-        if len(prompt) > MAX_STDIN_PROMPT:
-            _err(f"{PREFIX}: the prompt on stdin is larger than {MAX_STDIN_PROMPT} bytes")
-            return 2
+        read = _read_stdin_prompt()
+        if isinstance(read, int):
+            return read
+        prompt = read
     base = {"harness": args.harness, "model": args.model}
 
     def fail(reason: str, code: int, mode: str = "inline") -> int:
@@ -144,8 +145,14 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
         _err(f"{PREFIX}: {reason}")
         return code
 
-    if not prompt.strip():
-        return fail("the prompt is empty", 2)
+    # One guard for every source (argv, stdin `-`): the prompt is one argv element
+    # inline and in a pane, and one that begins with '-' would be read as an option.
+    why_prompt = spawn.prompt_refusal(prompt)
+    if why_prompt:
+        return fail("the prompt is empty" if not prompt.strip() else why_prompt, 2)
+    for name, value in (("--model", args.model), ("--workdir", args.workdir)):
+        if value is not None and (problem := text_problem(value)):
+            return fail(f"{name} {problem}", 2)
     adapter = adapters.get(args.harness)
     if adapter is None:
         return fail(
@@ -163,11 +170,7 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
     own_short = paths.short_id(own_session) or "unknown"
 
     notes: list[str] = []
-    targets: list[spawn.DashTarget] = []
-    if prompt.lstrip().startswith("-"):
-        notes.append(f"{PREFIX}: a prompt that begins with '-' is never sent to a dashboard")
-    else:
-        targets = spawn.live_dashboards(paths.state_dir(), env, repo, notes)
+    targets = spawn.live_dashboards(paths.state_dir(), env, repo, notes)
     for note in notes:
         _err(note if note.startswith(PREFIX) else f"{PREFIX}: {note}")
     if targets and (args.force or args.flags):
@@ -229,6 +232,20 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
             continue
         return fail(reason, EXIT_BUDGET_EXHAUSTED if ack.budget_exhausted else 1, "dashboard_pane")
     return run_inline(args, prompt, adapter, workdir or str(cwd), own_session, fallback_note, env)
+
+
+def _read_stdin_prompt() -> str | int:
+    """The prompt from stdin, or an exit code after a clear error (too large, not
+    UTF-8): never a traceback."""
+    data = sys.stdin.buffer.read(MAX_STDIN_PROMPT + 1)
+    if len(data) > MAX_STDIN_PROMPT:
+        _err(f"{PREFIX}: the prompt on stdin is larger than {MAX_STDIN_PROMPT} bytes")
+        return 2
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _err(f"{PREFIX}: the prompt on stdin is not UTF-8 text (byte {exc.start})")
+        return 2
 
 
 def run_inline(

@@ -216,7 +216,7 @@ def same_model(a: str | None, b: str | None) -> bool:
 
 # --- resolution -----------------------------------------------------------------------
 
-_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,199}$")
+_MODEL_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._:/@+\[\]-]{0,199}\Z")  # \Z: no trailing newline
 
 
 def config_hint(agent: str, tier: str) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import subprocess
 import time
 import uuid
@@ -36,6 +37,7 @@ from typing import Any, Literal
 from zirv_dash import adapters, paths
 from zirv_dash.adapters import Adapter, SystemPromptChannel
 from zirv_dash.config import AdapterGate, ConfigError, load_adapter_gate
+from zirv_dash.textcheck import UnencodableText, require_encodable
 
 MAX_PACKET_BYTES = 16 * 1024
 MAX_STATE_FILE_BYTES = 64 * 1024
@@ -66,6 +68,12 @@ class HandoverFileError(HandoverError):
     """A request/ack file that is not valid JSON of the expected shape (it was removed)."""
 
 
+class HandoverRecordError(HandoverError, ValueError):
+    """A decoded request/ack of the wrong shape, or with a string that cannot be
+    used (a lone surrogate, a NUL); the message names the field. A ValueError too,
+    so callers that catch ValueError keep working."""
+
+
 # --- request / ack files ------------------------------------------------------------
 
 
@@ -90,11 +98,13 @@ class HandoverRequest:
 
     @classmethod
     def from_dict(cls, data: Any) -> HandoverRequest:
+        """Decode an untrusted request. Raises HandoverRecordError only."""
         if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
+            raise HandoverRecordError("not a JSON object")
         agent = data.get("target_agent")
         if not isinstance(agent, str) or not agent:
-            raise ValueError("target_agent must be a non-empty string")
+            raise HandoverRecordError("target_agent must be a non-empty string")
+        _require_text(data)
         return cls(
             target_agent=agent,
             target_model=_opt(data, "target_model", str),
@@ -131,11 +141,13 @@ class HandoverAck:
 
     @classmethod
     def from_dict(cls, data: Any) -> HandoverAck:
+        """Decode an untrusted ack. Raises HandoverRecordError only."""
         if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
+            raise HandoverRecordError("not a JSON object")
         ok = data.get("ok")
         if not isinstance(ok, bool):
-            raise ValueError("ok must be true or false")
+            raise HandoverRecordError("ok must be true or false")
+        _require_text(data)
         return cls(
             ok=ok,
             reason=_opt(data, "reason", str) or "",
@@ -147,25 +159,40 @@ class HandoverAck:
         )
 
 
+def _require_text(data: dict[str, Any]) -> None:
+    """Every string the record carries (keys too) must be usable text: a lone
+    surrogate would otherwise reach a successor's argv and crash the fork."""
+    try:
+        require_encodable(data)
+    except UnencodableText as exc:
+        raise HandoverRecordError(str(exc)) from None
+
+
+_INT_MAX = 2**63 - 1
+
+
 def _opt(data: dict[str, Any], key: str, kind: type[Any]) -> Any:
     value = data.get(key)
     if value is None:
         return None
-    if kind is int and isinstance(value, float) and value.is_integer():
+    if kind is int and isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
         value = int(value)
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise ValueError(f"{key} must be a {kind.__name__} or null")
+        raise HandoverRecordError(f"{key} must be a {kind.__name__} or null")
+    if kind is int and not -_INT_MAX <= value <= _INT_MAX:
+        raise HandoverRecordError(f"{key} is out of range")
     return value
 
 
 def _flag(data: dict[str, Any], key: str) -> bool:
     value = data.get(key, False)
     if not isinstance(value, bool):
-        raise ValueError(f"{key} must be true or false")
+        raise HandoverRecordError(f"{key} must be true or false")
     return value
 
 
-_SHORT = re.compile(r"^[A-Za-z0-9]{1,64}$")
+# `\Z`, not `$`: `$` would let "abc\n" through as a short id.
+_SHORT = re.compile(r"\A[A-Za-z0-9]{1,64}\Z")
 
 
 def _checked_short(short: str) -> str:
@@ -220,8 +247,7 @@ def _claim(path: Path) -> Any | None:
     except FileNotFoundError:
         return None
     try:
-        with open(claimed, "rb") as handle:
-            raw = handle.read(MAX_STATE_FILE_BYTES + 1)
+        raw = _read_regular(claimed, path)
     finally:
         try:
             os.unlink(claimed)
@@ -233,6 +259,29 @@ def _claim(path: Path) -> Any | None:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise HandoverFileError(f"{path}: not valid JSON ({exc}); removed") from exc
+
+
+def _read_regular(claimed: Path, shown: Path) -> bytes:
+    """At most MAX_STATE_FILE_BYTES + 1 bytes of a regular file; a symlink, FIFO
+    or device is refused without blocking or following it."""
+    try:
+        fd = os.open(claimed, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise HandoverFileError(f"{shown}: cannot be opened ({exc.strerror}); removed") from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise HandoverFileError(f"{shown}: not a regular file; removed")
+        chunks: list[bytes] = []
+        total = 0
+        while total <= MAX_STATE_FILE_BYTES:
+            chunk = os.read(fd, MAX_STATE_FILE_BYTES + 1 - total)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def claim_request(short: str) -> HandoverRequest | None:
@@ -468,7 +517,7 @@ def transcript_tail(
 
 
 def _claude_transcript(home: Path, session_id: str, cwd: str | Path) -> Path | None:
-    if not re.match(r"^[A-Za-z0-9-]{1,128}$", session_id):
+    if not re.fullmatch(r"[A-Za-z0-9-]{1,128}", session_id):
         return None
     projects = home / ".claude" / "projects"
     candidates = [str(cwd)]
@@ -739,6 +788,9 @@ def plan_swap(
             quit_seq,
         )
 
+    if kickoff and kickoff.lstrip().startswith("-"):
+        # The kickoff is the successor's first argv prompt: never an option.
+        raise HandoverRefused("the kickoff prompt must not begin with '-' (argv injection guard)")
     if mode == "system_prompt":
         sp_file: Path | None = None
         if target.system_prompt is SystemPromptChannel.FILE_FLAG:
@@ -750,6 +802,9 @@ def plan_swap(
         env = {PACKET_ENV: str(sp_file)} if sp_file else {}
         return SwapPlan(to_agent, model, mode, argv, env, sp_file, None, quit_seq)
 
+    if packet.lstrip().startswith("-"):
+        # The packet becomes one argv element; a leading heading keeps it data.
+        packet = "# Handover notes (zirv)\n\n" + packet
     argv = target.interactive_argv(packet, model, extra=list(extra))
     return SwapPlan(to_agent, model, "first_prompt", argv, old_quit_sequence=quit_seq)
 

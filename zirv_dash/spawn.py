@@ -33,6 +33,7 @@ from typing import Any, Literal, Protocol
 
 from zirv_dash import paths, procinfo
 from zirv_dash.adapters import ADAPTERS, Adapter
+from zirv_dash.textcheck import UnencodableText, check_text, text_problem
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +57,13 @@ STALE_GRACE_SECS = 30.0
 """A token dir without a readable owner.pid is only swept once it is this old
 (another dashboard may be between mkdir and writing its pid)."""
 
-TOKEN_DIR_RE = re.compile(r"^([A-Za-z0-9]{1,8})-([0-9a-f]{16})$")
-PANE_CHANNEL_RE = re.compile(r"^p-[0-9a-f]{16}$")
-REQ_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-SHORT_RE = re.compile(r"^[A-Za-z0-9]{1,64}$")
-MODEL_RE = re.compile(r"^[A-Za-z0-9._:/@-]+$")
+# `\A…\Z`, never `^…$`: `$` also matches before a trailing newline, so
+# "model\n" or "abc\n" would pass a `$`-anchored check and reach argv or a path.
+TOKEN_DIR_RE = re.compile(r"\A([A-Za-z0-9]{1,8})-([0-9a-f]{16})\Z")
+PANE_CHANNEL_RE = re.compile(r"\Ap-[0-9a-f]{16}\Z")
+REQ_ID_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
+SHORT_RE = re.compile(r"\A[A-Za-z0-9]{1,64}\Z")
+MODEL_RE = re.compile(r"\A[A-Za-z0-9._:/@-]+\Z")
 
 ARGV_GUARD = "prompt must not begin with '-' (argv injection guard)"
 RESTART_ENV_HEADLESS = "ZIRV_CTX_HEADLESS"
@@ -381,9 +384,13 @@ def _json_type(value: object) -> str:
 
 
 def _check_text(name: str, value: str) -> str:
-    if "\x00" in value:
-        raise RequestError(f"field `{name}` contains a NUL character")
-    return value
+    """Every string of a request ends up in argv, env or a path: one that cannot
+    be encoded for `execve` (a lone surrogate, a NUL) is refused here, naming the
+    field, long before any fork."""
+    try:
+        return check_text(name, value)
+    except UnencodableText as exc:
+        raise RequestError(str(exc)) from None
 
 
 def _want_str(obj: Mapping[str, Any], name: str) -> str:
@@ -425,7 +432,7 @@ def _want_str_list(obj: Mapping[str, Any], name: str) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise RequestError(f"field `{name}` must be a list of strings")
-    return [_check_text(name, v) for v in value]
+    return [_check_text(f"{name}[{i}]", v) for i, v in enumerate(value)]
 
 
 @dataclass
@@ -461,24 +468,39 @@ class SpawnAck:
 
     @classmethod
     def from_json(cls, obj: object) -> SpawnAck | None:
-        """Tolerant parse (the requester trusts its dashboard more than the reverse)."""
+        """Tolerant parse (the requester trusts its dashboard more than the reverse).
+
+        Never raises: anything unusable gives None. Every string is checked the
+        way a request's are, because the requester prints them: a short id that
+        is not one makes the ack unusable, and free text (reason, warnings) that
+        cannot be encoded is shown escaped instead of crashing the print.
+        """
         if not isinstance(obj, dict) or not isinstance(obj.get("ok"), bool):
             return None
         short = obj.get("short")
+        if short is not None and not (isinstance(short, str) and SHORT_RE.match(short)):
+            if obj["ok"]:
+                return None
+            short = None
         reason = obj.get("reason")
         warnings = obj.get("capability_warnings")
         return cls(
             ok=obj["ok"],
-            short=short if isinstance(short, str) else None,
-            reason=reason if isinstance(reason, str) else None,
+            short=short,
+            reason=_safe_text(reason) if isinstance(reason, str) else None,
             retryable=obj.get("retryable") is True,
             budget_exhausted=obj.get("budget_exhausted") is True,
             capability_warnings=[
-                {str(k): str(v) for k, v in w.items()}
-                for w in (warnings if isinstance(warnings, list) else [])
+                {_safe_text(str(k)): _safe_text(str(v)) for k, v in w.items()}
+                for w in (warnings if isinstance(warnings, list) else [])[:32]
                 if isinstance(w, dict)
             ],
         )
+
+
+def _safe_text(value: str, limit: int = 2000) -> str:
+    """`value` if it is usable text, else its escaped form (see `show`)."""
+    return value if text_problem(value) is None else show(value, limit)
 
 
 # --- requester side -------------------------------------------------------------------
@@ -1000,6 +1022,20 @@ def sanitize_file_drop(req: SpawnRequest) -> SpawnRequest:
     return req
 
 
+def prompt_refusal(prompt: str) -> str | None:
+    """Why `prompt` may not be launched, or None. The prompt is one argv element
+    on every path (inline, stdin, file drop, handover, the spawn dialog), and a
+    harness would read one that begins with '-' as an option, so none does."""
+    if prompt.lstrip().startswith("-"):
+        return ARGV_GUARD
+    problem = text_problem(prompt)
+    if problem is not None:
+        return f"prompt {problem}"
+    if not prompt.strip():
+        return "prompt is empty"
+    return None
+
+
 def model_refusal(model: str) -> str | None:
     if model.lstrip().startswith("-"):
         return f"model {show(model, 40)} refused: it looks like a flag"
@@ -1032,10 +1068,9 @@ def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
     if ctx.file_drop:
         sanitize_file_drop(req)
     # 2. argv guard
-    if req.prompt.lstrip().startswith("-"):
-        return _policy(ARGV_GUARD)
-    if not req.prompt.strip():
-        return _policy("prompt is empty")
+    why_prompt = prompt_refusal(req.prompt)
+    if why_prompt:
+        return _policy(why_prompt)
     # 3. repo cwd
     repo = ctx.repo.resolve()
     cwd = _resolve(req.cwd, repo)
