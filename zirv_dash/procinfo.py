@@ -79,3 +79,74 @@ def is_same_process(pid: int, start_time: float | None) -> bool:
 
 def now() -> float:
     return time.time()
+
+
+# -- sessions -----------------------------------------------------------------------
+#
+# A pane's child leads its own session (setsid), and everything it starts stays in
+# that session unless it calls setsid itself. Process groups are not enough: bash
+# puts every job in its own group, so "signal the leader's group" misses them. The
+# session id (field 6 of /proc/<pid>/stat) is the one handle that covers them all.
+
+
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """Fields of /proc/<pid>/stat after the command name (state first), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
+def session_members(sid: int, started_after: float | None = None) -> list[tuple[int, int]]:
+    """(pid, process group) of every live, non-zombie process in session `sid`.
+
+    `started_after` (epoch seconds) skips processes older than the session's
+    leader: if the leader's pid was reused for a new session, nothing that predates
+    ours is mistaken for one of our processes."""
+    if sid <= 1:
+        return []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    boot = _boot_time() if started_after is not None else None
+    members: list[tuple[int, int]] = []
+    for name in names:
+        if not name.isdigit():
+            continue
+        fields = _stat_fields(int(name))
+        if fields is None or len(fields) < 20:
+            continue
+        try:
+            state, pgrp, session, ticks = fields[0], int(fields[2]), int(fields[3]), int(fields[19])
+        except ValueError:
+            continue
+        if session != sid or state in (b"Z", b"X"):
+            continue
+        if boot is not None and started_after is not None:
+            if boot + ticks / _CLK_TCK < started_after - START_TIME_TOLERANCE_SECS:
+                continue
+        members.append((int(name), pgrp))
+    return members
+
+
+def signal_session(sid: int, sig: int, started_after: float | None = None) -> int:
+    """Send `sig` to every process group (and process) of session `sid`; returns
+    how many processes were found. Never signals this process or its own group."""
+    members = session_members(sid, started_after)
+    own_pid, own_group = os.getpid(), os.getpgrp()
+    groups = {group for _, group in members if group not in (own_group, 0, 1)}
+    for group in groups:
+        try:
+            os.killpg(group, sig)
+        except OSError:
+            pass
+    for pid, group in members:
+        if pid != own_pid and group not in groups:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+    return len(members)

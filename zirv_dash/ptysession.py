@@ -10,21 +10,21 @@ rather than blocking the caller.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import fcntl
 import os
 import shutil
 import signal
 import struct
+import subprocess
 import termios
 import time
 from collections.abc import Mapping, Sequence
 
-import ptyprocess
+from zirv_dash import guard, procinfo
+from zirv_dash.textcheck import text_problem
 
 READ_CHUNK = 65536
-_PR_SET_PDEATHSIG = 1
 
 
 class SpawnError(Exception):
@@ -39,24 +39,76 @@ make keystrokes lag. An idle dashboard takes nothing from its children."""
 
 
 def _child_setup() -> None:
-    # Runs in the child between fork and exec. If the dashboard dies without a
-    # clean shutdown (SIGKILL), the kernel sends the child SIGHUP, the same signal
-    # a closing terminal sends, so no agent outlives its dashboard.
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGHUP, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-    try:
+    # Runs in the child between fork and exec, after setsid (start_new_session).
+    # subprocess runs it under its own guard: whatever it raises is reported to
+    # the parent as a SubprocessError and the child _exits — it can never return
+    # into our code. Only plain syscalls here (no imports, no dlopen).
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    with contextlib.suppress(OSError):
         os.nice(CHILD_NICE)
-    except OSError:
-        pass
 
 
 def resolve_program(argv0: str, env: Mapping[str, str]) -> str | None:
     if os.path.sep in argv0:
         return argv0 if os.access(argv0, os.X_OK) else None
     return shutil.which(argv0, path=env.get("PATH", os.defpath))
+
+
+def launch_problem(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> str | None:
+    """Why this command cannot be passed to exec (a lone surrogate, a NUL), or None.
+
+    Checked before anything is forked, so a bad string from a spawn request or a
+    roster is a failed pane with a clear reason, never an exception in a child."""
+    for index, arg in enumerate(argv):
+        problem = text_problem(arg)
+        if problem:
+            return f"argument {index} of the command {problem}"
+    for key, value in env.items():
+        problem = text_problem(key) or ("contains '='" if "=" in key else None)
+        if problem:
+            return f"environment variable name {key!r} {problem}"
+        problem = text_problem(value)
+        if problem:
+            return f"environment variable {key} {problem}"
+    if cwd is not None:
+        problem = text_problem(cwd)
+        if problem:
+            return f"working directory {cwd!r} {problem}"
+    return None
+
+
+def _spawn(
+    argv: list[str], cwd: str | None, env: dict[str, str], columns: int, rows: int
+) -> tuple[subprocess.Popen[bytes], int]:
+    """Start `argv` as the leader of a new session whose controlling terminal is a
+    new PTY; returns the process and the master fd.
+
+    subprocess (not a hand-rolled fork) does the fork/exec: it encodes argv, env
+    and cwd in the parent, reports a failed exec back through a pipe, and _exits
+    the child on every error path."""
+    master, slave = os.openpty()
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.ioctl(
+                slave, termios.TIOCSWINSZ, struct.pack("HHHH", max(1, rows), max(1, columns), 0, 0)
+            )
+        proc = subprocess.Popen(
+            argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_child_setup,
+            close_fds=True,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError, UnicodeError) as exc:
+        os.close(master)
+        raise SpawnError(f"{os.path.basename(argv[0])}: {exc}") from exc
+    finally:
+        os.close(slave)
+    return proc, master
 
 
 class PtySession:
@@ -72,24 +124,18 @@ class PtySession:
         if not argv:
             raise SpawnError("empty command")
         env_dict = dict(os.environ if env is None else env)
+        problem = launch_problem(argv, env_dict, cwd)
+        if problem is not None:
+            raise SpawnError(f"cannot start {argv[0]!r}: {problem}")
         program = resolve_program(argv[0], env_dict)
         if program is None:
             raise SpawnError(f"{argv[0]}: command not found on PATH")
         if cwd is not None and not os.path.isdir(cwd):
             raise SpawnError(f"working directory {cwd} does not exist")
-        try:
-            self._proc = ptyprocess.PtyProcess.spawn(
-                [program, *argv[1:]],
-                cwd=cwd,
-                env=env_dict,
-                dimensions=(max(1, rows), max(1, columns)),
-                preexec_fn=_child_setup,
-            )
-        except (OSError, ptyprocess.PtyProcessError) as exc:
-            raise SpawnError(f"{argv[0]}: {exc}") from exc
+        self._proc, master = _spawn([program, *argv[1:]], cwd, env_dict, columns, rows)
         self.argv = list(argv)
         self.pid: int = self._proc.pid
-        self.fd: int = self._proc.fd
+        self.fd: int = master
         os.set_blocking(self.fd, False)
         self._pending = bytearray()
         self.exit_code: int | None = None
@@ -97,6 +143,11 @@ class PtySession:
         self.columns = columns
         self.rows = rows
         self.started_at = time.time()
+        self.stopped = False
+        """True once a termination ladder was started on it: it ended because we
+        (the operator, quit, a kill request) ended it, not by itself."""
+        self._start_time = procinfo.process_start_time(self.pid)
+        guard.client().watch(self.pid, self._start_time)
 
     # -- I/O --------------------------------------------------------------------------
 
@@ -163,28 +214,39 @@ class PtySession:
         """Exit code once the child has exited (128+N for a signal), else None."""
         if self.exit_code is not None:
             return self.exit_code
-        try:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-        except ChildProcessError:
-            self.exit_code = self.exit_code if self.exit_code is not None else 0
-            return self.exit_code
-        if pid == 0:
+        # Popen reaps it: it also keeps the pid from being waited on twice (a
+        # reused pid could belong to a newer pane by then).
+        code = self._proc.poll()
+        if code is None:
             return None
-        if os.WIFSIGNALED(status):
-            self.exit_code = 128 + os.WTERMSIG(status)
-        else:
-            self.exit_code = os.WEXITSTATUS(status)
+        self.exit_code = 128 - code if code < 0 else code
         return self.exit_code
 
+    @property
+    def start_time(self) -> float | None:
+        return self._start_time
+
+    def session_members(self) -> list[int]:
+        """Live processes of the child's session (its leader included while alive)."""
+        if not _HAVE_PROC:
+            return [] if self.poll() is not None else [self.pid]
+        return [pid for pid, _ in procinfo.session_members(self.pid, self._start_time)]
+
+    def session_ended(self) -> bool:
+        """The leader is reaped and nothing else of its session runs."""
+        return self.poll() is not None and not self.session_members()
+
     def signal_group(self, sig: int) -> None:
-        """Signal the child's whole process group (it leads its own session)."""
-        try:
-            os.killpg(self.pid, sig)
-        except (ProcessLookupError, PermissionError):
+        """Signal every process group of the child's session (bash puts each job in
+        a group of its own; the leader's group alone would miss them)."""
+        if _HAVE_PROC:
+            procinfo.signal_session(self.pid, sig, self._start_time)
+        if self.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(self.pid, sig)
+                os.killpg(self.pid, sig)
 
     def kill_now(self) -> None:
+        self.stopped = True
         self.signal_group(signal.SIGKILL)
         self.wait(1.0)
 
@@ -196,35 +258,150 @@ class PtySession:
                 return code
             time.sleep(0.02)
 
-    def terminate(self, quit_sequence: bytes = b"", grace: float = 5.0) -> int | None:
-        """The termination ladder: quit sequence → grace → SIGTERM → SIGKILL."""
-        if self.poll() is None and quit_sequence:
-            self.write(quit_sequence)
-            if self.wait(grace) is not None:
-                self.finish()
-                return self.exit_code
-        return self.force_stop()
+    def ladder(
+        self,
+        quit_sequence: bytes = b"",
+        grace: float = 5.0,
+        signals: Sequence[int] = (signal.SIGHUP, signal.SIGTERM),
+        defer_submit: bool = False,
+        drain: bool = True,
+    ) -> Ladder:
+        return Ladder(
+            self,
+            quit_sequence=quit_sequence,
+            quit_grace=grace,
+            signals=signals,
+            defer_submit=defer_submit,
+            drain=drain,
+        )
 
-    def force_stop(self) -> int | None:
-        if self.poll() is None:
-            # SIGHUP first: an interactive shell ignores SIGTERM but not a hangup.
-            self.signal_group(signal.SIGHUP)
-            self.signal_group(signal.SIGTERM)
-            if self.wait(1.0) is None:
-                self.signal_group(signal.SIGKILL)
-                self.wait(1.0)
-        else:
-            # The leader is gone but its group may not be (a backgrounded job).
-            self.signal_group(signal.SIGKILL)
+    def terminate(self, quit_sequence: bytes = b"", grace: float = 5.0) -> int | None:
+        """The termination ladder, blocking: quit sequence → grace → SIGHUP/SIGTERM
+        to every group of the session → SIGKILL, verified by walking /proc."""
+        run_ladder(self.ladder(quit_sequence, grace))
         self.finish()
         return self.exit_code
+
+    def force_stop(self) -> int | None:
+        return self.terminate(b"", 0.0)
 
     def finish(self) -> None:
         """Release the master fd (once the child is gone)."""
         self._eof = True
-        # We reap the child ourselves; tell ptyprocess so its finaliser neither
-        # waits on nor signals a pid that may already belong to someone else.
-        self._proc.terminated = True
-        self._proc.closed = True
         with contextlib.suppress(OSError):
-            self._proc.fileobj.close()
+            if self.fd >= 0:
+                os.close(self.fd)
+        self.fd = -1
+        if self.poll() is not None and not self.session_members():
+            guard.client().forget(self.pid)
+
+
+_HAVE_PROC = os.path.isdir("/proc/self")
+
+TERM_GRACE = 1.0
+"""SIGHUP/SIGTERM to SIGKILL."""
+KILL_CONFIRM = 2.0
+"""How long SIGKILL is repeated (new forks included) before giving up."""
+
+
+class Ladder:
+    """One termination ladder, stepped by its owner without blocking.
+
+    quit: the quit sequence (only when the caller knows it lands in the
+    harness's input prompt), up to `quit_grace` for the child to exit by itself;
+    signal: `signals` (the harness's clean-quit signals) to every process group of
+    the session, up to TERM_GRACE; kill: SIGKILL to all of them, repeated until
+    /proc shows none (at most KILL_CONFIRM). `step(now)` does what is due and
+    returns True when finished. `drain` reads (and drops) the child's output, for
+    owners that no longer show it, so a child blocked on a full PTY can exit."""
+
+    def __init__(
+        self,
+        session: PtySession,
+        *,
+        quit_sequence: bytes = b"",
+        quit_grace: float = 5.0,
+        signals: Sequence[int] = (signal.SIGHUP, signal.SIGTERM),
+        defer_submit: bool = False,
+        drain: bool = True,
+        term_grace: float = TERM_GRACE,
+        kill_confirm: float = KILL_CONFIRM,
+    ) -> None:
+        self.session = session
+        self.quit_sequence = quit_sequence
+        self.quit_grace = quit_grace
+        self.signals = tuple(signals)
+        self.defer_submit = defer_submit
+        self.drain = drain
+        self.term_grace = term_grace
+        self.kill_confirm = kill_confirm
+        self.stage = "start"
+        self.deadline = 0.0
+        self._enter_at: float | None = None
+        self.survivors: list[int] = []
+
+    @property
+    def done(self) -> bool:
+        return self.stage == "done"
+
+    def step(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        session = self.session
+        if self.stage == "done":
+            return True
+        if self.drain and not session.eof:
+            for _ in range(16):
+                if not session.read():
+                    break
+        session.flush()
+        if self.stage == "start":
+            session.stopped = True
+            self._start(now)
+        if self.stage == "quit":
+            if self._enter_at is not None and now >= self._enter_at:
+                session.write(b"\r")
+                self._enter_at = None
+            if session.poll() is not None or now >= self.deadline:
+                self._signal(now)
+        elif self.stage == "signal":
+            if session.session_ended():
+                self.stage = "done"
+            elif now >= self.deadline:
+                self.stage, self.deadline = "kill", now + self.kill_confirm
+        if self.stage == "kill":
+            self.survivors = session.session_members()
+            if session.poll() is not None and not self.survivors:
+                self.stage = "done"
+            elif now >= self.deadline:
+                self.stage = "done"  # a process stuck in the kernel; reported as survivor
+            else:
+                session.signal_group(signal.SIGKILL)
+        return self.stage == "done"
+
+    def _start(self, now: float) -> None:
+        sequence = self.quit_sequence
+        if sequence and self.session.poll() is None:
+            if self.defer_submit and sequence.endswith(b"\r") and len(sequence) > 1:
+                # Codex drops an Enter that arrives in the same read as its text.
+                sequence, self._enter_at = sequence[:-1], now + 0.1
+            self.session.write(sequence)
+            self.stage, self.deadline = "quit", now + self.quit_grace
+        else:
+            self._signal(now)
+
+    def _signal(self, now: float) -> None:
+        if self.session.session_ended():
+            self.stage = "done"
+            return
+        for sig in self.signals:
+            self.session.signal_group(sig)
+        # A stopped job cannot act on SIGHUP/SIGTERM until it is continued.
+        self.session.signal_group(signal.SIGCONT)
+        self.stage, self.deadline = "signal", now + self.term_grace
+
+
+def run_ladder(ladder: Ladder, interval: float = 0.02) -> int | None:
+    """Step `ladder` until it is done (blocking: for CLIs and worker threads)."""
+    while not ladder.step():
+        time.sleep(interval)
+    return ladder.session.exit_code

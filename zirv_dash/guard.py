@@ -1,0 +1,199 @@
+"""A guard process that ends our children's sessions if this process dies.
+
+Every child on a PTY leads its own session, so a hard kill of the dashboard
+(`kill -9`, an OOM kill) leaves them running: the kernel's parent-death signal
+reaches only the direct child, and a shell ignoring SIGHUP or a job in its own
+process group outlives it. The guard is a tiny stdlib-only process started once
+per dashboard process. It holds nothing but the read end of one pipe (no PTY,
+no directory: it runs in `/` with fds 0-2 only). We write `+ <sid> <start>` when
+a session starts and `- <sid>` once it is verified empty. When the pipe reads
+EOF — we exited or were killed — the guard runs the termination ladder
+(SIGHUP + SIGTERM to every process group of each session still recorded, a
+short grace, SIGKILL, verified by walking /proc) and exits. A clean exit has
+forgotten every session first, so the guard then exits at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from typing import IO
+
+GRACE_SECS = 1.5
+"""SIGHUP/SIGTERM to SIGKILL, after the dashboard died (well inside 5 s)."""
+CONFIRM_SECS = 2.0
+POLL_SECS = 0.05
+
+
+def end_sessions(
+    sessions: dict[int, float | None],
+    grace: float = GRACE_SECS,
+    confirm: float = CONFIRM_SECS,
+) -> list[int]:
+    """The ladder for sessions whose owner is gone; returns pids that survived."""
+    from zirv_dash import procinfo
+
+    def alive() -> list[int]:
+        return [
+            pid
+            for sid, start in sessions.items()
+            for pid, _ in procinfo.session_members(sid, start)
+        ]
+
+    for sid, start in sessions.items():
+        for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGCONT):
+            procinfo.signal_session(sid, sig, start)
+    deadline = time.monotonic() + grace
+    while alive() and time.monotonic() < deadline:
+        time.sleep(POLL_SECS)
+    deadline = time.monotonic() + confirm
+    while True:
+        left = alive()
+        if not left or time.monotonic() >= deadline:
+            return left
+        for sid, start in sessions.items():
+            procinfo.signal_session(sid, signal.SIGKILL, start)
+        time.sleep(POLL_SECS)
+
+
+def serve(stream: Iterable[str]) -> dict[int, float | None]:
+    """Read the owner's messages until EOF; the sessions still recorded then."""
+    sessions: dict[int, float | None] = {}
+    for line in stream:
+        parts = line.split()
+        try:
+            if len(parts) == 3 and parts[0] == "+":
+                sessions[int(parts[1])] = float(parts[2]) if parts[2] != "-" else None
+            elif len(parts) == 2 and parts[0] == "-":
+                sessions.pop(int(parts[1]), None)
+        except ValueError:
+            continue  # only we write this pipe; a garbled line is skipped, not fatal
+    return sessions
+
+
+def main() -> int:
+    # No terminal signals reach us (own session), but be explicit: only EOF ends us.
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_IGN)
+    sessions = serve(sys.stdin)
+    if sessions:
+        end_sessions(sessions)
+    return 0
+
+
+class GuardClient:
+    """Our side of the pipe. Thread-safe; a guard that cannot start or dies is
+    restarted on the next message (and told every session again)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stdin: IO[bytes] | None = None
+        self._sessions: dict[int, float | None] = {}
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def watch(self, sid: int, start_time: float | None) -> None:
+        with self._lock:
+            self._sessions[sid] = start_time
+            self._send(_add_line(sid, start_time))
+
+    def forget(self, sid: int) -> None:
+        with self._lock:
+            if sid in self._sessions:
+                del self._sessions[sid]
+                self._send(f"- {sid}\n".encode())
+
+    def close(self) -> None:
+        """Close the pipe (the guard ends whatever is still recorded, then exits)."""
+        with self._lock:
+            proc, stdin = self._proc, self._stdin
+            self._proc = self._stdin = None
+        if stdin is not None:
+            with contextlib.suppress(OSError):
+                stdin.close()
+        if proc is not None and not self._sessions:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=2.0)
+
+    def _send(self, line: bytes) -> None:
+        for _attempt in range(2):
+            if self._stdin is None and not self._start():
+                return
+            assert self._stdin is not None
+            try:
+                self._stdin.write(line)
+                self._stdin.flush()
+                return
+            except OSError:
+                self._stdin = None  # the guard died; start another and resend
+                self._proc = None
+
+    def _start(self) -> bool:
+        script = os.path.abspath(__file__)
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-S", "-E", script],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                close_fds=True,
+                start_new_session=True,
+                cwd="/",
+            )
+        except (OSError, subprocess.SubprocessError):
+            return False
+        assert proc.stdin is not None
+        self._proc, self._stdin = proc, proc.stdin
+        try:
+            for sid, start in self._sessions.items():
+                proc.stdin.write(_add_line(sid, start))
+            proc.stdin.flush()
+        except OSError:
+            self._proc = self._stdin = None
+            return False
+        return True
+
+
+def _add_line(sid: int, start_time: float | None) -> bytes:
+    return f"+ {sid} {'-' if start_time is None else repr(start_time)}\n".encode()
+
+
+_client: GuardClient | None = None
+_client_lock = threading.Lock()
+
+
+def client() -> GuardClient:
+    """This process's guard (started on first use)."""
+    global _client
+    with _client_lock:
+        if _client is None:
+            _client = GuardClient()
+        return _client
+
+
+def _after_fork_in_child() -> None:
+    # A forked copy must not hold the pipe open (the guard would never see EOF)
+    # nor speak for the parent's sessions.
+    global _client
+    if _client is not None and _client._stdin is not None:
+        with contextlib.suppress(OSError):
+            os.close(_client._stdin.fileno())
+    _client = None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+if __name__ == "__main__":
+    # Started by path with -S -E: make the package importable, nothing else.
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    raise SystemExit(main())
