@@ -77,7 +77,10 @@ class TerminalModel:
 
     Besides the API in the package docstring: ``keyboard_flags`` (kitty
     keyboard protocol flags the child pushed; 0 = legacy key encoding),
-    ``cursor_shape`` (last DECSCUSR value), ``bells`` (BEL count),
+    ``cursor_shape`` (the DECSCUSR style ``CSI Ps SP q`` asked for: 0 the
+    terminal's default, 1/2 blinking/steady block, 3/4 underline, 5/6 bar;
+    back to 0 on RIS), ``cursor_visible`` (DECTCEM, ``CSI ? 25 h/l``),
+    ``bells`` (BEL count),
     ``history_bytes``, ``line_wrapped(line)`` (soft wraps, for selections),
     and ``default_fg_rgb``/``default_bg_rgb`` (what OSC 10/11 queries are
     told; set them from the UI theme).
@@ -292,7 +295,16 @@ class TerminalModel:
             self._dirty |= s.touched
             s.touched.clear()
             changed = True
-        sig = (s.x, s.y, self._cursor_visible, self._title, s.alt, s.columns, s.rows)
+        sig = (
+            s.x,
+            s.y,
+            self._cursor_visible,
+            self.cursor_shape,
+            self._title,
+            s.alt,
+            s.columns,
+            s.rows,
+        )
         if sig != self._sig:
             self._sig = sig
             changed = True
@@ -631,8 +643,8 @@ class TerminalModel:
         if inter:
             if inter == "$" and final == "p":
                 self._decrqm(prefix, a0)
-            elif inter == " " and final == "q" and not prefix:
-                self.cursor_shape = a0
+            elif inter == " " and final == "q" and not prefix and a0 <= 6:
+                self.cursor_shape = a0  # tmux ignores styles past 6
             return
         if prefix == "?":
             if final == "h" or final == "l":
@@ -843,6 +855,7 @@ class TerminalModel:
         self._sync_since = None
         self._kitty_flags = [0]
         self._title = ""
+        self.cursor_shape = 0  # xterm resets DECSCUSR on RIS (tmux keeps it)
 
 
 def _styled_run_re() -> re.Pattern[str]:

@@ -168,7 +168,12 @@ class Screen:
         self._main_saved: tuple[list[list[str]], list[list[Attr]], list[bool], int, int] | None = (
             None
         )
-        self._alt_cursor: tuple[int, int, Attr] | None = None
+        # What ``CSI ? 1049 h`` saved, as tmux keeps it: the position (only
+        # 1049 saves it) and the rendition (every switch saves it).  Leaving
+        # restores them even when not on the alternate screen, and keeps them
+        # for the next leave: dialog(1) and friends rely on both.
+        self._alt_cursor: tuple[int, int] | None = None
+        self._alt_cell: Attr = DEFAULT_ATTR
         # DECSC state: x, y, attr, origin mode, G0/G1 sets, shift
         self.saved: tuple[int, int, Attr, bool, list[int], int] | None = None
         self.reset()
@@ -757,7 +762,8 @@ class Screen:
         if self.alt:
             return
         if save_cursor:
-            self._alt_cursor = (self.x, self.y, self.attr)
+            self._alt_cursor = (self.x, self.y)
+        self._alt_cell = self.attr
         self._main_saved = (self.chars, self.attrs, self.wrapped, self.columns, self.rows)
         cols = self.columns
         ea = erase_attr(self.attr)
@@ -769,9 +775,9 @@ class Screen:
 
     def alternate_off(self, restore_cursor: bool) -> None:
         if restore_cursor and self._alt_cursor is not None:
-            x, y, attr = self._alt_cursor
-            self.x, self.y, self.attr = min(x, self.columns - 1), min(y, self.rows - 1), attr
-            self._alt_cursor = None
+            x, y = self._alt_cursor
+            self.x, self.y = min(x, self.columns - 1), min(y, self.rows - 1)
+            self.attr = self._alt_cell
         if not self.alt or self._main_saved is None:
             # tmux clamps the cursor even when there is nothing to switch
             # back from (a pending wrap is cancelled).
