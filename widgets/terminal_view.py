@@ -4,6 +4,17 @@ Pull-based rendering: the model records which rows changed; at most 60 times a
 second the view asks for those rows and refreshes just them. Each rendered row
 is cached as a Strip keyed on the row's version, so an unchanged row costs a
 dict lookup. Styles are cached per attribute tuple.
+
+Colours reach the glass as the child sent them, the way tmux passes them on:
+palette colours 0-15 stay palette colours (SGR 30-37/90-97, so the user's
+terminal theme decides how they look), the default colours stay the
+terminal's defaults, 256-colour and 24-bit colours pass through, and dim is
+the dim attribute. Textual's theme is for the chrome only: this widget opts
+out of the filter that maps ANSI colours to the theme's RGB.
+
+The cursor: the app puts the outer terminal's real cursor where the focused
+pane's cursor is (see `real_cursor`). A block is drawn only where there is no
+real terminal to place it in (headless runs: tests and snapshots).
 """
 
 from __future__ import annotations
@@ -17,7 +28,9 @@ from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Region
+from textual.errors import NoWidget
+from textual.filter import ANSIToTruecolor, LineFilter
+from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.timer import Timer
@@ -28,6 +41,8 @@ from zirv_dash import selection as sel
 from zirv_dash.terminal import Attr, cell_width
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from zirv_dash.pane import Pane
 
 FRAME_INTERVAL = 1 / 60
@@ -125,8 +140,8 @@ class TerminalView(Widget, can_focus=True):
     TerminalView {
         width: 1fr;
         height: 1fr;
-        background: $background;
-        color: $foreground;
+        background: ansi_default;
+        color: ansi_default;
     }
     """
 
@@ -137,6 +152,7 @@ class TerminalView(Widget, can_focus=True):
         self._flush_pending = False
         self._last_flush = 0.0
         self._last_cursor: tuple[int, int] | None = None
+        self._last_cursor_mode: tuple[bool, int] = (True, 0)
         self._last_offset = 0
         self.show_cursor = True
         self.selection: sel.Span | None = None
@@ -193,6 +209,12 @@ class TerminalView(Widget, can_focus=True):
             return
         dirty = model.take_dirty()
         cursor = model.cursor
+        mode = (model.cursor_visible, cursor_shape(model))
+        if mode != self._last_cursor_mode:
+            # Hiding or reshaping the cursor changes no cell, but the frame it
+            # triggers is when the real cursor is updated.
+            self._last_cursor_mode = mode
+            dirty.add(cursor[1])
         if cursor != self._last_cursor:
             if self._last_cursor is not None:
                 dirty.add(self._last_cursor[1])
@@ -252,6 +274,7 @@ class TerminalView(Widget, can_focus=True):
                 and self.has_focus
                 and model.cursor_visible
                 and model.cursor[1] == row
+                and not _app_places_cursor(self)
             ):
                 cursor_x = model.cursor[0]
             key = ("r", row, model.row_version(row), width, cursor_x)
@@ -279,6 +302,36 @@ class TerminalView(Widget, can_focus=True):
             ).crop(0, width)
         self._row_cache[y] = (key, strip)
         return strip
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        # The child's colours are not the theme's: keep every filter (NO_COLOR's,
+        # for one) but the one that maps ANSI colours to the theme's RGB and
+        # bakes dim into a darker colour.
+        return [f for f in super().get_line_filters() if not isinstance(f, ANSIToTruecolor)]
+
+    # -- the real cursor -----------------------------------------------------------------
+
+    def real_cursor(self) -> tuple[Offset, int] | None:
+        """Where the outer terminal's cursor belongs (screen cell) and its DECSCUSR
+        shape, or None when it must be hidden: the child hid it, the view is
+        scrolled back or not focused, or something is drawn over that cell."""
+        model = self.pane.model_view
+        if not (self.show_cursor and self.has_focus and model.cursor_visible):
+            return None
+        if self.view_offset():
+            return None
+        x, y = model.cursor
+        region = self.content_region
+        if x >= region.width or y >= region.height:
+            return None
+        at = region.offset + Offset(x, y)
+        try:
+            widget, _ = self.screen.get_widget_at(at.x, at.y)
+        except NoWidget:
+            return None
+        if widget is not self:
+            return None  # a toast or another layer covers the cursor
+        return at, cursor_shape(model)
 
     # -- selection -----------------------------------------------------------------------
 
@@ -448,6 +501,17 @@ class TerminalView(Widget, can_focus=True):
         text = self.selected_text()
         if text:
             self.post_message(self.CopyRequest(self, text))
+
+
+def cursor_shape(model: object) -> int:
+    """The DECSCUSR shape the child asked for (0: the terminal's default)."""
+    shape = getattr(model, "cursor_shape", 0)
+    return shape if isinstance(shape, int) and 0 <= shape <= 6 else 0
+
+
+def _app_places_cursor(widget: Widget) -> bool:
+    """Whether the app shows the real terminal cursor (then no block is drawn)."""
+    return bool(getattr(widget.app, "places_real_cursor", False))
 
 
 def _overlay(strip: Strip, start: int, end: int, style: Style) -> Strip:

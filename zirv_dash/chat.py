@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 
-from zirv_dash import adapters, paths
+from zirv_dash import adapters, outer_terminal, paths
 from zirv_dash.config import ConfigError, load_adapter_gate, load_settings
 from zirv_dash.keymap import KeymapError, load_keymap
 from zirv_dash.session_env import child_env, nesting_refusal
@@ -108,6 +108,8 @@ def main(argv: list[str]) -> int:
     # only drawn when something changed, and streaming panes still repaint at most
     # 60 times a second (the terminal view coalesces them).
     os.environ.setdefault("TEXTUAL_FPS", "240")
+    # Asked before the UI takes the terminal: its colour system and colours.
+    outer = outer_terminal.probe(settings.dash.truecolor)
     from screens.app import LaunchOptions, run_dashboard
 
     extra = []
@@ -123,6 +125,7 @@ def main(argv: list[str]) -> int:
         agent_reason=reason,
         model=args.model,
         initial_panes=extra,
+        outer=outer,
     )
     return run_dashboard(options)
 
