@@ -3,21 +3,40 @@
 Textual's own default bindings (Ctrl+Q quit, Ctrl+C, Ctrl+P palette, Tab focus)
 would steal keys from agents, so the App inherits none and disables the command
 palette; every key reaches the dashboard screen, which routes it.
+
+The outer terminal's real cursor is shown where the focused pane's cursor is,
+with the shape the child asked for: Textual hides the cursor at start and moves
+it to `App.cursor_position` at the end of every frame, so each frame sets that
+position from the focused pane and, like tmux, hides the cursor while drawing
+and shows it (with its DECSCUSR shape) once the frame is complete — inside the
+synchronized-update bracket when the terminal has one.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from rich.color import ColorSystem
 from textual.app import App
 from textual.binding import BindingType
+from textual.geometry import Offset
 
 from zirv_dash.config import AdapterGate, Settings
 from zirv_dash.dashboard import Dashboard
 from zirv_dash.keymap import Keymap
+from zirv_dash.outer_terminal import OuterTerminal
+
+_COLOR_SYSTEMS = {
+    "truecolor": ColorSystem.TRUECOLOR,
+    "256": ColorSystem.EIGHT_BIT,
+    "standard": ColorSystem.STANDARD,
+}
+HIDE_CURSOR = "\x1b[?25l"
+SHOW_CURSOR = "\x1b[?25h"
 
 
 @dataclass
@@ -40,6 +59,8 @@ class LaunchOptions:
     """Session ids for the first panes, in order (tests pin them for stable output)."""
     deterministic: bool = False
     """Freeze clocks, pids and spinners in the chrome (snapshot tests)."""
+    outer: OuterTerminal = field(default_factory=OuterTerminal)
+    """The outer terminal's colour system and default colours, probed at start-up."""
 
 
 class ZirvApp(App[int], inherit_bindings=False):
@@ -54,6 +75,54 @@ class ZirvApp(App[int], inherit_bindings=False):
         self.exit_code = 0
         self.dashboard: Dashboard | None = None
         """Set by the dashboard screen; used to stop children if the UI dies."""
+        system = _COLOR_SYSTEMS.get(options.outer.color_system or "")
+        if system is not None:
+            # Textual builds its console from TEXTUAL_COLOR_SYSTEM or Rich's guess
+            # from COLORTERM/TERM; the probe knows better (terminfo, known
+            # terminals, [dash] truecolor). Rich down-converts for lesser systems.
+            self.console._color_system = system
+        self._cursor_shown = False
+        self._cursor_shape_sent = -1
+        self._cursor_wanted: int | None = None
+        """DECSCUSR shape of the cursor this frame shows, None: hidden."""
+
+    @property
+    def places_real_cursor(self) -> bool:
+        """True when frames reach a real terminal, whose cursor we place."""
+        return self._driver is not None and not self.is_headless
+
+    def _focused_cursor(self) -> tuple[Offset, int] | None:
+        from widgets.terminal_view import TerminalView
+
+        focused = self.focused
+        if isinstance(focused, TerminalView):
+            return focused.real_cursor()
+        return None
+
+    def _begin_update(self) -> None:
+        super()._begin_update()
+        try:
+            wanted = self._focused_cursor()
+        except Exception:  # noqa: BLE001 - a cursor question must never stop a frame
+            wanted = None
+        if wanted is not None:
+            self.cursor_position = wanted[0]
+        self._cursor_wanted = None if wanted is None else wanted[1]
+        if self._cursor_shown and self._driver is not None:
+            # Hidden while the frame draws, so it never flickers across the screen.
+            self._driver.write(HIDE_CURSOR)
+            self._cursor_shown = False
+
+    def _end_update(self) -> None:
+        shape = self._cursor_wanted
+        if shape is not None and self._driver is not None:
+            sequence = SHOW_CURSOR
+            if shape != self._cursor_shape_sent:
+                sequence = f"\x1b[{shape} q" + sequence
+                self._cursor_shape_sent = shape
+            self._driver.write(sequence)
+            self._cursor_shown = True
+        super()._end_update()
 
     def on_mount(self) -> None:
         from screens.dashboard import DashboardScreen
@@ -76,4 +145,8 @@ def run_dashboard(options: LaunchOptions) -> int:
         # Textual has already restored the terminal by the time run() returns.
         if app.dashboard is not None and app.dashboard.live_panes:
             app.dashboard.shutdown_all(grace=1.0)
+        if app._cursor_shape_sent > 0:
+            # A child's cursor shape must not outlive the dashboard.
+            sys.stdout.write("\x1b[0 q")
+            sys.stdout.flush()
     return result if isinstance(result, int) else app.exit_code

@@ -157,7 +157,13 @@ class DashboardScreen(
             log.warning("tip-seen: %s", exc)
 
     def _pane_colors(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-        """The colours a pane is drawn with, for children that ask (OSC 10/11)."""
+        """The colours a pane is drawn with, for children that ask (OSC 10/11).
+
+        Panes draw in the terminal's own default colours: when the terminal told
+        us those at start-up they are the truth; otherwise the theme's colours
+        are the best guess (they match the chrome around the pane)."""
+        if self.options.outer.colors is not None:
+            return self.options.outer.colors
         variables = self.app.get_css_variables()
         try:
             fg = Color.parse(variables.get("foreground", "#e0e0e0")).rgb
