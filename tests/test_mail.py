@@ -158,20 +158,26 @@ def test_sidecar_is_capped_at_one_mebibyte(state: Path) -> None:
     assert len(data) == mail.FULL_BODY_CAP + len(b"\n[truncated]\n")
 
 
-def test_prune_keeps_the_newest_in_each_directory(state: Path) -> None:
-    for i in range(8):
+def test_unread_mail_is_never_pruned_and_a_full_mailbox_refuses(state: Path) -> None:
+    for i in range(5):
         send("x" * 200, now=NOW + i, keep=5, max_message_bytes=100)
+    with pytest.raises(mail.MailError) as info:
+        send("one too many", now=NOW + 5, keep=5, max_message_bytes=100)
+    assert "already holds 5 messages" in str(info.value) and "nothing was stored" in str(info.value)
     top = sorted(p.name for p in box(state).glob("*.md"))
-    assert top == [f"{NOW + i}-aaaa1111.md" for i in range(3, 8)]
-    assert len(list((box(state) / "full").iterdir())) == 5
-    mail.consume(mail.list_messages(SLUG)[0])
+    assert top == [f"{NOW + i}-aaaa1111.md" for i in range(5)]  # every unread note kept
+    assert len(list((box(state) / "full").iterdir())) == 5  # their sidecars too
+    for message in mail.list_messages(SLUG):
+        mail.consume(message)
     for i in range(8, 12):
-        send("y", now=NOW + i, keep=2)
-    assert len(list((box(state) / "read").iterdir())) == 1  # read/ is never pruned
+        send("y", now=NOW + i, keep=5)
+    assert len(list((box(state) / "read").iterdir())) == 5  # read/ is never pruned
+    # sidecars older than every unread message go once past keep
+    assert len(list((box(state) / "full").iterdir())) <= 5
 
 
 def test_prune_ignores_foreign_files(state: Path) -> None:
-    send("a")
+    mail.consume(send("a"))
     (box(state) / "notes.txt").write_text("keep me")
     (box(state) / "0000000001-x.md.bak").write_text("keep me")
     send("b", now=NOW + 1, keep=1)
@@ -331,3 +337,80 @@ def test_unread_advisory(state: Path) -> None:
         "[zirv ▸ mail] 3 unread from claude/aaaa1111 — run `zirv ctx inbox` now to read "
         "(not --peek, which leaves them unread)"
     )
+
+
+# --- delivery only to the addressee, refusals instead of losses ------------------------
+
+
+def test_plain_inbox_reader_never_sees_or_takes_directed_mail(state: Path) -> None:
+    directed = send("for bbbb only", to="codex", to_session=SESSION_B)
+    send("for anyone", now=NOW + 1)
+    plain = mail.list_messages(SLUG, include_directed=False)
+    assert [m.body.strip() for m in plain] == ["for anyone"]
+    assert mail.consume(directed, reader="cccc3333") is False  # not its addressee
+    assert directed.path.exists()
+    theirs = mail.list_messages(SLUG, agent="codex", short="bbbb2222")
+    assert [m.body.strip() for m in theirs] == ["for bbbb only", "for anyone"]
+    assert mail.consume(theirs[0], reader="bbbb2222") is True
+
+
+def test_unread_broadcasts_are_kept_read_ones_make_room(state: Path) -> None:
+    first = send("one", broadcast=True, keep=2)
+    send("two", broadcast=True, now=NOW + 1, keep=2)
+    with pytest.raises(mail.MailError, match="already holds 2 broadcasts"):
+        send("three", broadcast=True, now=NOW + 2, keep=2)
+    mail.consume(first, reader="bbbb2222")
+    third = send("three", broadcast=True, now=NOW + 2, keep=2)
+    assert not first.path.exists() and third.path.exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "kw"),
+    [
+        ("from-session", {"from_session": "a\udcffb"}),
+        ("from-agent", {"from_agent": "\ud800"}),
+        ("to-session", {"to_session": "\udfff"}),
+    ],
+)
+def test_unencodable_header_is_refused_whole(state: Path, field: str, kw: dict[str, str]) -> None:
+    with pytest.raises(mail.MailError, match=f"header `{field}`"):
+        send("hi", **kw)
+    assert list(box(state).glob("*.md")) == []
+
+
+def test_unencodable_body_is_refused_whole(state: Path) -> None:
+    with pytest.raises(mail.MailError, match="not valid UTF-8"):
+        send("bad \udcff body")
+    assert list(box(state).glob("*.md")) == []
+
+
+def test_mail_directories_are_private(state: Path) -> None:
+    send("x")
+    for directory in (state / "mail", box(state)):
+        assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+
+
+def test_an_older_wide_mail_dir_is_tightened(state: Path) -> None:
+    (state / "mail").mkdir(parents=True)
+    (state / "mail").chmod(0o755)
+    send("x")
+    assert stat.S_IMODE((state / "mail").stat().st_mode) == 0o700
+
+
+def test_temp_files_left_by_a_killed_writer_are_swept(state: Path) -> None:
+    import os
+
+    send("first")
+    stale = box(state) / ".1700000000-aaaa1111.tmp-abc123"
+    fresh = box(state) / ".1700000001-aaaa1111.tmp-def456"
+    for path in (stale, fresh):
+        path.write_bytes(b"half a message")
+    old = NOW - 3600
+    os.utime(stale, (old, old))
+    read_dir = box(state) / "read"
+    read_dir.mkdir(exist_ok=True)
+    (read_dir / ".x.tmp-1").write_bytes(b"")
+    os.utime(read_dir / ".x.tmp-1", (old, old))
+    mail.prune(SLUG)
+    assert not stale.exists() and not (read_dir / ".x.tmp-1").exists()
+    assert fresh.exists()  # a live writer may still be writing it

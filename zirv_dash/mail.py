@@ -25,6 +25,18 @@ A message is markdown::
 The body comes after the first blank line, so it can never add or change a
 header line; header values are sanitised on write and again on read.
 
+Unread mail is never deleted. Before a store, broadcasts that at least one
+session has read are pruned to `keep`, and sidecars older than the oldest unread
+message likewise; if the mailbox still holds `keep` unread messages the store is
+refused with a message saying so, rather than dropping someone's unread note.
+``read/`` is never pruned.
+
+Reading is bounded: a message file is `lstat`ed first (a symlink, FIFO, device
+or oversized file is reported and left alone, never opened), read without
+blocking and at most `MESSAGE_FILE_CAP` bytes, and parsed messages are cached by
+inode, size and mtime, so a sweep that runs on every mailbox change re-reads
+nothing that did not change.
+
 Writes are atomic *and* exclusive: the message is written to a temporary file
 and hard-linked to its final name, which fails if the name is taken, so two
 writers in the same second get distinct ``_NNN`` names and a reader never sees
@@ -38,13 +50,16 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from zirv_dash import paths
+from zirv_dash import paths, safeio
+from zirv_dash.textcheck import text_problem
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +68,10 @@ DEFAULT_MAX_MESSAGE_BYTES = 4096
 FULL_BODY_CAP = 1024 * 1024
 MAX_HEADER_VALUE = 256
 MAX_COLLISIONS = 999
+MESSAGE_FILE_CAP = FULL_BODY_CAP + 64 * 1024
+"""A message file larger than this was not written by a mailbox writer (bodies
+are cut to `max_message_bytes`, at most 1 MiB); it is reported, never read."""
+CACHE_ENTRIES = 1024
 OPERATOR = "operator"
 """Reader/sender name used when no session identity is set."""
 
@@ -118,7 +137,8 @@ class Message:
 def mailbox_dir(slug: str) -> Path:
     if not _SLUG.match(slug) or slug in (".", ".."):
         raise MailError(f"invalid mailbox slug {slug!r} (expected a repo slug like -work-my-repo)")
-    return paths.ensure_private_dir(paths.state_dir() / "mail" / slug)
+    root = paths.ensure_private_dir(paths.state_dir() / "mail")
+    return paths.ensure_private_dir(root / slug)
 
 
 def _subdir(slug: str, name: str) -> Path:
@@ -196,12 +216,41 @@ def parse_message(text: str, path: Path, broadcast: bool = False) -> Message:
     )
 
 
-def read_message(path: Path, broadcast: bool = False) -> Message:
+_cache: OrderedDict[tuple[Path, bool], tuple[tuple[int, int, int, int], Message]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def read_message(path: Path, broadcast: bool = False, st: os.stat_result | None = None) -> Message:
+    """The message in `path`; MailError (naming the file) for anything that is not
+    a regular file of at most `MESSAGE_FILE_CAP` bytes with a message header.
+    Cheap when unchanged since the last read: one `lstat` (or none, given `st`)."""
     try:
-        raw = path.read_bytes()
+        st = os.lstat(path) if st is None else st
+        safeio.check_regular(path, st, MESSAGE_FILE_CAP)
+    except FileNotFoundError as exc:
+        raise MailError(f"{path}: gone") from exc
     except OSError as exc:
-        raise MailError(f"{path}: unreadable ({exc})") from exc
-    return parse_message(raw.decode("utf-8", errors="replace"), path, broadcast)
+        raise MailError(
+            str(exc) if isinstance(exc, safeio.UnsafeFile) else f"{path}: {exc}"
+        ) from exc
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _cache_lock:
+        hit = _cache.get((path, broadcast))
+        if hit is not None and hit[0] == key:
+            _cache.move_to_end((path, broadcast))
+            return hit[1]
+    try:
+        raw = safeio.read_bounded(path, MESSAGE_FILE_CAP)
+    except OSError as exc:
+        raise MailError(str(exc)) from exc
+    if raw is None:
+        raise MailError(f"{path}: gone")
+    message = parse_message(raw.decode("utf-8", errors="replace"), path, broadcast)
+    with _cache_lock:
+        _cache[(path, broadcast)] = (key, message)
+        while len(_cache) > CACHE_ENTRIES:
+            _cache.popitem(last=False)
+    return message
 
 
 # --- storing -----------------------------------------------------------------
@@ -277,7 +326,9 @@ def store(
     A body over `max_message_bytes` is cut; the full text goes to a ``full/``
     sidecar named in the stored body's ``[truncated; full body: …]`` marker.
     """
+    _check_encodable(body, from_session, from_agent, to, to_session)
     box = mailbox_dir(slug)
+    _make_room(slug, box, keep, broadcast)
     secs = int(time.time() if now is None else now)
     from8 = paths.short_id(from_session) or OPERATOR
     base = f"{secs:010d}-{from8}"
@@ -300,40 +351,114 @@ def store(
     )
     directory = box / "fanout" if broadcast else box
     path = _create_exclusive(directory, base, text.encode("utf-8"))
-    prune(slug, keep)
     return parse_message(text, path, broadcast)
+
+
+def _check_encodable(
+    body: str, from_session: str, from_agent: str, to: str, to_session: str | None
+) -> None:
+    """MailError naming the field for text that cannot be written as UTF-8 (a lone
+    surrogate from a non-UTF-8 argv, say): refused whole, never half-stored."""
+    fields = {"from-session": from_session, "from-agent": from_agent, "to": to}
+    if to_session is not None:
+        fields["to-session"] = to_session
+    for name, value in fields.items():
+        problem = text_problem(value)
+        if problem is not None:
+            raise MailError(f"header `{name}` {problem}; nothing was stored")
+    try:
+        body.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MailError(
+            f"the message is not valid UTF-8 text (character {exc.start}); nothing was stored"
+        ) from exc
+
+
+def _make_room(slug: str, box: Path, keep: int, broadcast: bool) -> None:
+    """Prune what may be pruned; MailError if `keep` unread messages remain."""
+    prune(slug, max(keep - 1, 0))
+    directory = box / "fanout" if broadcast else box
+    unread = [p for p in _message_files(directory) if not (broadcast and _read_by_anyone(p))]
+    held = len(_message_files(directory))
+    if held >= keep:
+        where = "broadcasts" if broadcast else "messages"
+        raise MailError(
+            f"mailbox {slug} already holds {held} {where} ({len(unread)} unread by anyone; "
+            f"[mail] keep = {keep}); nothing was stored, since making room would delete "
+            "unread mail. Read some first (`zirv ctx inbox`), or raise [mail] keep in "
+            "~/.zirv/ctx.toml"
+        )
 
 
 # --- pruning -----------------------------------------------------------------
 
 
 def _message_files(directory: Path) -> list[Path]:
+    """Entries named like messages, oldest first; directories are not messages
+    (anything else that is not a regular file is reported when it is read)."""
     try:
-        names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
+        names = sorted(
+            entry.name
+            for entry in os.scandir(directory)
+            if MESSAGE_NAME.match(entry.name) and not entry.is_dir(follow_symlinks=False)
+        )
     except OSError:
         return []
-    return [directory / name for name in names if MESSAGE_NAME.match(name)]
+    return [directory / name for name in names]
+
+
+def _read_by_anyone(broadcast_path: Path) -> bool:
+    try:
+        return any(os.scandir(broadcast_path.parent / f"{broadcast_path.name[:-3]}.read"))
+    except OSError:
+        return False
+
+
+def _secs(path: Path) -> int:
+    match = MESSAGE_NAME.match(path.name)
+    return int(match.group(1)) if match else 0
 
 
 def prune(slug: str, keep: int = DEFAULT_KEEP) -> int:
-    """Keep the newest `keep` messages (mailbox, ``fanout/`` and ``full/`` each);
-    returns how many files were removed. ``read/`` is never pruned."""
+    """Remove only what no one still has to read: broadcasts some session has
+    read, beyond the newest `keep`, and ``full/`` sidecars beyond `keep` that are
+    older than every unread message. Unread mail and ``read/`` are never pruned.
+    Also sweeps temp files a killed writer left. Returns how many were removed."""
     box = mailbox_dir(slug)
+    for directory in (box, box / "fanout", box / "full", box / "read"):
+        paths.sweep_temp_files(directory)
     removed = 0
-    for directory in (box, box / "fanout", box / "full"):
-        files = _message_files(directory)
-        for path in files[: max(len(files) - keep, 0)]:
-            try:
-                path.unlink()
-                removed += 1
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                log.warning("could not prune %s: %s", path, exc)
-                continue
-            if directory.name == "fanout":
-                shutil.rmtree(directory / f"{path.name[:-3]}.read", ignore_errors=True)
+    fanout = _message_files(box / "fanout")
+    excess = len(fanout) - keep
+    for path in fanout:
+        if excess <= 0:
+            break
+        if not _read_by_anyone(path):
+            continue
+        if _unlink(path):
+            removed += 1
+            excess -= 1
+            shutil.rmtree(path.parent / f"{path.name[:-3]}.read", ignore_errors=True)
+    unread = _message_files(box) + [p for p in fanout if p.exists() and not _read_by_anyone(p)]
+    oldest_unread = min((_secs(p) for p in unread), default=None)
+    sidecars = _message_files(box / "full")
+    for path in sidecars[: max(len(sidecars) - keep, 0)]:
+        if oldest_unread is not None and _secs(path) >= oldest_unread:
+            break  # its message may still be unread: the marker must stay valid
+        if _unlink(path):
+            removed += 1
     return removed
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        log.warning("could not prune %s: %s", path, exc)
+        return False
+    return True
 
 
 # --- reading -----------------------------------------------------------------
@@ -361,18 +486,22 @@ def list_messages(
     agent: str | None = None,
     short: str | None = None,
     problems: list[str] | None = None,
+    include_directed: bool = True,
 ) -> list[Message]:
     """Unread messages for a session, oldest first.
 
     `agent`/`short` identify the reader (see `Message.visible_to`); pass None
     for both to see the whole mailbox. Broadcasts the reader (`short`, or
     ``operator``) has already marked are left out. Garbage files are skipped and
-    described in `problems`, never deleted.
+    described in `problems`, never deleted. With `include_directed` false, a
+    reader with no session (`short` None) does not see mail addressed to one.
     """
     reader = short or OPERATOR
     found: list[Message] = []
     for message in _iter_messages(slug, problems):
         if not message.visible_to(agent, short):
+            continue
+        if short is None and not include_directed and message.to_session is not None:
             continue
         if message.broadcast and (_fanout_marker_dir(message) / reader).exists():
             continue
@@ -396,8 +525,11 @@ def unread_counts(slug: str, short: str | None, agent: str | None) -> tuple[int,
 def consume(message: Message, reader: str | None = None) -> bool:
     """Mark `message` read: move it to ``read/`` (broadcasts: leave a marker).
 
-    Returns False if someone else consumed it first (or it is gone).
+    Returns False if someone else consumed it first (or it is gone), or if
+    `reader` is a session the message is not addressed to.
     """
+    if reader is not None and message.to_short is not None and message.to_short != reader:
+        return False  # directed mail is consumed only by its addressee
     if message.broadcast:
         marker_dir = paths.ensure_private_dir(_fanout_marker_dir(message))
         name = "".join(ch for ch in (reader or OPERATOR) if ch.isascii() and ch.isalnum())
