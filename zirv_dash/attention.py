@@ -244,7 +244,34 @@ class PaneState(StrEnum):
     NEEDS_YOU = "needs_you"
     DONE_UNSEEN = "done_unseen"
     EXITED = "exited"
+    """Ended cleanly (exit code 0)."""
     FAILED = "failed"
+    """Ended with a non-zero exit code (or could not start)."""
+    STOPPED = "stopped"
+    """Ended by a signal (a stop, a kill, a hang-up)."""
+
+
+ENDED_STATES = frozenset({PaneState.EXITED, PaneState.FAILED, PaneState.STOPPED})
+
+SIGNAL_EXIT_BASE = 128
+"""PTY children killed by signal N report 128 + N, as a shell would show it."""
+MAX_SIGNAL = 64
+
+
+def killed_by(code: int) -> int | None:
+    """The signal number an exit code stands for (-N or 128+N), else None."""
+    if code < 0:
+        return -code
+    if SIGNAL_EXIT_BASE < code <= SIGNAL_EXIT_BASE + MAX_SIGNAL:
+        return code - SIGNAL_EXIT_BASE
+    return None
+
+
+def ended_state(code: int) -> PaneState:
+    """Clean exit, failure or stop, from an exit code."""
+    if code == 0:
+        return PaneState.EXITED
+    return PaneState.STOPPED if killed_by(code) is not None else PaneState.FAILED
 
 
 @dataclass(frozen=True)
@@ -263,9 +290,14 @@ class AttentionTracker:
     last operator input (for harnesses without a signal, or a missing hook).
 
     Done-unseen: the pane went idle after a turn (a submitted input, a turn
-    signal, or the launch prompt when `initial_prompt`) and has not been on
-    screen at the live view since. Only `viewed()` / `set_visible(True)` clear it;
-    selecting a pane is not looking at it.
+    signal after the operator's input, or the launch prompt when
+    `initial_prompt`) and has not been on screen at the live view since. Only
+    `viewed()` / `set_visible(True)` clear it, and the caller makes those calls
+    only once a completed frame has shown the pane live; selecting a pane is not
+    looking at it, and a hidden pane is never "just seen".
+
+    `state_since(t)` is when the current state began: the exact event or
+    deadline time, not when someone happened to ask.
     """
 
     def __init__(
@@ -288,46 +320,76 @@ class AttentionTracker:
         self._needs_clear_since: float | None = None
         self._exit_code: int | None = None
         self._reported = PaneState.STARTING
+        # Time-in-state bookkeeping: the state last settled, since when, and the
+        # moment up to which the deadlines have been walked.
+        self._current = PaneState.STARTING
+        self._since = started_at
+        self._settled_to = started_at
 
     # --- events --------------------------------------------------------------
 
     def output(self, t: float) -> None:
         """The child wrote something."""
+        self._settle(t)
         self._last_output = t
+        self._mark(t)
 
     def input(self, t: float, submit: bool = False) -> None:
         """The operator typed (or text was injected); `submit` starts a new turn."""
+        self._settle(t)
         self._last_input = t
         if submit:
             self._signal_at = None
             self._turn_since = t
+        self._mark(t)
 
     def turn_signal(self, t: float) -> None:
-        """The harness reported the end of a turn."""
+        """The harness reported the end of a turn (or that it waits at its prompt).
+
+        A signal before the operator ever typed and without a launch prompt
+        finishes no turn: the harness only says it is ready, so it goes idle
+        without a `◆`."""
+        self._settle(t)
         self._signal_at = t
-        if self._turn_since is None:
+        if self._turn_since is None and self._last_input is not None:
             self._turn_since = t
+        self._mark(t)
 
     def screen(self, lines: Sequence[str], t: float) -> None:
         """The visible screen changed; `lines` are (at least) its bottom rows."""
+        self._settle(t)
         reason = detect_needs_you(self.agent, lines)
         if reason is not None:
             self._needs_reason = reason
             self._needs_clear_since = None
         elif self._needs_reason is not None and self._needs_clear_since is None:
             self._needs_clear_since = t
+        self._mark(t)
 
     def viewed(self, t: float) -> None:
         """A completed frame showed this pane at the live view (no overlay)."""
+        self._settle(t)
         self._last_viewed = max(self._last_viewed, t)
+        self._mark(t)
 
     def set_visible(self, visible: bool, t: float) -> None:
-        """The pane is (or stops being) on screen at the live view."""
+        """The pane is (or stops being) on screen at the live view.
+
+        `True` only once a completed frame has shown it; `False` as soon as it is
+        hidden, scrolled back or covered. A pane that was visible was seen up to
+        the moment it is hidden; a hidden pane is not seen at all."""
+        if visible or self._visible:
+            self.viewed(t)
         self._visible = visible
-        self.viewed(t)
+
+    @property
+    def visible(self) -> bool:
+        return self._visible
 
     def exited(self, code: int, t: float) -> None:
+        self._settle(t)
         self._exit_code = code
+        self._mark(t)
 
     # --- queries -------------------------------------------------------------
 
@@ -359,7 +421,7 @@ class AttentionTracker:
 
     def state(self, t: float) -> PaneState:
         if self._exit_code is not None:
-            return PaneState.EXITED if self._exit_code == 0 else PaneState.FAILED
+            return ended_state(self._exit_code)
         if self._needs_you(t) is not None:
             return PaneState.NEEDS_YOU
         if self._last_output is None:
@@ -372,15 +434,23 @@ class AttentionTracker:
             return PaneState.DONE_UNSEEN
         return PaneState.IDLE
 
+    def state_since(self, t: float) -> float:
+        """When the state shown at `t` began. Idle and done-unseen are one quiet
+        period: looking at a `◆` pane does not restart its idle clock."""
+        self._settle(t)
+        self._mark(t)
+        return self._since
+
     def reason(self, t: float) -> str | None:
         """A short explanation for the state, where there is one."""
         state = self.state(t)
         if state is PaneState.NEEDS_YOU:
             return self._needs_you(t)
-        if state is PaneState.FAILED and self._exit_code is not None:
-            if self._exit_code < 0:
-                return f"killed by signal {-self._exit_code}"
-            return f"exit code {self._exit_code}"
+        code = self._exit_code
+        if state is PaneState.FAILED and code is not None:
+            return f"exit code {code}"
+        if state is PaneState.STOPPED and code is not None:
+            return f"killed by signal {killed_by(code)}"
         return None
 
     def poll(self, t: float) -> Transition | None:
@@ -407,3 +477,68 @@ class AttentionTracker:
             deadlines.append(activity + self.idle_quiet)
         future = [d for d in deadlines if d > t]
         return min(future) if future else None
+
+    # --- time in state -------------------------------------------------------
+
+    def _settle(self, t: float) -> None:
+        """Walk the deadlines passed since the last event, so a state entered
+        between events (idle after quiet, needs-you left after its debounce)
+        starts at its deadline rather than at the next event."""
+        at = self._settled_to
+        while at < t:
+            deadline = self.next_deadline(at)
+            if deadline is None or deadline > t:
+                break
+            self._enter(self.state(deadline), deadline)
+            at = deadline
+        self._settled_to = max(self._settled_to, t)
+
+    def _mark(self, t: float) -> None:
+        """After an event at `t`: a state it changed starts at `t`."""
+        self._enter(self.state(t), t)
+
+    def _enter(self, state: PaneState, t: float) -> None:
+        if state is self._current:
+            return
+        quiet = (PaneState.IDLE, PaneState.DONE_UNSEEN)
+        if not (state in quiet and self._current in quiet):
+            self._since = t
+        self._current = state
+
+
+REPAINT_WINDOW = 1.5
+"""Seconds after we resize a pane during which its output may be a repaint."""
+REPAINT_BYTES_PER_CELL = 24
+"""A full redraw with colours costs at most about this much per cell."""
+REPAINT_SLACK = 4096
+
+
+class RepaintFilter:
+    """Tells a child's redraw after *our* resize (its SIGWINCH) from work.
+
+    Output counts as a repaint only while all of these hold: it comes within
+    `REPAINT_WINDOW` of the last resize we sent, the pane had already drawn
+    something before it, no operator input came after the resize, it does not
+    scroll lines into the history (a redraw rewrites the screen in place), and
+    it stays within about one full screen of bytes. The first output that breaks
+    any of them is work, and so is everything after it until the next resize.
+    """
+
+    def __init__(self) -> None:
+        self._until = float("-inf")
+        self._budget = 0
+
+    def resized(self, t: float, columns: int, rows: int) -> None:
+        self._until = t + REPAINT_WINDOW
+        self._budget = columns * rows * REPAINT_BYTES_PER_CELL + REPAINT_SLACK
+
+    def input(self, t: float) -> None:
+        """Operator input: what follows may be the child's answer to it."""
+        self._until = float("-inf")
+
+    def is_repaint(self, t: float, nbytes: int, scrolled: bool) -> bool:
+        if t > self._until or scrolled or nbytes > self._budget:
+            self._until = float("-inf")
+            return False
+        self._budget -= nbytes
+        return True

@@ -8,6 +8,7 @@ reports itself failed — so a bad config never takes the dashboard down.
 
 from __future__ import annotations
 
+import signal
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -15,11 +16,18 @@ from dataclasses import dataclass, field
 
 from zirv_dash import paths
 from zirv_dash.adapters import Adapter
-from zirv_dash.attention import AttentionTracker, PaneState, Transition
+from zirv_dash.attention import (
+    ENDED_STATES,
+    AttentionTracker,
+    PaneState,
+    RepaintFilter,
+    Transition,
+    killed_by,
+)
 from zirv_dash.ptysession import PtySession, SpawnError
 from zirv_dash.terminal import TerminalModel
 
-__all__ = ["STATE_WORDS", "Pane", "PaneSpec", "PaneState", "Transition"]
+__all__ = ["ENDED_STATES", "STATE_WORDS", "Pane", "PaneSpec", "PaneState", "Transition"]
 
 INBOX_HIGH_WATER = 2 * 1024 * 1024
 """Stop reading a pane's PTY while this much output is still unparsed: the child
@@ -37,7 +45,15 @@ STATE_WORDS = {
     PaneState.DONE_UNSEEN: "done",
     PaneState.EXITED: "exited",
     PaneState.FAILED: "failed",
+    PaneState.STOPPED: "stopped",
 }
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 @dataclass
@@ -96,6 +112,12 @@ class Pane:
         )
         self._screen_checked_at = 0.0
         self._screen_dirty = False
+        self._repaint = RepaintFilter()
+        self._failed_mono: float | None = None
+        self.repaint_bytes = 0
+        """Output taken as the child's redraw after our resize, not as work."""
+        self.awaiting_frame = False
+        """The pane is shown live and a frame is due to confirm it was seen."""
         self.bytes_in = 0
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -119,6 +141,7 @@ class Pane:
         self.spawn_error = reason
         self.exit_code = 127
         self.exited_at = time.time()
+        self._failed_mono = time.monotonic()
         message = (
             f"\x1b[1;31mzirv: could not start {self.agent}\x1b[0m\r\n"
             f"{reason}\r\n\r\n"
@@ -164,17 +187,21 @@ class Pane:
         self.inbox_bytes -= len(chunk)
         history_before = self.model_view.history_size
         self.model_view.feed(chunk)
+        grown = self.model_view.history_size - history_before
         if self.scroll_offset:
             # Keep a scrolled-back view on the same text while output continues,
             # as tmux does (until the byte cap starts dropping the oldest lines).
-            grown = self.model_view.history_size - history_before
             self.scroll_offset = min(
                 self.scroll_offset + max(0, grown), self.model_view.history_size
             )
         self.bytes_in += len(chunk)
         now = time.monotonic()
         self.last_output_at = now
-        self.tracker.output(now)
+        if self._repaint.is_repaint(now, len(chunk), scrolled=grown > 0):
+            # The child redrawing itself for the size we just gave it: not work.
+            self.repaint_bytes += len(chunk)
+        else:
+            self.tracker.output(now)
         self._screen_dirty = True
         if now - self._screen_checked_at >= SCREEN_CHECK_INTERVAL:
             self.check_screen(now)
@@ -205,9 +232,20 @@ class Pane:
         return code
 
     def stop(self, grace: float = 5.0) -> None:
-        if self.pty is not None and self.exit_code is None:
-            self.pty.terminate(self.adapter.quit_sequence, grace)
-            self.poll_exit()
+        """End the child with the termination ladder (blocking); it then reads as
+        stopped. The typed quit sequence is used only at the harness's ordinary
+        input prompt (typed into a dialog, its Enter would answer for the user);
+        any other screen gets the harness's clean-quit signals."""
+        if self.pty is None or self.exit_code is not None:
+            return
+        self.pty.stop_for(
+            self.agent,
+            self.adapter.quit_sequence,
+            typed_ok=self.at_input_prompt(),
+            grace=grace,
+            defer_submit=self.adapter.defer_submit,
+        ).run()
+        self.poll_exit()
 
     # -- input ------------------------------------------------------------------------------
 
@@ -218,6 +256,7 @@ class Pane:
         self.pty.write(data)
         now = time.monotonic()
         self.last_input_at = now
+        self._repaint.input(now)
         self.tracker.input(now, submit=b"\r" in data)
         if typed:
             self.user_typed_since_turn = True
@@ -231,6 +270,9 @@ class Pane:
         self.scroll_offset = min(self.scroll_offset, self.model_view.history_size)
         if self.pty is not None:
             self.pty.resize(columns, rows)
+            if self.alive and self.last_output_at is not None:
+                # Its SIGWINCH redraw is ours, not work (a first draw still is).
+                self._repaint.resized(time.monotonic(), columns, rows)
 
     # -- scrollback ----------------------------------------------------------------------
 
@@ -278,6 +320,25 @@ class Pane:
             return self.spawn_error
         return self.tracker.reason(time.monotonic() if now is None else now)
 
+    def state_since(self, now: float | None = None) -> float:
+        """When the current state began (monotonic seconds)."""
+        if self.spawn_error and self._failed_mono is not None:
+            return self._failed_mono
+        return self.tracker.state_since(time.monotonic() if now is None else now)
+
+    def ended_words(self) -> str:
+        """How the child ended, in words ("" while it runs)."""
+        if self.exit_code is None:
+            return ""
+        if self.spawn_error:
+            return "could not start"
+        number = killed_by(self.exit_code)
+        if number is not None:
+            return f"stopped by {signal_name(number)}"
+        if self.exit_code == 0:
+            return "exited cleanly"
+        return f"failed with exit code {self.exit_code}"
+
     def is_idle(self, now: float | None = None) -> bool:
         return self.state(now) in (PaneState.IDLE, PaneState.DONE_UNSEEN)
 
@@ -288,7 +349,10 @@ class Pane:
         return False
 
     def set_visible(self, visible: bool) -> None:
+        """`True` only once a completed frame showed the pane live (no overlay)."""
         self.tracker.set_visible(visible, time.monotonic())
+        if not visible:
+            self.awaiting_frame = False
 
     def last_screen_line(self) -> str:
         for line in reversed(self.model_view.lines()):
@@ -348,4 +412,7 @@ class Pane:
         )
         self._screen_checked_at = 0.0
         self._screen_dirty = True
+        self._repaint = RepaintFilter()
+        self._failed_mono = None
+        self.awaiting_frame = False
         return old
