@@ -17,9 +17,11 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.timer import Timer
 
 from widgets.sidebar import RosterRow
 from zirv_dash.intake import (
+    STOP_GRACE,
     Intake,
     dashboard_sections,
     format_sections,
@@ -27,6 +29,7 @@ from zirv_dash.intake import (
     menu_entries,
 )
 from zirv_dash.pane import Pane
+from zirv_dash.ptysession import Ladder
 from zirv_dash.roster import RosterPane
 
 if TYPE_CHECKING:
@@ -36,17 +39,21 @@ log = logging.getLogger("zirv.lifecycle")
 
 WATCH_DEBOUNCE_MS = 50
 WATCH_STEP_MS = 100
+STOP_STEP_SECS = 0.1
 
 
 class LifecycleActions:
     _intake: Intake
     _intake_stop: asyncio.Event
     _restore_open: bool
+    _stop_ladders: dict[str, Ladder]
+    _stop_timer: Timer | None = None
 
     def _lifecycle_mounted(self) -> None:
         """The screen is mounted and the first panes are starting."""
         screen = self._lc_screen
         self._restore_open = False
+        self._stop_ladders = {}
         self._intake_stop = asyncio.Event()
         self._intake = Intake(
             screen.dash, spawner=self._lifecycle_spawner, enabled=screen.options.manage_state
@@ -237,12 +244,47 @@ class LifecycleActions:
         elif label in ("nudge", "mail"):
             screen.run_action(label)
         elif label == "stop":
-            self._intake.stop_gracefully(pane)
-            dash.notify(f"stopping {pane.short}…")
+            self._lifecycle_stop(pane)
         elif label in ("restore", "retry"):
             self._lifecycle_relaunch(pane)
         elif label == "dismiss":
             self._lifecycle_dismiss(pane)
+
+    # -- stopping -------------------------------------------------------------------
+
+    def _lifecycle_stop(self, pane: Pane) -> None:
+        """The menu's Stop: the same ladder as quit (typed quit only at the input
+        prompt, else the harness's clean-quit signals, then SIGKILL to every
+        process group of its session), stepped from a timer so the UI never waits."""
+        screen = self._lc_screen
+        if pane.pty is None or not pane.alive:
+            return
+        ladders = self._stop_ladders
+        if pane.short in ladders:
+            return
+        ladders[pane.short] = pane.pty.stop_for(
+            pane.agent,
+            pane.adapter.quit_sequence,
+            typed_ok=pane.at_input_prompt(),
+            grace=STOP_GRACE,
+            defer_submit=pane.adapter.defer_submit,
+            drain=False,  # the pane's own reader keeps showing its output
+        )
+        screen.dash.notify(f"stopping {pane.short}…")
+        self._lifecycle_step_stops()
+        if ladders and self._stop_timer is None:
+            self._stop_timer = screen.set_interval(STOP_STEP_SECS, self._lifecycle_step_stops)
+
+    def _lifecycle_step_stops(self) -> None:
+        ladders = self._stop_ladders
+        for short, ladder in list(ladders.items()):
+            if ladder.step():
+                del ladders[short]
+                self._lc_screen._schedule_reap()
+        timer = self._stop_timer
+        if not ladders and timer is not None:
+            timer.stop()
+            self._stop_timer = None
 
     def do_restore_row(self) -> None:
         pane = self._lc_target()

@@ -21,7 +21,7 @@ from zirv_dash import adapters, paths, registry, swap
 from zirv_dash.config import AdapterGate, Settings
 from zirv_dash.handover import SwapPlan
 from zirv_dash.pane import Pane, PaneSpec, PaneState
-from zirv_dash.ptysession import PtySession
+from zirv_dash.ptysession import Ladder, PtySession
 from zirv_dash.session_env import child_env
 from zirv_dash.turn_signal import TurnSignalError, TurnSignalServer
 
@@ -30,6 +30,10 @@ log = logging.getLogger("zirv.dashboard")
 ERROR_LOG_MAX = 5
 NOTICE_TTL = 4.0
 ENDED_ROWS_MAX = 8
+STOP_SIGNALS = frozenset({signal.SIGHUP, signal.SIGINT, signal.SIGKILL, signal.SIGTERM})
+"""Exit by one of these is a stop (`zirv ctx kill`, a hang-up), not a crash."""
+QUICK_EXIT_SECS = 10.0
+"""A non-zero exit this soon after launch is a failure to start."""
 
 
 class DashError(Exception):
@@ -360,10 +364,14 @@ class Dashboard:
                 continue  # already explained when it failed to start
             code = pane.exit_code or 0
             age = (pane.exited_at or time.time()) - pane.created_at
-            if code != 0 and age < 10:
+            if self.was_stopped(pane):
+                # Ended on purpose (the menu's stop, a kill request, `zirv ctx
+                # kill`): not a failure, so no error.
+                self.notify(f"pane '{pane.title}' ({pane.short}) stopped")
+            elif code != 0 and age < QUICK_EXIT_SECS:
                 self.error(
                     f"{pane.agent} pane {pane.short} exited with code {code} "
-                    f"{age:.0f}s after launch: {pane.last_screen_line()[:160]}"
+                    f"{age:.0f}s after launch: {pane.last_screen_line()[:160] or '(no output)'}"
                 )
             elif code != 0:
                 self.error(f"pane '{pane.title}' ({pane.short}) ended (exit {code})")
@@ -375,48 +383,68 @@ class Dashboard:
     def all_ended(self) -> bool:
         return bool(self.panes) and not self.live_panes
 
+    @property
+    def close_when_all_ended(self) -> bool:
+        """Every pane ended and none of them failed at start.
+
+        A program that could not start or failed at once (`SHELL=/bin/false`, a
+        harness missing its login) keeps the dashboard open on its ended row, with
+        its exit status, its last screen and the error in `^A e`; closing would
+        leave the user with nothing but a return code."""
+        return self.all_ended and not any(self.failed_at_start(p) for p in self.panes)
+
+    @staticmethod
+    def was_stopped(pane: Pane) -> bool:
+        """Ended by our ladder, or by a signal someone sends to stop a program."""
+        if pane.pty is not None and pane.pty.stopped:
+            return True
+        code = pane.exit_code or 0
+        return code - 128 in STOP_SIGNALS
+
+    @classmethod
+    def failed_at_start(cls, pane: Pane) -> bool:
+        if pane.spawn_error:
+            return True
+        if not pane.exit_code or cls.was_stopped(pane):
+            return False
+        age = (pane.exited_at or time.time()) - pane.created_at
+        return age < QUICK_EXIT_SECS
+
     def shutdown_all(self, grace: float = 5.0) -> None:
-        """Quit every pane: quit sequences at once, one shared grace, then kill."""
-        live = [p for p in self.panes if p.pty is not None and p.exit_code is None]
-        deferred: list[Pane] = []
-        for pane in live:
-            assert pane.pty is not None
-            sequence = pane.adapter.quit_sequence
-            if not sequence:
-                # No verified quit command (a shell): hang up, as closing its
-                # terminal would, rather than wait out the grace for nothing.
-                pane.pty.signal_group(signal.SIGHUP)
-            elif pane.adapter.defer_submit and sequence.endswith(b"\r"):
-                # Codex drops an Enter that arrives in the same burst as its text.
-                pane.pty.write(sequence[:-1])
-                deferred.append(pane)
-            else:
-                pane.pty.write(sequence)
-        if deferred:
-            time.sleep(0.05)
-            for pane in deferred:
-                if pane.pty is not None:
-                    pane.pty.write(b"\r")
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            for pane in live:
-                if pane.pty is not None:
-                    # Keep draining so a child blocked on a full PTY can exit.
-                    pane.pty.read()
-                    pane.pty.poll()
-            if all(p.pty is None or p.pty.exit_code is not None for p in live):
-                break
-            time.sleep(0.05)
-        for pane in live:
-            if pane.pty is None:
+        """Quit every pane and verify that nothing of their sessions is left.
+
+        A pane gets its typed quit sequence only when its screen is known to be
+        the harness's ordinary input prompt: typed into a dialog, the Enter would
+        answer it for the user (a pre-selected "Yes, trust this folder"). Every
+        other pane gets its harness's clean-quit signals. Then one ladder per
+        pane, all stepped together: grace, SIGKILL to every process group of the
+        session, until /proc shows none. Ended panes are swept too (a job the
+        shell left running)."""
+        ladders: list[tuple[Pane, PtySession, Ladder]] = []
+        for pane in self.panes:
+            pty = pane.pty
+            if pty is None or (pane.exit_code is not None and pty.session_ended()):
                 continue
-            try:
-                pane.pty.force_stop()
-            except OSError as exc:
-                # One stubborn pane must not keep the others (or the dashboard) alive.
-                self.error(f"shutdown {pane.short}: {exc}")
-            pane.exit_code = pane.pty.exit_code if pane.pty.exit_code is not None else -1
-            pane.exited_at = pane.exited_at or time.time()
+            ladder = pty.stop_for(
+                pane.agent,
+                pane.adapter.quit_sequence,
+                typed_ok=pane.exit_code is None and pane.at_input_prompt(),
+                grace=grace,
+                defer_submit=pane.adapter.defer_submit,
+            )
+            ladders.append((pane, pty, ladder))
+        while ladders:
+            finished = [ladder.step() for _, _, ladder in ladders]  # step every one
+            if all(finished):
+                break
+            time.sleep(0.02)
+        for pane, pty, ladder in ladders:
+            if ladder.survivors:
+                self.error(f"shutdown {pane.short}: pids {ladder.survivors} survived SIGKILL")
+            pty.finish()
+            if pane.exit_code is None:
+                pane.exit_code = pty.exit_code if pty.exit_code is not None else -1
+                pane.exited_at = pane.exited_at or time.time()
         for pane in self.panes:
             self._release(pane)
 

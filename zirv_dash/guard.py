@@ -21,14 +21,12 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterable
 from typing import IO
 
 GRACE_SECS = 1.5
 """SIGHUP/SIGTERM to SIGKILL, after the dashboard died (well inside 5 s)."""
 CONFIRM_SECS = 2.0
-POLL_SECS = 0.05
 
 
 def end_sessions(
@@ -39,27 +37,7 @@ def end_sessions(
     """The ladder for sessions whose owner is gone; returns pids that survived."""
     from zirv_dash import procinfo
 
-    def alive() -> list[int]:
-        return [
-            pid
-            for sid, start in sessions.items()
-            for pid, _ in procinfo.session_members(sid, start)
-        ]
-
-    for sid, start in sessions.items():
-        for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGCONT):
-            procinfo.signal_session(sid, sig, start)
-    deadline = time.monotonic() + grace
-    while alive() and time.monotonic() < deadline:
-        time.sleep(POLL_SECS)
-    deadline = time.monotonic() + confirm
-    while True:
-        left = alive()
-        if not left or time.monotonic() >= deadline:
-            return left
-        for sid, start in sessions.items():
-            procinfo.signal_session(sid, signal.SIGKILL, start)
-        time.sleep(POLL_SECS)
+    return procinfo.end_sessions(sessions, grace=grace, confirm=confirm)
 
 
 def serve(stream: Iterable[str]) -> dict[int, float | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import time
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -150,3 +151,36 @@ def signal_session(sid: int, sig: int, started_after: float | None = None) -> in
             except OSError:
                 pass
     return len(members)
+
+
+def end_sessions(
+    sessions: dict[int, float | None],
+    *,
+    signals: tuple[int, ...] = (signal.SIGHUP, signal.SIGTERM),
+    grace: float = 1.5,
+    confirm: float = 2.0,
+    poll: float = 0.05,
+) -> list[int]:
+    """The termination ladder for sessions we are not the parent of (the guard,
+    `zirv ctx kill`): `signals` (and SIGCONT, so a stopped job can act on them) to
+    every process group of each session, up to `grace` for all to exit, then
+    SIGKILL repeated until /proc shows none (at most `confirm`). Returns the pids
+    that survived (a process stuck in the kernel)."""
+
+    def alive() -> list[int]:
+        return [pid for sid, start in sessions.items() for pid, _ in session_members(sid, start)]
+
+    for sid, start in sessions.items():
+        for sig in (*signals, signal.SIGCONT):
+            signal_session(sid, sig, start)
+    deadline = time.monotonic() + grace
+    while alive() and time.monotonic() < deadline:
+        time.sleep(poll)
+    deadline = time.monotonic() + confirm
+    while True:
+        left = alive()
+        if not left or time.monotonic() >= deadline:
+            return left
+        for sid, start in sessions.items():
+            signal_session(sid, signal.SIGKILL, start)
+        time.sleep(poll)

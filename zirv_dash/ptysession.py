@@ -140,6 +140,7 @@ class PtySession:
         self._pending = bytearray()
         self.exit_code: int | None = None
         self._eof = False
+        self._closed = False
         self.columns = columns
         self.rows = rows
         self.started_at = time.time()
@@ -275,6 +276,27 @@ class PtySession:
             drain=drain,
         )
 
+    def stop_for(
+        self,
+        harness: str,
+        quit_sequence: bytes,
+        *,
+        typed_ok: bool,
+        grace: float = 5.0,
+        defer_submit: bool = False,
+        drain: bool = True,
+    ) -> Ladder:
+        """The ladder for a pane of `harness`: its quit sequence only when
+        `typed_ok` (the screen is known to be its input prompt), else straight to
+        its clean-quit signals."""
+        return self.ladder(
+            quit_sequence if typed_ok else b"",
+            grace,
+            quit_signals(harness),
+            defer_submit=defer_submit,
+            drain=drain,
+        )
+
     def terminate(self, quit_sequence: bytes = b"", grace: float = 5.0) -> int | None:
         """The termination ladder, blocking: quit sequence → grace → SIGHUP/SIGTERM
         to every group of the session → SIGKILL, verified by walking /proc."""
@@ -285,18 +307,45 @@ class PtySession:
     def force_stop(self) -> int | None:
         return self.terminate(b"", 0.0)
 
+    def __del__(self) -> None:
+        # An abandoned session still gives its master fd back.
+        if not getattr(self, "_closed", True):
+            self._closed = True
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+
     def finish(self) -> None:
         """Release the master fd (once the child is gone)."""
         self._eof = True
-        with contextlib.suppress(OSError):
-            if self.fd >= 0:
+        if not self._closed:
+            # `fd` keeps its number: owners use it to remove their reader.
+            self._closed = True
+            with contextlib.suppress(OSError):
                 os.close(self.fd)
-        self.fd = -1
         if self.poll() is not None and not self.session_members():
             guard.client().forget(self.pid)
 
 
 _HAVE_PROC = os.path.isdir("/proc/self")
+
+CLEAN_QUIT_SIGNALS: dict[str, tuple[int, ...]] = {
+    # An interactive shell ignores SIGTERM but treats a hangup as its terminal
+    # closing: it hangs up its jobs and exits.
+    "shell": (signal.SIGHUP,),
+    # The Node CLIs (Claude Code, Gemini CLI, Qwen) and Codex exit on SIGTERM after
+    # restoring the terminal and saving the session, without answering any dialog;
+    # SIGHUP (what a closed terminal sends) goes with it for their child processes.
+    "claude": (signal.SIGTERM, signal.SIGHUP),
+    "codex": (signal.SIGTERM, signal.SIGHUP),
+    "gemini": (signal.SIGTERM, signal.SIGHUP),
+}
+DEFAULT_QUIT_SIGNALS: tuple[int, ...] = (signal.SIGHUP, signal.SIGTERM)
+
+
+def quit_signals(harness: str) -> tuple[int, ...]:
+    """The signals a harness treats as "quit now, cleanly" (never a typed answer)."""
+    return CLEAN_QUIT_SIGNALS.get(harness, DEFAULT_QUIT_SIGNALS)
+
 
 TERM_GRACE = 1.0
 """SIGHUP/SIGTERM to SIGKILL."""
@@ -398,6 +447,10 @@ class Ladder:
         # A stopped job cannot act on SIGHUP/SIGTERM until it is continued.
         self.session.signal_group(signal.SIGCONT)
         self.stage, self.deadline = "signal", now + self.term_grace
+
+    def run(self, interval: float = 0.02) -> int | None:
+        """Step until done (blocking: for CLIs and worker threads); the exit code."""
+        return run_ladder(self, interval)
 
 
 def run_ladder(ladder: Ladder, interval: float = 0.02) -> int | None:
