@@ -374,7 +374,11 @@ class DashboardScreen(
                 view.output_changed()
         if ended:
             self._update_chrome()
-        if self.dash.all_ended and not self._quitting and not self._overlay_blocks_exit():
+        if (
+            self.dash.close_when_all_ended
+            and not self._quitting
+            and not self._overlay_blocks_exit()
+        ):
             self._quitting = True
             self.app.exit(1 if any((p.exit_code or 0) != 0 for p in self.dash.panes) else 0)
 
