@@ -410,3 +410,83 @@ def test_ctx_verbs_do_not_import_the_ui_or_pydantic(env: Env) -> None:
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines()}
     heavy = {m for m in imported if m.split(".")[0] in ("textual", "rich", "pydantic", "pyte")}
     assert heavy == set()
+
+
+# --- mail only for its addressee; bad input gets a clear error --------------------------
+
+
+def _raw_run(
+    env: Env, argv: list[bytes], stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("ZIRV_CTX_", "ZIRV_HOME"))}
+    full_env["ZIRV_CTX_STATE_DIR"] = str(env.state)
+    full_env["ZIRV_HOME"] = str(env.state / "home")
+    return subprocess.run(
+        [sys.executable.encode(), b"-m", b"zirv_dash.cli", b"ctx", *argv],
+        cwd=env.repo,
+        env=full_env,
+        input=stdin,
+        capture_output=True,
+        timeout=30,
+    )
+
+
+def test_plain_inbox_leaves_directed_mail_for_its_addressee(
+    env: Env, sleeper: subprocess.Popen[bytes]
+) -> None:
+    register(env, SESSION_B, sleeper.pid, agent="codex")
+    assert env.run("send", "--to-session", "bbbb", "--message", "only for b").returncode == 0
+    plain = env.run("inbox")
+    assert plain.returncode == 0, plain.stderr
+    assert "only for b" not in plain.stdout
+    assert "1 message(s) addressed to specific sessions are left for them" in plain.stdout
+    assert len(list(env.mailbox().glob("*.md"))) == 1  # not consumed
+    target = env.run("inbox", env=env.as_session(SESSION_B, "codex"))
+    assert "only for b" in target.stdout
+
+
+def test_send_refuses_non_utf8_stdin_clearly(env: Env) -> None:
+    result = _raw_run(env, [b"send", b"--message", b"-"], stdin=b"caf\xe9 \xff\n")
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    assert "Traceback" not in err
+    assert "not UTF-8 text (bad byte at offset 3)" in err and "nothing was sent" in err
+    assert not list(env.mailbox().glob("*.md"))
+
+
+def test_send_refuses_non_utf8_argv_clearly(env: Env) -> None:
+    result = _raw_run(env, [b"send", b"--message", b"caf\xe9"])
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    assert "Traceback" not in err and "not valid UTF-8" in err
+    assert not list(env.mailbox().glob("*.md"))
+
+
+@pytest.mark.parametrize("verb", ["send", "inbox", "status"])
+def test_deleted_cwd_is_a_clear_error(env: Env, verb: str) -> None:
+    gone = env.repo / "gone"
+    gone.mkdir()
+    args = "--message hi" if verb == "send" else ""
+    run = f'exec "{sys.executable}" -m zirv_dash.cli ctx {verb} {args}'
+    script = f'cd "{gone}" && rmdir "{gone}" && {run}'
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("ZIRV_CTX_", "ZIRV_HOME"))}
+    full_env["ZIRV_CTX_STATE_DIR"] = str(env.state)
+    result = subprocess.run(
+        ["sh", "-c", script], env=full_env, capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "current directory no longer exists" in result.stderr
+
+
+def test_full_mailbox_refuses_instead_of_dropping_unread(env: Env) -> None:
+    home = env.state / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "ctx.toml").write_text("[mail]\nkeep = 2\n")
+    for n in range(2):
+        assert env.run("send", "--message", f"note {n}").returncode == 0
+    third = env.run("send", "--message", "note 2")
+    assert third.returncode == 1 and "stored" not in third.stdout
+    assert "already holds 2 messages" in third.stderr
+    bodies = sorted(p.read_text().rsplit("\n\n", 1)[1] for p in env.mailbox().glob("*.md"))
+    assert bodies == ["note 0\n", "note 1\n"]

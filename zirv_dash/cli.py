@@ -77,17 +77,45 @@ def _bare_is_interactive() -> bool:
 
 
 def init_main(argv: list[str]) -> int:
+    """Create `.zirv/ctx.toml`; never through a symlink (a dangling one would
+    otherwise make us create a file wherever it points)."""
+    import os
+    import stat
+
     from zirv_dash.config import SAMPLE_CTX_TOML
 
     target = Path.cwd() / ".zirv"
-    target.mkdir(exist_ok=True)
+    try:
+        st = target.lstat()
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        return _init_error(f"cannot inspect {target}: {exc.strerror or exc}")
+    if st is not None and not stat.S_ISDIR(st.st_mode):
+        what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a directory"
+        return _init_error(f"{target} is {what}; remove it or create the directory yourself")
     ctx = target / "ctx.toml"
-    if ctx.exists():
+    try:
+        if st is None:
+            target.mkdir(mode=0o755)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(ctx, flags, 0o644)
+    except FileExistsError:
+        if ctx.is_symlink():
+            return _init_error(f"{ctx} is a symlink; left unchanged")
         print(f"zirv init: {ctx} already exists; left unchanged")
         return 0
-    ctx.write_text(SAMPLE_CTX_TOML, encoding="utf-8")
+    except OSError as exc:
+        return _init_error(f"cannot create {ctx}: {exc.strerror or exc}")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(SAMPLE_CTX_TOML)
     print(f"zirv init: created {ctx}")
     return 0
+
+
+def _init_error(message: str) -> int:
+    print(f"zirv init: {message}", file=sys.stderr)
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,10 +15,12 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from zirv_dash import mail, nudge, paths, procinfo, registry, turn_signal
+from zirv_dash.textcheck import text_problem
 from zirv_dash.textfmt import age_text as _age
 
 KILL_GRACE_SECS = 3.0
@@ -65,8 +67,32 @@ def _my_short() -> str | None:
     return paths.short_id(session) if session else None
 
 
+class _Refused(Exception):
+    """A refusal to report as `zirv ctx <verb>: <message>` with an exit code."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 def _my_slug() -> str:
-    return paths.repo_slug(paths.repo_root())
+    try:
+        return paths.repo_slug(paths.repo_root())
+    except FileNotFoundError as exc:
+        raise _Refused(
+            "the current directory no longer exists, so the repository (and its mailbox) "
+            "cannot be found; cd into the repository and run it again (nothing was sent "
+            "or read)"
+        ) from exc
+
+
+def _refusals(verb: str, run: Callable[[list[str]], int], argv: list[str]) -> int:
+    """Run a verb, turning a refusal into one clear line and its exit code."""
+    try:
+        return run(argv)
+    except _Refused as exc:
+        _err(verb, str(exc))
+        return exc.code
 
 
 def _mail_limits(verb: str, cross_repo: bool) -> tuple[int, int]:
@@ -93,6 +119,10 @@ def _report_problems(verb: str, problems: list[str]) -> None:
 
 
 def status_main(argv: list[str]) -> int:
+    return _refusals("status", _status, argv)
+
+
+def _status(argv: list[str]) -> int:
     parser = _Parser(prog="zirv ctx status", description="List live sessions and unread mail.")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     args = _parse(parser, argv)
@@ -143,10 +173,33 @@ def status_main(argv: list[str]) -> int:
 
 
 def _read_message_arg(text: str) -> str:
-    return sys.stdin.read() if text == "-" else text
+    """The message text: `-` reads stdin as bytes (so bytes that are not UTF-8 are
+    refused clearly, not a traceback); argv text that was not UTF-8 arrives with
+    surrogate escapes and is refused the same way."""
+    if text != "-":
+        problem = text_problem(text)
+        if problem is not None:
+            raise _Refused(f"the --message text {problem}; nothing was sent", 2)
+        return text
+    data = sys.stdin.buffer.read()
+    try:
+        body = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Refused(
+            f"the message on stdin is not UTF-8 text (bad byte at offset {exc.start}); "
+            "nothing was sent",
+            2,
+        ) from exc
+    if "\x00" in body:
+        raise _Refused("the message on stdin contains a NUL byte; nothing was sent", 2)
+    return body
 
 
 def send_main(argv: list[str]) -> int:
+    return _refusals("send", _send, argv)
+
+
+def _send(argv: list[str]) -> int:
     parser = _Parser(
         prog="zirv ctx send",
         description="Leave a note in this repository's mailbox (`-` reads stdin).",
@@ -229,6 +282,10 @@ def _write_marker_best_effort(short: str, sender: str) -> bool:
 
 
 def inbox_main(argv: list[str]) -> int:
+    return _refusals("inbox", _inbox, argv)
+
+
+def _inbox(argv: list[str]) -> int:
     parser = _Parser(prog="zirv ctx inbox", description="Read (and consume) this repo's mail.")
     parser.add_argument("--peek", action="store_true", help="show without marking read")
     args = _parse(parser, argv)
@@ -239,11 +296,19 @@ def inbox_main(argv: list[str]) -> int:
     slug = _my_slug()
     problems: list[str] = []
     try:
-        messages = mail.list_messages(slug, agent=agent, short=short, problems=problems)
+        messages = mail.list_messages(
+            slug, agent=agent, short=short, problems=problems, include_directed=False
+        )
+        others = _directed_elsewhere(slug, short)
     except (mail.MailError, OSError) as exc:
         _err("inbox", f"cannot read mailbox {slug}: {exc}")
         return 1
     _report_problems("inbox", problems)
+    if others:
+        print(
+            f"({others} message(s) addressed to specific sessions are left for them; "
+            "only the addressed session's own `zirv ctx inbox` reads them)"
+        )
     if not messages:
         print(f"no unread mail in {slug}")
         return 0
@@ -266,12 +331,24 @@ def inbox_main(argv: list[str]) -> int:
     return 0
 
 
+def _directed_elsewhere(slug: str, short: str | None) -> int:
+    """How many unread messages a session-less reader is not shown (they are
+    addressed to a session); 0 for a session, which sees exactly its own."""
+    if short is not None:
+        return 0
+    return sum(1 for m in mail.list_messages(slug) if m.to_session is not None)
+
+
 # --- nudge -------------------------------------------------------------------
 
 _INTERACTIVE_VERBS = ("chat", "wrap")
 
 
 def nudge_main(argv: list[str]) -> int:
+    return _refusals("nudge", _nudge, argv)
+
+
+def _nudge(argv: list[str]) -> int:
     parser = _Parser(
         prog="zirv ctx nudge", description="Wake a live session with a message (stored as mail)."
     )

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -39,14 +41,59 @@ def operator_dir() -> Path:
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and parents) with 0700; tighten it if it already exists."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Create `path` with 0700, and every missing parent with 0700 too (a plain
+    `mkdir(parents=True)` gives parents the umask's 0755); tighten `path` if it
+    already exists. Parents that already existed are left as they are."""
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for directory in reversed(missing):
+        try:
+            directory.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+    if not missing:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
         if path.stat().st_mode & 0o077:
             path.chmod(0o700)
     except OSError:
         pass
     return path
+
+
+TEMP_GRACE_SECS = 120.0
+"""A temp file younger than this may still be being written by a live process."""
+_TEMP_NAME = re.compile(r"^\..+\.(?:tmp|claim)-[^/]+$")
+
+
+def sweep_temp_files(
+    directory: Path, grace: float = TEMP_GRACE_SECS, now: float | None = None
+) -> int:
+    """Remove temp files a killed writer left in `directory` (`.<name>.tmp-*` from
+    `atomic_write` and mail, `.<name>.claim-*` from nudge claims) once they are
+    older than `grace`; regular files only, never through a symlink. Returns how
+    many were removed."""
+    moment = time.time() if now is None else now
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not _TEMP_NAME.match(entry.name):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) or moment - st.st_mtime < grace:
+                continue
+            os.unlink(entry.path)
+            removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def atomic_write(path: Path, data: bytes | str, mode: int = 0o600) -> None:
