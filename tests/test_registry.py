@@ -165,7 +165,9 @@ def test_list_without_sweep_leaves_files(state: Path) -> None:
         ("array001.json", b"[1, 2, 3]", "not a JSON object"),
         ("nopid001.json", b'{"session": "nopid001-x"}', "'pid' is missing"),
         ("badpid01.json", b'{"session": "badpid01-x", "pid": "12"}', "'pid' is not a number"),
-        ("binary01.json", b"\xff\xfe\x00garbage", "unreadable"),
+        ("binary01.json", b"\xff\xfe\x00garbage", "not UTF-8 text"),
+        ("surrogt1.json", b'{"session": "surrogt1-\\ud800", "pid": 1}', "not valid UTF-8"),
+        ("nulchar1.json", b'{"session": "nulchar1", "pid": 1, "x": "a\\u0000"}', "NUL"),
         ("misnamed.json", b'{"session": "abcdabcd-x", "pid": 1}', "file name differs"),
         ("evilshrt.json", b'{"session": "x", "short": "../../etc", "pid": 1}', "not a short id"),
     ],
@@ -191,7 +193,7 @@ def test_unreadable_record_is_skipped(state: Path) -> None:
     (sessions / "dirasrec.json").mkdir(parents=True)  # reading it raises an OSError
     problems: list[str] = []
     assert registry.list_sessions(problems=problems) == []
-    assert "unreadable" in problems[0]
+    assert "not a regular file (a directory)" in problems[0]
     assert (sessions / "dirasrec.json").is_dir()
 
 

@@ -190,3 +190,30 @@ def test_roster_survives_a_symlinked_roster(state: Path, tmp_path: Path) -> None
     os.symlink(secret, path)
     assert roster.take_roster(state, SLUG, max_age_secs=10**12) == []
     assert secret.exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("session_id", "\ud800"), ("agent", "clau\udcffde"), ("title", "a\x00b"),
+     ("work_group_id", "\udfff"), ("parent_session", "x\ud800")],
+)  # fmt: skip
+def test_unencodable_entry_is_refused_with_a_clear_problem(
+    state: Path, field: str, value: str
+) -> None:
+    bad = pane(1).to_json()
+    bad[field] = value
+    good = pane(2).to_json()
+    path = roster.roster_path(state, SLUG)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # json.dumps escapes the lone surrogate as \\ud800, exactly as a hand edit would.
+    path.write_text(json.dumps({"written": 100, "panes": [bad, good]}))
+    problems: list[str] = []
+    got = roster.take_roster(state, SLUG, max_age_secs=10, now=105, problems=problems)
+    assert [p.short for p in got] == ["sess0002"]  # the good entry is still offered
+    assert len(problems) == 1
+    assert "entry 1 not restored" in problems[0] and f"`roster entry.{field}`" in problems[0]
+    # what is offered can always be handed to exec
+    for entry in got:
+        argv = roster.restore_argv(ADAPTERS["claude"], entry)
+        for arg in argv:
+            arg.encode("utf-8")

@@ -13,9 +13,11 @@ import os
 import secrets
 from pathlib import Path
 
-from zirv_dash import paths, registry
+from zirv_dash import paths, registry, safeio
 
 UNKNOWN_SENDER = "unknown"
+MARKER_READ_CAP = 256
+"""Only the first line (a short id) is ever needed; a bigger marker is read no further."""
 
 
 def marker_path(short: str) -> Path:
@@ -48,7 +50,9 @@ def claim_marker(short: str) -> str | None:
     except OSError:
         return None
     try:
-        raw = claimed.read_bytes()[:256]
+        # Bounded, non-blocking, never through a symlink: a FIFO or a device
+        # planted as a marker reads as "unknown" instead of hanging the sweep.
+        raw = safeio.read_bounded(claimed, MARKER_READ_CAP, head=True) or b""
     except OSError:
         raw = b""
     finally:

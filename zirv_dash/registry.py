@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from zirv_dash import paths, procinfo, turn_signal
+from zirv_dash import paths, procinfo, safeio, turn_signal
+from zirv_dash.textcheck import UnencodableText, require_encodable
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,8 @@ VERBS = ("exec", "loop", "wrap", "chat", "dash")
 SIBLING_SUFFIXES = (".nudge", ".screening", ".workflow")
 """Sibling files removed with a record (and swept when their record is gone)."""
 MIN_PREFIX = 4
+RECORD_FILE_CAP = 64 * 1024
+"""A record is a few hundred bytes; anything past this is not one of ours."""
 """Shortest prefix `resolve_prefix` accepts, unless it is a whole short id."""
 
 _KNOWN_FIELDS = (
@@ -146,6 +149,12 @@ class SessionRecord:
     def from_json(cls, data: object) -> SessionRecord:
         if not isinstance(data, dict):
             raise RecordError("not a JSON object")
+        try:
+            # Every string (unknown fields too: a rewrite keeps them) must be
+            # usable as an argument or path: no lone surrogates, no NUL.
+            require_encodable(data, "record")
+        except UnencodableText as exc:
+            raise RecordError(str(exc)) from exc
         session = _req_str(data, "session")
         short = data.get("short")
         if short is None:
@@ -288,13 +297,11 @@ def _remove_quietly(path: Path) -> None:
 def read_record(path: Path) -> SessionRecord:
     """Parse one record file; raises RecordError naming the file and problem."""
     try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: unreadable ({exc})") from exc
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        data = safeio.read_json(path, RECORD_FILE_CAP, max_depth=16)
+    except (OSError, safeio.BadContent) as exc:
+        raise RecordError(str(exc)) from exc
+    if data is None:
+        raise RecordError(f"{path}: gone")
     try:
         record = SessionRecord.from_json(data)
     except RecordError as exc:
@@ -349,6 +356,7 @@ def list_sessions(sweep: bool = True, problems: list[str] | None = None) -> list
             _sweep_record(path, record)
     if sweep:
         _sweep_orphan_siblings(directory, seen)
+        paths.sweep_temp_files(directory)
     records.sort(key=lambda r: (r.started_at, r.short))
     return records
 

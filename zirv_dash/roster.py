@@ -21,6 +21,7 @@ from typing import Any
 from zirv_dash import paths, procinfo
 from zirv_dash.adapters import Adapter
 from zirv_dash.spawn import dash_root, read_json_tolerant
+from zirv_dash.textcheck import UnencodableText, require_encodable
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +50,12 @@ class RosterPane:
     @classmethod
     def from_json(cls, obj: object) -> RosterPane | None:
         """Tolerant parse: missing fields take defaults, wrong types are dropped,
-        extra fields ignored. Entries without agent or session_id are unusable."""
+        extra fields ignored. Entries without agent or session_id are unusable.
+        A string that could not be passed to `exec` (a lone surrogate, a NUL)
+        raises UnencodableText naming the field: such an entry is refused whole."""
         if not isinstance(obj, dict):
             return None
+        require_encodable(obj, "roster entry")
         agent, session = obj.get("agent"), obj.get("session_id")
         if not isinstance(agent, str) or not agent or not isinstance(session, str) or not session:
             return None
@@ -103,9 +107,17 @@ def write_roster(
 
 
 def take_roster(
-    state: Path, slug: str, max_age_secs: int, now: float | None = None
+    state: Path,
+    slug: str,
+    max_age_secs: int,
+    now: float | None = None,
+    problems: list[str] | None = None,
 ) -> list[RosterPane]:
-    """Claim the roster by rename, then read it. [] when absent, garbage or too old."""
+    """Claim the roster by rename, then read it. [] when absent, garbage or too old.
+
+    Entries that are refused (a field that cannot be encoded for `exec`) are
+    left out and described in `problems` (and the log), so the dashboard can
+    show them; they never reach a spawn."""
     src, dst = roster_path(state, slug), consumed_path(state, slug)
     try:
         os.rename(src, dst)
@@ -130,8 +142,15 @@ def take_roster(
     if not isinstance(raw, list):
         return []
     out: list[RosterPane] = []
-    for item in raw:
-        pane = RosterPane.from_json(item)
+    for index, item in enumerate(raw):
+        try:
+            pane = RosterPane.from_json(item)
+        except UnencodableText as exc:
+            message = f"restore roster {dst}: entry {index + 1} not restored: {exc}"
+            log.warning("%s", message)
+            if problems is not None:
+                problems.append(message)
+            continue
         if pane is not None:
             out.append(pane)
     return out
