@@ -9,15 +9,18 @@ pane; inline, the exit code is the worker's own.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zirv_dash import adapters, paths, spawn
+from zirv_dash import adapters, inline_headless, paths, spawn
 from zirv_dash.textcheck import text_problem
 
 USAGE = (
@@ -60,6 +63,8 @@ def parse_args(argv: list[str]) -> AgentArgs:
     while i < len(head):
         tok = head[i]
         name, eq, value = tok.partition("=")
+        if name == "--timeout":
+            name = "--timeout-secs"  # a short alias: headless runs end on it too
         if name in ("--model", "--workdir", "--timeout-secs", "--max-tool-calls"):
             if not eq:
                 if i + 1 >= len(head):
@@ -267,49 +272,105 @@ def run_inline(
         _err(f"{PREFIX}: {gate_refusal}")
         return 1
     session = paths.new_session_id()
+    short = paths.short_id(session)
+    no_terminal = inline_headless.headless(0)
+    tap = inline_headless.InputTap(0).start() if no_terminal else None
+    ender = _headless_end(short, tap) if tap is not None else None
     child_env = session_env.child_env(
         session,
         args.harness,
         headless=True,
         parent_session=own_session or None,
         base=env,
+        socket_path=ender.socket_path if ender is not None else None,
     )
     argv = adapter.interactive_argv(prompt, model=args.model, extra=args.flags, headless=True)
     registered: list[str] = []
 
-    def register(pid: int) -> None:
+    def started(pid: int) -> None:
         registered.extend(_register_inline(session, args.harness, Path(workdir), pid))
+        if ender is not None:
+            ender.started(pid)
 
+    reason: str | None = None
     try:
-        code = wrap.run_wrapped(
-            argv,
-            child_env,
-            workdir,
-            notice=notice,
-            output_fd=2 if args.json else 1,
-            timeout_secs=args.timeout_secs or None,
-            on_start=register,
-        )
+        with _signals_end_the_run():
+            code = wrap.run_wrapped(
+                argv,
+                child_env,
+                workdir,
+                notice=notice,
+                stdin_fd=tap.fd if tap is not None else 0,
+                output_fd=2 if args.json else 1,
+                timeout_secs=args.timeout_secs or None,
+                on_start=started,
+            )
     except wrap.LaunchError as exc:
         if args.json:
             print(receipt(**base, state="launch_failed", reason=str(exc)))
         _err(f"{PREFIX}: {exc}")
         return 127
+    except _Stopped as stopped:
+        code, reason = 128 + stopped.signum, f"stopped by signal {stopped.signum}"
     finally:
-        for short in registered:
-            _unregister_inline(short)
+        for one in registered:
+            _unregister_inline(one)
+        if ender is not None:
+            ender.close()
+        if tap is not None:
+            tap.close()
+    if code == wrap.EXIT_TIMEOUT:
+        reason = "outran its --timeout-secs"
+    elif ender is not None and ender.ended:
+        code, reason = 0, "turn ended (the agent's turn signal; no terminal to continue)"
+    doc = receipt(**base, state="exited_no_report", exit_code=code, session=short, reason=reason)
     if args.json:
-        reason = "outran its --timeout-secs" if code == wrap.EXIT_TIMEOUT else None
-        print(
-            receipt(
-                **base,
-                state="exited_no_report",
-                exit_code=code,
-                session=paths.short_id(session),
-                reason=reason,
-            )
-        )
+        print(doc)
+    elif no_terminal:
+        # Nobody watched this run: the receipt is its only record.
+        sys.stdout.write("\n" + doc + "\n")
+        sys.stdout.flush()
     return code
+
+
+class _Stopped(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_end_the_run() -> Iterator[None]:
+    """SIGTERM/SIGHUP (a CI timeout, a closed terminal) unwind through every
+    `finally`: the child is stopped and its registry record removed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_stopped(signum: int, _frame: object) -> None:
+        raise _Stopped(signum)
+
+    saved = {sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+
+
+def _headless_end(short: str, tap: inline_headless.InputTap) -> inline_headless.HeadlessEnd | None:
+    """The turn-signal socket that ends a run nobody can type into."""
+    from zirv_dash import registry
+
+    ender: inline_headless.HeadlessEnd | None = None
+    try:
+        ender = inline_headless.HeadlessEnd(registry.socket_path(short), tap)
+        problem = ender.problem
+    except (OSError, ValueError) as exc:
+        problem = str(exc)
+    if problem:
+        _err(f"{PREFIX}: no turn-signal socket ({problem}); only --timeout-secs ends this run")
+    return ender
 
 
 def _register_inline(session: str, harness: str, where: Path, pid: int) -> list[str]:

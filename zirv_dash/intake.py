@@ -103,6 +103,103 @@ def _as_role(role: str) -> spawn.Role:
     return "worker"
 
 
+@dataclass
+class Planned:
+    """One channel of a sweep: who owns it, its validation facts, or why it is closed."""
+
+    channel: Path
+    owner: Owner | None
+    ctx: spawn.ValidationContext | None
+    closed: str | None = None
+
+
+class SweepJob:
+    """The part of a sweep that may run off the event loop: claim, read, parse
+    and validate requests (files and `git` only, never the Dashboard), and ack
+    every refusal. Accepted requests and kill requests are left in `deferred`
+    for `Intake.finish_sweep`.
+
+    Work is bounded: at most `budget` claims over all channels, and accepted
+    requests count against the pane cap as they are decided, so a flood is
+    answered with cheap cap refusals instead of piling up launches.
+    """
+
+    def __init__(
+        self,
+        plan: list[Planned],
+        budget: int = spawn.SWEEP_BUDGET,
+    ) -> None:
+        self.plan = plan
+        self.budget = budget
+        self.deferred: list[tuple[spawn.Claimed, Planned]] = []
+        self.errors: list[str] = []
+        self.refused = 0
+        self.claimed = 0
+        self._accepted = 0
+
+    def run(self) -> SweepJob:
+        """Never raises."""
+        for planned in self.plan:
+            room = self.budget - self.claimed
+            if room <= 0:
+                break
+            limit = min(spawn.CLAIM_BATCH, room)
+            for claimed in spawn.claim_requests(planned.channel, limit=limit):
+                self.claimed += 1
+                try:
+                    self._one(claimed, planned)
+                except Exception as exc:  # noqa: BLE001 - one bad claim never stops the sweep
+                    log.exception("spawn request %s", claimed.req_id)
+                    self.errors.append(f"spawn request {claimed.req_id}: {exc}")
+                    claimed.release()
+        return self
+
+    def _one(self, claimed: spawn.Claimed, planned: Planned) -> None:
+        ctx = planned.ctx
+        if planned.closed is not None or ctx is None:
+            self._refuse(claimed, planned.closed or "channel closed")
+            return
+        if claimed.kill is not None and claimed.error is None:
+            self.deferred.append((claimed, planned))  # needs the live panes: event loop
+            return
+        if claimed.error is not None or claimed.request is None:
+            result = spawn.fulfil(claimed, ctx, _no_launch, _no_stop, {})
+            self._count(result)
+            return
+        ctx.live_panes += self._accepted
+        try:
+            decision = spawn.validate(claimed.request, ctx)
+        finally:
+            ctx.live_panes -= self._accepted
+        if not decision.ok:
+            self._count(spawn.refuse(claimed, decision))
+            return
+        claimed.decision = decision
+        self._accepted += 1
+        self.deferred.append((claimed, planned))
+
+    def _refuse(self, claimed: spawn.Claimed, reason: str) -> None:
+        ack = spawn.SpawnAck.refused(reason)
+        self.refused += 1
+        self.errors.append(f"spawn refused: {reason}")
+        problem = spawn.answer(claimed, ack)
+        if problem:
+            self.errors.append(problem)
+
+    def _count(self, result: spawn.Fulfilment) -> None:
+        self.errors += result.errors
+        if result.ack is not None and not result.ack.ok:
+            self.refused += 1
+
+
+def _no_launch(decision: spawn.Decision) -> str:  # pragma: no cover - error claims only
+    raise RuntimeError("not launched off the event loop")
+
+
+def _no_stop(short: str) -> None:  # pragma: no cover - error claims only
+    raise RuntimeError("not stopped off the event loop")
+
+
 class Intake:
     def __init__(
         self,
@@ -210,17 +307,66 @@ class Intake:
         )
 
     def sweep(self) -> Outcome:
-        """Claim and fulfil every waiting request in every channel. Never raises."""
-        out = Outcome()
+        """Claim and fulfil waiting requests in every channel. Never raises.
+
+        The three steps of `prepare_sweep` / `SweepJob.run` / `finish_sweep` in a
+        row; a UI runs the middle one on a worker thread instead."""
+        job = self.prepare_sweep()
+        if job is None:
+            return Outcome()
+        job.run()
+        return self.finish_sweep(job)
+
+    def prepare_sweep(self, budget: int = spawn.SWEEP_BUDGET) -> SweepJob | None:
+        """Snapshot what validation needs (cheap; on the event loop). None when
+        there is no channel."""
         if self.channel is None:
-            return out
+            return None
+        git_dirs: dict[str, Path | None] = {}
+        live = {p.short for p in self.dash.live_panes}
+        plan: list[Planned] = []
         for chan in self.channel.channels():
-            owner = self.owners.get(chan.name) if chan.name != spawn.REQUESTS_DIR else None
-            for claimed in spawn.claim_requests(chan):
-                self._fulfil_one(claimed, owner, out)
+            if chan.name == spawn.REQUESTS_DIR:
+                owner: Owner | None = None
+            else:
+                owner = self.owners.get(chan.name)
+                closed = self._closed_reason(chan.name, owner, live)
+                if closed is not None:
+                    plan.append(Planned(chan, owner, None, closed))
+                    continue
+            ctx = self.context(owner)
+            ctx.git_dirs = git_dirs
+            plan.append(Planned(chan, owner, ctx))
+        return SweepJob(plan, budget)
+
+    @staticmethod
+    def _closed_reason(name: str, owner: Owner | None, live: set[str]) -> str | None:
+        """A private channel speaks for its pane only while that pane lives; a
+        `p-*` dir this dashboard never minted speaks for nobody."""
+        if owner is None:
+            return f"channel {name} belongs to no pane of this dashboard"
+        if owner.short not in live:
+            return f"pane {owner.short} has ended; its channel grants nothing"
+        return None
+
+    def finish_sweep(self, job: SweepJob) -> Outcome:
+        """Launch what the job accepted and carry out kill requests (on the event
+        loop: both touch the dashboard). Never raises."""
+        out = Outcome(refused=job.refused)
+        for text in job.errors:
+            self.dash.error(text)
+        for claimed, planned in job.deferred:
+            if planned.ctx is not None:
+                self._fulfil_one(claimed, planned.owner, planned.ctx, out)
         return out
 
-    def _fulfil_one(self, claimed: spawn.Claimed, owner: Owner | None, out: Outcome) -> None:
+    def _fulfil_one(
+        self,
+        claimed: spawn.Claimed,
+        owner: Owner | None,
+        ctx: spawn.ValidationContext,
+        out: Outcome,
+    ) -> None:
         launched: list[Pane] = []
 
         def launch(decision: spawn.Decision) -> str:
@@ -236,7 +382,10 @@ class Intake:
             out.killed.append(short)
 
         try:
-            result = spawn.fulfil(claimed, self.context(owner), launch, stop, self.live_parents())
+            if claimed.decision is not None:
+                result = spawn.complete(claimed, claimed.decision, launch)
+            else:
+                result = spawn.fulfil(claimed, ctx, launch, stop, self.live_parents())
         except Exception as exc:  # noqa: BLE001 - one bad claim never stops the sweep
             log.exception("spawn request %s", claimed.req_id)
             self.dash.error(f"spawn request {claimed.req_id}: {exc}")
@@ -274,8 +423,9 @@ class Intake:
             argv=argv,
             session_id=session_id,
             extra_env=env_extra,
-            # ZIRV_CTX_PARENT_SESSION: the proven parent's session id when there is one.
-            requested_by=owner.session if owner and decision.parent else requester,
+            # ZIRV_CTX_PARENT_SESSION: only the channel the request arrived on proves
+            # a parent; what the request says of itself (`requested_by`) never does.
+            requested_by=owner.session if owner is not None and decision.parent else None,
             focus=False,
         )
         if pane.spawn_error:

@@ -49,6 +49,9 @@ ACK_TIMEOUT_SECS = 5.0
 CLAIM_EXTENSION_SECS = 10.0
 POLL_SECS = 0.1
 CLAIM_BATCH = 64
+SWEEP_BUDGET = 256
+"""At most this many claims per dashboard sweep over all channels (the rest wait)."""
+GIT_CACHE_MAX = 256
 PID_REUSE_SLACK_SECS = 60.0
 LEFTOVER_MAX_AGE_SECS = 300.0
 """Acks nobody collected, abandoned temp files and orphaned claims older than
@@ -778,6 +781,8 @@ class Claimed:
     request: SpawnRequest | None = None
     kill: str | None = None
     error: str | None = None
+    decision: Decision | None = None
+    """Set once validated and accepted, when launching happens in a later step."""
 
     @property
     def ackable(self) -> bool:
@@ -958,14 +963,37 @@ class ValidationContext:
     adapters: Mapping[str, Adapter] = field(default_factory=lambda: ADAPTERS)
     repo_common_dir: Path | None = None
     """Filled in on first use (one `git rev-parse`)."""
+    git_dirs: dict[str, Path | None] = field(default_factory=dict)
+    """`git rev-parse` answers by path. Share one dict between the contexts of a
+    sweep so a flood naming one cwd costs one subprocess, not one per request."""
+    _repo_resolved: Path | None = None
+    _roots: list[Path] | None = None
+
+    def git_dir_of(self, path: Path) -> Path | None:
+        key = str(path)
+        if key not in self.git_dirs:
+            if len(self.git_dirs) >= GIT_CACHE_MAX:
+                self.git_dirs.clear()  # hostile requests naming many paths stay bounded
+            self.git_dirs[key] = paths.git_common_dir(path)
+        return self.git_dirs[key]
 
     def common_dir(self) -> Path | None:
         if self.repo_common_dir is None:
-            self.repo_common_dir = paths.git_common_dir(self.repo)
+            self.repo_common_dir = self.git_dir_of(self.repo_resolved())
         return self.repo_common_dir
 
+    def repo_resolved(self) -> Path:
+        if self._repo_resolved is None:
+            self._repo_resolved = self.repo.resolve()
+        return self._repo_resolved
+
     def roots(self) -> list[Path]:
-        repo = self.repo.resolve()
+        if self._roots is None:
+            self._roots = self._compute_roots()
+        return self._roots
+
+    def _compute_roots(self) -> list[Path]:
+        repo = self.repo_resolved()
         out = [repo]
         if repo.parent != repo:
             out.append(repo.parent)
@@ -1062,50 +1090,61 @@ def _resolve(text: str, base: Path) -> Path | None:
 def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
     """Upstream §5.5 order, minus budgets, permits, work groups and envelopes.
 
+    The order decides which reason (and whether `retryable`) a request wrong in
+    several ways gets, so it stays upstream's; the cost is kept low instead: a
+    request naming the dashboard's own repo reaches the pane cap on string and
+    `stat` checks alone, and `git` runs only for another cwd or a workdir, once
+    per path per sweep (`ValidationContext.git_dirs`).
+
     `req` is normalised in place on the way (file-drop sanitising, absolute
     `cwd`/`workdir`, a display-safe `name`); on success `Decision.request` is it.
     """
     if ctx.file_drop:
         sanitize_file_drop(req)
-    # 2. argv guard
-    why_prompt = prompt_refusal(req.prompt)
+    why_prompt = prompt_refusal(req.prompt)  # 2. argv guard
     if why_prompt:
         return _policy(why_prompt)
-    # 3. repo cwd
-    repo = ctx.repo.resolve()
-    cwd = _resolve(req.cwd, repo)
-    wrong_repo = (
-        f"this dashboard only spawns panes in its own repo ({repo}); "
-        f"the request named {show(req.cwd)}"
-    )
-    if cwd is None or not cwd.is_dir():
-        return _channel(wrong_repo)
-    if cwd != repo:
-        common = ctx.common_dir()
-        if common is None or paths.git_common_dir(cwd) != common:
-            return _channel(wrong_repo)
-    # 4. workdir roots
-    workdir: Path | None = None
-    if req.workdir is not None:
-        workdir = _resolve(req.workdir, cwd)
-        roots = ctx.roots()
-        shown = show(str(workdir) if workdir is not None else req.workdir)
-        if workdir is None or not any(is_within(workdir, r) for r in roots):
-            return _policy(
-                f"workdir {shown} is outside the dashboard's workdir roots "
-                f"({', '.join(str(r) for r in roots)}); run `zirv ctx config add "
-                f"dash.workdir_roots '{shown}'` (asks the operator for approval)"
-            )
-        if not workdir.is_dir():
-            return _policy(f"workdir {shown} does not exist or is not a directory")
-        if paths.git_common_dir(workdir) is None:
-            return _policy(f"workdir {shown} is not inside a git repository")
-    # 6. pane cap
-    if ctx.live_panes >= ctx.max_panes:
+    cwd, workdir, refused = _place_check(req, ctx)  # 3. repo cwd, 4. workdir roots
+    if refused is not None:
+        return refused
+    if ctx.live_panes >= ctx.max_panes:  # 6. pane cap
         return _policy(
             f"pane limit reached ({ctx.live_panes} live panes, dash.max_panes = {ctx.max_panes})"
         )
-    # 7. parent claim
+    refused = _identity_refusal(req, ctx)  # 7. parent claim, requester, 8. depth cap
+    if refused is not None:
+        return refused
+    role: Literal["worker", "sub-orchestrator"] = (
+        "sub-orchestrator" if req.role == "sub-orchestrator" else "worker"
+    )
+    adapter, refused = _adapter_check(req, ctx)  # 9. adapter gate, model
+    if refused is not None:
+        return refused
+    req.cwd = str(cwd)
+    if req.name is not None:
+        req.name = show(req.name.strip(), 64) or None
+    if workdir is not None:
+        req.workdir = str(workdir)
+    notes: list[str] = []
+    if req.max_tool_calls is not None:
+        notes.append("cannot enforce --max-tool-calls in a dashboard pane")
+    private = ctx.channel_owner_role is not None
+    return Decision(
+        True,
+        request=req,
+        adapter=adapter,
+        role=role,
+        parent=ctx.channel_owner_short if private else None,
+        cwd=cwd,
+        workdir=workdir,
+        headless=not req.interactive,
+        notes=notes,
+    )
+
+
+def _identity_refusal(req: SpawnRequest, ctx: ValidationContext) -> Decision | None:
+    """What the channel proves decides the parent and the role; a request's own
+    words (`parent_session`, `requested_by`, `role`) can only narrow it."""
     private = ctx.channel_owner_role is not None
     claim = req.parent_session
     if claim:
@@ -1123,53 +1162,90 @@ def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
                 f"the shared channel cannot prove the parent claim {show(claim, 40)} "
                 "(a live pane); request from the pane's own channel"
             )
-    # 8. depth cap
-    role: Literal["worker", "sub-orchestrator"] = (
-        "sub-orchestrator" if req.role == "sub-orchestrator" else "worker"
-    )
+    if private:
+        # A pane's channel grants only what that pane may: a request in it that
+        # names another live pane as its requester was written by someone else
+        # (say a worker into its orchestrator's channel to get a sub-orchestrator).
+        by = req.requested_by
+        by_short = paths.short_id(by)
+        foreign = by in ctx.live_shorts or by_short in ctx.live_shorts
+        mine = by in (ctx.channel_owner_short, ctx.channel_owner_session) or (
+            by_short == ctx.channel_owner_short
+        )
+        if foreign and not mine:
+            return _policy(
+                f"request names pane {show(by, 40)} as its requester but came in on pane "
+                f"{ctx.channel_owner_short}'s channel; a pane may only use its own channel"
+            )
     if req.role == "orchestrator":
         return _policy("a spawned pane is never a full orchestrator seat")
     if ctx.channel_owner_role == "worker":
         return _policy("a worker may not delegate onward (delegation depth cap: 2)")
-    if ctx.channel_owner_role == "sub-orchestrator" and role == "sub-orchestrator":
+    if ctx.channel_owner_role == "sub-orchestrator" and req.role == "sub-orchestrator":
         return _policy("a sub-orchestrator may not spawn another (delegation depth cap: 2)")
-    if not private and role == "sub-orchestrator":
+    if not private and req.role == "sub-orchestrator":
         return _policy("the shared channel cannot claim the sub-orchestrator role")
-    # 9. adapter gate
+    return None
+
+
+def _adapter_check(
+    req: SpawnRequest, ctx: ValidationContext
+) -> tuple[Adapter | None, Decision | None]:
     if req.agent == "native":
-        return _policy("native panes are not available in this dashboard")
+        return None, _policy("native panes are not available in this dashboard")
     adapter = ctx.adapters.get(req.agent)
     if adapter is None:
-        return _policy(
+        return None, _policy(
             f"unknown adapter '{show(req.agent, 40)}'; known: {', '.join(sorted(ctx.adapters))}"
         )
     gate_reason = ctx.gate.refusal(req.agent) if ctx.gate is not None else None
     if gate_reason:
-        return _policy(f"adapter {req.agent} is {gate_reason}")
-    # model re-validation
+        return None, _policy(f"adapter {req.agent} is {gate_reason}")
     if req.model is not None:
         why = model_refusal(req.model)
         if why:
-            return _policy(why)
-    req.cwd = str(cwd)
-    if req.name is not None:
-        req.name = show(req.name.strip(), 64) or None
-    if workdir is not None:
-        req.workdir = str(workdir)
-    notes: list[str] = []
-    if req.max_tool_calls is not None:
-        notes.append("cannot enforce --max-tool-calls in a dashboard pane")
-    return Decision(
-        True,
-        request=req,
-        adapter=adapter,
-        role=role,
-        parent=ctx.channel_owner_short if private else None,
-        cwd=cwd,
-        workdir=workdir,
-        headless=not req.interactive,
-        notes=notes,
+            return None, _policy(why)
+    return adapter, None
+
+
+def _place_check(
+    req: SpawnRequest, ctx: ValidationContext
+) -> tuple[Path | None, Path | None, Decision | None]:
+    """The request's cwd must be this repo (or a linked worktree of it) and its
+    workdir inside the workdir roots: the only checks that touch the file system
+    and `git`, so they run last."""
+    repo = ctx.repo_resolved()
+    cwd = _resolve(req.cwd, repo)
+    wrong_repo = (
+        f"this dashboard only spawns panes in its own repo ({repo}); "
+        f"the request named {show(req.cwd)}"
     )
+    if cwd is None or not cwd.is_dir():
+        return None, None, _channel(wrong_repo)
+    if cwd != repo:
+        common = ctx.common_dir()
+        if common is None or ctx.git_dir_of(cwd) != common:
+            return None, None, _channel(wrong_repo)
+    if req.workdir is None:
+        return cwd, None, None
+    workdir = _resolve(req.workdir, cwd)
+    roots = ctx.roots()
+    shown = show(str(workdir) if workdir is not None else req.workdir)
+    if workdir is None or not any(is_within(workdir, r) for r in roots):
+        return (
+            None,
+            None,
+            _policy(
+                f"workdir {shown} is outside the dashboard's workdir roots "
+                f"({', '.join(str(r) for r in roots)}); run `zirv ctx config add "
+                f"dash.workdir_roots '{shown}'` (asks the operator for approval)"
+            ),
+        )
+    if not workdir.is_dir():
+        return None, None, _policy(f"workdir {shown} does not exist or is not a directory")
+    if ctx.git_dir_of(workdir) is None:
+        return None, None, _policy(f"workdir {shown} is not inside a git repository")
+    return cwd, workdir, None
 
 
 # --- kill requests -----------------------------------------------------------------
@@ -1270,9 +1346,20 @@ def fulfil(
         return Fulfilment(None, errors=["spawn request with nothing in it"])
     decision = validate(claimed.request, ctx)
     if not decision.ok:
-        ack = decision.ack()
-        out = Fulfilment(ack, decision, errors=[f"spawn refused: {decision.reason}"])
-        return _answered(claimed, ack, out)
+        return refuse(claimed, decision)
+    return complete(claimed, decision, launch)
+
+
+def refuse(claimed: Claimed, decision: Decision) -> Fulfilment:
+    """Ack a refused decision and release its claim (file work only: safe off
+    the dashboard's event loop)."""
+    ack = decision.ack()
+    out = Fulfilment(ack, decision, errors=[f"spawn refused: {decision.reason}"])
+    return _answered(claimed, ack, out)
+
+
+def complete(claimed: Claimed, decision: Decision, launch: Callable[[Decision], str]) -> Fulfilment:
+    """Launch an accepted decision, ack it and release the claim. Never raises."""
     try:
         short = launch(decision)
     except Exception as exc:  # noqa: BLE001 - reported to the requester as retryable

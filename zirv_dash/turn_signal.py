@@ -15,7 +15,10 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import select
 import socket
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 MAX_DATAGRAM = 256
@@ -158,3 +161,43 @@ def send_turn_signal_bytes(socket_path: str | os.PathLike[str], payload: bytes) 
     finally:
         sock.close()
     return True
+
+
+class TurnWatch:
+    """Waits on a bound server in a thread and calls `on_stop()` for each "stop"
+    signal until closed (inline headless runs end on one)."""
+
+    def __init__(self, server: TurnSignalServer, on_stop: Callable[[], None]) -> None:
+        self.server = server
+        self.on_stop = on_stop
+        self._wake_r, self._wake_w = os.pipe()
+        self._thread = threading.Thread(target=self._run, name="turn-watch", daemon=True)
+
+    def start(self) -> TurnWatch:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while True:
+            try:
+                ready, _, _ = select.select([self.server.fileno(), self._wake_r], [], [])
+            except (OSError, ValueError):
+                return
+            if self._wake_r in ready:
+                return
+            if "stop" in self.server.drain():
+                self.on_stop()
+
+    def close(self) -> None:
+        """Stop the thread, then close and remove the socket."""
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:
+            pass
+        self._thread.join(5)
+        for fd in (self._wake_r, self._wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.server.close()
