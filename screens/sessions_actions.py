@@ -9,10 +9,16 @@ changes nothing is read from disk: the 1 s tick only retries panes that had
 something waiting and just became injectable (no I/O), plus one timer armed for
 the next delivery deadline (the delayed Enter, a confirmation window, or the
 moment a waiting pane may go idle). Only if watching fails does the tick sweep.
+
+File work stays off the event loop: before a sweep, a thread reads every message
+in the mailbox once (bounded reads, cached by inode/size/mtime in `mail`), so the
+sweep itself, which must run on the loop because it types into panes, only
+lists the directory and finds each message already parsed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import time
@@ -41,6 +47,15 @@ WATCH_STARTUP_SECS = 2.0
 """Sweep on the tick for this long after the watcher starts (it may miss the
 first changes while it sets up)."""
 MIN_TIMER = 0.01
+
+
+def prefetch_mailbox(slug: str) -> int:
+    """Read and cache every message of mailbox `slug` (in a worker thread); how
+    many were readable. Problems are left for the sweep to report."""
+    try:
+        return len(mail.list_messages(slug, problems=[]))
+    except (OSError, mail.MailError):
+        return 0
 
 
 def _relevant(_change: Any, path: str) -> bool:
@@ -81,7 +96,7 @@ class SessionsActions:
         shorts = frozenset(p.short for p in self.dash.live_panes)
         starting = time.monotonic() - self._watch_started < WATCH_STARTUP_SECS
         if not self._watching or starting or shorts != self._known_panes:
-            self._sessions_sweep()
+            self._sessions_sweep_off_loop()
             return
         if (engine.inflight or engine.pending_panes()) and engine.retry_pending():
             self._update_chrome()
@@ -94,6 +109,12 @@ class SessionsActions:
         return f"✉{count}" if count else ""
 
     # -- sweeping --------------------------------------------------------------------
+
+    @work(exclusive=True, group="sessions-sweep")
+    async def _sessions_sweep_off_loop(self) -> None:
+        """Read the mailbox in a thread, then sweep (on the loop) from the cache."""
+        await asyncio.to_thread(prefetch_mailbox, self.dash.slug)
+        self._sessions_sweep()
 
     def _sessions_sweep(self) -> None:
         if self._quitting:  # type: ignore[attr-defined]
@@ -158,6 +179,7 @@ class SessionsActions:
                 yield_on_timeout=True,
                 stop_event=worker.cancelled_event,
             ):
+                await asyncio.to_thread(prefetch_mailbox, self.dash.slug)
                 self._sessions_sweep()
         except Exception as exc:
             log.warning("watching mail and sessions failed (%s); sweeping every second", exc)
@@ -175,7 +197,7 @@ class SessionsActions:
         targets = [MailTarget(p.short, p.agent, p.session_id) for p in dash.live_panes]
 
         def done(_: None) -> None:
-            self._sessions_sweep()
+            self._sessions_sweep_off_loop()
 
         self.app.push_screen(
             MailScreen(
