@@ -266,3 +266,104 @@ def test_next_deadline_drives_a_single_timer() -> None:
     assert t.state(deadline - 0.001) is PaneState.WORKING
     assert t.state(deadline) is PaneState.IDLE
     assert t.next_deadline(deadline) is None
+
+
+# --- what the dashboard feeds it --------------------------------------------------
+
+
+def test_a_hidden_pane_is_not_just_seen() -> None:
+    # The dashboard reports every pane's visibility on every refresh; for a hidden
+    # pane that must not count as a look, or `◆` could never appear.
+    t = AttentionTracker("demo", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0)
+    for step in range(40):
+        now = step * 0.1
+        if step == 2:
+            t.output(now)
+        t.set_visible(False, now)
+    assert t.state(4.0) is PaneState.DONE_UNSEEN
+    t.set_visible(True, 4.1)  # a completed frame showed it live
+    assert t.state(4.2) is PaneState.IDLE
+    t.set_visible(False, 5.0)  # hidden again: it was seen up to now
+    assert t.state(5.1) is PaneState.IDLE
+
+
+def test_a_signal_before_any_input_is_ready_not_done() -> None:
+    # The demo (like a hook) says "at my prompt" after its banner: idle, no `◆`.
+    t = AttentionTracker("demo", idle_quiet_ms=10_000)
+    t.output(0.0)
+    t.turn_signal(0.1)
+    assert t.state(0.7) is PaneState.IDLE
+    t.input(1.0, submit=True)
+    t.output(1.1)
+    t.turn_signal(2.0)
+    assert t.state(2.6) is PaneState.DONE_UNSEEN
+
+
+def test_time_in_state_is_exact() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=2_000, started_at=0.0)
+    assert t.state_since(0.5) == 0.0  # starting since launch
+    t.output(1.0)
+    t.output(1.5)
+    assert t.state_since(2.0) == 1.0  # working since the first output
+    # Idle was reached at 3.5 (quiet), though nobody asked until 10.
+    assert t.state(10.0) is PaneState.IDLE
+    assert t.state_since(10.0) == pytest.approx(3.5)
+    t.screen(PROMPT, 12.0)
+    assert t.state_since(12.5) == 12.0
+    t.screen(CLEAR, 13.0)
+    t.output(13.0)
+    # needs-you left after its debounce; working from then, not from the next look
+    assert t.state(14.0) is PaneState.WORKING
+    assert t.state_since(14.0) == pytest.approx(13.0 + attention.NEEDS_YOU_DEBOUNCE)
+    t.exited(0, 20.0)
+    assert t.state_since(25.0) == 20.0
+
+
+def test_looking_at_a_done_pane_keeps_its_idle_clock() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=1_000)
+    t.output(0.0)
+    t.input(1.0, submit=True)
+    t.output(2.0)
+    assert t.state(5.0) is PaneState.DONE_UNSEEN
+    t.viewed(5.0)
+    assert t.state(6.0) is PaneState.IDLE
+    assert t.state_since(6.0) == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize(
+    ("code", "state", "reason"),
+    [
+        (0, PaneState.EXITED, None),
+        (3, PaneState.FAILED, "exit code 3"),
+        (127, PaneState.FAILED, "exit code 127"),
+        (143, PaneState.STOPPED, "killed by signal 15"),  # 128 + SIGTERM from the PTY
+        (137, PaneState.STOPPED, "killed by signal 9"),
+        (-9, PaneState.STOPPED, "killed by signal 9"),
+    ],
+)
+def test_clean_exit_failure_and_stop_differ(
+    code: int, state: PaneState, reason: str | None
+) -> None:
+    t = AttentionTracker("shell")
+    t.output(0.0)
+    t.exited(code, 1.0)
+    assert t.state(1.0) is state
+    assert t.reason(1.0) == reason
+    assert state in attention.ENDED_STATES
+
+
+def test_repaint_after_our_resize_is_not_work() -> None:
+    f = attention.RepaintFilter()
+    assert not f.is_repaint(0.0, 10, scrolled=False)  # no resize: output is output
+    f.resized(1.0, 80, 24)
+    assert f.is_repaint(1.2, 3000, scrolled=False)
+    assert f.is_repaint(1.3, 3000, scrolled=False)
+    assert not f.is_repaint(1.0 + attention.REPAINT_WINDOW + 0.1, 10, scrolled=False)
+    f.resized(5.0, 80, 24)
+    assert not f.is_repaint(5.1, 10, scrolled=True)  # new lines scrolled in: work
+    assert not f.is_repaint(5.2, 10, scrolled=False)  # and what follows it
+    f.resized(6.0, 10, 2)
+    assert not f.is_repaint(6.1, 10 * 2 * attention.REPAINT_BYTES_PER_CELL + 5000, False)
+    f.resized(7.0, 80, 24)
+    f.input(7.1)  # the operator typed: the answer to it is work
+    assert not f.is_repaint(7.2, 10, scrolled=False)

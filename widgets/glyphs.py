@@ -19,8 +19,10 @@ GLYPHS: dict[PaneState, tuple[str, Style]] = {
     PaneState.IDLE: ("●", Style(color="green")),
     PaneState.NEEDS_YOU: ("▲", Style(color="yellow", bold=True)),
     PaneState.DONE_UNSEEN: ("◆", Style(color="magenta", bold=True)),
-    PaneState.EXITED: ("●", Style(color="green", dim=True)),
+    # Ended rows: a clean exit, a failure and a stop each read differently.
+    PaneState.EXITED: ("✓", Style(color="green", dim=True)),
     PaneState.FAILED: ("✗", Style(color="red", bold=True)),
+    PaneState.STOPPED: ("■", Style(color="blue")),
 }
 
 
