@@ -22,8 +22,15 @@ AskUserQuestion picker ("Enter to select · ↑/↓ to navigate · Esc to cancel
 Codex's approval overlay ("Would you like to run the following command?",
 "› 1. Yes, proceed (y)", "Press enter to confirm or esc to cancel") and Gemini
 CLI's tool confirmation ("Apply this change?", "Allow execution of: 'npm'?",
-"● 1. Yes, allow once", "Waiting for user confirmation..."). Bump
-`PATTERNS_VERSION` whenever the table changes meaning.
+"● 1. Yes, allow once", "Waiting for user confirmation..."). The first-run
+dialogs (folder trust, login, API key) were recorded from the real CLIs and
+are kept as fixtures in tests/data/attention/real. Bump `PATTERNS_VERSION`
+whenever the table changes meaning.
+
+- `at_input_prompt(agent, lines, cursor)` is the positive counterpart: True
+  only when the screen is that harness's ordinary, empty composer with no
+  dialog and no running turn (`INPUT_PROMPTS`). Typed quit commands are sent
+  only then; an unknown or ambiguous screen is False, never "at the prompt".
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ SIGNAL_IDLE_DEBOUNCE = 0.5
 NEEDS_PERMISSION = "needs permission"
 NEEDS_APPROVAL = "needs approval"
 NEEDS_ANSWER = "needs an answer"
+NEEDS_LOGIN = "needs login"
 
 
 @dataclass(frozen=True)
@@ -164,6 +172,90 @@ PATTERNS: tuple[ScreenPattern, ...] = (
         window=6,
         blockers=_GEMINI_COMPOSER,
     ),
+    # --- first-run dialogs, recorded from the real CLIs (tests/data/attention/real)
+    ScreenPattern(
+        name="claude-trust-workspace",
+        harnesses=("claude",),
+        reason=NEEDS_PERMISSION,
+        cues=(_re(rf"^{_CARET}1[.)]\s+yes, i trust this folder\b"), _re(r"^enter to confirm\b")),
+        blockers=_CLAUDE_COMPOSER,
+    ),
+    ScreenPattern(
+        name="claude-login",
+        harnesses=("claude",),
+        reason=NEEDS_LOGIN,
+        cues=(_re(r"^select login method:?$"), _NUMBERED_CHOICE),
+        blockers=_CLAUDE_COMPOSER,
+    ),
+    ScreenPattern(
+        name="codex-trust-folder",
+        harnesses=("codex",),
+        reason=NEEDS_PERMISSION,
+        cues=(_re(r"^trust this folder\?"), _re(rf"^{_CARET}1[.)]\s+trust and continue\b")),
+        blockers=_CODEX_COMPOSER,
+    ),
+    ScreenPattern(
+        name="gemini-trust-folder",
+        harnesses=("gemini", "qwen"),
+        reason=NEEDS_PERMISSION,
+        cues=(
+            _re(r"^do you trust the files in this folder\?"),
+            _re(rf"^{_CARET}1[.)]\s+trust folder\b"),
+        ),
+        blockers=_GEMINI_COMPOSER,
+    ),
+    ScreenPattern(
+        name="gemini-auth",
+        harnesses=("gemini", "qwen"),
+        reason=NEEDS_LOGIN,
+        cues=(_re(r"^how would you like to authenticate\b"), _NUMBERED_CHOICE),
+        blockers=_GEMINI_COMPOSER,
+    ),
+    ScreenPattern(
+        name="gemini-api-key",
+        harnesses=("gemini", "qwen"),
+        reason=NEEDS_LOGIN,
+        cues=(_re(r"^enter \S+ api key$"), _re(r"^\(press enter to submit, esc to cancel\b")),
+        blockers=_GEMINI_COMPOSER,
+    ),
+    ScreenPattern(
+        name="qwen-auth",
+        harnesses=("qwen",),
+        reason=NEEDS_LOGIN,
+        cues=(_re(r"^select authentication method$"), _re(r"^›\s+\S")),
+        blockers=_GEMINI_COMPOSER,
+    ),
+    ScreenPattern(
+        name="copilot-trust-folder",
+        harnesses=("copilot",),
+        reason=NEEDS_PERMISSION,
+        cues=(_re(r"^do you trust the files in this folder\?"), _YES_CHOICE),
+    ),
+    ScreenPattern(
+        name="copilot-picker",
+        harnesses=("copilot",),
+        reason=NEEDS_ANSWER,
+        cues=(_re(r"enter to select\b.*esc to cancel"), _NUMBERED_CHOICE),
+    ),
+    ScreenPattern(
+        name="pi-selector",
+        harnesses=("pi",),
+        reason=NEEDS_ANSWER,
+        cues=(_re(r"navigate\s+enter select\b"), _re(r"^→\s+\S")),
+    ),
+    ScreenPattern(
+        name="opencode-connect",
+        harnesses=("opencode",),
+        reason=NEEDS_LOGIN,
+        cues=(_re(r"^connect a provider\s+esc$"),),
+        window=80,  # a centred overlay over an otherwise empty screen
+    ),
+    ScreenPattern(
+        name="droid-login",
+        harnesses=("droid",),
+        reason=NEEDS_LOGIN,
+        cues=(_re(r"^please log ?in with your factory account\b"), _re(r"^>\s+login$")),
+    ),
     # --- any program -------------------------------------------------------
     ScreenPattern(
         name="generic-yes-no",
@@ -232,6 +324,144 @@ def detect_needs_you(agent: str, lines: Sequence[str]) -> str | None:
     visible bottom shows a prompt waiting for the operator, else None."""
     pattern = match_needs_you(agent, lines)
     return pattern.reason if pattern else None
+
+
+# --- the ordinary input prompt ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InputPrompt:
+    """How one harness draws its ordinary, empty composer (recorded from the
+    real CLIs: tests/data/attention/real).
+
+    The last row matching `composer` must lie within the bottom `tail` rows;
+    `above`/`below`, when set, must match the rows right next to it (the
+    composer's frame); `footer`, when set, must match one of the `footer_within`
+    rows below it (a hint the harness shows only while the composer is empty,
+    or its status bar); no `busy` row may be
+    in the bottom `SCAN_LINES` (a turn is running, so typed text would be
+    queued as a message or interrupt it). With `at_cursor` the cursor must be on
+    the composer row (plain line-oriented programs, which always draw it there).
+    """
+
+    harness: str
+    composer: re.Pattern[str]
+    above: re.Pattern[str] | None = None
+    below: re.Pattern[str] | None = None
+    footer: re.Pattern[str] | None = None
+    footer_within: int = 6
+    tail: int = 6
+    busy: tuple[re.Pattern[str], ...] = ()
+    at_cursor: bool = False
+
+
+_RULE = _re(r"^[─━]{10,}$")
+_INTERRUPTIBLE = _re(r"\besc(?:ape)? to (?:interrupt|cancel)\b|\besc interrupt\b")
+_SPINNING = _re(r"^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏◐◓◑◒]\s+\S")
+_GEMINI_PLACEHOLDER = _re(r"^>\s+type your message or @path/to/file$")
+
+INPUT_PROMPTS: dict[str, InputPrompt] = {
+    p.harness: p
+    for p in (
+        # An empty "❯" (or its 'Try "…"' hint) between two rules.
+        InputPrompt(
+            "claude",
+            _re(r'^[❯>](?:\s*|\s+try "[^"]*")$'),
+            above=_RULE,
+            below=_RULE,
+            busy=(_INTERRUPTIBLE,),
+        ),
+        # Codex shows "? for shortcuts" only while the composer is empty, so
+        # whatever follows "›" then is its (rotating) placeholder.
+        InputPrompt(
+            "codex",
+            _re(r"^›(?:\s.*)?$"),
+            footer=_re(r"\? for shortcuts"),
+            busy=(_INTERRUPTIBLE, _re(r"^[•◦]\s+(?:working|reconnecting)\b")),
+        ),
+        InputPrompt("gemini", _GEMINI_PLACEHOLDER, busy=(_INTERRUPTIBLE, _SPINNING)),
+        InputPrompt(
+            "qwen", _GEMINI_PLACEHOLDER, above=_RULE, below=_RULE, busy=(_INTERRUPTIBLE, _SPINNING)
+        ),
+        InputPrompt(
+            "opencode",
+            _re(r'^ask anything(?:…|\.\.\.)(?:\s+"[^"]*")?$'),
+            footer=_re(r"\bctrl\+p commands$"),
+            footer_within=4,
+            tail=80,  # its first screen centres the composer
+            busy=(_INTERRUPTIBLE, _SPINNING),
+        ),
+        InputPrompt(
+            "copilot",
+            _re(r"^❯\s*$"),
+            above=_RULE,
+            below=_RULE,
+            footer=_re(r"/ commands\b"),
+            busy=(_INTERRUPTIBLE, _SPINNING),
+        ),
+        # An empty editor row between two rules; pi puts its selectors there too.
+        InputPrompt(
+            "pi", _re(r"^$"), above=_RULE, below=_RULE, busy=(_SPINNING, _re(r"^working\.\.\."))
+        ),
+        InputPrompt(
+            "grok",
+            _re(r"^❯ ask me anything\.\.\.$"),
+            footer=_re(r"\bauto-edit: (?:on|off)\b"),
+            busy=(_INTERRUPTIBLE, _SPINNING),
+        ),
+        # The demo agent's prompt is ">" after at most one short word ("demo>"),
+        # the cursor right after it; a spinner, a question or a full-screen view
+        # is never that, nor is a prompt with a draft after it.
+        InputPrompt("demo", _re(r"^(?:[\w.-]{1,20}\s?)?[>❯›]$"), tail=1, at_cursor=True),
+        # A shell prompt ends in one of these; anything typed after it is a draft.
+        InputPrompt("shell", _re(r"[$#%>]$"), tail=1, at_cursor=True),
+    )
+}
+"""Harnesses whose composer is known; any other (droid: never reached
+offline) is never at its input prompt, so its panes get the signal path."""
+
+
+def _composer_row(prompt: InputPrompt, rows: list[str], end: int) -> int | None:
+    for i in range(end - 1, max(-1, end - 1 - prompt.tail), -1):
+        if not prompt.composer.search(rows[i]):
+            continue
+        if prompt.above and not (i > 0 and prompt.above.search(rows[i - 1])):
+            continue
+        if prompt.below and not (i + 1 < len(rows) and prompt.below.search(rows[i + 1])):
+            continue
+        return i
+    return None
+
+
+def at_input_prompt(
+    agent: str, lines: Sequence[str], cursor: tuple[int, int] | None = None
+) -> bool:
+    """True only when the screen is positively `agent`'s ordinary, empty input
+    prompt with no dialog over it and no turn running, so text typed now (a quit
+    command) lands in the composer. Anything else, an unknown harness or an
+    ambiguous screen included, is False: the caller then must not type.
+
+    `lines` are the visible screen rows, top first; `cursor` is (x, y) in them.
+    """
+    prompt = INPUT_PROMPTS.get(agent.lower())
+    if prompt is None or detect_needs_you(agent, lines):
+        return False
+    rows = [_normalise(line) for line in lines]
+    end = len(rows)
+    while end > 0 and not rows[end - 1]:
+        end -= 1
+    if end == 0:
+        return False
+    index = _composer_row(prompt, rows, end)
+    if index is None:
+        return False
+    if prompt.at_cursor and cursor is not None and cursor[1] != index:
+        return False
+    below = rows[index + 1 : min(end, index + 1 + prompt.footer_within)]
+    if prompt.footer and not any(prompt.footer.search(row) for row in below):
+        return False
+    window = rows[max(0, end - SCAN_LINES) : end]
+    return not any(b.search(row) for b in prompt.busy for row in window)
 
 
 # --- per-pane state ------------------------------------------------------------

@@ -8,6 +8,7 @@ reports itself failed — so a bad config never takes the dashboard down.
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections import deque
@@ -22,6 +23,7 @@ from zirv_dash.attention import (
     PaneState,
     RepaintFilter,
     Transition,
+    at_input_prompt,
     killed_by,
 )
 from zirv_dash.ptysession import PtySession, SpawnError
@@ -345,8 +347,22 @@ class Pane:
     def at_input_prompt(self) -> bool:
         """True only when the screen is known to be the harness's ordinary input
         prompt, so typed text (a quit command, mail) lands in the composer and
-        not in a dialog. Anything not positively recognised is False."""
-        return False
+        not in a dialog. Anything not positively recognised is False (see
+        `attention.INPUT_PROMPTS`)."""
+        if self.pty is None or self.exit_code is not None or self.spawn_error:
+            return False
+        model = self.model_view
+        if not at_input_prompt(self.agent, model.lines(), model.cursor):
+            return False
+        if self.agent == "shell":
+            # A prompt-looking last line is not enough: a foreground job (vim,
+            # a REPL) may be reading the terminal. The shell is its own process
+            # group; it owns the terminal only when no job is in the foreground.
+            try:
+                return os.tcgetpgrp(self.pty.fd) == self.pty.pid
+            except OSError:
+                return False
+        return True
 
     def set_visible(self, visible: bool) -> None:
         """`True` only once a completed frame showed the pane live (no overlay)."""

@@ -1,0 +1,186 @@
+"""Recorded screens of the real vendor CLIs: every first-run dialog is needs-you,
+every ordinary input prompt is recognised as one, and nothing else is.
+
+The captures under data/attention/real are `tmux capture-pane -p` of the real
+CLIs at 120x40 (throwaway HOME, offline), named <cli>-<version>-<screen>.txt.
+The built-in demo agent and a shell are checked live on a real PTY.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from zirv_dash import adapters
+from zirv_dash.attention import (
+    NEEDS_ANSWER,
+    NEEDS_LOGIN,
+    NEEDS_PERMISSION,
+    at_input_prompt,
+    detect_needs_you,
+)
+from zirv_dash.pane import Pane, PaneSpec
+
+REAL = Path(__file__).parent / "data" / "attention" / "real"
+
+# file -> (needs-you reason or None, at its ordinary input prompt)
+SCREENS: dict[str, tuple[str | None, bool]] = {
+    "claude-2.1.197-trust.txt": (NEEDS_PERMISSION, False),
+    "claude-2.1.197-login.txt": (NEEDS_LOGIN, False),
+    "claude-2.1.197-input.txt": (None, True),
+    "claude-2.1.197-input-after-error.txt": (None, True),
+    "claude-2.1.197-slash-menu.txt": (None, False),  # "/exit" typed: a draft
+    "codex-0.171.0-trust.txt": (NEEDS_PERMISSION, False),
+    "codex-0.171.0-input.txt": (None, True),
+    "codex-0.171.0-input-after-error.txt": (None, True),
+    "codex-0.171.0-slash-menu.txt": (None, False),
+    "codex-0.171.0-working-offline.txt": (None, False),  # a turn is running
+    "gemini-0.61.0-trust.txt": (NEEDS_PERMISSION, False),
+    "gemini-0.61.0-auth.txt": (NEEDS_LOGIN, False),
+    "gemini-0.61.0-api-key.txt": (NEEDS_LOGIN, False),
+    "gemini-0.61.0-input.txt": (None, True),
+    "gemini-0.61.0-input-draft.txt": (None, False),
+    "gemini-0.61.0-working-offline.txt": (None, False),
+    "copilot-1.0.102-trust.txt": (NEEDS_PERMISSION, False),
+    "copilot-1.0.102-input.txt": (None, True),
+    "qwen-0.15.10-auth.txt": (NEEDS_LOGIN, False),
+    "qwen-0.15.10-input.txt": (None, True),
+    "opencode-1.18.33-input.txt": (None, True),
+    "opencode-1.18.33-connect.txt": (NEEDS_LOGIN, False),
+    "pi-0.73.1-input.txt": (None, True),
+    "pi-0.73.1-login.txt": (NEEDS_ANSWER, False),
+    "grok-1.0.1-input.txt": (None, True),
+    "grok-1.0.1-no-key.txt": (None, False),  # it printed an error and exited
+    "droid-0.225.2-login.txt": (NEEDS_LOGIN, False),
+}
+
+
+LOOK_ALIKES = ({"gemini", "qwen"}, {"claude", "copilot"})
+
+
+def capture(name: str) -> list[str]:
+    return (REAL / name).read_text(encoding="utf-8").splitlines()
+
+
+def agent_of(name: str) -> str:
+    return name.split("-")[0]
+
+
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_recorded_screen_needs_you(name: str) -> None:
+    reason, _ = SCREENS[name]
+    assert detect_needs_you(agent_of(name), capture(name)) == reason
+
+
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_recorded_screen_input_prompt(name: str) -> None:
+    _, at_prompt = SCREENS[name]
+    assert at_input_prompt(agent_of(name), capture(name)) is at_prompt
+
+
+def test_every_real_capture_is_covered() -> None:
+    assert {p.name for p in REAL.glob("*.txt")} == set(SCREENS)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, ok) in SCREENS.items() if ok))
+def test_a_prompt_is_another_harness_s_unknown(name: str) -> None:
+    """Recognition is per harness: one CLI's composer says nothing of another's
+    screen, and a harness with no known composer is never at its prompt."""
+    own = agent_of(name)
+    assert not at_input_prompt("droid", capture(name))
+    assert not at_input_prompt("no-such-harness", capture(name))
+    # Look-alikes draw the same composer: qwen is a Gemini CLI fork, and
+    # Copilot's "❯" between rules is Claude Code's.
+    alike = next((pair for pair in LOOK_ALIKES if own in pair), {own})
+    others = {"claude", "codex", "gemini", "opencode", "copilot", "pi", "grok"} - alike
+    assert [o for o in sorted(others) if at_input_prompt(o, capture(name))] == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["claude-2.1.197-input.txt", "codex-0.171.0-input.txt", "gemini-0.61.0-input.txt"],
+)
+def test_a_dialog_drawn_over_the_composer_is_not_the_prompt(name: str) -> None:
+    """A trust question left on screen above a composer that is still drawn:
+    the composer alone is not enough when the bottom shows a dialog."""
+    agent = agent_of(name)
+    dialog = {
+        "claude": capture("claude-2.1.197-trust.txt"),
+        "codex": capture("codex-0.171.0-trust.txt"),
+        "gemini": capture("gemini-0.61.0-auth.txt"),
+    }[agent]
+    screen = [line for line in capture(name) if line.strip()] + [
+        line for line in dialog if line.strip()
+    ]
+    assert detect_needs_you(agent, screen) is not None
+    assert not at_input_prompt(agent, screen)
+
+
+def test_an_empty_screen_is_unknown() -> None:
+    for agent in ("claude", "codex", "gemini", "demo", "shell", "pi"):
+        assert not at_input_prompt(agent, [""] * 40)
+
+
+# -- built-ins, live ------------------------------------------------------------------
+
+
+def _pane(agent: str, argv: list[str], tmp_path: Path) -> Pane:
+    spec = PaneSpec(agent, adapters.ADAPTERS[agent], argv, str(tmp_path))
+    pane = Pane(spec, 80, 24, 1 << 20)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "xterm-256color"}
+    assert pane.start({**env, "PS1": "$ ", "ZIRV_DEMO_SPINNER": "0", "ZIRV_DEMO_WORK_SECS": "0"})
+    return pane
+
+
+def _await(pane: Pane, cond: str, check: object, timeout: float = 20.0) -> None:
+    assert callable(check)
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            screen = "\n".join(pane.model_view.lines())
+            raise AssertionError(f"timed out waiting for {cond}:\n{screen}")
+        pane.read_available()
+        pane.pump(65536)
+        time.sleep(0.02)
+
+
+def test_demo_agent_prompt_and_its_question(tmp_path: Path) -> None:
+    demo = adapters.ADAPTERS["demo"]
+    pane = _pane("demo", demo.interactive_argv(), tmp_path)
+    try:
+        _await(pane, "the demo prompt", pane.at_input_prompt)
+        pane.send(b"x")  # a draft: typing a quit command now would append to it
+        _await(pane, "the draft", lambda: not pane.at_input_prompt())
+        pane.send(b"\x7f")
+        _await(pane, "the empty prompt again", pane.at_input_prompt)
+        pane.send(b"/ask\r")
+        _await(
+            pane,
+            "the question",
+            lambda: "Do you want to proceed?" in "\n".join(pane.model_view.lines()),
+        )
+        _await(pane, "needs-you", lambda: detect_needs_you("demo", pane.model_view.lines()))
+        assert not pane.at_input_prompt()
+        pane.send(b"n")
+        _await(pane, "the prompt after the answer", pane.at_input_prompt)
+    finally:
+        pane.stop(grace=0.5)
+
+
+def test_shell_prompt_but_not_while_a_job_runs(tmp_path: Path) -> None:
+    pane = _pane("shell", ["/bin/sh"], tmp_path)
+    try:
+        _await(pane, "the shell prompt", pane.at_input_prompt)
+        # A foreground job whose last line also ends like a prompt.
+        pane.send(b"printf 'job> '; sleep 30\r")
+        _await(pane, "the job's output", lambda: "job>" in pane.last_screen_line())
+        assert not pane.at_input_prompt()
+        pane.send(b"\x03")
+        _await(pane, "the prompt after the job", pane.at_input_prompt)
+        pane.send(b"echo draft")
+        _await(pane, "the draft", lambda: pane.last_screen_line().endswith("draft"))
+        assert not pane.at_input_prompt()
+    finally:
+        pane.stop(grace=0.5)
