@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import tomllib
 from collections.abc import Mapping
@@ -171,8 +172,35 @@ def parse_json(text: str, path: Path, max_depth: int = MAX_DEPTH) -> Any:
     return value
 
 
+# Strings and comments, so what is left is keys, brackets and bare values. Each
+# alternative excludes the others' first characters, so matching is linear.
+_TOML_SKIP = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""'
+    r"|'''.*?'''"
+    r'|"(?:[^"\\\n]|\\.)*"'
+    r"|'[^'\n]*'"
+    r"|#[^\n]*",
+    re.S,
+)
+_FLOAT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
+MAX_KEY_PARTS = 64
+
+
+def _check_toml_keys(text: str, path: Path) -> None:
+    """Refuse a dotted key of more than `MAX_KEY_PARTS` parts before tomllib sees
+    it: its cost grows with the square of the parts (5,000 take ~100 MB)."""
+    bare = _FLOAT_DOT.sub("", _TOML_SKIP.sub('""', text))
+    for number, line in enumerate(bare.splitlines(), start=1):
+        if line.count(".") > MAX_KEY_PARTS:
+            raise BadContent(
+                f"{path}: line {number} has a key of more than {MAX_KEY_PARTS} dotted "
+                "parts (nested more than any setting is); not used"
+            )
+
+
 def parse_toml(text: str, path: Path, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
     """`tomllib.loads` with every failure (syntax, recursion, depth) as BadContent."""
+    _check_toml_keys(text, path)
     try:
         value = tomllib.loads(text)
     except RecursionError as exc:
