@@ -719,10 +719,16 @@ class DashboardScreen(
         )
         self.query_one(HeaderBar).update_facts(facts)
         if focused is not None:
+            from widgets.glyphs import glyph
+
             state = states[focused.short]
             extra = ""
-            if focused.exit_code is not None:
-                extra = f"exit {focused.exit_code}"
+            if focused.exit_code is not None and not focused.spawn_error:
+                # Next to the state word: the exit code, or the signal that stopped it.
+                stopped = state is PaneState.STOPPED
+                words = focused.ended_words()
+                code = f"exit {focused.exit_code}"
+                extra = words.removeprefix("stopped by ") if stopped else code
             extra = extra or self._handover_extra(focused)
             self.query_one(PaneHeader).update_facts(
                 PaneHeaderFacts(
@@ -732,9 +738,10 @@ class DashboardScreen(
                     cwd=focused.cwd,
                     state=state,
                     title=focused.model_view.title[:40],
+                    # Time in the state shown, not the session's age.
                     age=""
                     if self.options.deterministic
-                    else age_text(time.time() - focused.created_at),
+                    else age_text(max(0.0, now - focused.state_since(now))),
                     tick=tick,
                     extra=extra,
                 )
@@ -747,7 +754,7 @@ class DashboardScreen(
             if focused.scroll_offset:
                 segments.append(f"scrolled back {focused.scroll_offset}")
             if focused.exit_code is not None:
-                segments.append(f"✗ exited {focused.exit_code}")
+                segments.append(f"{glyph(state, 0)[0]} {focused.ended_words()}")
             hint = f"{prefix} ? help · {prefix} q quit"
             if self.keys.armed:
                 hint = f"{prefix} … waiting for a chord (? for help)"
@@ -755,10 +762,22 @@ class DashboardScreen(
 
     def _header_hints(self, focused: Pane | None, prefix: str) -> list[tuple[str, str]]:
         """Up to four clickable chord hints, chosen by what the focused pane can do."""
+        labels: dict[str, str] = {}
         if focused is None:
             wanted = ["spawn", "errors", "help"]
         elif not focused.alive:
-            wanted = ["inspect", "restore_row", "context_menu", "help"]
+            wanted = ["inspect", "context_menu", "help"]
+            # ^A r only where a relaunch can work: an ended row with a kept
+            # request whose harness did start (a missing binary would fail again).
+            from zirv_dash.intake import menu_entries
+
+            intake = getattr(self, "_intake", None)
+            entries = {e.label: e for e in menu_entries(intake, focused)} if intake else {}
+            restore = entries.get("restore")
+            if restore is not None and restore.enabled and not focused.spawn_error:
+                wanted.insert(1, "restore_row")
+                if (focused.exit_code or 0) != 0:
+                    labels["restore_row"] = "retry"
         else:
             wanted = ["context_menu", "nudge", "mail", "help"]
         if self.dash.errors.unacked and "errors" not in wanted:
@@ -767,21 +786,44 @@ class DashboardScreen(
         for action in wanted:
             chords = self.keys.keymap.chords_for(action)
             if chords:
-                hints.append((f"{prefix} {describe_key(chords[0])}", ACTION_BY_ID[action].label))
+                label = labels.get(action, ACTION_BY_ID[action].label)
+                hints.append((f"{prefix} {describe_key(chords[0])}", label))
         return hints
 
     def _observe_attention(self, focused: Pane | None, now: float) -> None:
         """Feed visibility into each pane's tracker and announce transitions.
 
-        A pane counts as seen only while it is shown at the live view with no
-        dialog over it; a notice is raised when a pane *enters* needs-you, failed
-        or done — never for the pane you are looking at, and once per transition.
+        A pane counts as seen only once a completed frame has shown it at the
+        live view with no dialog over it: the check runs again after the next
+        refresh, and only then is the pane marked visible. A hidden, scrolled
+        back or covered pane is unseen at once, so one that finishes there turns
+        `◆`. A notice is raised when a pane *enters* needs-you, failed or done —
+        never for the pane you are looking at, and once per transition.
         """
-        no_overlay = self.app.screen is self
+
+        def shown_live(pane: Pane) -> bool:
+            view = self.views.get(pane.short)
+            return (
+                pane is self.dash.focused_pane
+                and pane.scroll_offset == 0
+                and self.app.screen is self
+                and view is not None
+                and view.display
+            )
+
+        def confirm_seen(pane: Pane) -> None:
+            pane.awaiting_frame = False
+            if shown_live(pane) and not pane.tracker.visible:
+                pane.set_visible(True)
+                self._update_chrome()
+
         for pane in self.dash.panes:
             pane.check_screen(now)
-            visible = pane is focused and pane.scroll_offset == 0 and no_overlay
-            pane.set_visible(visible)
+            if not shown_live(pane):
+                pane.set_visible(False)
+            elif not pane.tracker.visible and not pane.awaiting_frame:
+                pane.awaiting_frame = True
+                self.call_after_refresh(confirm_seen, pane)
             change = pane.tracker.poll(now)
             if change is None or pane is focused:
                 continue
