@@ -113,9 +113,9 @@ async def test_our_resizes_are_not_work_and_quit_does_not_ask(tmp_path: Path) ->
             before = pane.bytes_in
             columns = pane.model_view.columns
             await pilot.press("ctrl+a", chord)
-            await wait_for(pilot, lambda: pane.model_view.columns != columns)
+            await wait_for(pilot, lambda c=columns: pane.model_view.columns != c)
             # The demo redraws its prompt for the new size (SIGWINCH) ...
-            await wait_for(pilot, lambda: pane.bytes_in > before)
+            await wait_for(pilot, lambda b=before: pane.bytes_in > b)
             # ... and that is not work.
             assert pane.state() is PaneState.IDLE, chord
             assert pane.repaint_bytes > 0
@@ -210,7 +210,7 @@ async def test_ended_panes_say_how_they_ended(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: len(dash.panes) == 4 and all(p.pty for p in dash.panes))
         failing, clean, stopped = dash.panes[1:]
         for pane in dash.panes[1:]:
-            await wait_for(pilot, lambda p=pane: "demo>" in screen_text(p))  # type: ignore[misc]
+            await wait_for(pilot, lambda p=pane: "demo>" in screen_text(p))
         failing.send(b"/fail\r")
         clean.send(b"/quit\r")
         assert stopped.pty is not None
@@ -223,7 +223,7 @@ async def test_ended_panes_say_how_they_ended(tmp_path: Path) -> None:
         }
         for index, (pane, (state, char, footer, header)) in enumerate(expected.items(), 1):
             screen.do_focus(index)
-            await wait_for(pilot, lambda p=pane, s=state: dash.state_of(p) is s)  # type: ignore[misc]
+            await wait_for(pilot, lambda p=pane, s=state: dash.state_of(p) is s)
             screen._update_chrome()
             assert row_glyph(screen, pane) == char
             assert footer in screen.query_one(FooterBar).segments
