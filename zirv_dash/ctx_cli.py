@@ -455,6 +455,8 @@ def _terminate(record: registry.SessionRecord, grace: float) -> int:
     if pid in (os.getpid(), os.getppid()):
         _err("kill", f"refusing to kill {registry.describe(record)}: that is this process")
         return 1
+    if procinfo.session_members(pid, record.start_time) and _leads_session(pid):
+        return _end_session(record, grace)
     group = _process_group(pid)
     how = "process group" if group is not None else "process"
     watcher = _DeathWatch(pid)
@@ -482,6 +484,42 @@ def _terminate(record: registry.SessionRecord, grace: float) -> int:
         watcher.close()
     _err("kill", f"pid {pid} of {registry.describe(record)} survived SIGKILL; check `ps {pid}`")
     return 1
+
+
+def _leads_session(pid: int) -> bool:
+    try:
+        return os.getsid(pid) == pid and os.getsid(pid) != os.getsid(0)
+    except OSError:
+        return False
+
+
+def _end_session(record: registry.SessionRecord, grace: float) -> int:
+    """A pane's child leads its own session: the same ladder as the dashboard's
+    stop (the harness's quit signal to every process group of the session, the
+    grace, SIGKILL, verified by walking /proc), so jobs a shell started in groups
+    of their own end too and a shell (which ignores SIGTERM) ends on SIGHUP."""
+    from zirv_dash.ptysession import quit_signals
+
+    signals = quit_signals(record.agent)
+    names = "/".join(signal.Signals(sig).name for sig in signals)
+    ended = procinfo.end_sessions(
+        {record.pid: record.start_time}, signals=signals, grace=grace, confirm=KILL_CONFIRM_SECS
+    )
+    if ended.survivors:
+        _err("kill", f"pids {ended.survivors} of {registry.describe(record)} survived SIGKILL")
+        return 1
+    registry.unregister(record.short)
+    if ended.escalated:
+        print(
+            f"zirv ctx kill: killed {registry.describe(record)} (every process group of its "
+            f"session, SIGKILL after {grace:g}s grace)"
+        )
+    else:
+        print(
+            f"zirv ctx kill: terminated {registry.describe(record)} (every process group "
+            f"of its session, {names})"
+        )
+    return 0
 
 
 def _process_group(pid: int) -> int | None:

@@ -391,7 +391,11 @@ class Dashboard:
         harness missing its login) keeps the dashboard open on its ended row, with
         its exit status, its last screen and the error in `^A e`; closing would
         leave the user with nothing but a return code."""
-        return self.all_ended and not any(self.failed_at_start(p) for p in self.panes)
+        # Only panes the user opened count: a worker a request launched and that
+        # failed is explained in its row; it must not hold the dashboard open.
+        return self.all_ended and not any(
+            self.failed_at_start(p) for p in self.panes if p.spec.requested_by is None
+        )
 
     @staticmethod
     def was_stopped(pane: Pane) -> bool:
@@ -405,8 +409,8 @@ class Dashboard:
     def failed_at_start(cls, pane: Pane) -> bool:
         if pane.spawn_error:
             return True
-        if not pane.exit_code or cls.was_stopped(pane):
-            return False
+        if not pane.exit_code or cls.was_stopped(pane) or pane.last_input_at is not None:
+            return False  # a clean exit, a stop, or one the user asked for (`exit 3`)
         age = (pane.exited_at or time.time()) - pane.created_at
         return age < QUICK_EXIT_SECS
 

@@ -37,7 +37,7 @@ def end_sessions(
     """The ladder for sessions whose owner is gone; returns pids that survived."""
     from zirv_dash import procinfo
 
-    return procinfo.end_sessions(sessions, grace=grace, confirm=confirm)
+    return procinfo.end_sessions(sessions, grace=grace, confirm=confirm).survivors
 
 
 def serve(stream: Iterable[str]) -> dict[int, float | None]:

@@ -12,6 +12,7 @@ import errno
 import os
 import signal
 import time
+from dataclasses import dataclass, field
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 START_TIME_TOLERANCE_SECS = 2.0
@@ -153,6 +154,15 @@ def signal_session(sid: int, sig: int, started_after: float | None = None) -> in
     return len(members)
 
 
+@dataclass
+class Ended:
+    """What `end_sessions` did: pids that survived SIGKILL, and whether it came
+    to SIGKILL at all."""
+
+    survivors: list[int] = field(default_factory=list)
+    escalated: bool = False
+
+
 def end_sessions(
     sessions: dict[int, float | None],
     *,
@@ -160,12 +170,11 @@ def end_sessions(
     grace: float = 1.5,
     confirm: float = 2.0,
     poll: float = 0.05,
-) -> list[int]:
+) -> Ended:
     """The termination ladder for sessions we are not the parent of (the guard,
     `zirv ctx kill`): `signals` (and SIGCONT, so a stopped job can act on them) to
     every process group of each session, up to `grace` for all to exit, then
-    SIGKILL repeated until /proc shows none (at most `confirm`). Returns the pids
-    that survived (a process stuck in the kernel)."""
+    SIGKILL repeated until /proc shows none (at most `confirm`)."""
 
     def alive() -> list[int]:
         return [pid for sid, start in sessions.items() for pid, _ in session_members(sid, start)]
@@ -176,11 +185,14 @@ def end_sessions(
     deadline = time.monotonic() + grace
     while alive() and time.monotonic() < deadline:
         time.sleep(poll)
+    result = Ended()
     deadline = time.monotonic() + confirm
     while True:
         left = alive()
         if not left or time.monotonic() >= deadline:
-            return left
+            result.survivors = left
+            return result
+        result.escalated = True
         for sid, start in sessions.items():
             signal_session(sid, signal.SIGKILL, start)
         time.sleep(poll)

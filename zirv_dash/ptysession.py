@@ -266,6 +266,7 @@ class PtySession:
         signals: Sequence[int] = (signal.SIGHUP, signal.SIGTERM),
         defer_submit: bool = False,
         drain: bool = True,
+        term_grace: float | None = None,
     ) -> Ladder:
         return Ladder(
             self,
@@ -274,6 +275,7 @@ class PtySession:
             signals=signals,
             defer_submit=defer_submit,
             drain=drain,
+            term_grace=TERM_GRACE if term_grace is None else term_grace,
         )
 
     def stop_for(
@@ -295,6 +297,7 @@ class PtySession:
             quit_signals(harness),
             defer_submit=defer_submit,
             drain=drain,
+            term_grace=signal_grace(harness),
         )
 
     def terminate(self, quit_sequence: bytes = b"", grace: float = 5.0) -> int | None:
@@ -332,19 +335,24 @@ CLEAN_QUIT_SIGNALS: dict[str, tuple[int, ...]] = {
     # An interactive shell ignores SIGTERM but treats a hangup as its terminal
     # closing: it hangs up its jobs and exits.
     "shell": (signal.SIGHUP,),
-    # The Node CLIs (Claude Code, Gemini CLI, Qwen) and Codex exit on SIGTERM after
-    # restoring the terminal and saving the session, without answering any dialog;
-    # SIGHUP (what a closed terminal sends) goes with it for their child processes.
-    "claude": (signal.SIGTERM, signal.SIGHUP),
-    "codex": (signal.SIGTERM, signal.SIGHUP),
-    "gemini": (signal.SIGTERM, signal.SIGHUP),
 }
-DEFAULT_QUIT_SIGNALS: tuple[int, ...] = (signal.SIGHUP, signal.SIGTERM)
+DEFAULT_QUIT_SIGNALS: tuple[int, ...] = (signal.SIGTERM,)
+"""The agent CLIs (Claude Code, Codex, Gemini CLI and the rest, the demo agent)
+exit on SIGTERM, restoring the terminal and saving the session, without
+answering whatever dialog is on screen."""
+SIGNAL_GRACE: dict[str, float] = {"shell": 1.0}
+DEFAULT_SIGNAL_GRACE = 3.0
+"""How long a harness gets to act on its quit signal before SIGKILL (an agent may
+write its transcript; a shell has nothing to save)."""
 
 
 def quit_signals(harness: str) -> tuple[int, ...]:
     """The signals a harness treats as "quit now, cleanly" (never a typed answer)."""
     return CLEAN_QUIT_SIGNALS.get(harness, DEFAULT_QUIT_SIGNALS)
+
+
+def signal_grace(harness: str) -> float:
+    return SIGNAL_GRACE.get(harness, DEFAULT_SIGNAL_GRACE)
 
 
 TERM_GRACE = 1.0

@@ -26,10 +26,15 @@ import tty
 from collections.abc import Callable, Iterator
 from types import FrameType
 
+from zirv_dash import guard, procinfo
+from zirv_dash.ptysession import launch_problem
+
 EXIT_TIMEOUT = 124
 READ_CHUNK = 65536
 MAX_PENDING_INPUT = 1 << 20
 KILL_GRACE_SECS = 2.0
+QUICK_EXIT_SECS = 10.0
+"""A non-zero exit this soon after the start is a failure to start: say so."""
 
 
 class LaunchError(OSError):
@@ -101,17 +106,34 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the child's process group, then SIGKILL after a short grace."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        if proc.poll() is not None:
-            return
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=KILL_GRACE_SECS)
-        except subprocess.TimeoutExpired:
-            continue
+def _stop(proc: subprocess.Popen[bytes], start_time: float | None) -> None:
+    """End the child's whole session (the termination ladder: SIGHUP/SIGTERM to
+    every process group of it, a short grace, SIGKILL, verified in /proc) — jobs
+    it left behind included — and reap the child."""
+    if proc.poll() is None or procinfo.session_members(proc.pid, start_time):
+        procinfo.end_sessions(
+            {proc.pid: start_time},
+            signals=(signal.SIGHUP, signal.SIGTERM),
+            grace=KILL_GRACE_SECS,
+        )
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=KILL_GRACE_SECS)
+    if proc.poll() is not None and not procinfo.session_members(proc.pid, start_time):
+        guard.client().forget(proc.pid)
+
+
+def _exit_reason(argv0: str, code: int, elapsed: float) -> str | None:
+    """What to tell the user when the program failed at once (its own output, if
+    any, is already on the terminal; with none, a bare return code says nothing)."""
+    if code == 0 or elapsed >= QUICK_EXIT_SECS:
+        return None
+    if code > 128:
+        how = f"was killed by signal {code - 128}"
+    elif code == EXIT_TIMEOUT:
+        return None
+    else:
+        how = f"exited with code {code}"
+    return f"zirv: {argv0} {how} {elapsed:.1f}s after it started\n"
 
 
 def _exit_code(rc: int) -> int:
@@ -137,6 +159,9 @@ def run_wrapped(
     """
     if notice:
         _write_all(2, (notice.splitlines()[0] if notice.strip() else notice).encode() + b"\n")
+    problem = launch_problem(argv, env, cwd) if argv else None
+    if problem is not None:
+        raise LaunchError(f"could not start {argv[0]!r}: {problem}")
     rows, cols = terminal_size(stdin_fd, output_fd)
     master, slave = os.openpty()
     try:
@@ -157,6 +182,10 @@ def run_wrapped(
         os.close(slave)
         raise LaunchError(f"could not start {argv[0] if argv else '(empty argv)'}: {exc}") from exc
     os.close(slave)
+    started = time.monotonic()
+    start_time = procinfo.process_start_time(proc.pid)
+    guard.client().watch(proc.pid, start_time)
+    code: int | None = None
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
@@ -174,12 +203,17 @@ def run_wrapped(
             old_handler = signal.signal(signal.SIGWINCH, on_winch)
             handler_set = True
         with raw_mode(stdin_fd):
-            return _pump(proc, master, wake_r, stdin_fd, output_fd, timeout_secs)
+            code = _pump(proc, master, wake_r, stdin_fd, output_fd, timeout_secs, start_time)
+        reason = _exit_reason(argv[0], code, time.monotonic() - started)
+        if reason:
+            with contextlib.suppress(OSError):
+                _write_all(2, reason.encode())
+        return code
     finally:
         if handler_set:
             with contextlib.suppress(ValueError, TypeError):
                 signal.signal(signal.SIGWINCH, old_handler)  # type: ignore[arg-type]
-        _stop(proc)
+        _stop(proc, start_time)
         for fd in (master, wake_r, wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -192,6 +226,7 @@ def _pump(
     stdin_fd: int,
     output_fd: int,
     timeout_secs: float | None,
+    start_time: float | None,
 ) -> int:
     os.set_blocking(master, False)
     stdin_open = _fd_usable(stdin_fd)
@@ -239,7 +274,7 @@ def _pump(
                 pass
             break
         if deadline is not None and time.monotonic() >= deadline:
-            _stop(proc)
+            _stop(proc, start_time)
             while _copy_out(master, output_fd, drain=True):
                 pass
             proc.wait()
