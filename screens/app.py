@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.color import ColorSystem
+from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.geometry import Offset
 
+from screens.key_gate import InputEvent, KeyGate
 from zirv_dash.config import AdapterGate, Settings
 from zirv_dash.dashboard import Dashboard
 from zirv_dash.keymap import Keymap
@@ -75,6 +77,7 @@ class ZirvApp(App[int], inherit_bindings=False):
         self.exit_code = 0
         self.dashboard: Dashboard | None = None
         """Set by the dashboard screen; used to stop children if the UI dies."""
+        self.key_gate = KeyGate(self, self._deliver_input)
         system = _COLOR_SYSTEMS.get(options.outer.color_system or "")
         if system is not None:
             # Textual builds its console from TEXTUAL_COLOR_SYSTEM or Rich's guess
@@ -123,6 +126,20 @@ class ZirvApp(App[int], inherit_bindings=False):
             self._driver.write(sequence)
             self._cursor_shown = True
         super()._end_update()
+
+    async def on_event(self, event: events.Event) -> None:
+        # Every key and paste from the terminal passes the gate first, so a
+        # chord that opens an overlay owns the keys typed after it (in order).
+        if (
+            isinstance(event, events.Key | events.Paste)
+            and not event.is_forwarded
+            and self.key_gate.offer(event)
+        ):
+            return
+        await super().on_event(event)
+
+    async def _deliver_input(self, event: InputEvent) -> None:
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         from screens.dashboard import DashboardScreen

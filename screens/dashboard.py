@@ -404,6 +404,13 @@ class DashboardScreen(
         event.stop()
         self.handle_key(event.key, event.character)
 
+    def route_input(self, event: events.Key | events.Paste) -> None:
+        """Keys and pastes from the App's key gate, in arrival order."""
+        if isinstance(event, events.Key):
+            self.handle_key(event.key, event.character)
+        else:
+            self._paste(event.text)
+
     def handle_key(self, key: str, character: str | None) -> None:
         result = self.keys.feed(key, character)
         if self._keylog is not None:
@@ -437,9 +444,12 @@ class DashboardScreen(
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()
+        self._paste(event.text)
+
+    def _paste(self, text: str) -> None:
         pane = self.dash.focused_pane
         if pane is not None:
-            pane.send(keycodes.bracket_paste(event.text, pane.model_view.bracketed_paste))
+            pane.send(keycodes.bracket_paste(text, pane.model_view.bracketed_paste))
             self._ensure_flush(pane)
 
     def run_action(self, action: str) -> None:

@@ -1,0 +1,135 @@
+"""Keys and pastes reach their target in the order they were typed.
+
+Textual forwards each key to the widget focused *when the App dequeues it*, and
+the dashboard interprets the prefix chord only later, on its own task. A burst
+such as `Ctrl+A n echo hi Enter` (a paste, a laggy SSH link, `tmux send-keys`)
+is therefore forwarded to the pane whole before the `n` chord has opened the
+nudge overlay, and the text leaks into the agent. Likewise keys that arrive
+while an overlay is still mounting land on a screen with nothing focused and
+are lost, and a burst inside a dialog races its own focus changes (`Tab`
+moves focus only when the key has bubbled back up to the App).
+
+The gate fixes the order at the one place that sees every key first, the App:
+- while the dashboard is on top, keys go straight to its router, synchronously,
+  so a chord that pushes an overlay takes effect before the next key is looked at;
+- while an overlay is on top, a key is forwarded only once the overlay is mounted
+  with its focus settled and the previous key has been fully handled (its
+  message queues drained); until then keys wait in a backlog, in order.
+Typing one key at a time never waits: the backlog is empty and nothing is busy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol
+
+from textual import events
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.message import Message
+    from textual.message_pump import MessagePump
+
+SETTLE_TIMEOUT = 0.25
+"""Longest wait for one forwarded key to be handled before the next is sent."""
+MOUNT_TIMEOUT = 1.0
+"""Longest wait for an overlay to mount and take focus before keys go anyway."""
+
+InputEvent = events.Key | events.Paste
+
+
+class KeyRouter(Protocol):
+    """The screen that interprets keys itself (the dashboard)."""
+
+    def route_input(self, event: InputEvent) -> None: ...
+
+
+class KeyGate:
+    """Owned by the App; `offer` is called for every driver key and paste."""
+
+    def __init__(self, app: App[int], forward: Callable[[InputEvent], Awaitable[None]]) -> None:
+        self._app = app
+        self._forward = forward
+        """Textual's own delivery (priority bindings, then the focused widget)."""
+        self._backlog: deque[InputEvent] = deque()
+        self._drain: asyncio.Task[None] | None = None
+
+    @property
+    def pending(self) -> int:
+        return len(self._backlog)
+
+    def offer(self, event: InputEvent) -> bool:
+        """True if the gate took the event (the App must not forward it)."""
+        screen = self._app.screen
+        if not self._backlog and self._drain is None and _is_router(screen):
+            screen.route_input(event)  # type: ignore[attr-defined]
+            return True
+        self._backlog.append(event)
+        if self._drain is None:
+            self._drain = asyncio.create_task(self._run())
+        return True
+
+    async def _run(self) -> None:
+        try:
+            while self._backlog:
+                screen = self._app.screen
+                if _is_router(screen):
+                    screen.route_input(self._backlog.popleft())  # type: ignore[attr-defined]
+                    continue
+                await self._until_ready(screen)
+                if self._app.screen is not screen:
+                    continue  # the overlay went away while we waited: re-route
+                event = self._backlog.popleft()
+                target: MessagePump = self._app.focused or screen
+                await self._forward(event)
+                await self._settle(target, screen, event)
+        finally:
+            self._drain = None
+
+    async def _until_ready(self, screen: Screen[object]) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + MOUNT_TIMEOUT
+        while loop.time() < deadline and self._app.screen is screen:
+            if screen.is_mounted and (screen.focused is not None or not screen.focus_chain):
+                return
+            await asyncio.sleep(0.002)
+
+    async def _settle(self, target: MessagePump, screen: Screen[object], event: InputEvent) -> None:
+        """Wait until `event` was handled along its whole bubbling path.
+
+        Every pump publishes each message on its `message_signal` once handled;
+        the key is done where it was stopped, or when the App (the last hop,
+        where bindings run) has handled it. A dialog that closed meanwhile
+        ends the wait: its widgets publish nothing once detached."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        chain: list[MessagePump] = [target, *getattr(target, "ancestors", [])]
+        if self._app not in chain:
+            chain.append(self._app)
+
+        def watcher(node: MessagePump) -> Callable[[Message], None]:
+            def seen(message: Message) -> None:
+                last_hop = node is self._app or not message.bubble
+                if message is event and not done.done() and (
+                    last_hop or message._stop_propagation
+                ):
+                    done.set_result(None)
+
+            return seen
+
+        for node in chain:
+            node.message_signal.subscribe(self._app, watcher(node), immediate=True)
+        try:
+            deadline = loop.time() + SETTLE_TIMEOUT
+            while not done.done() and self._app.screen is screen and loop.time() < deadline:
+                await asyncio.wait({done}, timeout=0.01)
+        finally:
+            for node in chain:
+                node.message_signal.unsubscribe(self._app)
+
+
+def _is_router(screen: Screen[object]) -> bool:
+    return callable(getattr(screen, "route_input", None))
