@@ -217,3 +217,12 @@ def test_unencodable_entry_is_refused_with_a_clear_problem(
         argv = roster.restore_argv(ADAPTERS["claude"], entry)
         for arg in argv:
             arg.encode("utf-8")
+
+
+def test_a_roster_write_cut_short_by_a_kill_is_swept(state: Path) -> None:
+    roster.write_roster(state, SLUG, [pane(1)], now=1000)
+    left = roster.roster_path(state, SLUG).with_name(f".roster-{SLUG}.json.tmp-dead")
+    left.write_text('{"written": 1')
+    os.utime(left, (1, 1))
+    assert roster.take_roster(state, SLUG, max_age_secs=60, now=1030) == [pane(1)]
+    assert not left.exists()

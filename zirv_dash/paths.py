@@ -64,6 +64,21 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
+def ensure_private_file(path: Path) -> Path:
+    """Create `path` empty with 0600 if it is missing (never through a symlink),
+    or tighten it to 0600, so a log handler that opens it for appending later
+    never creates it world-readable under the umask."""
+    ensure_private_dir(path.parent)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o600)
+    try:
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    return path
+
+
 TEMP_GRACE_SECS = 120.0
 """A temp file younger than this may still be being written by a live process."""
 _TEMP_NAME = re.compile(r"^\..+\.(?:tmp|claim)-[^/]+$")
