@@ -318,6 +318,8 @@ class TerminalView(Widget, can_focus=True):
         model = self.pane.model_view
         if not (self.show_cursor and self.has_focus and model.cursor_visible):
             return None
+        if self.screen is not self.app.screen:
+            return None  # an overlay is on top (its screen has the focus)
         if self.view_offset():
             return None
         x, y = model.cursor
