@@ -24,6 +24,7 @@ import threading
 import time
 import tty
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from types import FrameType
 
 from zirv_dash import guard, procinfo
@@ -185,7 +186,7 @@ def run_wrapped(
     started = time.monotonic()
     start_time = procinfo.process_start_time(proc.pid)
     guard.client().watch(proc.pid, start_time)
-    code: int | None = None
+    sink = _Sink(output_fd)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
@@ -203,9 +204,9 @@ def run_wrapped(
             old_handler = signal.signal(signal.SIGWINCH, on_winch)
             handler_set = True
         with raw_mode(stdin_fd):
-            code = _pump(proc, master, wake_r, stdin_fd, output_fd, timeout_secs, start_time)
+            code = _pump(proc, master, wake_r, stdin_fd, sink, timeout_secs, start_time)
         reason = _exit_reason(argv[0], code, time.monotonic() - started)
-        if reason:
+        if reason and not sink.written:  # with no output of its own, say why it ended
             with contextlib.suppress(OSError):
                 _write_all(2, reason.encode())
         return code
@@ -224,10 +225,11 @@ def _pump(
     master: int,
     wake_r: int,
     stdin_fd: int,
-    output_fd: int,
+    sink: _Sink,
     timeout_secs: float | None,
     start_time: float | None,
 ) -> int:
+    output_fd = sink.fd
     os.set_blocking(master, False)
     stdin_open = _fd_usable(stdin_fd)
     pending = bytearray()
@@ -247,7 +249,7 @@ def _pump(
             rows, cols = terminal_size(stdin_fd, output_fd)
             with contextlib.suppress(OSError):
                 set_winsize(master, rows, cols)
-        if master in readable and not _copy_out(master, output_fd):
+        if master in readable and not _copy_out(master, sink):
             break
         if stdin_fd in readable:
             data: bytes | None
@@ -270,19 +272,27 @@ def _pump(
             except OSError:
                 pending.clear()
         if proc.poll() is not None:
-            while _copy_out(master, output_fd, drain=True):
+            while _copy_out(master, sink, drain=True):
                 pass
             break
         if deadline is not None and time.monotonic() >= deadline:
             _stop(proc, start_time)
-            while _copy_out(master, output_fd, drain=True):
+            while _copy_out(master, sink, drain=True):
                 pass
             proc.wait()
             return EXIT_TIMEOUT
     return _exit_code(proc.wait())
 
 
-def _copy_out(master: int, output_fd: int, drain: bool = False) -> bool:
+@dataclass
+class _Sink:
+    """Where the child's output goes, and how much of it there was."""
+
+    fd: int
+    written: int = 0
+
+
+def _copy_out(master: int, sink: _Sink, drain: bool = False) -> bool:
     """Copy one chunk from the PTY to our output. False at EOF (or, when
     draining, once nothing is left)."""
     try:
@@ -293,7 +303,8 @@ def _copy_out(master: int, output_fd: int, drain: bool = False) -> bool:
         return False  # EIO: every slave fd is closed
     if not data:
         return False
-    _write_all(output_fd, data)
+    _write_all(sink.fd, data)
+    sink.written += len(data)
     return True
 
 
