@@ -99,7 +99,7 @@ def _operator_caps_panes() -> None:
 
     write(
         Path(os.environ["ZIRV_HOME"]) / "ctx.toml",
-        "[dash]\nmax_panes = 2\n[handover.claude]\ncheap = \"op-model\"\n",
+        '[dash]\nmax_panes = 2\n[handover.claude]\ncheap = "op-model"\n',
     )
 
 
@@ -162,9 +162,15 @@ def test_repo_may_still_set_mail_message_size(tmp_path: Path) -> None:
 def test_unencodable_config_string_names_file(tmp_path: Path) -> None:
     import os
 
-    op_file = write(
-        Path(os.environ["ZIRV_HOME"]) / "ctx.toml", '[worker]\nclaude = "a\\u0000b"\n'
-    )
+    op_file = write(Path(os.environ["ZIRV_HOME"]) / "ctx.toml", '[worker]\nclaude = "a\\u0000b"\n')
     with pytest.raises(ConfigError) as info:
         load_settings(tmp_path)
     assert str(op_file) in str(info.value) and "worker.claude" in str(info.value)
+
+
+@pytest.mark.parametrize("text", ['agents = "x"\n', "[[agents]]\n", "[agents]\ncodex = false\n"])
+def test_adapter_gate_of_the_wrong_shape_is_an_error(tmp_path: Path, text: str) -> None:
+    gate_file = write(tmp_path / ".zirv" / ".settings.toml", text)
+    with pytest.raises(ConfigError) as info:
+        load_adapter_gate(tmp_path, ["codex"])
+    assert str(gate_file) in str(info.value) and "`agents" in str(info.value)

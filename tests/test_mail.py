@@ -414,3 +414,13 @@ def test_temp_files_left_by_a_killed_writer_are_swept(state: Path) -> None:
     mail.prune(SLUG)
     assert not stale.exists() and not (read_dir / ".x.tmp-1").exists()
     assert fresh.exists()  # a live writer may still be writing it
+
+
+def test_junk_under_message_names_does_not_fill_the_mailbox(state: Path) -> None:
+    import os
+
+    send("real", keep=3)
+    os.mkfifo(box(state) / "1600000000-junk0001.md")
+    (box(state) / "1600000001-junk0002.md").symlink_to("/dev/zero")
+    send("also real", now=NOW + 1, keep=3)  # two junk entries + one real < keep
+    assert len(mail.list_messages(SLUG, problems=[])) == 2

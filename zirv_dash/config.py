@@ -163,8 +163,7 @@ def _check_shape(data: Mapping[str, Any], path: Path) -> None:
     for agent, tiers in dict(data.get("handover", {})).items():
         if not isinstance(tiers, Mapping):
             raise ConfigError(
-                f"{path}: `handover.{agent}` must be a table (`[handover.{agent}]`) "
-                "of tier = model"
+                f"{path}: `handover.{agent}` must be a table (`[handover.{agent}]`) of tier = model"
             )
 
 
@@ -309,9 +308,12 @@ def load_adapter_gate(repo: Path | None = None, names: list[str] | None = None) 
         data = _read_toml(file)
         agents = data.get("agents", {})
         if not isinstance(agents, Mapping):
-            continue
+            # A gate of the wrong shape is an error, never a silent "all enabled".
+            raise ConfigError(f"{file}: `agents` must be a table (`[agents.<name>]`)")
         for name, table in agents.items():
-            if not isinstance(table, Mapping) or "enabled" not in table:
+            if not isinstance(table, Mapping):
+                raise ConfigError(f"{file}: `agents.{name}` must be a table (`[agents.{name}]`)")
+            if "enabled" not in table:
                 continue
             value = table["enabled"]
             if not isinstance(value, bool):

@@ -49,6 +49,7 @@ import logging
 import os
 import re
 import shutil
+import stat
 import tempfile
 import threading
 import time
@@ -378,8 +379,11 @@ def _make_room(slug: str, box: Path, keep: int, broadcast: bool) -> None:
     """Prune what may be pruned; MailError if `keep` unread messages remain."""
     prune(slug, max(keep - 1, 0))
     directory = box / "fanout" if broadcast else box
-    unread = [p for p in _message_files(directory) if not (broadcast and _read_by_anyone(p))]
-    held = len(_message_files(directory))
+    # Only real messages count: junk planted under a message name (a FIFO, a
+    # symlink) is reported by readers, and must not fill the mailbox for everyone.
+    held_files = [p for p in _message_files(directory) if _is_regular(p)]
+    unread = [p for p in held_files if not (broadcast and _read_by_anyone(p))]
+    held = len(held_files)
     if held >= keep:
         where = "broadcasts" if broadcast else "messages"
         raise MailError(
@@ -405,6 +409,13 @@ def _message_files(directory: Path) -> list[Path]:
     except OSError:
         return []
     return [directory / name for name in names]
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _read_by_anyone(broadcast_path: Path) -> bool:
