@@ -40,7 +40,12 @@ _sockets: list[socket.socket] = []
 
 def _socket(path: Path) -> None:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.bind(str(path))
+    here = os.getcwd()
+    os.chdir(path.parent)  # a relative name: the full path may exceed sun_path
+    try:
+        sock.bind(path.name)
+    finally:
+        os.chdir(here)
     sock.listen(1)
     _sockets.append(sock)
 
