@@ -81,7 +81,7 @@ async def test_a_scrolled_back_view_does_not_acknowledge_done(tmp_path: Path) ->
     app = make_app(tmp_path, extra=[("demo", "first")], flags=QUICK)
     async with app.run_test(size=(120, 20)) as pilot:
         screen, _orch, worker = await two_panes(pilot)
-        await wait_for(pilot, lambda: "demo>" in worker.last_screen_line())
+        await wait_for(pilot, lambda: worker.last_screen_line() == ">")
         for task in ("second", "third"):  # enough lines to scroll back through
             worker.send(task.encode() + b"\r")
         await wait_for(pilot, lambda: "Working on: third" in screen_text(worker))
@@ -107,7 +107,7 @@ async def test_our_resizes_are_not_work_and_quit_does_not_ask(tmp_path: Path) ->
         dash = screen.dash
         await wait_for(pilot, lambda: len(dash.panes) == 1)
         pane = dash.panes[0]
-        await wait_for(pilot, lambda: "demo>" in screen_text(pane))
+        await wait_for(pilot, lambda: pane.last_screen_line() == ">")
         await wait_for(pilot, lambda: pane.state() is PaneState.IDLE, timeout=15)
         for chord in ("z", "z", "b", "b"):  # zoom in and out, sidebar off and on
             before = pane.bytes_in
@@ -190,7 +190,7 @@ async def test_demo_question_takes_one_key_and_states_are_exact(
         await pilot.pause(0.6)
         assert pane.state() is PaneState.WORKING  # held at its last step: working
         gate.touch()
-        await wait_for(pilot, lambda: pane.last_screen_line() == "demo>")
+        await wait_for(pilot, lambda: pane.last_screen_line() == ">")
         await wait_for(pilot, lambda: pane.state() is PaneState.IDLE)
         # Declining takes one key too.
         await pilot.press(*"/ask", "enter")
@@ -210,7 +210,7 @@ async def test_ended_panes_say_how_they_ended(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: len(dash.panes) == 4 and all(p.pty for p in dash.panes))
         failing, clean, stopped = dash.panes[1:]
         for pane in dash.panes[1:]:
-            await wait_for(pilot, lambda p=pane: "demo>" in screen_text(p))
+            await wait_for(pilot, lambda p=pane: p.last_screen_line() == ">")
         failing.send(b"/fail\r")
         clean.send(b"/quit\r")
         assert stopped.pty is not None

@@ -12,8 +12,9 @@ Commands at its prompt: `/quit` or `/exit` leaves, `/full` shows a full-screen
 answered by a single key (`y`/`1` yes, `n`/`2`/Esc no; nothing else, not even
 Enter, answers it), `/fail` exits with code 3. Anything else is "worked on".
 
-Its ordinary input prompt is the line `demo> ` (plus whatever is typed), always
-the last line drawn while it waits for a task.
+Its ordinary input prompt is the line `> ` (plus whatever is typed), always the
+last line drawn, with the cursor on it, while it waits for a task; no other
+screen of the demo ends in that line.
 
 Environment: `ZIRV_DEMO_WORK_SECS` (default 1.5) is how long each task takes;
 `ZIRV_DEMO_SPINNER=0` turns the spinner off (for deterministic screenshots);
@@ -46,8 +47,8 @@ GREEN = f"{CSI}32m"
 YELLOW = f"{CSI}33m"
 MAGENTA = f"{CSI}35m"
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-PROMPT = "demo> "
-"""The ordinary input prompt (drawn bold green, then the draft)."""
+PROMPT = "> "
+"""The ordinary input prompt: a bold green `>`, a space, then the draft."""
 ESC = "\x1b"
 YES_KEYS = ("y", "Y", "1")
 NO_KEYS = ("n", "N", "2", ESC)
