@@ -23,6 +23,7 @@ change re-wraps such lines (``_reflow``), screen and recent scrollback alike.
 from __future__ import annotations
 
 import re
+import sys
 from collections import deque
 from itertools import groupby
 from operator import itemgetter
@@ -33,15 +34,36 @@ from .widths import char_width, narrow_run_full
 _MAX_CLUSTER = 21  # UTF-8 bytes in one cell (base + combining marks), as tmux
 
 Run = tuple[str, Attr]
-# A scrollback line: cell text, attribute(s), cells, bytes charged, and
+# A scrollback line: cell text, attribute(s), cells, bytes it costs, and
 # whether it wrapped onto the next line (for reflow).
 HistLine = tuple[str | tuple[str, ...], Attr | tuple[Attr, ...], int, int, bool]
 # Keep a resize cheap (< ~80 ms): only the newest scrollback lines are re-wrapped
 # (as many as tmux keeps by default); older ones are cut or padded when shown.
 _REFLOW_HISTORY = 2000
 
+# What a scrollback line costs beyond its text and attributes (CPython,
+# 64-bit): its 5-tuple, its slot in the deque, and the int objects holding
+# its cell count and cost.  Every line is charged this even when its record
+# is shared (blank lines), so the budget also bounds the number of lines.
+_LINE_OVERHEAD = sys.getsizeof(("", DEFAULT_ATTR, 0, 0, False)) + 8 + 2 * sys.getsizeof(1 << 40)
+_EMPTY_LINE: HistLine = ("", DEFAULT_ATTR, 0, _LINE_OVERHEAD, False)
+_EMPTY_WRAPPED: HistLine = ("", DEFAULT_ATTR, 0, _LINE_OVERHEAD, True)
+
 _first = itemgetter(0)
 _second = itemgetter(1)
+
+
+def line_cost(body: str | tuple[str, ...], attrs: Attr | tuple[Attr, ...]) -> int:
+    """Bytes a scrollback line really holds: the overhead, its text (a
+    ``str``, or a tuple of cell strings, each a separate object unless it is
+    one of CPython's cached one-character Latin-1 strings) and its attributes
+    (one interned :class:`Attr` costs nothing more; a tuple costs 8 a cell)."""
+    cost = _LINE_OVERHEAD + sys.getsizeof(body)
+    if isinstance(body, tuple):
+        cost += sum([sys.getsizeof(c) for c in body if len(c) > 1 or c > "\xff"])
+    if isinstance(attrs, tuple):
+        cost += sys.getsizeof(attrs)
+    return cost
 
 
 def make_runs(chars: list[str], attrs: list[Attr], end: int) -> list[Run]:
@@ -697,8 +719,9 @@ class Screen:
 
     def _last_used_row(self) -> int:
         for y in range(self.rows - 1, -1, -1):
-            arow = self.attrs[y]
-            if "".join(self.chars[y]).strip(" ") or arow.count(DEFAULT_ATTR) != len(arow):
+            row, arow = self.chars[y], self.attrs[y]
+            n = len(row)
+            if row.count(" ") + row.count("") != n or arow.count(DEFAULT_ATTR) != n:
                 return y
         return -1
 
@@ -799,33 +822,48 @@ class Screen:
         """Append a row to the scrollback and drop the oldest lines past the
         byte budget.
 
-        A line is stored as ``(text, attrs, cells, nbytes)`` with the trailing
-        default blanks cut off.  ``text`` is a ``str`` whose characters map
-        1:1 to cells, or -- when the line has wide or combining characters --
-        the tuple of cell strings.  ``attrs`` is one :class:`Attr` when the
-        whole line shares it, else a tuple with one per cell (8 bytes a cell,
-        charged to the budget, so the cap bounds memory, not just text).
-        This costs ~2 us a line; grouping into runs happens only when a line
-        is displayed.
+        A line is stored as ``(text, attrs, cells, cost, wrapped)`` with the
+        trailing default blanks cut off.  ``text`` is a ``str`` whose
+        characters map 1:1 to cells, or -- when the line has wide or
+        combining characters -- the tuple of cell strings.  ``attrs`` is one
+        :class:`Attr` when the whole line shares it, else a tuple with one per
+        cell.  ``cost`` is what the line really takes in memory (see
+        :func:`line_cost`), so the budget bounds the process, not just the
+        text.  This costs ~2 us a line; grouping into runs happens only when a
+        line is displayed.
         """
+        cols = len(chars)
+        if (
+            chars[0] == " "
+            and chars[-1] == " "
+            and chars.count(" ") == cols
+            and attrs.count(DEFAULT_ATTR) == cols
+        ):
+            # A blank line (the commonest kind in a flood): one shared record.
+            self._append_history(_EMPTY_WRAPPED if wrapped else _EMPTY_LINE)
+            return
         text = "".join(chars)
         stripped = text.rstrip(" ")
-        cols = len(chars)
         keep = cols - (len(text) - len(stripped))
         if keep < cols and attrs[keep:].count(DEFAULT_ATTR) != cols - keep:
             keep = cols  # coloured trailing blanks are visible: keep them
-        flat = stripped if keep < cols else text
-        body: str | tuple[str, ...] = flat
-        if len(flat) != keep or not (flat.isascii() or narrow_run_full(flat)):
-            body = tuple(chars[:keep])  # wide or combining characters: keep cells
-        a0 = attrs[0]
         line: HistLine
         if keep == 0:
-            line = ("", DEFAULT_ATTR, 0, 1, wrapped)
-        elif attrs[-1] is a0 and attrs.count(a0) == cols:  # (cheap reject first)
-            line = (body, a0, keep, keep + 1, wrapped)
+            line = _EMPTY_WRAPPED if wrapped else _EMPTY_LINE
         else:
-            line = (body, tuple(attrs[:keep]), keep, 9 * keep + 1, wrapped)
+            flat = stripped if keep < cols else text
+            body: str | tuple[str, ...] = flat
+            if len(flat) != keep or not (flat.isascii() or narrow_run_full(flat)):
+                body = tuple(chars[:keep])  # wide or combining characters: keep cells
+            a0 = attrs[0]
+            if attrs[-1] is a0 and attrs.count(a0) == cols:  # (cheap reject first)
+                line = (body, a0, keep, line_cost(body, a0), wrapped)
+            else:
+                cell_attrs = tuple(attrs[:keep])
+                line = (body, cell_attrs, keep, line_cost(body, cell_attrs), wrapped)
+        self._append_history(line)
+
+    def _append_history(self, line: HistLine) -> None:
         self.history.append(line)
         self.history_bytes += line[3]
         limit = self.history_limit
