@@ -490,3 +490,13 @@ def test_full_mailbox_refuses_instead_of_dropping_unread(env: Env) -> None:
     assert "already holds 2 messages" in third.stderr
     bodies = sorted(p.read_text().rsplit("\n\n", 1)[1] for p in env.mailbox().glob("*.md"))
     assert bodies == ["note 0\n", "note 1\n"]
+
+
+def test_send_from_a_runaway_pipe_reads_only_what_can_be_kept(env: Env) -> None:
+    big = "é" * (3 * 1024 * 1024)  # 6 MiB of two-byte characters
+    result = env.run("send", "--message", "-", stdin=big)
+    assert result.returncode == 0, result.stderr
+    (sidecar,) = (env.mailbox() / "full").iterdir()
+    data = sidecar.read_bytes()
+    assert data.endswith(b"\n[truncated]\n") and len(data) <= 1024 * 1024 + 16
+    data[: -len(b"\n[truncated]\n")].decode("utf-8")  # never cut inside a character

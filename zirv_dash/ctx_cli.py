@@ -10,6 +10,7 @@ Exit codes: 0 done (including "already gone" for `kill`), 1 failed, 2 usage.
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import os
 import signal
@@ -181,9 +182,14 @@ def _read_message_arg(text: str) -> str:
         if problem is not None:
             raise _Refused(f"the --message text {problem}; nothing was sent", 2)
         return text
-    data = sys.stdin.buffer.read()
+    if sys.stdin is None:
+        raise _Refused("--message - reads stdin, but there is no stdin; nothing was sent", 2)
+    # A stored body is cut to [mail] max_message_bytes and its sidecar to 1 MiB,
+    # so more than that is never needed: a runaway pipe cannot fill memory.
+    data = sys.stdin.buffer.read(mail.FULL_BODY_CAP + 4)
+    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        body = data.decode("utf-8")
+        body = decoder.decode(data, final=len(data) <= mail.FULL_BODY_CAP)
     except UnicodeDecodeError as exc:
         raise _Refused(
             f"the message on stdin is not UTF-8 text (bad byte at offset {exc.start}); "
