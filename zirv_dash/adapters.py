@@ -161,11 +161,17 @@ _ADAPTERS: tuple[Adapter, ...] = (
         headless_args=("--ask-for-approval", "never"),
         vendors=("openai",),
     ),
+    # Checked against the real CLIs (versions in the README's harness table):
+    # flags from each one's --help, quit sequences typed at its input prompt.
+    # A resume flag is set only where resuming by *our* session id works (the
+    # roster restores with it): gemini/qwen could pin one (--session-id) but the
+    # dashboard pins only claude's; opencode's and droid's ids are their own.
     Adapter(
         "gemini",
         "gemini",
         model_flag="--model",
         quit_sequence=b"/quit\r",
+        defer_submit=True,  # a line and its Enter in one read is a paste to it
         vendors=("google",),
     ),
     Adapter(
@@ -173,8 +179,8 @@ _ADAPTERS: tuple[Adapter, ...] = (
         "opencode",
         prompt_style=PromptStyle.FLAG,
         prompt_flag="--prompt",
-        model_flag="--model",
-        quit_sequence=b"\x04",
+        model_flag="--model",  # provider/model
+        quit_sequence=b"\x04",  # its app_exit key; it has no draft to lose on exit
         vendors=_ANY_VENDOR,
     ),
     Adapter(
@@ -182,8 +188,7 @@ _ADAPTERS: tuple[Adapter, ...] = (
         "pi",
         model_flag="--model",
         quit_sequence=b"/quit\r",
-        resume_flag="--session",
-        session_pin_flag="--session-id",
+        resume_flag="--session",  # a session file or (partial) id; no way to pin ours
         system_prompt=SystemPromptChannel.INLINE_FLAG,
         system_prompt_flag="--append-system-prompt",
         vendors=_ANY_VENDOR,
@@ -193,7 +198,9 @@ _ADAPTERS: tuple[Adapter, ...] = (
         "copilot",
         prompt_style=PromptStyle.FLAG,
         prompt_flag="-i",
-        resume_flag="--session-id",
+        model_flag="--model",
+        quit_sequence=b"/quit\r",
+        resume_flag="--session-id",  # resumes an existing id, or names a new session
         session_pin_flag="--session-id",
         headless_args=("--allow-all-tools",),
         vendors=_ANY_VENDOR,
@@ -201,12 +208,24 @@ _ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         "droid",
         "droid",
-        model_flag="--model",
+        # Only `droid exec` takes a model (-m); the interactive CLI has no flag.
         system_prompt=SystemPromptChannel.FILE_FLAG,
         system_prompt_flag="--append-system-prompt-file",
         vendors=_ANY_VENDOR,
     ),
-    Adapter("qwen", "qwen", quit_sequence=b"/quit\r", vendors=("qwen",)),
+    Adapter(
+        "qwen",
+        "qwen",
+        # A positional prompt runs one-shot and exits; -i keeps it interactive.
+        prompt_style=PromptStyle.FLAG,
+        prompt_flag="-i",
+        model_flag="--model",
+        quit_sequence=b"/quit\r",
+        defer_submit=True,
+        system_prompt=SystemPromptChannel.INLINE_FLAG,
+        system_prompt_flag="--append-system-prompt",
+        vendors=("qwen",),
+    ),
     Adapter(
         "kimi",
         "kimi",
@@ -216,7 +235,14 @@ _ADAPTERS: tuple[Adapter, ...] = (
     ),
     Adapter("cursor-agent", "cursor-agent"),
     Adapter("goose", "goose", vendors=_ANY_VENDOR),
-    Adapter("grok", "grok", vendors=("xai",)),
+    Adapter(
+        "grok",
+        "grok",
+        model_flag="--model",
+        quit_sequence=b"exit\r",  # its banner: "'exit' to quit"
+        defer_submit=True,
+        vendors=("xai",),
+    ),
     Adapter("muse", "muse", vendors=("meta",)),
     Adapter("shell", "sh", builtin=True),
     Adapter(
