@@ -424,3 +424,22 @@ def test_junk_under_message_names_does_not_fill_the_mailbox(state: Path) -> None
     (box(state) / "1600000001-junk0002.md").symlink_to("/dev/zero")
     send("also real", now=NOW + 1, keep=3)  # two junk entries + one real < keep
     assert len(mail.list_messages(SLUG, problems=[])) == 2
+
+
+def test_parsed_messages_are_cached_within_a_byte_budget(
+    state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mail, "CACHE_BYTES", 2000)
+    first = send("a" * 600, keep=100)
+    assert mail.read_message(first.path) is mail.read_message(first.path)  # served from cache
+    for i in range(1, 6):
+        send("b" * 600, now=NOW + i, keep=100)
+    for message in mail.list_messages(SLUG):
+        assert message.body.strip() in ("a" * 600, "b" * 600)
+    assert mail._cache_bytes <= 2000
+    import os
+
+    before = first.path.stat().st_mtime_ns
+    first.path.write_text(first.path.read_text().replace("a" * 600, "c" * 600))
+    os.utime(first.path, ns=(before + 10**9, before + 10**9))  # coarse clocks: make it differ
+    assert mail.read_message(first.path).body.strip() == "c" * 600  # a change is re-read

@@ -73,6 +73,9 @@ MESSAGE_FILE_CAP = FULL_BODY_CAP + 64 * 1024
 """A message file larger than this was not written by a mailbox writer (bodies
 are cut to `max_message_bytes`, at most 1 MiB); it is reported, never read."""
 CACHE_ENTRIES = 1024
+CACHE_BYTES = 16 * 1024 * 1024
+"""Parsed messages kept in memory at most (by file size), so a mailbox full of
+1 MiB files cannot make the cache itself the memory problem."""
 OPERATOR = "operator"
 """Reader/sender name used when no session identity is set."""
 
@@ -219,6 +222,7 @@ def parse_message(text: str, path: Path, broadcast: bool = False) -> Message:
 
 _cache: OrderedDict[tuple[Path, bool], tuple[tuple[int, int, int, int], Message]] = OrderedDict()
 _cache_lock = threading.Lock()
+_cache_bytes = 0
 
 
 def read_message(path: Path, broadcast: bool = False, st: os.stat_result | None = None) -> Message:
@@ -247,11 +251,23 @@ def read_message(path: Path, broadcast: bool = False, st: os.stat_result | None 
     if raw is None:
         raise MailError(f"{path}: gone")
     message = parse_message(raw.decode("utf-8", errors="replace"), path, broadcast)
-    with _cache_lock:
-        _cache[(path, broadcast)] = (key, message)
-        while len(_cache) > CACHE_ENTRIES:
-            _cache.popitem(last=False)
+    _remember(path, broadcast, key, message)
     return message
+
+
+def _remember(
+    path: Path, broadcast: bool, key: tuple[int, int, int, int], message: Message
+) -> None:
+    global _cache_bytes
+    with _cache_lock:
+        old = _cache.pop((path, broadcast), None)
+        if old is not None:
+            _cache_bytes -= old[0][2]
+        _cache[(path, broadcast)] = (key, message)
+        _cache_bytes += key[2]
+        while _cache and (len(_cache) > CACHE_ENTRIES or _cache_bytes > CACHE_BYTES):
+            _, (evicted, _message) = _cache.popitem(last=False)
+            _cache_bytes -= evicted[2]
 
 
 # --- storing -----------------------------------------------------------------
