@@ -695,6 +695,7 @@ class DashboardScreen(
                 selected=p is focused,
                 dim=not p.alive,
                 badge=self._sessions_badge(p),
+                note=p.ended_note(),
             )
             for p in dash.panes
         ]

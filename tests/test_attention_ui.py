@@ -217,15 +217,26 @@ async def test_ended_panes_say_how_they_ended(tmp_path: Path) -> None:
         stopped.pty.signal_group(signal.SIGTERM)
         await wait_for(pilot, lambda: not any(p.alive for p in dash.panes[1:]), timeout=15)
         expected = {
-            failing: (PaneState.FAILED, "✗", "✗ failed with exit code 3", "exit 3  ✗ Failed"),
-            clean: (PaneState.EXITED, "✓", "✓ exited cleanly", "exit 0  ✓ Exited"),
-            stopped: (PaneState.STOPPED, "■", "■ stopped by SIGTERM", "SIGTERM  ■ Stopped"),
+            failing: (
+                PaneState.FAILED,
+                "✗ exit 3",
+                "✗ failed with exit code 3",
+                "exit 3  ✗ Failed",
+            ),
+            clean: (PaneState.EXITED, "✓ exit 0", "✓ exited cleanly", "exit 0  ✓ Exited"),
+            stopped: (PaneState.STOPPED, "■ TERM", "■ stopped by SIGTERM", "SIGTERM  ■ Stopped"),
         }
-        for index, (pane, (state, char, footer, header)) in enumerate(expected.items(), 1):
+        for index, (pane, (state, row, footer, header)) in enumerate(expected.items(), 1):
             screen.do_focus(index)
             await wait_for(pilot, lambda p=pane, s=state: dash.state_of(p) is s)
             screen._update_chrome()
+            char, note = row.split()[0], row.split(maxsplit=1)[1]
             assert row_glyph(screen, pane) == char
+            sidebar = screen.query_one(Sidebar)
+            line = sidebar._render_row(
+                next(r for r in sidebar.rows if r.key == pane.short), 40
+            ).plain
+            assert line.split()[0] == char and line.rstrip().endswith(note), line
             assert footer in screen.query_one(FooterBar).segments
             assert header in screen.query_one(PaneHeader).render().plain
             hints = [label for _chord, label in screen.query_one(HeaderBar).facts.hints]

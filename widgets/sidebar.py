@@ -28,6 +28,8 @@ class RosterRow:
     focused: bool = False
     selected: bool = False
     dim: bool = False
+    note: str = ""
+    """A few words after the harness (how an ended row ended)."""
 
 
 class Sidebar(Widget):
@@ -113,6 +115,10 @@ class Sidebar(Widget):
         line.append(f"{row.name:<8}", name_style)
         line.append(" ")
         line.append(f"{row.harness[:8]:<8}", Style(dim=True))
+        if row.note:
+            char_style = glyph(row.state, 0)[1]
+            line.append(" ")
+            line.append(row.note, Style(color=char_style.color, dim=True))
         if row.badge:
             line.append(" ")
             line.append(row.badge, Style(color="yellow", bold=True))

@@ -341,6 +341,17 @@ class Pane:
             return "exited cleanly"
         return f"failed with exit code {self.exit_code}"
 
+    def ended_note(self) -> str:
+        """The same, in a few cells for the roster ("exit 3", "TERM", "no start")."""
+        if self.exit_code is None:
+            return ""
+        if self.spawn_error:
+            return "no start"
+        number = killed_by(self.exit_code)
+        if number is not None:
+            return signal_name(number).removeprefix("SIG")
+        return f"exit {self.exit_code}"
+
     def is_idle(self, now: float | None = None) -> bool:
         return self.state(now) in (PaneState.IDLE, PaneState.DONE_UNSEEN)
 
