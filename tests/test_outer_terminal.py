@@ -71,6 +71,8 @@ def test_terminfo_flag_is_asked_only_for_the_terminal_in_use() -> None:
         ("true", {"TERM": "xterm-256color"}, "truecolor"),
         ("false", {"TERM": "xterm-256color", "COLORTERM": "truecolor"}, "256"),
         ("false", {"TERM": "xterm-kitty"}, "256"),
+        ("auto", {"TERM": "xterm-kitty", "TEXTUAL_COLOR_SYSTEM": "standard"}, None),
+        ("true", {"TERM": "xterm", "TEXTUAL_COLOR_SYSTEM": "standard"}, "truecolor"),
     ],
 )
 def test_setting_overrides_detection(

@@ -120,7 +120,10 @@ def color_system(
     """The colour system the UI must use, from ``[dash] truecolor`` and the terminal.
 
     None leaves Rich's own guess (from TERM) for terminals without 24-bit
-    colour; "256" stops that guess from choosing 24-bit when told not to."""
+    colour; "256" stops that guess from choosing 24-bit when told not to. Left
+    to `auto`, a TEXTUAL_COLOR_SYSTEM the user set wins (Textual reads it)."""
+    if setting == "auto" and env.get("TEXTUAL_COLOR_SYSTEM"):
+        return None
     if setting == "true" or (setting == "auto" and detect_truecolor(env, terminfo)):
         return "truecolor"
     if setting == "false":
