@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zirv_dash import adapters, paths, registry, swap
+from zirv_dash import adapters, escapes, guard, paths, registry, swap
 from zirv_dash.config import AdapterGate, Settings
 from zirv_dash.handover import SwapPlan
 from zirv_dash.pane import Pane, PaneSpec, PaneState
@@ -32,6 +32,8 @@ NOTICE_TTL = 4.0
 ENDED_ROWS_MAX = 8
 STOP_SIGNALS = frozenset({signal.SIGHUP, signal.SIGINT, signal.SIGKILL, signal.SIGTERM})
 """Exit by one of these is a stop (`zirv ctx kill`, a hang-up), not a crash."""
+ESCAPE_SCAN = 5.0
+"""Seconds between looks for processes that left a pane's session (a /proc walk)."""
 QUICK_EXIT_SECS = 10.0
 """A non-zero exit this soon after launch is a failure to start."""
 
@@ -119,6 +121,44 @@ class Dashboard:
         self.default_colors: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
         """(foreground, background) the panes are drawn with; children asking
         (OSC 10/11, e.g. to pick a light or dark theme) are told these."""
+        self._escapes_checked = time.monotonic()
+        self.escaped_dir: Path | None = None
+        """Where processes that left a pane's session are recorded (real dashboards)."""
+        if manage_state:
+            self._watch_escapes()
+
+    # -- processes that left their pane's session ----------------------------------------
+
+    def _watch_escapes(self) -> None:
+        """Show what earlier dashboards left running in sessions of its own."""
+        try:
+            self.escaped_dir = paths.state_dir() / "escaped"
+        except OSError:
+            return
+        earlier = escapes.listed(self.escaped_dir)
+        if earlier:
+            shown = "; ".join(escapes.describe(e) for e in earlier[:3])
+            more = f" and {len(earlier) - 3} more" if len(earlier) > 3 else ""
+            self.error(
+                f"{len(earlier)} process(es) started their own session and outlived an "
+                f"earlier dashboard: {shown}{more} (`zirv ctx status` lists them)"
+            )
+
+    def check_escapes(self, force: bool = False) -> None:
+        """Record (and report once) processes that left a pane's session."""
+        now = time.monotonic()
+        if self.escaped_dir is None or (not force and now - self._escapes_checked < ESCAPE_SCAN):
+            return
+        self._escapes_checked = now
+        client = guard.client()
+        sessions = client.sessions | {p.pty.pid for p in self.panes if p.pty is not None}
+        exclude = {client.pid} if client.pid is not None else set()
+        ids = [p.session_id for p in self.panes]
+        for entry in escapes.note(self.escaped_dir, escapes.find(sessions, ids, exclude)):
+            self.error(
+                f"{escapes.describe(entry)} (it started its own session, so quitting "
+                "does not stop it; `zirv ctx status` lists it)"
+            )
 
     # -- panes --------------------------------------------------------------------------
 
@@ -350,6 +390,7 @@ class Dashboard:
 
     def reap(self) -> list[Pane]:
         """Panes whose child exited since the last call (they keep their last screen)."""
+        self.check_escapes()
         ended = []
         for pane in self.panes:
             if pane.short in self._reaped:
@@ -442,6 +483,7 @@ class Dashboard:
             if all(finished):
                 break
             time.sleep(0.02)
+        self.check_escapes(force=True)  # what left a session was reparented to us
         for pane, pty, ladder in ladders:
             if ladder.survivors:
                 self.error(f"shutdown {pane.short}: pids {ladder.survivors} survived SIGKILL")

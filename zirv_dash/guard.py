@@ -40,29 +40,47 @@ def end_sessions(
     return procinfo.end_sessions(sessions, grace=grace, confirm=confirm).survivors
 
 
-def serve(stream: Iterable[str]) -> dict[int, float | None]:
-    """Read the owner's messages until EOF; the sessions still recorded then."""
+def serve(stream: Iterable[str]) -> tuple[dict[int, float | None], dict[int, str]]:
+    """Read the owner's messages until EOF: the sessions still recorded then
+    (leader pid → start time) and their panes' session ids."""
     sessions: dict[int, float | None] = {}
+    ids: dict[int, str] = {}
     for line in stream:
         parts = line.split()
         try:
-            if len(parts) == 3 and parts[0] == "+":
-                sessions[int(parts[1])] = float(parts[2]) if parts[2] != "-" else None
+            if len(parts) in (3, 4) and parts[0] == "+":
+                sid = int(parts[1])
+                sessions[sid] = float(parts[2]) if parts[2] != "-" else None
+                if len(parts) == 4:
+                    ids[sid] = parts[3]
             elif len(parts) == 2 and parts[0] == "-":
                 sessions.pop(int(parts[1]), None)
+                ids.pop(int(parts[1]), None)
         except ValueError:
             continue  # only we write this pipe; a garbled line is skipped, not fatal
-    return sessions
+    return sessions, ids
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
     # No terminal signals reach us (own session), but be explicit: only EOF ends us.
     for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
         signal.signal(sig, signal.SIG_IGN)
-    sessions = serve(sys.stdin)
+    sessions, ids = serve(sys.stdin)
     if sessions:
         end_sessions(sessions)
+        if argv:
+            note_escapes(sessions, ids, argv[0])
     return 0
+
+
+def note_escapes(sessions: dict[int, float | None], ids: dict[int, str], directory: str) -> None:
+    """Record what left these sessions (setsid) after they were ended: it is not
+    ours to kill, but `zirv ctx status` and the next launch must show it."""
+    from pathlib import Path
+
+    from zirv_dash import escapes
+
+    escapes.note(Path(directory), escapes.find(sessions, ids.values()))
 
 
 class GuardClient:
@@ -74,18 +92,30 @@ class GuardClient:
         self._proc: subprocess.Popen[bytes] | None = None
         self._stdin: IO[bytes] | None = None
         self._sessions: dict[int, float | None] = {}
+        self._ids: dict[int, str] = {}
+
+    @property
+    def sessions(self) -> set[int]:
+        """Sessions being watched (leaders' pids)."""
+        with self._lock:
+            return set(self._sessions)
 
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
-    def watch(self, sid: int, start_time: float | None) -> None:
+    def watch(self, sid: int, start_time: float | None, session_id: str | None = None) -> None:
+        """Watch session `sid`; `session_id` is the pane's ZIRV_CTX_SESSION (what
+        its processes carry, so those that leave the session can be found)."""
         with self._lock:
             self._sessions[sid] = start_time
-            self._send(_add_line(sid, start_time))
+            if session_id and session_id.isprintable() and " " not in session_id:
+                self._ids[sid] = session_id
+            self._send(_add_line(sid, start_time, self._ids.get(sid)))
 
     def forget(self, sid: int) -> None:
         with self._lock:
+            self._ids.pop(sid, None)
             if sid in self._sessions:
                 del self._sessions[sid]
                 self._send(f"- {sid}\n".encode())
@@ -118,8 +148,14 @@ class GuardClient:
     def _start(self) -> bool:
         script = os.path.abspath(__file__)
         try:
+            from zirv_dash import paths
+
+            escaped = [str(paths.state_dir() / "escaped")]
+        except OSError:
+            escaped = []
+        try:
             proc = subprocess.Popen(
-                [sys.executable, "-S", "-E", script],
+                [sys.executable, "-S", "-E", script, *escaped],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -133,7 +169,7 @@ class GuardClient:
         self._proc, self._stdin = proc, proc.stdin
         try:
             for sid, start in self._sessions.items():
-                proc.stdin.write(_add_line(sid, start))
+                proc.stdin.write(_add_line(sid, start, self._ids.get(sid)))
             proc.stdin.flush()
         except OSError:
             self._proc = self._stdin = None
@@ -141,8 +177,10 @@ class GuardClient:
         return True
 
 
-def _add_line(sid: int, start_time: float | None) -> bytes:
-    return f"+ {sid} {'-' if start_time is None else repr(start_time)}\n".encode()
+def _add_line(sid: int, start_time: float | None, session_id: str | None) -> bytes:
+    start = "-" if start_time is None else repr(start_time)
+    tail = f" {session_id}" if session_id else ""
+    return f"+ {sid} {start}{tail}\n".encode()
 
 
 _client: GuardClient | None = None
@@ -174,4 +212,4 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 if __name__ == "__main__":
     # Started by path with -S -E: make the package importable, nothing else.
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

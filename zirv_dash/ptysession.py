@@ -148,7 +148,7 @@ class PtySession:
         """True once a termination ladder was started on it: it ended because we
         (the operator, quit, a kill request) ended it, not by itself."""
         self._start_time = procinfo.process_start_time(self.pid)
-        guard.client().watch(self.pid, self._start_time)
+        guard.client().watch(self.pid, self._start_time, env_dict.get("ZIRV_CTX_SESSION"))
 
     # -- I/O --------------------------------------------------------------------------
 

@@ -185,7 +185,7 @@ def run_wrapped(
     os.close(slave)
     started = time.monotonic()
     start_time = procinfo.process_start_time(proc.pid)
-    guard.client().watch(proc.pid, start_time)
+    guard.client().watch(proc.pid, start_time, env.get("ZIRV_CTX_SESSION"))
     sink = _Sink(output_fd)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
