@@ -101,11 +101,6 @@ def test_live_dashboard_stays_responsive_with_hostile_mail(
         handle.truncate(300 * 1024 * 1024)
     os.mkfifo(box / "1600000001-fifo0000.md")
     (box / "1600000002-zero0000.md").symlink_to("/dev/zero")
-    # Typing into the focused orchestrator pane must echo while the sweep runs.
-    started = time.monotonic()
-    tmux.text("echo-while-junk")
-    tmux.wait_for("echo-while-junk", timeout=5)
-    echo_secs = time.monotonic() - started
     subprocess.run(
         [*ZIRV, "ctx", "send", "--to-session", worker[:8], "--message", "real mail arrives"],
         cwd=project,
@@ -114,7 +109,17 @@ def test_live_dashboard_stays_responsive_with_hostile_mail(
         capture_output=True,
         timeout=30,
     )
+    # Typing into the focused orchestrator pane must echo while the sweeps run
+    # (each change to the mailbox starts one).
+    worst = 0.0
+    for n in range(6):
+        started = time.monotonic()
+        tmux.text(f"k{n}x")
+        tmux.wait_for(f"k{n}x", timeout=10)
+        worst = max(worst, time.monotonic() - started)
     tmux.keys("C-a", "2")
     tmux.wait_for("real mail arrives", timeout=20)
-    assert echo_secs < 2.0, f"typing echo took {echo_secs:.2f}s"
+    # Reading the big file on the loop cost seconds per sweep; generous for a
+    # loaded 2-core machine.
+    assert worst < 1.0, f"typing echo took {worst:.2f}s"
     assert (box / "1600000000-huge0000.md").stat().st_size == 300 * 1024 * 1024
