@@ -171,10 +171,11 @@ def test_the_real_cursor_follows_the_pane_and_hides_with_it(tmux: Tmux, tmp_path
     tmux.wait_for("hidden$")
     px, _ = find(cells(tmux.capture()), "hidden$")
     wait_cursor(tmux, None)  # DECTCEM off: hidden
-    tmux.text("printf '\\033[?25h'")
+    tmux.text("printf '\\033[?25h'; echo shown")
     tmux.keys("Enter")
-    _, py = find(cells(tmux.capture()), "hidden$ printf")
-    wait_cursor(tmux, (px + 2, py + 1, 1))
+    tmux.wait_for("▕shown")
+    _, py = find(cells(tmux.capture()), "▕shown")
+    wait_cursor(tmux, (px + 2, py + 1, 1))  # the prompt after "shown"
     # The child's DECSCUSR shape reached the terminal.
     deadline = time.monotonic() + 5
     while b"\x1b[5 q" not in raw.read_bytes() and time.monotonic() < deadline:
@@ -210,6 +211,11 @@ def test_children_hear_the_outer_terminals_colours(tmux: Tmux, tmp_path: Path) -
     tmux.run("set", "-g", "window-style", "fg=#aabbcc,bg=#102030")
     tmux.start(["sh"], WIDTH, HEIGHT, name="plain")
     start_dashboard(tmux)
+    # The start-up query's answers were all read: none reached the shell as keys.
+    tmux.text("echo clean-$((1+1))")
+    tmux.keys("Enter")
+    screen = tmux.wait_for("clean-2")
+    assert "▕$ echo clean-$((1+1))" in screen and "rgb:" not in screen
     answers = []
     for name in ("plain", "main"):
         tmux.text(f"{sys.executable} {script}", name=name)
