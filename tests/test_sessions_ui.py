@@ -184,7 +184,10 @@ async def test_nudge_overlay_types_into_an_idle_pane(tmp_path: Path) -> None:
 async def test_nudge_to_a_busy_pane_is_queued_then_delivered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "1.5")
+    # The demo holds its task until the gate file exists: busy however slow the
+    # machine types, instead of racing a timed task.
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("ZIRV_DEMO_GATE", str(gate))
     app = sessions_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen, _orch, worker = await started(pilot)
@@ -196,4 +199,8 @@ async def test_nudge_to_a_busy_pane_is_queued_then_delivered(
         await pilot.press(*"queued", "enter")
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.dash.current_notice() == "nudge queued -- delivers when idle"
+        gate.touch()
         await wait_for(pilot, lambda: "[zirv ▸ nudge from operator] queued" in screen_text(worker))
+        await wait_for(pilot, lambda: not gate.exists())  # the first task took it
+        gate.touch()  # and the nudge's turn may finish too
+        await wait_for(pilot, lambda: worker.is_idle())
