@@ -53,7 +53,8 @@ def ensure_private_dir(path: Path) -> Path:
         try:
             directory.mkdir(mode=0o700)
         except FileExistsError:
-            pass
+            if not directory.is_dir():  # a file or a dangling symlink in the way
+                raise
     if not missing:
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
