@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.color import ColorSystem
-from textual import events
+from textual import constants, events
 from textual.app import App
 from textual.binding import BindingType
+from textual.driver import Driver
 from textual.geometry import Offset
 
 from screens.key_gate import InputEvent, KeyGate
@@ -88,6 +89,16 @@ class ZirvApp(App[int], inherit_bindings=False):
         self._cursor_shape_sent = -1
         self._cursor_wanted: int | None = None
         """DECSCUSR shape of the cursor this frame shows, None: hidden."""
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        if constants.DRIVER is None and driver.__module__ == "textual.drivers.linux_driver":
+            # The same driver, asking only for the mouse reports zirv uses
+            # (no any-motion tracking); TEXTUAL_DRIVER still wins.
+            from screens.driver import ButtonMotionDriver
+
+            return ButtonMotionDriver
+        return driver
 
     @property
     def places_real_cursor(self) -> bool:

@@ -220,9 +220,6 @@ class CopyModeScreen(ModalScreen[None]):
             yield Static(HINT, id="copy-status", markup=False)
 
     def on_mount(self) -> None:
-        # Inline styles: the shared dialog stylesheet centres every ModalScreen.
-        self.styles.align = ("left", "top")
-        self.styles.background = "transparent"
         self._place()
         self.set_interval(POLL_INTERVAL, self.copy_view.poll, name="copy-poll")
 

@@ -10,9 +10,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
+from screens.dialog import DialogScreen, KeyHints
 from zirv_dash.dashboard import ErrorLog
 
 
@@ -29,11 +29,11 @@ def errors_text(log: ErrorLog, now: float | None = None) -> Text:
             out.append(f" ×{entry.count}", Style(bold=True))
         age = int(now - entry.at)
         out.append(f"  {age}s ago\n" if age < 120 else f"  {age // 60}m ago\n", Style(dim=True))
+    out.rstrip()  # no blank row under the last entry: the dialog fits its content
     return out
 
 
-class ErrorsScreen(ModalScreen[None]):
-    CSS_PATH = "overlay.tcss"
+class ErrorsScreen(DialogScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter", "close", "close", show=False),
         Binding("a", "ack", "acknowledge all", show=False),
@@ -48,7 +48,7 @@ class ErrorsScreen(ModalScreen[None]):
             dialog.border_title = f"errors · {len(self.error_log.entries)}"
             with VerticalScroll():
                 yield Static(errors_text(self.error_log), id="errors-body")
-            yield Label("a acknowledge   esc close", classes="dialog-footer")
+            yield KeyHints([("a", "acknowledge"), ("esc", "close")], classes="dialog-footer")
 
     def action_ack(self) -> None:
         self.error_log.ack_all()

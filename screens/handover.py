@@ -14,10 +14,10 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
+from textual.widgets import Label
 from textual.widgets.option_list import Option
 
+from screens.dialog import DialogScreen, KeyHints, PickList
 from zirv_dash.catalogue import NO_MODEL, PickerRow
 
 EMPTY_TEXT = "no enabled, ready harness available to swap to"
@@ -37,9 +37,9 @@ def row_text(row: PickerRow) -> str:
     return f"{text}  ● current" if row.current else text
 
 
-class HandoverScreen(ModalScreen[HandoverChoice | None]):
-    CSS_PATH = "overlay.tcss"
+class HandoverScreen(DialogScreen[HandoverChoice | None]):
     DEFAULT_CSS = """
+    HandoverScreen #handover-rows { max-height: 16; }
     HandoverScreen #handover-note { color: $warning; height: auto; }
     HandoverScreen #handover-confirm { color: $warning; text-style: bold; height: auto; }
     HandoverScreen .-empty { display: none; }
@@ -61,10 +61,10 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
             dialog.border_title = f"handover → pane {self.short}"
             if not self.rows:
                 yield Label(EMPTY_TEXT, id="handover-empty")
-                yield Label("esc close", classes="dialog-footer")
+                yield KeyHints([("esc", "close")], classes="dialog-footer")
                 return
             options = [Option(row_text(r), id=str(i)) for i, r in enumerate(self.rows)]
-            yield OptionList(*options, id="handover-rows")
+            yield PickList(*options, id="handover-rows")
             if self.busy_note:
                 yield Label(self.busy_note, id="handover-note", markup=False)
             elif not self.idle:
@@ -74,24 +74,21 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
                 )
             yield Label("", id="handover-error", classes="dialog-error -empty", markup=False)
             yield Label("", id="handover-confirm", classes="-empty", markup=False)
-            keys = "↑↓ choose   ⏎ swap   esc cancel"
+            keys = [("↑↓", "choose"), ("⏎", "swap"), ("esc", "cancel")]
             if not self.idle:
-                keys = "↑↓ choose   ⏎ swap when idle   f force now   esc cancel"
-            yield Label(keys, classes="dialog-footer")
+                keys[1:2] = [("⏎", "swap when idle"), ("f", "force now")]
+            yield KeyHints(keys, classes="dialog-footer")
 
     def on_mount(self) -> None:
         if not self.rows:
             return
-        options = self.query_one("#handover-rows", OptionList)
-        # Inline: overlay.tcss caps dialog lists at 6 rows, and it outranks DEFAULT_CSS.
-        options.styles.max_height = 16
-        options.styles.height = min(16, len(self.rows))
+        options = self.query_one("#handover-rows", PickList)
         first = next((i for i, r in enumerate(self.rows) if not r.current), 0)
         options.highlighted = first
         options.focus()
 
     def _choice(self, force: bool) -> HandoverChoice | None:
-        options = self.query_one("#handover-rows", OptionList)
+        options = self.query_one("#handover-rows", PickList)
         if options.highlighted is None:
             return None
         row = self.rows[options.highlighted]
@@ -104,7 +101,7 @@ class HandoverScreen(ModalScreen[HandoverChoice | None]):
         model = None if row.model == NO_MODEL else row.model
         return HandoverChoice(row.agent, row.tier, model, force)
 
-    @on(OptionList.OptionSelected, "#handover-rows")
+    @on(PickList.OptionSelected, "#handover-rows")
     def _selected(self) -> None:
         if self.confirming is not None:
             return

@@ -5,23 +5,25 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
+from screens.dialog import DialogScreen, KeyHints
 from zirv_dash.keymap import ACTIONS, Keymap, describe_key
 
 SECTIONS = ("navigate", "the selected row", "dashboard")
 
 
-def help_text(keymap: Keymap) -> Text:
+def help_rows(keymap: Keymap) -> list[tuple[str, str, str] | str]:
+    """Section headings (str) and (label, keys, description) rows."""
     prefix = describe_key(keymap.prefix)
-    out = Text()
+    rows: list[tuple[str, str, str] | str] = []
     for section in SECTIONS:
-        out.append(f"{section}\n", Style(bold=True, color="cyan"))
+        rows.append(section)
         for action in ACTIONS:
             if action.section != section:
                 continue
@@ -38,23 +40,36 @@ def help_text(keymap: Keymap) -> Text:
             if not chords:
                 continue
             keys = " / ".join(f"{prefix} {describe_key(c)}" for c in chords)
-            out.append(f"  {label:<18}", Style(bold=True))
-            out.append(f"{keys:<22}")
             description = "focus that pane" if action.id == "focus_1" else action.description
-            out.append(f"{description}\n", Style(dim=True))
-    out.append("no prefix\n", Style(bold=True, color="cyan"))
-    out.append(f"  {'literal prefix':<18}{prefix + ' ' + prefix:<22}", Style(bold=True))
-    out.append("send the prefix key itself to the pane\n", Style(dim=True))
-    out.append(f"  {'wheel':<18}{'':<22}", Style(bold=True))
-    out.append("scroll the pane (or forward to a mouse-aware app)\n", Style(dim=True))
-    out.append(f"  {'every other key':<18}{'':<22}", Style(bold=True))
-    out.append("goes to the focused pane\n", Style(dim=True))
-    out.append(f"\nkeymap: {keymap.source}", Style(dim=True))
-    return out
+            rows.append((label, keys, description))
+    rows.append("no prefix")
+    rows.append(("literal prefix", f"{prefix} {prefix}", "send the prefix key itself to the pane"))
+    rows.append(("wheel", "", "scroll the pane (or forward to a mouse-aware app)"))
+    rows.append(("every other key", "", "goes to the focused pane"))
+    return rows
 
 
-class HelpScreen(ModalScreen[None]):
-    CSS_PATH = "overlay.tcss"
+def help_text(keymap: Keymap) -> Table:
+    """A grid whose description column wraps within itself: a long description
+    continues under its own first word, never at the dialog's left edge."""
+    table = Table.grid(padding=(0, 2, 0, 0))
+    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True)
+    table.add_column(ratio=1)
+    for row in help_rows(keymap):
+        if isinstance(row, str):
+            table.add_row(Text(row, Style(bold=True, color="cyan")))
+            continue
+        label, keys, description = row
+        table.add_row(
+            Text(f"  {label}", Style(bold=True)), Text(keys), Text(description, Style(dim=True))
+        )
+    table.add_row("")
+    table.add_row(Text(f"keymap: {keymap.source}", Style(dim=True), overflow="fold"))
+    return table
+
+
+class HelpScreen(DialogScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter,question_mark", "close", "close", show=False),
     ]
@@ -68,7 +83,7 @@ class HelpScreen(ModalScreen[None]):
             dialog.border_title = "help"
             with VerticalScroll():
                 yield Static(help_text(self.keymap), id="help-body")
-            yield Label("esc close", classes="dialog-footer")
+            yield KeyHints([("esc", "close")], classes="dialog-footer")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -12,9 +12,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
+from screens.dialog import DialogScreen, KeyHints
 from zirv_dash.intake import Section
 
 
@@ -34,11 +34,7 @@ def sections_text(sections: list[Section], focus: str | None = None) -> Text:
     return out
 
 
-class InspectorScreen(ModalScreen[None]):
-    CSS_PATH = "overlay.tcss"
-    DEFAULT_CSS = """
-    InspectorScreen VerticalScroll { height: auto; max-height: 28; }
-    """
+class InspectorScreen(DialogScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter", "close", "close", show=False),
         Binding("j,down", "scroll(1)", show=False),
@@ -56,7 +52,7 @@ class InspectorScreen(ModalScreen[None]):
             dialog.border_title = f"inspect · {self.subject}"
             with VerticalScroll(id="inspect-scroll"):
                 yield Static(sections_text(self.sections, self.focus_section), id="inspect-body")
-            yield Label("j/k scroll   esc close", classes="dialog-footer")
+            yield KeyHints([("j", "down"), ("k", "up"), ("esc", "close")], classes="dialog-footer")
 
     def on_mount(self) -> None:
         if self.focus_section:

@@ -18,10 +18,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from screens.dialog import DialogScreen, KeyHints, PickList
 from screens.nudge import DraftArea
 from zirv_dash import mail
 from zirv_dash.config import MailSettings
@@ -51,18 +51,20 @@ def row_text(message: mail.Message) -> Text:
     return Text(f"{message.from_agent}: {first[:ROW_PREVIEW]}", no_wrap=True, overflow="ellipsis")
 
 
-class MailList(OptionList):
+class MailList(PickList):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", show=False),
         Binding("k", "cursor_up", show=False),
     ]
 
 
-class MailScreen(ModalScreen[None]):
-    CSS_PATH = "overlay.tcss"
+class MailScreen(DialogScreen[None]):
     DEFAULT_CSS = """
     MailScreen #mail-list {
         max-height: 10;
+        /* One row per message: a long first line ends in "…", never wraps. */
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     MailScreen #mail-preview {
         height: auto;
@@ -120,8 +122,8 @@ class MailScreen(ModalScreen[None]):
                 yield MailList(id="mail-list")
                 yield Static("", id="mail-preview")
                 yield Label("", id="mail-status", markup=False)
-                yield Label(
-                    "⏎ read+consume   c compose   j/k move   esc close",
+                yield KeyHints(
+                    [("⏎", "read+consume"), ("c", "compose"), ("j/k", "move"), ("esc", "close")],
                     classes="dialog-footer",
                 )
             with Vertical(id="mail-compose"):
@@ -129,13 +131,14 @@ class MailScreen(ModalScreen[None]):
                 options = [Option("any", id="any")] + [
                     Option(Text(t.label), id=t.session) for t in self.targets
                 ]
-                yield OptionList(*options, id="mail-target")
+                yield PickList(*options, id="mail-target")
                 yield DraftArea(placeholder="the message", id="mail-draft")
                 yield Label("", id="mail-error", classes="dialog-error", markup=False)
-                yield Label(
-                    "⏎ send   shift/alt+⏎ newline   tab target/draft   esc cancel",
+                yield KeyHints(
+                    [("⏎", "send"), ("shift/alt+⏎", "newline"), ("tab", "target/draft"),
+                     ("esc", "cancel")],
                     classes="dialog-footer",
-                )
+                )  # fmt: skip
 
     def on_mount(self) -> None:
         self.query_one("#mail-target", OptionList).highlighted = 0

@@ -12,18 +12,16 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
+from screens.dialog import DialogScreen, KeyHints
 from zirv_dash.intake import MenuEntry
 
 CONFIRM = "confirm? y / n"
 
 
-class MenuScreen(ModalScreen[str | None]):
+class MenuScreen(DialogScreen[str | None]):
     """Dismisses with the chosen entry's label, or None."""
-
-    CSS_PATH = "overlay.tcss"
 
     def __init__(self, subject: str, entries: list[MenuEntry]) -> None:
         super().__init__()
@@ -38,7 +36,10 @@ class MenuScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = f"actions · {self.subject}"
             yield Static(self.body(), id="menu-body")
-            yield Label("⏎ do   esc back   j/k move   a-z jump", classes="dialog-footer")
+            yield KeyHints(
+                [("⏎", "do"), ("esc", "back"), ("j", "down"), ("k", "up"), ("a-z", "jump")],
+                classes="dialog-footer",
+            )
 
     def body(self) -> Text:
         if not self.entries:
@@ -75,6 +76,21 @@ class MenuScreen(ModalScreen[str | None]):
             self._activate(self.cursor)
         if not self.done:
             self._redraw()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self._wheel(1)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self._wheel(-1)
+
+    def _wheel(self, delta: int) -> None:
+        if self.done or self.confirming or not self.entries:
+            return
+        self.cursor = max(0, min(len(self.entries) - 1, self.cursor + delta))
+        self.note = ""
+        self._redraw()
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

@@ -14,8 +14,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
+
+from screens.dialog import DialogScreen, KeyHints
 
 NEWLINE_KEYS = ("shift+enter", "alt+enter", "ctrl+j")
 
@@ -77,10 +78,9 @@ class DraftArea(TextArea):
         await super()._on_key(event)
 
 
-class NudgeScreen(ModalScreen[str | None]):
+class NudgeScreen(DialogScreen[str | None]):
     """Returns the trimmed text to send, or None (blank, Esc, or no target)."""
 
-    CSS_PATH = "overlay.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel", show=False),
     ]
@@ -97,8 +97,8 @@ class NudgeScreen(ModalScreen[str | None]):
             )
             yield Label(Text(target), id="nudge-target")
             yield DraftArea(placeholder="what should the pane know?", id="nudge-draft")
-            yield Label(
-                "⏎ send   shift/alt+⏎ newline   esc cancel",
+            yield KeyHints(
+                [("⏎", "send"), ("shift/alt+⏎", "newline"), ("esc", "cancel")],
                 classes="dialog-footer",
             )
 

@@ -23,10 +23,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
+from screens.dialog import DialogScreen
 from zirv_dash.keymap import ACTIONS, Keymap, describe_key
 
 DOUBLE_CLICK = 0.4
@@ -287,10 +287,9 @@ class HintBar(Label):
                 self.post_message(self.Clicked(key))
 
 
-class PaletteScreen(ModalScreen[str | None]):
+class PaletteScreen(DialogScreen[str | None]):
     """Returns the id of the action to run, or None."""
 
-    CSS_PATH = "overlay.tcss"
     DEFAULT_CSS = """
     PaletteScreen .dialog {
         height: 80%;

@@ -12,19 +12,14 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
+from screens.dialog import DialogScreen, KeyHints
 from zirv_dash.intake import restore_row_label
 from zirv_dash.roster import RosterPane
 
 
-class RestoreScreen(ModalScreen[list[RosterPane] | None]):
-    CSS_PATH = "overlay.tcss"
-    DEFAULT_CSS = """
-    RestoreScreen VerticalScroll { height: auto; max-height: 28; }
-    """
-
+class RestoreScreen(DialogScreen[list[RosterPane] | None]):
     def __init__(self, entries: list[RosterPane]) -> None:
         super().__init__()
         self.entries = list(entries)
@@ -36,7 +31,10 @@ class RestoreScreen(ModalScreen[list[RosterPane] | None]):
             dialog.border_title = f"restore · {len(self.entries)}"
             with VerticalScroll():
                 yield Static(self.body(), id="restore-body")
-            yield Label("space toggle   ⏎ restore checked   esc skip", classes="dialog-footer")
+            yield KeyHints(
+                [("space", "toggle"), ("⏎", "restore checked"), ("esc", "skip")],
+                classes="dialog-footer",
+            )
 
     def body(self) -> Text:
         if not self.entries:
@@ -62,6 +60,19 @@ class RestoreScreen(ModalScreen[list[RosterPane] | None]):
         if event.chain >= 2:
             self.checked[self.cursor] = not self.checked[self.cursor]
         self._redraw()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self._move(1)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self._move(-1)
+
+    def _move(self, delta: int) -> None:
+        if self.entries:
+            self.cursor = max(0, min(len(self.entries) - 1, self.cursor + delta))
+            self._redraw()
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

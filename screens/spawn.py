@@ -1,22 +1,32 @@
-"""Spawn dialog: harness, optional model, optional first prompt, working directory."""
+"""Spawn dialog: harness, optional model, optional first prompt, working directory.
+
+The harness list shows every enabled harness (as many rows as the terminal
+allows, the rest reached with the arrow keys). Letters typed on the list filter
+it, and the filter is shown; a name that only a disabled harness matches says
+which file disabled it. A dialog opened at the pane cap says so at once.
+"""
 
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList
+from textual.widgets import Input, Label
 from textual.widgets.option_list import Option
 
+from screens.dialog import DialogScreen, KeyHints, PickList
 from zirv_dash import adapters
 from zirv_dash.config import AdapterGate, Settings
+
+FIXED_ROWS = 13
+"""Rows of the dialog besides the harness list: borders, labels, fields, footer."""
+FOOTER = [("⏎", "spawn"), ("tab", "next field"), ("esc", "cancel")]
 
 
 @dataclass
@@ -34,29 +44,51 @@ def harness_choices(gate: AdapterGate) -> list[tuple[str, bool]]:
     return sorted(rows, key=lambda r: (not r[1], names.index(r[0])))
 
 
-class SpawnScreen(ModalScreen[SpawnRequestForm | None]):
-    CSS_PATH = "overlay.tcss"
+def matches(typed: str, name: str) -> bool:
+    return typed in name
+
+
+def gated_words(name: str, reason: str, repo: str) -> str:
+    """`codex is disabled by .zirv/.settings.toml` (the gate says `disabled in <file>`)."""
+    words = reason.removeprefix("disabled in ").removeprefix("disabled by ")
+    path = Path(words)
+    if path.is_absolute():
+        try:
+            words = str(path.relative_to(repo))
+        except ValueError:
+            home = Path.home()
+            words = f"~/{path.relative_to(home)}" if path.is_relative_to(home) else words
+    return f"{name} is disabled by {words}"
+
+
+class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
+    DEFAULT_CSS = """
+    SpawnScreen #harness { max-height: 100; }
+    SpawnScreen #spawn-cap { color: $warning; text-style: bold; height: auto; }
+    SpawnScreen #filter { color: $text-muted; height: 1; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel", show=False),
     ]
 
-    def __init__(self, repo: str, gate: AdapterGate, settings: Settings) -> None:
+    def __init__(
+        self, repo: str, gate: AdapterGate, settings: Settings, live_panes: int | None = None
+    ) -> None:
         super().__init__()
         self.repo = repo
+        self.gate = gate
         self.choices = harness_choices(gate)
         self.settings = settings
-        self._typed = ""
-        self._typed_at = 0.0
+        self.live_panes = live_panes
+        """Live panes now; None: asked of the app's dashboard when the dialog opens."""
+        self.typed = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "spawn a pane"
-            yield Label("harness", classes="field-label")
-            options = [
-                Option(f"{name}{'' if ok else '  (not installed)'}", id=name, disabled=not ok)
-                for name, ok in self.choices
-            ]
-            yield OptionList(*options, id="harness")
+            yield Label("", id="spawn-cap", markup=False)
+            yield Label("", id="filter", classes="field-label", markup=False)
+            yield PickList(id="harness")
             yield Label("model (optional)", classes="field-label")
             yield Input(placeholder="default for the harness", id="model")
             yield Label("first prompt (optional)", classes="field-label")
@@ -64,40 +96,113 @@ class SpawnScreen(ModalScreen[SpawnRequestForm | None]):
             yield Label("working directory", classes="field-label")
             yield Input(value=self.repo, id="cwd")
             yield Label("", id="error", classes="dialog-error", markup=False)
-            yield Label(
-                "type to pick · ⏎ spawn · tab next field · esc cancel",
-                classes="dialog-footer",
-            )
+            yield KeyHints(FOOTER, classes="dialog-footer")
 
     def on_mount(self) -> None:
-        harness = self.query_one("#harness", OptionList)
-        harness.styles.height = min(8, max(1, len(self.choices)))
-        for index, (_name, ok) in enumerate(self.choices):
-            if ok:
-                harness.highlighted = index
-                break
-        harness.focus()
+        self._show_cap()
+        self._fill()
+        self._size_list()
+        self.query_one("#harness", PickList).focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._size_list()
+
+    # -- the pane cap ------------------------------------------------------------------
+
+    def _live(self) -> int | None:
+        if self.live_panes is not None:
+            return self.live_panes
+        dashboard = getattr(self.app, "dashboard", None)
+        live = getattr(dashboard, "live_panes", None)
+        return len(live) if live is not None else None
+
+    def cap_text(self) -> str:
+        live, cap = self._live(), self.settings.dash.max_panes
+        if live is None or live < cap:
+            return ""
+        return f"pane limit reached: {live} live panes, dash.max_panes = {cap}; stop one first"
+
+    def _show_cap(self) -> None:
+        label = self.query_one("#spawn-cap", Label)
+        text = self.cap_text()
+        label.update(text)
+        label.display = bool(text)
+
+    # -- the list and its filter --------------------------------------------------------
+
+    def _size_list(self) -> None:
+        """As many rows as the screen has room for: the whole list when it fits."""
+        harness = self.query_one("#harness", PickList)
+        shown = max(1, harness.option_count)
+        room = self.size.height * 9 // 10 - FIXED_ROWS if self.size.height else shown
+        harness.styles.height = max(3, min(shown, room))
+
+    def shown_choices(self) -> list[tuple[str, bool]]:
+        return [(n, ok) for n, ok in self.choices if matches(self.typed, n)]
+
+    def _fill(self) -> None:
+        harness = self.query_one("#harness", PickList)
+        harness.clear_options()
+        rows = self.shown_choices()
+        # Exact and prefix matches first: `co` puts codex before decoy names.
+        rows.sort(key=lambda r: (not r[0].startswith(self.typed), not r[1]))
+        harness.add_options(
+            [
+                Option(f"{n}{'' if ok else '  (not installed)'}", id=n, disabled=not ok)
+                for n, ok in rows
+            ]
+        )
+        first = next((i for i, (_n, ok) in enumerate(rows) if ok), None)
+        harness.highlighted = first
+        self._show_filter(rows)
+
+    def _show_filter(self, rows: list[tuple[str, bool]]) -> None:
+        total = len(self.choices)
+        if not self.typed:
+            text = f"harness · {total} · type to filter"
+        else:
+            text = f"harness · filter: {self.typed}▏ · {len(rows)} of {total} · ⌫ edit"
+        self.query_one("#filter", Label).update(text)
+        self._error(self._no_match_words(rows))
+
+    def _no_match_words(self, rows: list[tuple[str, bool]]) -> str:
+        if not self.typed or any(ok for _n, ok in rows):
+            return ""
+        for name in adapters.names():
+            reason = self.gate.refusal(name)
+            if reason and name.startswith(self.typed):
+                return gated_words(name, reason, self.repo)
+        if rows:
+            return f"{rows[0][0]} is not installed"
+        return f"no harness matches '{self.typed}'"
 
     def on_key(self, event: events.Key) -> None:
-        """Type-ahead in the harness list: letters jump to the first match."""
-        harness = self.query_one("#harness", OptionList)
-        if not harness.has_focus or not event.character or not event.character.isalnum():
+        harness = self.query_one("#harness", PickList)
+        if not harness.has_focus:
+            return
+        if event.key == "backspace" and self.typed:
+            self.typed = self.typed[:-1]
+        elif event.key == "escape" and self.typed:
+            self.typed = ""  # the first Esc clears the filter, the next one cancels
+        elif (
+            event.character
+            and len(event.character) == 1
+            and (event.character.isalnum() or event.character in "-_")
+        ):
+            self.typed += event.character.lower()
+        else:
             return
         event.stop()
-        now = time.monotonic()
-        if now - self._typed_at > 1.0:
-            self._typed = ""
-        self._typed += event.character.lower()
-        self._typed_at = now
-        for index, (name, ok) in enumerate(self.choices):
-            if ok and name.startswith(self._typed):
-                harness.highlighted = index
-                return
+        event.prevent_default()
+        self._fill()
+        self._size_list()
 
-    @on(OptionList.OptionSelected, "#harness")
+    # -- submit -------------------------------------------------------------------------
+
+    @on(PickList.OptionSelected, "#harness")
     def _harness_chosen(self) -> None:
-        # Enter on the list spawns at once (the footer promises ⏎ spawn); Tab
-        # moves on to the optional fields instead.
+        # Enter (or a double click) on the list spawns at once (the footer
+        # promises ⏎ spawn); Tab moves on to the optional fields instead.
         self.action_submit()
 
     @on(Input.Submitted)
@@ -105,9 +210,13 @@ class SpawnScreen(ModalScreen[SpawnRequestForm | None]):
         self.action_submit()
 
     def action_submit(self) -> None:
-        harness = self.query_one("#harness", OptionList)
+        cap = self.cap_text()
+        if cap:
+            self._error(cap)
+            return
+        harness = self.query_one("#harness", PickList)
         if harness.highlighted is None:
-            self._error("choose a harness")
+            self._error(self._no_match_words(self.shown_choices()) or "choose a harness")
             return
         option = harness.get_option_at_index(harness.highlighted)
         agent = option.id or ""
