@@ -84,3 +84,15 @@ def test_atomic_write_leaves_nothing_behind_and_sweeps_after_a_kill(tmp_path: Pa
     assert len(leftovers) == 1
     assert paths.sweep_temp_files(target.parent, now=os.stat(leftovers[0]).st_mtime + 3600) == 1
     assert list(target.parent.iterdir()) == []
+
+
+def test_a_launch_sweeps_every_state_dir_that_holds_atomic_writes(tmp_path: Path) -> None:
+    left = []
+    for name in ("", "sessions", "dash", "handover", "logs"):
+        directory = paths.ensure_private_dir(tmp_path / name if name else tmp_path)
+        path = directory / ".thing.json.tmp-dead"
+        path.write_text("x")
+        os.utime(path, (1, 1))
+        left.append(path)
+    assert paths.sweep_state_temp_files(tmp_path) == 5
+    assert not any(p.exists() for p in left)

@@ -137,6 +137,17 @@ def atomic_write(path: Path, data: bytes | str, mode: int = 0o600) -> None:
         raise
 
 
+STATE_TEMP_DIRS = ("", "sessions", "dash", "handover", "logs")
+"""State subdirectories whose writers use `atomic_write` (mail sweeps its own)."""
+
+
+def sweep_state_temp_files(state: Path | None = None) -> int:
+    """`sweep_temp_files` over every state directory that holds atomic writes;
+    run at a dashboard launch so a kill's leftovers do not pile up."""
+    base = state_dir() if state is None else state
+    return sum(sweep_temp_files(base / name if name else base) for name in STATE_TEMP_DIRS)
+
+
 def new_session_id() -> str:
     return str(uuid.uuid4())
 

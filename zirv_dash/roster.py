@@ -119,7 +119,7 @@ def take_roster(
     left out and described in `problems` (and the log), so the dashboard can
     show them; they never reach a spawn."""
     src, dst = roster_path(state, slug), consumed_path(state, slug)
-    paths.sweep_temp_files(src.parent)  # a roster write a kill cut short
+    paths.sweep_state_temp_files(state)  # writes a kill cut short (roster, tip, handover)
     try:
         os.rename(src, dst)
     except FileNotFoundError:
