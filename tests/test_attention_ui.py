@@ -57,9 +57,15 @@ async def test_a_hidden_demo_pane_that_finished_shows_done_until_seen(
         await wait_for(pilot, lambda: worker.state() is PaneState.DONE_UNSEEN)
         await wait_for(pilot, lambda: row_glyph(screen, worker) == "◆")
         assert dash.current_notice() == f"◆ {worker.short} done"
-        # Refresh after refresh it stays unseen while hidden.
+        # Refresh after refresh it stays unseen while hidden, and our resize
+        # (zoom in and out) makes it redraw, which is neither work nor a look.
         await pilot.pause(0.5)
         assert worker.state() is PaneState.DONE_UNSEEN
+        for _ in range(2):
+            before = worker.bytes_in
+            await pilot.press("ctrl+a", "z")
+            await wait_for(pilot, lambda b=before: worker.bytes_in > b)
+            assert worker.state() is PaneState.DONE_UNSEEN
         # Focused under a dialog: no completed frame has shown it live yet.
         await pilot.press("ctrl+a", "question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
