@@ -307,7 +307,7 @@ class TerminalView(Widget, can_focus=True):
         # The child's colours are not the theme's: keep every filter (NO_COLOR's,
         # for one) but the one that maps ANSI colours to the theme's RGB and
         # bakes dim into a darker colour.
-        return [f for f in super().get_line_filters() if not isinstance(f, ANSIToTruecolor)]
+        return without_theme_colors(super().get_line_filters())
 
     # -- the real cursor -----------------------------------------------------------------
 
@@ -503,6 +503,12 @@ class TerminalView(Widget, can_focus=True):
         text = self.selected_text()
         if text:
             self.post_message(self.CopyRequest(self, text))
+
+
+def without_theme_colors(filters: Sequence[LineFilter]) -> list[LineFilter]:
+    """`filters` less the one that maps ANSI colours to the theme's RGB: for any
+    widget that draws a child's screen."""
+    return [f for f in filters if not isinstance(f, ANSIToTruecolor)]
 
 
 def cursor_shape(model: object) -> int:
