@@ -30,9 +30,13 @@ _RUN_SPLIT = re.compile(r"\x1b\[(?:([0-9;:]*)m|(\d{0,4};?\d{0,4})H|([012]?)K)").
 _CUP_RE = re.compile(r"\d{0,4};\d{0,4}")
 _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 # The same, tolerating C0 controls (not ESC, CAN, SUB) anywhere inside.
+# Both classes take C0, so the quantifiers are possessive: with plain ones
+# a failed match (no final byte) retries every split of the run, and 64 KB
+# of controls after "ESC [" took ~50 s.  No final byte can be given back to
+# the classes, so possessive matching accepts exactly the same sequences.
 _C0 = r"\x00-\x17\x19\x1c-\x1f"
-_CSI_C0_RE = re.compile(rf"\x1b\[[0-?{_C0}]*[ -/{_C0}]*[@-~]")
-_CSI_PREFIX_C0_RE = re.compile(rf"\x1b\[[0-?{_C0}]*[ -/{_C0}]*")
+_CSI_C0_RE = re.compile(rf"\x1b\[[0-?{_C0}]*+[ -/{_C0}]*+[@-~]")
+_CSI_PREFIX_C0_RE = re.compile(rf"\x1b\[[0-?{_C0}]*+[ -/{_C0}]*+")
 _C0_FIND = re.compile(f"[{_C0}]").findall
 _C0_DROP = re.compile(f"[{_C0}]").sub
 _ESC_RE = re.compile(r"\x1b([ -/]*)([0-~])")

@@ -707,6 +707,8 @@ class Screen:
             self._blank_rows(0, self.y)
             self.erase_in_line(1)
         elif mode == 2:
+            if erase_attr(self.attr) is DEFAULT_ATTR and self._is_blank():
+                return  # nothing to erase: keeps a flood of clears/RIS cheap
             if not self.alt and self.history_limit > 0:
                 # tmux scrolls the used part of the screen into the history
                 # instead of discarding it, so `clear` keeps earlier output.
@@ -716,6 +718,15 @@ class Screen:
             self._blank_rows(0, self.rows)
         elif mode == 3:
             self.clear_history()
+
+    def _is_blank(self) -> bool:
+        """Whether every cell is a default blank and no row is wrapped, i.e.
+        exactly what erasing the whole screen would leave."""
+        cols = self.columns
+        for row, arow in zip(self.chars, self.attrs, strict=True):
+            if row.count(" ") != cols or arow.count(DEFAULT_ATTR) != cols:
+                return False
+        return not any(self.wrapped)
 
     def _last_used_row(self) -> int:
         for y in range(self.rows - 1, -1, -1):
