@@ -199,8 +199,18 @@ data = b""
 while data.count(b"\x07") < 2 and select.select([fd], [], [], 3)[0]:
     data += os.read(fd, 256)
 termios.tcsetattr(fd, termios.TCSANOW, saved)
-print("ANSWER", data.replace(b"\x1b", b"^").replace(b"\x07", b"~").decode())
+print("ANSWER:" + data.replace(b"\x1b", b"^").replace(b"\x07", b"~").decode() + ":")
 """
+
+
+def _answer(tmux: Tmux, name: str) -> str:
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        for line in tmux.capture(name).splitlines():
+            if "ANSWER:" in line and line.rstrip().endswith(":"):
+                return line.split("ANSWER:")[1].rstrip()[:-1]
+        time.sleep(0.1)
+    raise AssertionError(f"no answer line in {name}:\n{tmux.capture(name)}")
 
 
 def test_children_hear_the_outer_terminals_colours(tmux: Tmux, tmp_path: Path) -> None:
@@ -220,8 +230,9 @@ def test_children_hear_the_outer_terminals_colours(tmux: Tmux, tmp_path: Path) -
     for name in ("plain", "main"):
         tmux.text(f"{sys.executable} {script}", name=name)
         tmux.keys("Enter", name=name)
-        screen = tmux.wait_for("ANSWER ^", name=name)
-        answers.append(next(li.split("ANSWER ")[1].split()[0] for li in screen.splitlines()
-                            if "ANSWER ^" in li))  # fmt: skip
+        answer = _answer(tmux, name)
+        answers.append(answer)
+        if name == "plain" and not answer:
+            pytest.skip("this tmux does not answer OSC 10/11 (3.3 or later does)")
     assert answers[0].startswith("^]11;rgb:1010/2020/3030~^]10;rgb:aaaa/bbbb/cccc~")
     assert answers[1] == answers[0]
