@@ -606,18 +606,30 @@ class DashboardScreen(
     # -- mouse --------------------------------------------------------------------------
 
     def on_sidebar_row_clicked(self, message: Sidebar.RowClicked) -> None:
-        for index, pane in enumerate(self.dash.panes):
-            if pane.short == message.key:
-                if message.button == 3:
-                    # Right-click: the row's context menu (the row becomes the target).
-                    self.do_focus(index)
-                    menu = getattr(self, "do_context_menu", None)
-                    if menu is not None:
-                        menu()
-                    return
-                if message.button == 1:
-                    self.do_focus(index)
-                return
+        pane = next((p for p in self.dash.panes if p.short == message.key), None)
+        if pane is None:
+            return
+        if message.button == 1:
+            self.do_focus(self.dash.panes.index(pane))
+            return
+        if message.button != 3:
+            return
+        # Right-click: that row's context menu, and focus stays where it was (a
+        # peek at a row's actions must not move the keyboard to it).
+        from screens.menu import MenuScreen
+        from zirv_dash.intake import menu_entries
+
+        def done(label: str | None) -> None:
+            if label is not None:
+                acts_on_focused = ("inspect", "evidence", "open worktree", "nudge", "mail")
+                if label in acts_on_focused and pane in self.dash.panes:
+                    # These act on the focused pane: the chosen row becomes it.
+                    self.do_focus(self.dash.panes.index(pane))
+                self._lifecycle_menu_action(label, pane)
+            self._update_chrome()
+
+        entries = menu_entries(self._intake, pane)
+        self.app.push_screen(MenuScreen(f"{pane.short} · {pane.role}", entries), done)
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         self._wheel(event, WHEEL_STEP)

@@ -43,6 +43,19 @@ def grid_shape(count: int, width: int, height: int) -> tuple[int, int]:
     return (best[1], best[2])
 
 
+def grid_step(cursor: int, dx: int, dy: int, cols: int, count: int) -> int:
+    """The tile an arrow moves to from `cursor` in a row-major grid of `cols` columns."""
+    if count <= 0:
+        return 0
+    cols = max(1, cols)
+    row, col = divmod(cursor, cols)
+    rows = math.ceil(count / cols)
+    row = max(0, min(rows - 1, row + dy))
+    col = max(0, min(cols - 1, col + dx))
+    target = row * cols + col
+    return target if target < count else cursor
+
+
 class GridScreen(ModalScreen[str | None]):
     """Returns the short id of the pane to focus, or None."""
 
@@ -69,7 +82,7 @@ class GridScreen(ModalScreen[str | None]):
         Binding("right", "move(1, 0)", show=False),
         Binding("up", "move(0, -1)", show=False),
         Binding("down", "move(0, 1)", show=False),
-        Binding("tab", "move(1, 0)", show=False),
+        Binding("tab", "next", show=False),
         Binding("enter", "choose", show=False),
         *(Binding(str(n), f"digit({n})", show=False) for n in range(1, 10)),
     ]
@@ -143,11 +156,16 @@ class GridScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
     def action_move(self, dx: int, dy: int) -> None:
-        if not self.tiles:
-            return
-        step = dx + dy * getattr(self, "_cols", 1)
-        self.cursor = (self.cursor + step) % len(self.tiles)
+        """Arrows move to the neighbouring tile on screen; at an edge, or where
+        the last row has no tile, they stay (no wrapping to the far side)."""
+        self.cursor = grid_step(self.cursor, dx, dy, getattr(self, "_cols", 1), len(self.tiles))
         self._highlight()
+
+    def action_next(self) -> None:
+        """Tab cycles through every tile in order."""
+        if self.tiles:
+            self.cursor = (self.cursor + 1) % len(self.tiles)
+            self._highlight()
 
     def action_choose(self) -> None:
         if self.tiles:

@@ -59,6 +59,8 @@ class HeaderBar(Widget):
         self.facts = HeaderFacts()
         self.hint_spans: list[tuple[int, int, str]] = []
         """(start, end, action) cell spans of the clickable hints, for mouse hits."""
+        self.tab_spans: list[tuple[int, int, int]] = []
+        """(start, end, pane index) cell spans of the tabs shown under 100 columns."""
 
     def update_facts(self, facts: HeaderFacts) -> None:
         if facts != self.facts:
@@ -68,28 +70,64 @@ class HeaderBar(Widget):
     def render(self) -> Text:
         f = self.facts
         width = self.size.width
+        left = self._left(width)
+        middle = self._middle()
+        # What the header says now (a notice, the errors, the tip) is read
+        # before the hints: hints give way whole, leftmost first, never cut.
+        hints = list(f.hints)
+        while hints and left.cell_len + middle.cell_len + _hints_width(hints) > width:
+            hints.pop(0)
+        right = Text()
+        for chord, label in hints:
+            right.append("  ")
+            right.append(chord, Style(bold=True))
+            right.append(f" {label}", Style(dim=True))
+        room = width - left.cell_len - right.cell_len
+        middle.truncate(max(0, room), overflow="ellipsis")
+        pad = max(0, width - left.cell_len - middle.cell_len - right.cell_len)
+        out = Text.assemble(left, middle, " " * pad, right)
+        self.hint_spans = []
+        x = left.cell_len + middle.cell_len + pad
+        for chord, label in hints:
+            start = x + 2
+            end = start + len(chord) + 1 + len(label)
+            self.hint_spans.append((start, end, label))
+            x = end
+        out.truncate(width)
+        return out
+
+    def _left(self, width: int) -> Text:
+        """The brand and counts, or (under 100 columns) one tab per pane."""
+        f = self.facts
         left = Text()
         left.append("▌", Style(color="cyan", bold=True))
         left.append("zirv", Style(bold=True))
+        self.tab_spans = []
         if f.tabs is None:
-            left.append(f" · {f.sessions} sessions", Style(dim=True))
+            noun = "session" if f.sessions == 1 else "sessions"
+            left.append(f" · {f.sessions} {noun}", Style(dim=True))
             if f.working:
                 left.append(f" · {f.working} working", Style(color="cyan"))
             if f.needs_you:
                 left.append(f" · {f.needs_you} needs you", Style(color="yellow", bold=True))
-        else:
-            for tab in f.tabs:
-                char, style = glyph(tab.state, f.tick)
-                label = Text()
-                label.append(" ")
-                label.append(char, style)
-                label.append(f" {tab.name}{(' ' + tab.badge) if tab.badge else ''} ")
-                if tab.focused:
-                    label.stylize(Style(bgcolor="grey23", bold=True))
-                if left.cell_len + label.cell_len > width - 12:
-                    break
-                left.append_text(label)
-        middle = Text()
+            return left
+        for index, tab in enumerate(f.tabs):
+            char, style = glyph(tab.state, f.tick)
+            label = Text()
+            label.append(" ")
+            label.append(char, style)
+            label.append(f" {tab.name}{(' ' + tab.badge) if tab.badge else ''} ")
+            if tab.focused:
+                label.stylize(Style(bgcolor="grey23", bold=True))
+            if left.cell_len + label.cell_len > width - 12:
+                break
+            self.tab_spans.append((left.cell_len, left.cell_len + label.cell_len, index))
+            left.append_text(label)
+        return left
+
+    def _middle(self) -> Text:
+        f = self.facts
+        middle = Text(no_wrap=True)
         if f.notice:
             middle.append(f"  {f.notice}", Style(color="green"))
         elif f.errors:
@@ -97,28 +135,14 @@ class HeaderBar(Widget):
             middle.append(f.latest_error, Style(color="red"))
         elif f.tip:
             middle.append(f"  {f.tip}", Style(dim=True, italic=True))
-        right = Text()
-        self.hint_spans = []
-        for chord, label in f.hints:
-            right.append("  ")
-            right.append(chord, Style(bold=True))
-            right.append(f" {label}", Style(dim=True))
-        room = width - left.cell_len - right.cell_len
-        if room < 0:
-            right = Text()
-            room = width - left.cell_len
-        middle.truncate(max(0, room), overflow="ellipsis")
-        pad = max(0, width - left.cell_len - middle.cell_len - right.cell_len)
-        out = Text.assemble(left, middle, " " * pad, right)
-        # Record hint positions for clicks.
-        x = left.cell_len + middle.cell_len + pad
-        for chord, label in f.hints if right.cell_len else []:
-            start = x + 2
-            end = start + len(chord) + 1 + len(label)
-            self.hint_spans.append((start, end, label))
-            x = end
-        out.truncate(width)
-        return out
+        return middle
+
+    def tab_at(self, x: int) -> int | None:
+        """The index (in the roster's order) of the tab drawn at column x."""
+        for start, end, index in self.tab_spans:
+            if start <= x < end:
+                return index
+        return None
 
     def hint_at(self, x: int) -> str | None:
         for start, end, action in self.hint_spans:
@@ -130,6 +154,14 @@ class HeaderBar(Widget):
         if event.button != 1:
             return
         action = self.hint_at(event.x)
+        if action is None:
+            # A tab focuses its pane, as its `^A <digit>` chord does.
+            tab = self.tab_at(event.x)
+            action = None if tab is None else f"focus_{tab + 1}"
         if action is not None:
             event.stop()
             self.post_message(self.HintClicked(action))
+
+
+def _hints_width(hints: list[tuple[str, str]]) -> int:
+    return sum(2 + len(chord) + 1 + len(label) for chord, label in hints)
