@@ -174,3 +174,15 @@ def test_adapter_gate_of_the_wrong_shape_is_an_error(tmp_path: Path, text: str) 
     with pytest.raises(ConfigError) as info:
         load_adapter_gate(tmp_path, ["codex"])
     assert str(gate_file) in str(info.value) and "`agents" in str(info.value)
+
+
+def test_the_init_sample_parses_and_every_commented_repo_key_is_allowed(tmp_path: Path) -> None:
+    from zirv_dash.config import SAMPLE_CTX_TOML
+
+    repo_part = SAMPLE_CTX_TOML.split("# Operator-only keys")[0]
+    uncommented = "\n".join(
+        line[2:] for line in repo_part.splitlines() if line.startswith(("# [", "# idle", "# max"))
+    )
+    write(tmp_path / ".zirv" / "ctx.toml", uncommented + "\n")
+    s = load_settings(tmp_path)
+    assert s.dash.idle_quiet_ms == 10000 and s.mail.max_message_bytes == 4096

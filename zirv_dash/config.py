@@ -342,12 +342,14 @@ SAMPLE_CTX_TOML = """\
 # Layers, lowest first: ~/.zirv/ctx.toml (operator) -> this file (repository)
 # -> ZIRV_CTX_* environment variables -> command-line flags.
 #
-# A repository may not set dashboard limits, the default agent or handover
-# models: put those in ~/.zirv/ctx.toml. The one dashboard knob a repository
-# may set is how long a pane must be quiet before it counts as idle:
+# A repository may not set dashboard limits, the default agent, handover
+# models or whether (and how much) mail is kept and delivered: put those in
+# ~/.zirv/ctx.toml. What a repository may set:
 #
 # [dash]
 # idle_quiet_ms = 10000        # ZIRV_CTX_DASH_IDLE_QUIET_MS
+# [mail]
+# max_message_bytes = 4096     # ZIRV_CTX_MAIL_MAX_MESSAGE_BYTES (at most 1 MiB)
 #
 # Operator-only keys (~/.zirv/ctx.toml):
 #
@@ -361,6 +363,8 @@ SAMPLE_CTX_TOML = """\
 # workdir_roots = []           # ZIRV_CTX_DASH_WORKDIR_ROOTS
 #
 # [mail]
-# keep = 50                    # ZIRV_CTX_MAIL_KEEP
-# max_message_bytes = 4096     # ZIRV_CTX_MAIL_MAX_MESSAGE_BYTES
+# enabled = true               # ZIRV_CTX_MAIL
+# keep = 50                    # ZIRV_CTX_MAIL_KEEP (unread mail is never pruned:
+#                              #   a mailbox holding this many refuses new mail)
+# max_delivered_bytes = 4096   # ZIRV_CTX_MAIL_MAX_DELIVERED_BYTES
 """
