@@ -93,6 +93,7 @@ class GuardClient:
         self._stdin: IO[bytes] | None = None
         self._sessions: dict[int, float | None] = {}
         self._ids: dict[int, str] = {}
+        self._fd = -1
 
     @property
     def sessions(self) -> set[int]:
@@ -125,6 +126,7 @@ class GuardClient:
         with self._lock:
             proc, stdin = self._proc, self._stdin
             self._proc = self._stdin = None
+            self._fd = -1
         if stdin is not None:
             with contextlib.suppress(OSError):
                 stdin.close()
@@ -143,6 +145,7 @@ class GuardClient:
                 return
             except OSError:
                 self._stdin = None  # the guard died; start another and resend
+                self._fd = -1
                 self._proc = None
 
     def _start(self) -> bool:
@@ -167,12 +170,14 @@ class GuardClient:
             return False
         assert proc.stdin is not None
         self._proc, self._stdin = proc, proc.stdin
+        self._fd = proc.stdin.fileno()
         try:
             for sid, start in self._sessions.items():
                 proc.stdin.write(_add_line(sid, start, self._ids.get(sid)))
             proc.stdin.flush()
         except OSError:
             self._proc = self._stdin = None
+            self._fd = -1
             return False
         return True
 
@@ -200,9 +205,12 @@ def _after_fork_in_child() -> None:
     # A forked copy must not hold the pipe open (the guard would never see EOF)
     # nor speak for the parent's sessions.
     global _client
-    if _client is not None and _client._stdin is not None:
+    # Only a plain int and a syscall: locks held by other threads at the fork
+    # (the pipe's buffer lock among them) are never taken here.
+    fd = _client._fd if _client is not None else -1
+    if fd >= 0:
         with contextlib.suppress(OSError):
-            os.close(_client._stdin.fileno())
+            os.close(fd)
     _client = None
 
 
