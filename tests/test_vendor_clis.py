@@ -135,7 +135,8 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Run]]:
         (repo / "README").write_text("a throwaway repository\n")
         subprocess.run([*git, "add", "README"], cwd=repo, check=True)
         subprocess.run([*git, "commit", "-qm", "init"], cwd=repo, check=True)
-        full = [binary, *(argv or [])]
+        # The argv the dashboard would launch, with the binary found here.
+        full = [binary, *adapter.interactive_argv(extra=argv or [])[1:]]
         pane = Pane(PaneSpec(agent, adapter, full, str(repo)), COLS, ROWS, 1 << 22)
         child_env = {
             "PATH": os.pathsep.join(
@@ -198,6 +199,10 @@ def quit_by_typing(run: Run) -> None:
     adapter = run.pane.adapter
     assert adapter.quit_sequence, f"{adapter.name} has no quit sequence"
     assert run.pane.pty is not None
+    # Ink CLIs draw the composer before they read keys (Gemini drops a line
+    # typed right after its first frame on a loaded machine): quit a settled
+    # prompt, as an operator would.
+    run.settle(quiet=2.0, limit=15.0)
     typed_ok = run.pane.at_input_prompt()
     assert typed_ok
     ladder = run.pane.pty.stop_for(
@@ -213,12 +218,22 @@ def quit_by_typing(run: Run) -> None:
     assert ladder.stage == "quit", f"{adapter.name} ignored {adapter.quit_sequence!r}"
     ladder.run()
     assert run.pane.poll_exit() == 0
+    assert_nothing_left(run)
+
+
+def assert_nothing_left(run: Run) -> None:
+    """No process of the CLI outlives it (a detached daemon would)."""
+    deadline = time.monotonic() + 5
+    while (left := _strays(run.home)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert left == [], [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left]
 
 
 def stop_at_dialog(run: Run) -> None:
     """The dashboard's own stop path, at a dialog: nothing may be answered."""
     run.pane.stop(grace=2.0)
     assert run.pane.exit_code is not None
+    assert_nothing_left(run)
 
 
 # -- the trust dialogs: quitting there trusts nothing -------------------------------------
@@ -236,9 +251,10 @@ def test_claude_trust_prompt(start: Callable[..., Run], tmp_path: Path) -> None:
     assert not projects.get(str(run.repo), {}).get("hasTrustDialogAccepted"), projects
 
 
-def test_codex_trust_prompt(start: Callable[..., Run], tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
+def codex_login(home: Path) -> None:
+    """A dummy API-key login: Codex then starts offline (the key is checked on
+    the first request)."""
+    home.mkdir(exist_ok=True)
     codex = find("codex")
     if codex is None:
         pytest.skip("codex is not installed")
@@ -252,6 +268,11 @@ def test_codex_trust_prompt(start: Callable[..., Run], tmp_path: Path) -> None:
         timeout=60,
         check=True,
     )
+
+
+def test_codex_trust_prompt(start: Callable[..., Run], tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    codex_login(home)
     run = start("codex")
     assert_dialog(run, "Trust this folder?")
     assert_renders_as_in_tmux(run)
@@ -328,5 +349,44 @@ def test_qwen_input_prompt_and_quit(start: Callable[..., Run]) -> None:
         "OPENAI_MODEL": "qwen3-coder-plus",
     }
     run = start("qwen", env=env)
+    assert_input_prompt(run)
+    quit_by_typing(run)
+
+
+# -- the three main CLIs, past their first-run dialogs ---------------------------------------
+
+
+def test_claude_input_prompt_and_quit(start: Callable[..., Run], tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    trusted = {str(tmp_path / "repo"): {"hasTrustDialogAccepted": True}}
+    (home / ".claude.json").write_text(
+        json.dumps({"hasCompletedOnboarding": True, "projects": trusted})
+    )
+    run = start("claude")
+    assert_input_prompt(run)
+    quit_by_typing(run)
+
+
+def test_codex_input_prompt_and_quit(start: Callable[..., Run], tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    codex_login(home)
+    repo = tmp_path / "repo"
+    with (home / ".codex" / "config.toml").open("a") as config:
+        config.write(f'\n[projects."{repo}"]\ntrust_level = "trusted"\n')
+    run = start("codex")
+    assert_input_prompt(run)
+    quit_by_typing(run)
+
+
+def test_gemini_input_prompt_and_quit(start: Callable[..., Run], tmp_path: Path) -> None:
+    gemini = tmp_path / "home" / ".gemini"
+    gemini.mkdir(parents=True)
+    (gemini / "trustedFolders.json").write_text(
+        json.dumps({str(tmp_path / "repo"): "TRUST_FOLDER"})
+    )
+    auth = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    (gemini / "settings.json").write_text(json.dumps(auth))
+    run = start("gemini", env={"GEMINI_API_KEY": "dummy-offline"})
     assert_input_prompt(run)
     quit_by_typing(run)

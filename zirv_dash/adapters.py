@@ -135,6 +135,12 @@ _ANY_VENDOR: tuple[str, ...] = (
 )
 
 
+# Codex 0.171 otherwise starts a detached app-server daemon (its own session,
+# reparented to init) that outlives the pane, its quit and the dashboard. An
+# unknown `-c` key is ignored by older versions, unlike an unknown flag.
+_CODEX_IN_PROCESS: tuple[str, ...] = ("-c", "features.daemon_auto_start=false")
+
+
 _ADAPTERS: tuple[Adapter, ...] = (
     Adapter(
         "claude",
@@ -157,8 +163,14 @@ _ADAPTERS: tuple[Adapter, ...] = (
         quit_sequence=b"/quit\r",
         defer_submit=True,
         system_prompt=SystemPromptChannel.CODEX_CONFIG,
-        interactive_args=("--ask-for-approval", "on-request", "--sandbox", "workspace-write"),
-        headless_args=("--ask-for-approval", "never"),
+        interactive_args=(
+            "--ask-for-approval",
+            "on-request",
+            "--sandbox",
+            "workspace-write",
+            *_CODEX_IN_PROCESS,
+        ),
+        headless_args=("--ask-for-approval", "never", *_CODEX_IN_PROCESS),
         vendors=("openai",),
     ),
     # Checked against the real CLIs (versions in the README's harness table):
