@@ -279,6 +279,7 @@ class HandoverActions(_Base):
         book = self._handover_book
         plan: handover.SwapPlan | None = None
         retiring: PtySession | None = None
+        typed_quit_ok = False
         try:
             plan = await asyncio.to_thread(
                 swap.prepare, snapshot, request.agent, request.model, self.dash.gate
@@ -286,6 +287,9 @@ class HandoverActions(_Base):
             if pane.pty is not old_pty or not pane.alive or pane not in self.dash.panes:
                 raise swap.SwapFailed(f"pane {pane.short} ended before its successor started")
             successor = self.dash.start_successor(pane, plan)
+            # Judged on the old screen, before the successor replaces it: a quit
+            # command typed into a dialog would answer it for the user.
+            typed_quit_ok = pane.at_input_prompt()
             self._unwatch(pane)
             try:
                 retiring = self.dash.install_successor(pane, successor)
@@ -323,4 +327,5 @@ class HandoverActions(_Base):
         if retiring is not None:
             outgoing = adapters.get(snapshot.agent)
             defer = bool(outgoing and outgoing.defer_submit)
-            await asyncio.to_thread(swap.retire, retiring, plan.old_quit_sequence, None, defer)
+            quit_sequence = plan.old_quit_sequence if typed_quit_ok else b""
+            await asyncio.to_thread(swap.retire, retiring, quit_sequence, None, defer)
