@@ -37,9 +37,15 @@ Run = tuple[str, Attr]
 # A scrollback line: cell text, attribute(s), cells, bytes it costs, and
 # whether it wrapped onto the next line (for reflow).
 HistLine = tuple[str | tuple[str, ...], Attr | tuple[Attr, ...], int, int, bool]
-# Keep a resize cheap (< ~80 ms): only the newest scrollback lines are re-wrapped
-# (as many as tmux keeps by default); older ones are cut or padded when shown.
-_REFLOW_HISTORY = 2000
+# Keep a resize cheap and bounded whatever the widths: a width change re-wraps
+# only the newest scrollback lines, whole logical lines while they fit all
+# three budgets (rows read, cells read, rows written -- ~2000 rows, tmux's
+# default history); older lines are cut or padded when shown, and keep their
+# wrap flags, so a later widening joins them again.  Narrowing 2000 lines of
+# 200 cells to one column thus writes ~4000 rows, not 400,000.
+_REFLOW_ROWS = 20_000
+_REFLOW_CELLS = 1_000_000
+_REFLOW_OUT = 4000
 
 # What a scrollback line costs beyond its text and attributes (CPython,
 # 64-bit): its 5-tuple, its slot in the deque, and the int objects holding
@@ -47,10 +53,15 @@ _REFLOW_HISTORY = 2000
 # is shared (blank lines), so the budget also bounds the number of lines.
 _LINE_OVERHEAD = sys.getsizeof(("", DEFAULT_ATTR, 0, 0, False)) + 8 + 2 * sys.getsizeof(1 << 40)
 _EMPTY_LINE: HistLine = ("", DEFAULT_ATTR, 0, _LINE_OVERHEAD, False)
-_EMPTY_WRAPPED: HistLine = ("", DEFAULT_ATTR, 0, _LINE_OVERHEAD, True)
 
 _first = itemgetter(0)
 _second = itemgetter(1)
+
+
+def _row_cells(line: HistLine) -> int:
+    """Cells a scrollback row brings to a reflow: a wrapped one is stored
+    whole, at the width it was written at."""
+    return line[2]
 
 
 def line_cost(body: str | tuple[str, ...], attrs: Attr | tuple[Attr, ...]) -> int:
@@ -845,22 +856,25 @@ class Screen:
         """
         cols = len(chars)
         if (
-            chars[0] == " "
+            not wrapped
+            and chars[0] == " "
             and chars[-1] == " "
             and chars.count(" ") == cols
             and attrs.count(DEFAULT_ATTR) == cols
         ):
             # A blank line (the commonest kind in a flood): one shared record.
-            self._append_history(_EMPTY_WRAPPED if wrapped else _EMPTY_LINE)
+            self._append_history(_EMPTY_LINE)
             return
         text = "".join(chars)
         stripped = text.rstrip(" ")
         keep = cols - (len(text) - len(stripped))
-        if keep < cols and attrs[keep:].count(DEFAULT_ATTR) != cols - keep:
-            keep = cols  # coloured trailing blanks are visible: keep them
+        if keep < cols and (wrapped or attrs[keep:].count(DEFAULT_ATTR) != cols - keep):
+            # Coloured trailing blanks are visible; a wrapped row's blanks are
+            # part of its logical line (a reflow at any later width joins it).
+            keep = cols
         line: HistLine
         if keep == 0:
-            line = _EMPTY_WRAPPED if wrapped else _EMPTY_LINE
+            line = _EMPTY_LINE
         else:
             flat = stripped if keep < cols else text
             body: str | tuple[str, ...] = flat
@@ -965,13 +979,12 @@ class Screen:
         """Re-wrap logical lines (rows joined by their wrap flags) at the new
         width; the cursor keeps its place in its logical line."""
         old = self.columns
-        hist = self.history
-        k = min(len(hist), _REFLOW_HISTORY)
+        k = self._reflow_window(columns)
         src_c: list[list[str]] = []
         src_a: list[list[Attr]] = []
         src_w: list[bool] = []
         for _ in range(k):
-            c, a, w = self._pop_history_row_at(old)
+            c, a, w = self._pop_history_row_at()
             src_c.append(c)
             src_a.append(a)
             src_w.append(w)
@@ -1052,14 +1065,51 @@ class Screen:
         else:
             self.x, self.y = cur[1], min(cur[0] - split, height - 1)
 
-    def _pop_history_row_at(self, cols: int) -> tuple[list[str], list[Attr], bool]:
-        """Newest scrollback line as cells (a wrapped one padded to ``cols``)."""
+    def _reflow_window(self, columns: int) -> int:
+        """How many of the newest scrollback rows a change to ``columns``
+        re-wraps: whole logical lines, newest first, within the
+        budgets; a newest line too big for them alone gives its newest rows."""
+        hist = self.history
+        rows = cells = out = 0
+        i = len(hist) - 1
+        while i >= 0:
+            j = i  # the logical line is rows j..i
+            line_cells = _row_cells(hist[i])
+            while j > 0 and hist[j - 1][4] and i - j < _REFLOW_ROWS:
+                j -= 1
+                line_cells += _row_cells(hist[j])
+            height = max(1, -(-line_cells // columns))
+            if (
+                rows + i - j + 1 > _REFLOW_ROWS
+                or cells + line_cells > _REFLOW_CELLS
+                or out + height > _REFLOW_OUT
+            ):
+                return rows if rows else self._reflow_suffix(i, j, columns)
+            rows += i - j + 1
+            cells += line_cells
+            out += height
+            i = j - 1
+        return rows
+
+    def _reflow_suffix(self, i: int, j: int, columns: int) -> int:
+        """The newest rows of the logical line ``j..i`` that fit the budgets."""
+        hist = self.history
+        cells = out = 0
+        for r in range(i, j - 1, -1):
+            c = _row_cells(hist[r])
+            h = max(1, -(-c // columns))
+            if i - r + 1 > _REFLOW_ROWS or cells + c > _REFLOW_CELLS or out + h > _REFLOW_OUT:
+                return i - r
+            cells += c
+            out += h
+        return i - j + 1
+
+    def _pop_history_row_at(self) -> tuple[list[str], list[Attr], bool]:
+        """Newest scrollback line as cells (a wrapped one is stored whole, at
+        the width it was written at, so it joins its successor as it was)."""
         chars, attrs = self._history_cells(len(self.history) - 1)
         line = self.history.pop()
         self.history_bytes -= line[3]
-        if line[4] and len(chars) < cols:
-            chars.extend([" "] * (cols - len(chars)))
-            attrs.extend([DEFAULT_ATTR] * (cols - len(attrs)))
         return chars, attrs, line[4]
 
     def _shrink_rows(self, rows: int) -> None:
