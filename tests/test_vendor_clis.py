@@ -350,6 +350,7 @@ def test_qwen_input_prompt_and_quit(start: Callable[..., Run]) -> None:
     }
     run = start("qwen", env=env)
     assert_input_prompt(run)
+    assert_renders_as_in_tmux(run)
     quit_by_typing(run)
 
 
@@ -365,6 +366,7 @@ def test_claude_input_prompt_and_quit(start: Callable[..., Run], tmp_path: Path)
     )
     run = start("claude")
     assert_input_prompt(run)
+    assert_renders_as_in_tmux(run)
     quit_by_typing(run)
 
 
@@ -376,6 +378,7 @@ def test_codex_input_prompt_and_quit(start: Callable[..., Run], tmp_path: Path) 
         config.write(f'\n[projects."{repo}"]\ntrust_level = "trusted"\n')
     run = start("codex")
     assert_input_prompt(run)
+    assert_renders_as_in_tmux(run)
     quit_by_typing(run)
 
 
@@ -389,4 +392,5 @@ def test_gemini_input_prompt_and_quit(start: Callable[..., Run], tmp_path: Path)
     (gemini / "settings.json").write_text(json.dumps(auth))
     run = start("gemini", env={"GEMINI_API_KEY": "dummy-offline"})
     assert_input_prompt(run)
+    assert_renders_as_in_tmux(run)
     quit_by_typing(run)
