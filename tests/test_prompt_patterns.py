@@ -9,6 +9,7 @@ The built-in demo agent and a shell are checked live on a real PTY.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -134,8 +135,7 @@ def _pane(agent: str, argv: list[str], tmp_path: Path) -> Pane:
     return pane
 
 
-def _await(pane: Pane, cond: str, check: object, timeout: float = 20.0) -> None:
-    assert callable(check)
+def _await(pane: Pane, cond: str, check: Callable[[], object], timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:

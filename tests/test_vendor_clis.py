@@ -66,7 +66,8 @@ class Run:
             self.stream += self.pane.inbox[-1]
         while self.pane.pump(1 << 16):
             pass
-        self.pane.pty.flush() if self.pane.pty is not None else None
+        if self.pane.pty is not None:
+            self.pane.pty.flush()  # our answers to its terminal queries
 
     def await_(self, what: str, cond: Callable[[], bool], timeout: float) -> None:
         deadline = time.monotonic() + timeout
