@@ -9,17 +9,19 @@ view. Rows are rendered like TerminalView's (same style cache) and cached per
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
 from textual.events import Click
+from textual.filter import LineFilter
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.glyphs import glyph
-from widgets.terminal_view import run_segments
+from widgets.terminal_view import run_segments, without_theme_colors
 from zirv_dash.pane import STATE_WORDS, Pane, PaneState
 
 
@@ -36,8 +38,8 @@ class GridTile(Widget):
     GridTile {
         border: round $panel-lighten-2;
         border-title-align: left;
-        background: $background;
-        color: $foreground;
+        background: ansi_default;
+        color: ansi_default;
         height: 1fr;
         width: 1fr;
     }
@@ -55,6 +57,10 @@ class GridTile(Widget):
         def __init__(self, short: str) -> None:
             super().__init__()
             self.short = short
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        # A tile shows the child's own colours, like the pane does.
+        return without_theme_colors(super().get_line_filters())
 
     def __init__(self, pane: Pane, facts: TileFacts) -> None:
         super().__init__()

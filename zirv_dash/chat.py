@@ -50,11 +50,16 @@ def terminal_size() -> tuple[int, int] | None:
 
 def setup_logging() -> None:
     log_dir = paths.ensure_private_dir(paths.state_dir() / "logs")
+    # 0600 and never through a symlink: the log names sessions and paths.
+    log_file = paths.ensure_private_file(log_dir / "dash.log")
     logging.basicConfig(
-        filename=str(log_dir / "dash.log"),
+        filename=str(log_file),
         level=logging.INFO,
         format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
     )
+    # watchfiles logs every batch of changes at INFO; the log is for what a
+    # user needs (errors, lifecycle), not for each file event.
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)
 
 
 def main(argv: list[str]) -> int:
