@@ -113,9 +113,7 @@ class KeyGate:
         def watcher(node: MessagePump) -> Callable[[Message], None]:
             def seen(message: Message) -> None:
                 last_hop = node is self._app or not message.bubble
-                if message is event and not done.done() and (
-                    last_hop or message._stop_propagation
-                ):
+                if message is event and not done.done() and (last_hop or message._stop_propagation):
                     done.set_result(None)
 
             return seen
