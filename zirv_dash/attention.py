@@ -334,14 +334,14 @@ class InputPrompt:
     """How one harness draws its ordinary, empty composer (recorded from the
     real CLIs: tests/data/attention/real).
 
-    The last row matching `composer` must lie within the bottom `tail` rows;
-    `above`/`below`, when set, must match the rows right next to it (the
-    composer's frame); `footer`, when set, must match one of the `footer_within`
-    rows below it (a hint the harness shows only while the composer is empty,
-    or its status bar); no `busy` row may be
-    in the bottom `SCAN_LINES` (a turn is running, so typed text would be
-    queued as a message or interrupt it). With `at_cursor` the cursor must be on
-    the composer row (plain line-oriented programs, which always draw it there).
+    The lowest row matching `composer` within the bottom `tail` rows is the
+    composer; `above`/`below`, when set, must match the rows right next to it
+    (its frame); `footer`, when set, must match one of the `footer_within` rows
+    below it (a hint the harness shows only while the composer is empty, or its
+    status bar); no `busy` row may be in the bottom `SCAN_LINES` (a turn is
+    running, so typed text would be queued as a message or interrupt it). With
+    `at_cursor` the cursor must be on the composer row (line-oriented programs
+    always leave it there).
     """
 
     harness: str
