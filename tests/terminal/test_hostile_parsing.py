@@ -31,6 +31,8 @@ def _sequence_soup(n: int) -> bytes:
     return bytes(rng.choice(alphabet) for _ in range(n))
 
 
+_ALL_STOPS = b"\x1b[1;1H" + b" \x1bH" * 199 + b"\r"  # HTS in every column of 200
+
 # name: a function of the size in bytes (roughly) giving the pattern
 CORPUS: dict[str, Callable[[int], bytes]] = {
     "CSI then C0 controls": lambda n: b"\x1b[" + b"\x01" * n,
@@ -60,6 +62,8 @@ CORPUS: dict[str, Callable[[int], bytes]] = {
     "zero width joiners": lambda n: "\u200d".encode() * (n // 3),
     "wide characters": lambda n: "中".encode() * (n // 3),
     "tabs": lambda n: b"\t" * n,
+    "tabs, a stop in every column": lambda n: _ALL_STOPS + b"\t\r" * (n // 2),
+    "CBT 9999, a stop in every column": lambda n: _ALL_STOPS + b"\x1b[1;200H\x1b[9999Z" * (n // 15),
     "backspaces": lambda n: b"\x08" * n,
     "REP 9999": lambda n: b"a\x1b[9999b" * (n // 8),
     "CUP and EL": lambda n: b"\x1b[5;5H\x1b[K" * (n // 10),
@@ -124,3 +128,12 @@ def test_csi_with_64k_controls_is_fast_and_runs_them() -> None:
     m.feed(b"ab\x1b[" + b"\x00" * 65536 + b"\x08" + b"\x00" * 100)
     m.feed(b"cd")
     assert m.lines()[0] == "acd"  # the backspace inside ran
+
+
+def test_tabs_forward_and_back_over_custom_stops() -> None:
+    """HT/CBT still land where tmux puts them (stops at 4, 12 and 29)."""
+    m = TerminalModel(40, 2)
+    m.feed(b"\x1b[3g\x1b[1;5H\x1bH\x1b[1;13H\x1bH\x1b[1;30H\x1bH")
+    m.feed(b"\r\tA\t\tB\x1b[2ZC\x1b[9ZD\r\n\t\t\t\tE\x1b[2ZF")
+    assert m.lines() == ["D   A       C                B", " " * 12 + "F" + " " * 26 + "E"]
+    assert m.cursor == (13, 1)
