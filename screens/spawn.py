@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.style import Style
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -59,6 +61,12 @@ def gated_words(name: str, reason: str, repo: str) -> str:
             home = Path.home()
             words = f"~/{path.relative_to(home)}" if path.is_relative_to(home) else words
     return f"{name} is disabled by {words}"
+
+
+def _row(name: str, installed: bool) -> Text:
+    if installed:
+        return Text(name)
+    return Text.assemble(name, ("  (not installed)", Style(dim=True)), style=Style(dim=True))
 
 
 class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
@@ -146,13 +154,10 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
         rows = self.shown_choices()
         # Exact and prefix matches first: `co` puts codex before decoy names.
         rows.sort(key=lambda r: (not r[0].startswith(self.typed), not r[1]))
-        harness.add_options(
-            [
-                Option(f"{n}{'' if ok else '  (not installed)'}", id=n, disabled=not ok)
-                for n, ok in rows
-            ]
-        )
-        first = next((i for i, (_n, ok) in enumerate(rows) if ok), None)
+        # Not-installed harnesses stay reachable (the keys scroll through the
+        # whole list); choosing one says what is missing.
+        harness.add_options([Option(_row(n, ok), id=n) for n, ok in rows])
+        first = next((i for i, (_n, ok) in enumerate(rows) if ok), 0 if rows else None)
         harness.highlighted = first
         self._show_filter(rows)
 
@@ -220,6 +225,10 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             return
         option = harness.get_option_at_index(harness.highlighted)
         agent = option.id or ""
+        adapter = adapters.ADAPTERS.get(agent)
+        if adapter is not None and not adapter.installed():
+            self._error(f"{agent} is not installed: `{adapter.binary}` is not on PATH")
+            return
         model = self.query_one("#model", Input).value.strip() or None
         prompt = self.query_one("#prompt", Input).value.strip() or None
         cwd = os.path.expanduser(self.query_one("#cwd", Input).value.strip() or self.repo)
