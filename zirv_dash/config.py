@@ -151,7 +151,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _check_shape(data: Mapping[str, Any], path: Path) -> None:
+def check_shape(data: Mapping[str, Any], path: Path) -> None:
     """Every known section is a table (and every `[handover.<agent>]` too), so a
     layer of the wrong shape is an error instead of replacing a lower layer's table."""
     for section in TABLE_SECTIONS:
@@ -173,15 +173,12 @@ def _check_repo_layer(data: Mapping[str, Any], path: Path) -> None:
             # Wholly forbidden: whatever its shape, the key itself is refused.
             raise ConfigError(
                 f"{path}: `{section}` is repo-forbidden (a checkout may not set it); "
-                f"set it in ~/.zirv/ctx.toml instead"
+                f"{_section_hint(section, data[section])}"
             )
-    _check_shape(data, path)
+    check_shape(data, path)
     for key in REPO_FORBIDDEN_TOP:
         if key in data:
-            raise ConfigError(
-                f"{path}: `{key}` may not be set by a repository; "
-                f"set it in ~/.zirv/ctx.toml or ZIRV_CTX_{key.upper()} instead"
-            )
+            raise ConfigError(f"{path}: `{key}` may not be set by a repository; {top_hint(key)}")
     for section, forbidden in REPO_FORBIDDEN.items():
         table = data.get(section)
         if not isinstance(table, Mapping):
@@ -191,11 +188,144 @@ def _check_repo_layer(data: Mapping[str, Any], path: Path) -> None:
             if key in allowed:
                 continue
             if "*" in forbidden or key in forbidden:
-                env = f"ZIRV_CTX_{section.upper()}_{str(key).upper()}"
-                raise ConfigError(
-                    f"{path}: `{section}.{key}` is repo-forbidden (a checkout may not set it); "
-                    f"set it in ~/.zirv/ctx.toml or {env} instead"
-                )
+                raise ConfigError(_repo_refusal(path, section, str(key)))
+
+
+def _repo_refusal(path: Path, section: str, key: str) -> str:
+    """Why the repo layer may not hold `section.key`: an unknown key is named as
+    such (with close names), a real one says where the operator sets it."""
+    model = SECTION_MODELS.get(section)
+    if model is not None and key not in model.model_fields:
+        return f"{path}: {unknown_key_words(f'{section}.{key}', all_keys())}"
+    return (
+        f"{path}: `{section}.{key}` is repo-forbidden (a checkout may not set it); "
+        f"{operator_hint(section, key)}"
+    )
+
+
+# --- names of settings, for hints (every hint is built from the models) -------------
+
+OPERATOR_FILE_SHOWN = "~/.zirv/ctx.toml"
+SECTION_MODELS: dict[str, type[BaseSettings]] = {
+    "dash": DashSettings,
+    "mail": MailSettings,
+    "supervise": SuperviseSettings,
+}
+"""Sections with a settings model (`handover` and `worker` are free-form tables)."""
+TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
+"""Top-level keys and the environment variable each is read from (`load_settings`)."""
+
+
+def env_var(section: str, name: str) -> str:
+    """The environment variable the model reads `section.name` from: an explicit
+    `ZIRV_*` alias (the sections' `enabled` flags), else env_prefix + name."""
+    model = SECTION_MODELS[section]
+    alias = model.model_fields[name].validation_alias
+    if isinstance(alias, AliasChoices):
+        for choice in alias.choices:
+            if isinstance(choice, str) and choice.startswith("ZIRV_"):
+                return choice
+    return f"{model.model_config.get('env_prefix', '')}{name}".upper()
+
+
+def handover_env(agent: str, tier: str) -> str:
+    """The variable `_handover_env` reads for `handover.<agent>.<tier>`."""
+    return f"ZIRV_CTX_HANDOVER_{agent.upper().replace('-', '_')}_{tier.upper()}"
+
+
+def repo_settable(section: str, name: str) -> bool:
+    """May `<repo>/.zirv/ctx.toml` set `section.name`?"""
+    if name in REPO_ALLOWED_EXCEPTIONS.get(section, ()):
+        return True
+    forbidden = REPO_FORBIDDEN.get(section, ())
+    return "*" not in forbidden and name not in forbidden
+
+
+def all_keys() -> list[str]:
+    """Every scalar key `zirv ctx config` can set (handover keys are patterns)."""
+    keys = list(TOP_ENV)
+    for section, model in SECTION_MODELS.items():
+        keys.extend(f"{section}.{name}" for name in model.model_fields)
+    return keys
+
+
+def unknown_key_words(key: str, known: list[str]) -> str:
+    """`unknown key `dash.max_pane`; did you mean `dash.max_panes`?`: close names
+    compared within the key's own section (the shared `dash.` prefix would make
+    every dash key look close), else every known key of that section."""
+    import difflib
+
+    section, dot, name = key.rpartition(".")
+    same = [k for k in known if k.rpartition(".")[0] == section] if dot else []
+    by_name = {k.rpartition(".")[2]: k for k in same}
+    close = [by_name[n] for n in difflib.get_close_matches(name, list(by_name), n=3)]
+    if not same:
+        close = difflib.get_close_matches(key, known, n=3)
+    if close:
+        return f"unknown key `{key}`; did you mean {', '.join(f'`{k}`' for k in close[:3])}?"
+    return f"unknown key `{key}`; known keys: {', '.join(same or known)}"
+
+
+def operator_hint(section: str, name: str) -> str:
+    key = f"{section}.{name}"
+    return (
+        f"set it with `zirv ctx config set {key} <value>` (writes {OPERATOR_FILE_SHOWN}) "
+        f"or {env_var(section, name)} instead"
+    )
+
+
+def top_hint(key: str) -> str:
+    return (
+        f"set it with `zirv ctx config set {key} <value>` (writes {OPERATOR_FILE_SHOWN}) "
+        f"or {TOP_ENV[key]} instead"
+    )
+
+
+def handover_hint(agent: str, tier: str) -> str:
+    return (
+        f"set it with `zirv ctx config set handover.{agent}.{tier} <model>` "
+        f"(writes {OPERATOR_FILE_SHOWN}) or {handover_env(agent, tier)} instead"
+    )
+
+
+def _section_hint(section: str, value: object) -> str:
+    """Where a wholly forbidden section is set instead, naming the first real
+    `handover.<agent>.<tier>` the checkout tried when there is one."""
+    if section == "handover":
+        if isinstance(value, Mapping):
+            for agent, tiers in value.items():
+                if isinstance(tiers, Mapping):
+                    for tier in tiers:
+                        return handover_hint(str(agent), str(tier))
+        return handover_hint("<agent>", "<tier>")
+    return f"set it in {OPERATOR_FILE_SHOWN} instead"
+
+
+_FILE_ONLY: dict[type[BaseSettings], type[BaseSettings]] = {}
+
+
+def file_only(model: type[BaseSettings]) -> type[BaseSettings]:
+    """`model` validating only the values it is given (no environment): how
+    `zirv ctx config` checks a value before writing it to a file."""
+    cached = _FILE_ONLY.get(model)
+    if cached is not None:
+        return cached
+
+    class FileOnly(model):  # type: ignore[valid-type, misc]
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            return (init_settings,)
+
+    FileOnly.__name__ = model.__name__
+    _FILE_ONLY[model] = FileOnly
+    return FileOnly
 
 
 def _merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
@@ -228,25 +358,30 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
     repo_file = repo / ".zirv" / "ctx.toml"
     merged: dict[str, Any] = {}
     sources: list[str] = []
+    layers: list[tuple[str, Mapping[str, Any]]] = []
     op = _read_toml(operator_file)
-    _check_shape(op, operator_file)
+    check_shape(op, operator_file)
     if op:
         sources.append(str(operator_file))
+        layers.append((str(operator_file), op))
     merged = _merge(merged, op)
     if repo_file.resolve() != operator_file.resolve():
         rp = _read_toml(repo_file)
         if rp:
             _check_repo_layer(rp, repo_file)
             sources.append(str(repo_file))
+            layers.append((str(repo_file), rp))
         merged = _merge(merged, rp)
     if flags:
         merged = _merge(merged, flags)
-    try:
-        dash = DashSettings(**_section(merged, "dash"))
-        mail = MailSettings(**_section(merged, "mail"))
-        supervise = SuperviseSettings(**_section(merged, "supervise"))
-    except ValidationError as exc:
-        raise ConfigError(_describe_validation(exc, sources)) from exc
+        layers.append(("the command line", flags))
+    sections: dict[str, Any] = {}
+    for name, model in SECTION_MODELS.items():
+        try:
+            sections[name] = model(**_section(merged, name))
+        except ValidationError as exc:
+            raise ConfigError(_describe_validation(exc, name, layers)) from exc
+    dash, mail, supervise = sections["dash"], sections["mail"], sections["supervise"]
     handover = {
         str(agent): {str(k): str(v) for k, v in tiers.items()}
         for agent, tiers in _section(merged, "handover").items()
@@ -272,13 +407,46 @@ def _section(merged: Mapping[str, Any], name: str) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
-def _describe_validation(exc: ValidationError, sources: list[str]) -> str:
+def _describe_validation(
+    exc: ValidationError, section: str, layers: list[tuple[str, Mapping[str, Any]]]
+) -> str:
+    """Each bad value named by key and blamed on where it came from: the
+    environment variable when one is set (it outranks the files), else the
+    highest layer that holds the key."""
+    model = SECTION_MODELS[section]
     parts = []
     for err in exc.errors():
-        loc = ".".join(str(p) for p in err.get("loc", ()))
-        parts.append(f"{loc}: {err.get('msg', 'invalid')} (got {err.get('input')!r})")
-    where = ", ".join(sources) if sources else "environment"
-    return f"invalid configuration ({where}): " + "; ".join(parts)
+        loc = [str(p) for p in err.get("loc", ())]
+        name = _field_of(model, loc[0]) if loc else ""
+        key = ".".join([section, name, *loc[1:]]) if name else section
+        what = f"{key}: {err.get('msg', 'invalid')} (got {err.get('input')!r})"
+        parts.append(f"{what}; from {_origin(section, name, layers)}")
+    return "invalid configuration: " + "; ".join(parts)
+
+
+def _field_of(model: type[BaseSettings], loc: str) -> str:
+    """The field an error location names (an env alias such as `ZIRV_CTX_DASH`
+    names the `enabled` field)."""
+    if loc in model.model_fields:
+        return loc
+    for name, info in model.model_fields.items():
+        alias = info.validation_alias
+        if isinstance(alias, AliasChoices) and loc in alias.choices:
+            return name
+    return loc
+
+
+def _origin(section: str, name: str, layers: list[tuple[str, Mapping[str, Any]]]) -> str:
+    if name in SECTION_MODELS[section].model_fields:
+        var = env_var(section, name)
+        # pydantic-settings matches names case-insensitively.
+        if any(k.upper() == var for k in os.environ):
+            return f"the environment variable {var}"
+    for layer in reversed(layers):
+        table = layer[1].get(section)
+        if isinstance(table, Mapping) and name in table:
+            return str(layer[0])
+    return "the defaults"
 
 
 # --- adapter gate (.zirv/.settings.toml) -------------------------------------------
