@@ -54,6 +54,7 @@ _REFLOW_OUT = 4000
 # is shared (blank lines), so the budget also bounds the number of lines.
 _LINE_OVERHEAD = sys.getsizeof(("", DEFAULT_ATTR, 0, 0, False)) + 8 + 2 * sys.getsizeof(1 << 40)
 _EMPTY_LINE: HistLine = ("", DEFAULT_ATTR, 0, _LINE_OVERHEAD, False)
+_getsizeof = sys.getsizeof
 
 _first = itemgetter(0)
 _second = itemgetter(1)
@@ -865,46 +866,45 @@ class Screen:
         line is displayed.
         """
         cols = len(chars)
-        if (
-            not wrapped
-            and chars[0] == " "
-            and chars[-1] == " "
-            and chars.count(" ") == cols
-            and attrs.count(DEFAULT_ATTR) == cols
-        ):
-            # A blank line (the commonest kind in a flood): one shared record.
-            self._append_history(_EMPTY_LINE)
-            return
-        text = "".join(chars)
-        stripped = text.rstrip(" ")
-        keep = cols - (len(text) - len(stripped))
-        if keep < cols and (wrapped or attrs[keep:].count(DEFAULT_ATTR) != cols - keep):
-            # Coloured trailing blanks are visible; a wrapped row's blanks are
-            # part of its logical line (a reflow at any later width joins it).
-            keep = cols
+        a0 = attrs[0]
+        # One rendition for the whole row (the commonest case; cheap reject first).
+        uniform = attrs[-1] is a0 and attrs.count(a0) == cols
+        plain = uniform and a0 is DEFAULT_ATTR
         line: HistLine
-        if keep == 0:
-            line = _EMPTY_LINE
+        if plain and not wrapped and chars[0] == " " == chars[-1] and chars.count(" ") == cols:
+            line = _EMPTY_LINE  # a blank line (a flood's commonest): one shared record
         else:
-            flat = stripped if keep < cols else text
-            body: str | tuple[str, ...] = flat
-            if len(flat) != keep or not (flat.isascii() or narrow_run_full(flat)):
-                body = tuple(chars[:keep])  # wide or combining characters: keep cells
-            a0 = attrs[0]
-            if attrs[-1] is a0 and attrs.count(a0) == cols:  # (cheap reject first)
-                line = (body, a0, keep, line_cost(body, a0), wrapped)
+            text = "".join(chars)
+            stripped = text.rstrip(" ")
+            keep = cols - (len(text) - len(stripped))
+            if keep < cols and (
+                wrapped or (not plain and attrs[keep:].count(DEFAULT_ATTR) != cols - keep)
+            ):
+                # Coloured trailing blanks are visible; a wrapped row's blanks
+                # belong to its logical line (a reflow at any width joins it).
+                keep = cols
+            if keep == 0:
+                line = _EMPTY_LINE
             else:
-                cell_attrs = tuple(attrs[:keep])
-                line = (body, cell_attrs, keep, line_cost(body, cell_attrs), wrapped)
-        self._append_history(line)
-
-    def _append_history(self, line: HistLine) -> None:
-        self.history.append(line)
-        self.history_bytes += line[3]
-        limit = self.history_limit
+                flat = stripped if keep < cols else text
+                body: str | tuple[str, ...] = flat
+                if len(flat) != keep or not (flat.isascii() or narrow_run_full(flat)):
+                    body = tuple(chars[:keep])  # wide or combining characters: keep cells
+                if uniform:
+                    cost = _LINE_OVERHEAD + _getsizeof(body)
+                    if type(body) is tuple:
+                        cost = line_cost(body, a0)
+                    line = (body, a0, keep, cost, wrapped)
+                else:
+                    cell_attrs = tuple(attrs[:keep])
+                    line = (body, cell_attrs, keep, line_cost(body, cell_attrs), wrapped)
         hist = self.history
-        while self.history_bytes > limit and hist:
-            self.history_bytes -= hist.popleft()[3]
+        hist.append(line)
+        self.history_bytes += line[3]
+        if self.history_bytes > self.history_limit:
+            limit = self.history_limit
+            while self.history_bytes > limit and hist:
+                self.history_bytes -= hist.popleft()[3]
 
     def clear_history(self) -> None:
         self.history.clear()
