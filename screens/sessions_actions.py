@@ -22,13 +22,14 @@ import asyncio
 import logging
 import os
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from zirv_dash import mail, registry
+from zirv_dash import adapters, config, mail, paths, registry
 from zirv_dash.delivery import NUDGE_QUEUED, DeliveryEngine, NudgeResult
 from zirv_dash.pane import Pane
 
@@ -56,6 +57,42 @@ def prefetch_mailbox(slug: str) -> int:
         return len(mail.list_messages(slug, problems=[]))
     except (OSError, mail.MailError):
         return 0
+
+
+GATE_FILE = ".settings.toml"
+
+
+def gate_dirs(repo: Path) -> list[Path]:
+    """The directories holding the adapter gate files that exist (a directory
+    that does not exist cannot be watched)."""
+    return [d for d in (repo / ".zirv", paths.operator_dir()) if d.is_dir()]
+
+
+def _gate_relevant(_change: Any, path: str) -> bool:
+    return os.path.basename(path) == GATE_FILE
+
+
+def read_gate(repo: Path) -> config.AdapterGate:
+    """The gate files read afresh (in a worker thread: bounded reads); raises
+    ConfigError for a broken file."""
+    return config.load_adapter_gate(repo, adapters.names())
+
+
+def apply_gate(gate: config.AdapterGate, fresh: config.AdapterGate) -> str | None:
+    """Update `gate` in place, so every holder (spawn validation, the spawn
+    dialog, restore) sees the change; a notice when something changed. New
+    refusals are added before old ones go, so a validation reading the gate from
+    another thread never sees a name that stays disabled as enabled."""
+    if fresh.disabled == gate.disabled:
+        return None
+    now_off = sorted(set(fresh.disabled) - set(gate.disabled))
+    now_on = sorted(set(gate.disabled) - set(fresh.disabled))
+    gate.disabled.update(fresh.disabled)
+    for name in now_on:
+        gate.disabled.pop(name, None)
+    parts = [f"{', '.join(now_off)} disabled"] if now_off else []
+    parts += [f"{', '.join(now_on)} enabled"] if now_on else []
+    return "adapter gate reloaded: " + "; ".join(parts)
 
 
 def _relevant(_change: Any, path: str) -> bool:
@@ -87,6 +124,7 @@ class SessionsActions:
         """The screen is mounted and the first panes are starting."""
         self._delivery = DeliveryEngine(self.dash)
         self._sessions_watch()
+        self._gate_watch()
 
     def _sessions_tick(self) -> None:
         """Once a second (a fallback; event-driven work should not wait for it)."""
@@ -186,6 +224,42 @@ class SessionsActions:
             self.dash.notify("mail: file watching unavailable; checking every second")
         finally:
             self._watching = False
+
+    @work(exclusive=True, group="gate-watch", exit_on_error=False)
+    async def _gate_watch(self) -> None:
+        """Re-read `.zirv/.settings.toml` (repo and operator) whenever one changes,
+        so a harness disabled while the dashboard runs is refused from then on."""
+        worker = get_current_worker()
+        watched = gate_dirs(self.dash.repo)
+        if not watched:
+            return
+        try:
+            from watchfiles import awatch
+
+            async for _changes in awatch(
+                *watched,
+                watch_filter=_gate_relevant,
+                debounce=WATCH_DEBOUNCE_MS,
+                step=WATCH_STEP_MS,
+                recursive=False,
+                stop_event=worker.cancelled_event,
+            ):
+                await self._gate_reload()
+        except Exception as exc:  # noqa: BLE001 - the gate read at start still applies
+            log.warning("watching the adapter gate failed (%s); it applies as read at start", exc)
+
+    async def _gate_reload(self) -> None:
+        try:
+            fresh = await asyncio.to_thread(read_gate, self.dash.repo)
+        except config.ConfigError as exc:
+            self.dash.error(f"adapter gate not reloaded (the previous one applies): {exc}")
+            self._update_chrome()
+            return
+        notice = apply_gate(self.dash.gate, fresh)
+        if notice:
+            log.info("%s", notice)
+            self.dash.notify(notice)
+            self._update_chrome()
 
     # -- actions ---------------------------------------------------------------------
 
