@@ -85,7 +85,9 @@ class TerminalModel:
     terminal's default, 1/2 blinking/steady block, 3/4 underline, 5/6 bar;
     back to 0 on RIS), ``cursor_visible`` (DECTCEM, ``CSI ? 25 h/l``),
     ``bells`` (BEL count),
-    ``history_bytes``, ``line_wrapped(line)`` (soft wraps, for selections),
+    ``history_bytes`` (what the scrollback really holds in memory, kept
+    within ``scrollback_bytes``), ``line_wrapped(line)`` (soft wraps, for
+    selections),
     and ``default_fg_rgb``/``default_bg_rgb`` (what OSC 10/11 queries are
     told; set them from the UI theme).
     """

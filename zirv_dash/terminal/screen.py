@@ -17,7 +17,9 @@ Cursor column ``x == columns`` means "pending wrap": the last column was just
 written and the next printable character wraps first (like pyte and tmux).
 ``wrapped[y]`` records that row ``y`` ran on into row ``y + 1`` (tmux's
 ``GRID_LINE_WRAPPED``): backspace uses it to go back over a wrap, and a width
-change re-wraps such lines (``_reflow``), screen and recent scrollback alike.
+change re-wraps such lines (``_reflow``), screen and recent scrollback alike
+(within fixed budgets, so a resize costs a bounded amount; wrapped rows keep
+their flags, so a later widening joins them again).
 """
 
 from __future__ import annotations
