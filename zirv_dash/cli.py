@@ -35,6 +35,7 @@ Usage:
   zirv ctx kill PREFIX
   zirv ctx handover [PREFIX] [--agent A] [--model M|cheap|standard|deep] [--dry-run] [--force]
   zirv ctx hook stop         (for a harness hook) report a turn boundary to the pane
+  zirv ctx mcp serve [--repo PATH] [--session ID]  MCP tools (sessions, mail, nudge) over stdio
 
 Dashboard keys: Ctrl+A then ? lists every binding. Ctrl+A q quits.
 """
@@ -50,6 +51,7 @@ CTX_VERBS: dict[str, str] = {
     "nudge": "zirv_dash.ctx_cli:nudge_main",
     "kill": "zirv_dash.ctx_cli:kill_main",
     "hook": "zirv_dash.ctx_cli:hook_main",
+    "mcp": "zirv_dash.ctx_cli:mcp_main",
     "handover": "zirv_dash.handover_cli:main",
 }
 

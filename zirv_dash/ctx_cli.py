@@ -589,6 +589,13 @@ class _DeathWatch:
 # --- hook --------------------------------------------------------------------
 
 
+def mcp_main(argv: list[str]) -> int:
+    """`zirv ctx mcp serve`: the MCP bridge (imported only when asked for; the SDK is heavy)."""
+    from zirv_dash import mcp_bridge
+
+    return mcp_bridge.main(argv)
+
+
 def hook_main(argv: list[str]) -> int:
     """`zirv ctx hook stop`: post a turn signal to this pane's socket.
 
