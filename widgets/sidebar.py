@@ -1,4 +1,8 @@
-"""The sidebar roster: one row per pane with its state glyph, name and harness."""
+"""The sidebar roster: one row per pane with its number, state glyph, name and harness.
+
+Rows carry the number `^A 1-9` focuses (the n-th pane of the roster); rows past
+the ninth keep the column blank so names stay aligned.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,17 @@ from textual.widget import Widget
 
 from widgets.glyphs import glyph
 from zirv_dash.pane import PaneState
+
+NUMBERED_ROWS = 9
+"""`^A 1` … `^A 9` focus the first nine panes."""
+
+
+def row_number(index: int, row: RosterRow) -> int | None:
+    """The digit that focuses roster row `index` (pane rows come first, in the
+    order `^A <n>` counts them), or None past the ninth or for a non-pane row."""
+    if index >= NUMBERED_ROWS or row.key.startswith("ended:"):
+        return None
+    return index + 1
 
 
 @dataclass(frozen=True)
@@ -91,11 +106,11 @@ class Sidebar(Widget):
             return Strip.blank(width, self.rich_style)
         row = self.rows[index]
         animated = row.state in (PaneState.WORKING, PaneState.STARTING)
-        key = (row, self.tick if animated else 0, width)
+        key = (row, self.tick if animated else 0, width, index)
         cached = self._cache.get(index)
         if cached is not None and cached[0] == key:
             return cached[1]
-        strip = self._strip(self._render_row(row, content), width)
+        strip = self._strip(self._render_row(row, content, row_number(index, row)), width)
         self._cache[index] = (key, strip)
         return strip
 
@@ -105,9 +120,10 @@ class Sidebar(Widget):
             Strip(segments).apply_style(self.rich_style).adjust_cell_length(width, self.rich_style)
         )
 
-    def _render_row(self, row: RosterRow, width: int) -> Text:
+    def _render_row(self, row: RosterRow, width: int, number: int | None = None) -> Text:
         char, gstyle = glyph(row.state, self.tick)
         line = Text(no_wrap=True, overflow="crop")
+        line.append(str(number) if number is not None else " ", Style(dim=True))
         line.append(row.tree)
         line.append(char, gstyle)
         line.append(" ")

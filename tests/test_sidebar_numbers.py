@@ -1,0 +1,43 @@
+"""Sidebar rows carry the digit `^A 1-9` focuses them by, at 80 and 120 columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.apphelpers import dash_screen, make_app, wait_for
+from widgets.sidebar import RosterRow, Sidebar, row_number
+from zirv_dash.pane import PaneState
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_rows_are_numbered_and_fit_the_sidebar(tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(tmp_path, agent="demo", extra=[("demo", None), ("shell", None)])
+    async with app.run_test(size=size) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: len(screen.dash.panes) == 3)
+        sidebar = screen.query_one(Sidebar)
+        if not sidebar.display:  # under 100 columns it is shown on request
+            await pilot.press("ctrl+a", "b")
+        await wait_for(pilot, lambda: sidebar.display and len(sidebar.rows) == 3)
+        await pilot.pause(0)
+        width = sidebar.size.width
+        lines = [sidebar.render_line(y) for y in range(1, 4)]
+        assert all(strip.cell_length == width for strip in lines)
+        for number, (strip, pane) in enumerate(zip(lines, screen.dash.panes, strict=True), 1):
+            text = strip.text
+            assert text.startswith(f"{number} "), text
+            assert pane.title[:8] in text and pane.agent[:8] in text
+        # The digit on the row is the one that focuses it.
+        await pilot.press("ctrl+a", "3")
+        await wait_for(pilot, lambda: screen.dash.focused_pane is screen.dash.panes[2])
+
+
+def test_only_the_first_nine_pane_rows_are_numbered() -> None:
+    row = RosterRow(key="abcd1234", name="wrk", harness="demo", state=PaneState.IDLE)
+    assert [row_number(i, row) for i in (0, 8, 9, 12)] == [1, 9, None, None]
+    ended = RosterRow(key="ended:abcd1234", name="wrk", harness="demo", state=PaneState.EXITED)
+    assert row_number(0, ended) is None
