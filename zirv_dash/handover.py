@@ -747,6 +747,9 @@ def plan_swap(
     `session_id` is the harness conversation id to resume (for claude the pane's
     session uuid, which zirv pins with --session-id). `from_model` is informational.
     """
+    if kickoff and kickoff.lstrip().startswith("-"):
+        # The kickoff is the successor's first argv prompt: never an option.
+        raise HandoverRefused("the kickoff prompt must not begin with '-' (argv injection guard)")
     old = adapters.get(from_agent)
     if old is None:
         raise HandoverRefused(f"could not resolve the outgoing agent {from_agent!r}")
@@ -788,9 +791,6 @@ def plan_swap(
             quit_seq,
         )
 
-    if kickoff and kickoff.lstrip().startswith("-"):
-        # The kickoff is the successor's first argv prompt: never an option.
-        raise HandoverRefused("the kickoff prompt must not begin with '-' (argv injection guard)")
     if mode == "system_prompt":
         sp_file: Path | None = None
         if target.system_prompt is SystemPromptChannel.FILE_FLAG:
