@@ -43,7 +43,7 @@ def test_write_then_take(state: Path) -> None:
     assert set(doc["panes"][0]) == {
         "agent", "session_id", "role", "short", "title", "report_to", "report_reminder_sent",
         "settled_mail_sent", "work_group_id", "budget_tokens", "interactive", "parent_session",
-        "native", "native_generation",
+        "native", "native_generation", "cwd",
     }  # fmt: skip
 
     got = roster.take_roster(state, SLUG, max_age_secs=60, now=1030)
@@ -226,3 +226,56 @@ def test_a_roster_write_cut_short_by_a_kill_is_swept(state: Path) -> None:
     os.utime(left, (1, 1))
     assert roster.take_roster(state, SLUG, max_age_secs=60, now=1030) == [pane(1)]
     assert not left.exists()
+
+
+def test_cwd_round_trips_when_it_is_a_directory(state: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work dir"
+    work.mkdir()
+    roster.write_roster(state, SLUG, [pane(1, cwd=str(work))], now=1000)
+    doc = json.loads(roster.roster_path(state, SLUG).read_text())
+    assert doc["panes"][0]["cwd"] == str(work)
+    problems: list[str] = []
+    (got,) = roster.take_roster(state, SLUG, max_age_secs=60, now=1001, problems=problems)
+    assert got.cwd == str(work) and problems == []
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [("relative/dir", "is not an absolute path"), ("", "is not an absolute path"),
+     ("/no/such/dir/here", "is not an existing directory"), (7, None)],
+)  # fmt: skip
+def test_a_bad_cwd_is_dropped_and_named(
+    state: Path, tmp_path: Path, value: object, words: str | None
+) -> None:
+    entry = pane(1).to_json()
+    entry["cwd"] = value
+    path = roster.roster_path(state, SLUG)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"written": 100, "panes": [entry]}))
+    problems: list[str] = []
+    (got,) = roster.take_roster(state, SLUG, max_age_secs=10, now=105, problems=problems)
+    assert got.cwd is None  # restored in the repository root
+    if words is None:
+        assert problems == []  # a wrong type is dropped like every other field
+    else:
+        assert len(problems) == 1 and words in problems[0] and "entry 1" in problems[0]
+
+
+def test_a_file_as_cwd_is_refused(state: Path, tmp_path: Path) -> None:
+    plain = tmp_path / "file"
+    plain.write_text("x")
+    roster.write_roster(state, SLUG, [pane(1, cwd=str(plain))], now=1000)
+    problems: list[str] = []
+    (got,) = roster.take_roster(state, SLUG, max_age_secs=60, now=1001, problems=problems)
+    assert got.cwd is None and "is not an existing directory" in problems[0]
+
+
+def test_an_unencodable_cwd_refuses_the_entry(state: Path) -> None:
+    entry = pane(1).to_json()
+    entry["cwd"] = "/tmp/\ud800"
+    path = roster.roster_path(state, SLUG)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"written": 100, "panes": [entry]}))
+    problems: list[str] = []
+    assert roster.take_roster(state, SLUG, max_age_secs=10, now=105, problems=problems) == []
+    assert "`roster entry.cwd`" in problems[0]

@@ -20,7 +20,7 @@ from typing import Any
 
 from zirv_dash import paths, procinfo
 from zirv_dash.adapters import Adapter
-from zirv_dash.spawn import dash_root, read_json_tolerant
+from zirv_dash.spawn import dash_root, read_json_tolerant, show
 from zirv_dash.textcheck import UnencodableText, require_encodable
 
 log = logging.getLogger(__name__)
@@ -46,13 +46,18 @@ class RosterPane:
     parent_session: str | None = None
     native: bool = False
     native_generation: int = 0
+    cwd: str | None = None
+    """The directory the pane ran in, so a restore starts it there again (an
+    extra field: upstream readers ignore it). None: the repository root."""
 
     @classmethod
-    def from_json(cls, obj: object) -> RosterPane | None:
+    def from_json(cls, obj: object, problems: list[str] | None = None) -> RosterPane | None:
         """Tolerant parse: missing fields take defaults, wrong types are dropped,
         extra fields ignored. Entries without agent or session_id are unusable.
         A string that could not be passed to `exec` (a lone surrogate, a NUL)
-        raises UnencodableText naming the field: such an entry is refused whole."""
+        raises UnencodableText naming the field: such an entry is refused whole.
+        A `cwd` that is not an absolute path to an existing directory is dropped
+        (the pane restores in the repository root) and described in `problems`."""
         if not isinstance(obj, dict):
             return None
         require_encodable(obj, "roster entry")
@@ -75,10 +80,33 @@ class RosterPane:
                 setattr(pane, name, value)
         if not pane.short:
             pane.short = paths.short_id(session)
+        cwd = obj.get("cwd")
+        if isinstance(cwd, str):
+            why = cwd_problem(cwd)
+            if why is None:
+                pane.cwd = cwd
+            elif problems is not None:
+                problems.append(
+                    f"{pane.title or pane.agent} ({pane.short}): cwd {show(cwd, 120)} {why}; "
+                    "it restores in the repository root"
+                )
         return pane
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def cwd_problem(cwd: str) -> str | None:
+    """Why a recorded cwd cannot be used (the roster is a file any process of
+    this user could have edited), or None."""
+    if not cwd or not os.path.isabs(cwd):
+        return "is not an absolute path"
+    try:
+        if not os.path.isdir(cwd):
+            return "is not an existing directory"
+    except (OSError, ValueError):
+        return "cannot be checked"
+    return None
 
 
 def roster_path(state: Path, slug: str) -> Path:
@@ -144,14 +172,20 @@ def take_roster(
         return []
     out: list[RosterPane] = []
     for index, item in enumerate(raw):
+        notes: list[str] = []
         try:
-            pane = RosterPane.from_json(item)
+            pane = RosterPane.from_json(item, notes)
         except UnencodableText as exc:
             message = f"restore roster {dst}: entry {index + 1} not restored: {exc}"
             log.warning("%s", message)
             if problems is not None:
                 problems.append(message)
             continue
+        for note in notes:
+            message = f"restore roster {dst}: entry {index + 1}: {note}"
+            log.warning("%s", message)
+            if problems is not None:
+                problems.append(message)
         if pane is not None:
             out.append(pane)
     return out
