@@ -13,6 +13,9 @@ IDENTITY = {
     "GIT_COMMITTER_NAME": "Test",
     "GIT_COMMITTER_EMAIL": "test@example.invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
+    # Fixed dates give fixed commit ids, so a snapshot can show a base sha.
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
 }
 
 

@@ -1,0 +1,51 @@
+"""A bare App hosting the diff review overlay over a real repository."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
+from textual.pilot import Pilot
+
+from screens.diff_review import CommentRoute, DiffReviewScreen, ReviewTarget
+
+
+class ReviewApp(App[None]):
+    def __init__(self, target: ReviewTarget, route: CommentRoute | None = None) -> None:
+        super().__init__()
+        self.target = target
+        self.route = route
+
+    def on_mount(self) -> None:
+        self.push_screen(DiffReviewScreen(self.target, self.route))
+
+    @property
+    def review(self) -> DiffReviewScreen:
+        screen = self.screen
+        assert isinstance(screen, DiffReviewScreen)
+        return screen
+
+
+async def until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Let the app run until `check()` holds (git runs in a worker thread)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+async def loaded(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, ReviewApp)
+    await until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, DiffReviewScreen)
+            and app.review.loading is False
+            and app.review.result is not None
+        ),
+    )
+    await pilot.pause()

@@ -1,0 +1,291 @@
+"""DiffView: one file's diff, side by side (wide) or unified (narrow), highlighted.
+
+A line-API ScrollView: the file's hunks are flattened into rows once per file
+and layout; `render_line` turns the visible rows into Strips, cached per row
+(the cursor row is drawn fresh). Syntax colours come from Rich's Syntax
+(pygments), run once over the whole file's diff text so a multi-line string or
+comment keeps its colour; the add/remove backgrounds are laid over them.
+
+A cursor row (j/k, arrows, a click) marks the line a review comment is about.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.console import Console
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from zirv_dash.gitdiff import DiffLine, FileDiff
+
+SPLIT_MIN_COLUMNS = 120
+"""A terminal at least this wide shows old and new side by side."""
+GUTTER = 5
+SYNTAX_THEME = "monokai"
+HIGHLIGHT_MAX_LINES = 5000
+"""A file's diff longer than this is shown without syntax colours (pygments is
+pure Python; its cost grows with the text)."""
+
+ADD_BG = Style(bgcolor="rgb(22,58,30)")
+DEL_BG = Style(bgcolor="rgb(70,24,28)")
+HUNK_STYLE = Style(color="rgb(110,150,220)", italic=True)
+GUTTER_STYLE = Style(color="rgb(120,120,120)")
+CURSOR_STYLE = Style(bgcolor="rgb(60,60,110)", bold=True)
+NOTE_STYLE = Style(color="rgb(160,160,160)", italic=True)
+_SIGN = {"add": "+", "del": "-", "ctx": " "}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One display row: a hunk header, a note, or an old and/or new line."""
+
+    header: str | None = None
+    old: DiffLine | None = None
+    new: DiffLine | None = None
+
+    @property
+    def line(self) -> DiffLine | None:
+        """The line a comment on this row is about (the new side when both)."""
+        return self.new or self.old
+
+
+def unified_rows(f: FileDiff) -> list[Row]:
+    rows: list[Row] = []
+    for hunk in f.hunks:
+        rows.append(Row(header=hunk.header))
+        for line in hunk.lines:
+            if line.kind == "del":
+                rows.append(Row(old=line))
+            elif line.kind == "add":
+                rows.append(Row(new=line))
+            else:
+                rows.append(Row(old=line, new=line))
+    return rows or [Row(header=f.note or "no textual changes")]
+
+
+def _pair(rows: list[Row], dels: list[DiffLine], adds: list[DiffLine]) -> None:
+    for i in range(max(len(dels), len(adds))):
+        old = dels[i] if i < len(dels) else None
+        rows.append(Row(old=old, new=adds[i] if i < len(adds) else None))
+    dels.clear()
+    adds.clear()
+
+
+def split_rows(f: FileDiff) -> list[Row]:
+    """Side by side: a run of removed lines pairs with the added run after it."""
+    rows: list[Row] = []
+    for hunk in f.hunks:
+        rows.append(Row(header=hunk.header))
+        dels: list[DiffLine] = []
+        adds: list[DiffLine] = []
+        for line in hunk.lines:
+            if line.kind == "ctx":
+                _pair(rows, dels, adds)
+                rows.append(Row(old=line, new=line))
+            elif line.kind == "del":
+                if adds:
+                    _pair(rows, dels, adds)
+                dels.append(line)
+            else:
+                adds.append(line)
+        _pair(rows, dels, adds)
+    return rows or [Row(header=f.note or "no textual changes")]
+
+
+def highlight(f: FileDiff) -> dict[int, Text]:
+    """Syntax-coloured text per diff line (keyed by id), one lexer pass per file."""
+    lines = [line for hunk in f.hunks for line in hunk.lines]
+    if not lines or len(lines) > HIGHLIGHT_MAX_LINES:
+        return {id(line): Text(line.text) for line in lines}
+    code = "\n".join(line.text for line in lines)
+    lexer = Syntax.guess_lexer(f.path, code)
+    syntax = Syntax(code, lexer, theme=SYNTAX_THEME, background_color="default")
+    pieces = syntax.highlight(code).split("\n", allow_blank=True)
+    out: dict[int, Text] = {}
+    for i, line in enumerate(lines):
+        text = pieces[i] if i < len(pieces) else Text(line.text)
+        text.rstrip()
+        out[id(line)] = text
+    return out
+
+
+def _changed(row: Row) -> bool:
+    return any(line is not None and line.kind != "ctx" for line in (row.old, row.new))
+
+
+class DiffView(ScrollView, can_focus=True):
+    """The focused file's diff; `split` picks side by side or unified."""
+
+    DEFAULT_CSS = """
+    DiffView {
+        background: $surface;
+        scrollbar-size-vertical: 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j,down", "cursor(1)", "line down", show=False),
+        Binding("k,up", "cursor(-1)", "line up", show=False),
+        Binding("pagedown,space", "page(1)", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("home,g", "jump(0)", show=False),
+        Binding("end,G", "jump(-1)", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, repaint=False)
+    split: reactive[bool] = reactive(False, repaint=False)
+
+    class CursorMoved(Message):
+        def __init__(self, view: DiffView, row: Row | None) -> None:
+            super().__init__()
+            self.view = view
+            self.row = row
+
+        @property
+        def control(self) -> DiffView:
+            return self.view
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.file: FileDiff | None = None
+        self.rows: list[Row] = []
+        self._texts: dict[int, Text] = {}
+        self._cache: dict[tuple[int, int], Strip] = {}
+
+    # -- content ---------------------------------------------------------------------
+
+    def show(self, f: FileDiff | None) -> None:
+        self.file = f
+        self._texts = highlight(f) if f is not None else {}
+        self._relayout(keep_cursor=False)
+
+    def watch_split(self) -> None:
+        self._relayout(keep_cursor=True)
+
+    def _relayout(self, keep_cursor: bool) -> None:
+        target = self.current_row.line if keep_cursor and self.current_row else None
+        f = self.file
+        self.rows = [] if f is None else (split_rows(f) if self.split else unified_rows(f))
+        self._cache.clear()
+        self.virtual_size = Size(self.size.width, len(self.rows))
+        index = 0
+        if target is not None:
+            index = next((i for i, r in enumerate(self.rows) if target in (r.old, r.new)), 0)
+        else:
+            # Start on the first changed line, not the hunk header.
+            index = next((i for i, r in enumerate(self.rows) if _changed(r)), 0)
+        self.set_cursor(index)
+        self.refresh()
+
+    @property
+    def current_row(self) -> Row | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    # -- cursor ------------------------------------------------------------------------
+
+    def set_cursor(self, index: int) -> None:
+        index = max(0, min(index, len(self.rows) - 1)) if self.rows else 0
+        old = self.cursor
+        self.cursor = index
+        self._cache.pop((old, self.size.width), None)
+        self.scroll_to_region(Region(0, index, 1, 1), animate=False, force=True)
+        self.refresh()
+        self.post_message(self.CursorMoved(self, self.current_row))
+
+    def action_cursor(self, delta: int) -> None:
+        self.set_cursor(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.set_cursor(self.cursor + direction * max(1, self.size.height - 1))
+
+    def action_jump(self, where: int) -> None:
+        self.set_cursor(len(self.rows) - 1 if where < 0 else 0)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            self.set_cursor(int(self.scroll_offset.y) + offset.y)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._cache.clear()
+        self.virtual_size = Size(event.size.width, len(self.rows))
+
+    # -- rendering ---------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        index = int(self.scroll_offset.y) + y
+        width = self.size.width
+        if not 0 <= index < len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        key = (index, width)
+        strip = None if index == self.cursor else self._cache.get(key)
+        if strip is None:
+            strip = self._render_row(self.rows[index], width, index == self.cursor)
+            if index != self.cursor:
+                self._cache[key] = strip
+        return strip
+
+    def _render_row(self, row: Row, width: int, cursor: bool) -> Strip:
+        if row.header is not None:
+            text = Text(row.header, HUNK_STYLE if row.header.startswith("@@") else NOTE_STYLE)
+        elif self.split:
+            half = max(GUTTER + 2, (width - 1) // 2)
+            text = self._side(row.old, "old", half, cursor)
+            text.append("│", GUTTER_STYLE)
+            text.append_text(self._side(row.new, "new", width - half - 1, cursor))
+        else:
+            text = self._unified(row, width, cursor)
+        console: Console = self.app.console
+        segments = list(text.render(console))
+        base = self.rich_style
+        strip = Strip(segments).apply_style(base).adjust_cell_length(width, base)
+        if cursor and row.header is not None:
+            strip = strip.apply_style(CURSOR_STYLE)
+        return strip
+
+    def _body(self, line: DiffLine) -> Text:
+        known = self._texts.get(id(line))
+        text = known.copy() if known is not None else Text(line.text)
+        text.expand_tabs(4)
+        return text
+
+    def _side(self, line: DiffLine | None, side: str, width: int, cursor: bool) -> Text:
+        out = Text(no_wrap=True, overflow="crop")
+        if line is None:
+            out.append(" " * width)
+            return out
+        number = line.old_no if side == "old" else line.new_no
+        out.append(f"{number or '':>4} ", CURSOR_STYLE if cursor else GUTTER_STYLE)
+        out.append(_SIGN[line.kind])
+        out.append_text(self._body(line))
+        out.truncate(width, pad=True)
+        if line.kind != "ctx":
+            out.stylize(ADD_BG if line.kind == "add" else DEL_BG, GUTTER)
+        return out
+
+    def _unified(self, row: Row, width: int, cursor: bool) -> Text:
+        line = row.line
+        assert line is not None
+        out = Text(no_wrap=True, overflow="crop")
+        old = row.old.old_no if row.old else None
+        new = row.new.new_no if row.new else None
+        out.append(f"{old or '':>4} {new or '':>4} ", CURSOR_STYLE if cursor else GUTTER_STYLE)
+        out.append(_SIGN[line.kind])
+        out.append_text(self._body(line))
+        out.truncate(width, pad=True)
+        if line.kind != "ctx":
+            out.stylize(ADD_BG if line.kind == "add" else DEL_BG, GUTTER * 2)
+        return out
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
