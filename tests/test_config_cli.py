@@ -339,3 +339,12 @@ def test_the_workdir_roots_hint_from_spawn_works(
         req_for(repo, workdir=str(elsewhere)), ctx_for(repo, workdir_roots=roots)
     )
     assert decision.ok, decision.reason
+
+
+@pytest.mark.parametrize("agent", adapters.names())
+def test_every_gate_variable_is_read(
+    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(config.gate_env(agent), "false")
+    gate = config.load_adapter_gate(tmp_path, adapters.names())
+    assert not gate.enabled(agent) and config.gate_env(agent) in (gate.refusal(agent) or "")

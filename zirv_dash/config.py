@@ -72,6 +72,11 @@ class DashSettings(_EnvFirst):
     truecolor: Literal["auto", "true", "false"] = "auto"
     """24-bit colour to the outer terminal: `auto` detects it the way tmux does
     (COLORTERM, terminfo Tc/RGB, known TERMs); `true`/`false` override."""
+    notify: Literal["off", "bell", "osc", "desktop"] = "osc"
+    """Tell the outer terminal when a pane you are not looking at needs you, is
+    done or failed: `osc` (OSC 9/777, through tmux passthrough) is the default
+    because a terminal that does not understand it ignores it silently, while
+    `bell` beeps and `desktop` needs `notify-send`; `off` sends nothing."""
 
     @field_validator("truecolor", mode="before")
     @classmethod
@@ -467,6 +472,11 @@ class AdapterGate:
         return agent not in self.disabled
 
 
+def gate_env(agent: str) -> str:
+    """The variable that enables or disables harness `agent` (wins over the files)."""
+    return f"ZIRV_AGENT_{agent.upper().replace('-', '_')}_ENABLED"
+
+
 def load_adapter_gate(repo: Path | None = None, names: list[str] | None = None) -> AdapterGate:
     repo = repo or paths.repo_root()
     gate = AdapterGate()
@@ -491,7 +501,7 @@ def load_adapter_gate(repo: Path | None = None, names: list[str] | None = None) 
             elif may_enable:
                 gate.disabled.pop(str(name), None)
     for name in names or []:
-        var = f"ZIRV_AGENT_{name.upper().replace('-', '_')}_ENABLED"
+        var = gate_env(name)
         raw = os.environ.get(var)
         if raw is None:
             continue
