@@ -30,6 +30,7 @@ from textual.screen import Screen
 from screens.app import LaunchOptions, ZirvApp
 from screens.handover_actions import HandoverActions
 from screens.lifecycle_actions import LifecycleActions
+from screens.outer_notify import announce as announce_outer
 from screens.review_actions import ReviewActions
 from screens.sessions_actions import SessionsActions
 from widgets.footer_bar import FooterBar
@@ -848,6 +849,9 @@ class DashboardScreen(
                 pane.awaiting_frame = True
                 self.call_after_refresh(confirm_seen, pane)
             change = pane.tracker.poll(now)
+            if change is not None:
+                notify_mode = self.options.settings.dash.notify
+                announce_outer(self, notify_mode, pane, change, pane is focused)
             if change is None or pane is focused:
                 continue
             reason = f" ({change.reason})" if change.reason else ""

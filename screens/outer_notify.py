@@ -1,0 +1,65 @@
+"""Send `zirv_dash.notify` notifications to the terminal the dashboard runs in.
+
+The bytes go through the Textual driver's `write`, the one stream that owns the
+outer terminal: Textual writes frames from its own buffer and `driver.write`
+queues ours between them, so an OSC can never land in the middle of a frame's
+escape sequence (a second writer on /dev/tty could interleave with one). A
+desktop notifier runs on a daemon thread so a slow D-Bus never stalls input.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from typing import TYPE_CHECKING
+
+from zirv_dash import notify
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.screen import Screen
+
+    from zirv_dash.attention import Transition
+    from zirv_dash.pane import Pane
+
+_GATES: weakref.WeakKeyDictionary[object, notify.EpisodeGate] = weakref.WeakKeyDictionary()
+
+
+def _gate(owner: object) -> notify.EpisodeGate:
+    gate = _GATES.get(owner)
+    if gate is None:
+        gate = _GATES[owner] = notify.EpisodeGate()
+    return gate
+
+
+def write_outer(app: App[object], data: bytes) -> bool:
+    """Raw bytes to the real terminal; False headless or once the terminal is gone."""
+    driver = getattr(app, "_driver", None)
+    if driver is None or app.is_headless or not data:
+        return False
+    try:
+        driver.write(data.decode("utf-8"))
+    except Exception:  # noqa: BLE001 - a closed terminal loses a notification, not the app
+        return False
+    return True
+
+
+def announce(
+    screen: Screen[None], mode: notify.Mode, pane: Pane, change: Transition, focused: bool
+) -> notify.Delivery | None:
+    """Feed one observed state change of `pane`; notify if the episode rule says so.
+
+    The screen keys the episode memory and gives the app. Returns what was sent.
+    """
+    if not _gate(screen).observe(pane.short, change.new, focused) or mode == "off":
+        return None
+    note = notify.Notification.for_pane(pane.title, pane.agent, change.new, change.reason)
+    delivery = notify.plan(mode, note, os.environ)
+    if delivery.data:
+        write_outer(screen.app, delivery.data)
+    if delivery.argv:
+        threading.Thread(
+            target=notify.run_desktop, args=(delivery.argv,), name="notify", daemon=True
+        ).start()
+    return delivery
