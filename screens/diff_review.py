@@ -49,7 +49,6 @@ BROWSE_HINTS = [
 ]
 PROMPT_HINTS = [("⏎", "send"), ("esc", "cancel")]
 CONFIRM_HINTS = [("y", "discard"), ("n", "keep")]
-FILE_LIST_COLUMNS = 34
 
 
 @dataclass(frozen=True)
@@ -123,7 +122,9 @@ class DiffReviewScreen(DialogScreen[None]):
         height: 1fr;
     }
     DiffReviewScreen #review-files {
-        width: 34;
+        /* The diff gets the room: the list takes under a third, at most 36. */
+        width: 30%;
+        max-width: 36;
         height: 1fr;
         max-height: 100%;
         border-right: vkey $accent 40%;
@@ -195,7 +196,10 @@ class DiffReviewScreen(DialogScreen[None]):
 
     def _title(self) -> str:
         against = "HEAD" if self.target.base == "HEAD" else self.target.base[:8]
-        where = f"worktree {self.target.branch}" if self.target.branch else str(self.target.cwd)
+        # The directory's name, not its path: the title must fit one row.
+        where = (
+            f"worktree {self.target.branch}" if self.target.branch else f"{self.target.cwd.name}/"
+        )
         return f"changes · {self.target.label} · {where} against {against}"
 
     # -- loading -----------------------------------------------------------------------
