@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from tests.test_agent_cli import zirv
 from tests.test_intake import ask, close, drive, private_channel, request
 from tests.test_spawn import FakeDashboard, make_repo
-from zirv_dash import catalogue, handover, spawn
+from zirv_dash import catalogue, handover, roster, spawn
 from zirv_dash.config import load_settings
 from zirv_dash.dashboard import Dashboard
 from zirv_dash.intake import Intake
@@ -309,6 +309,16 @@ def test_an_ended_panes_channel_grants_nothing(setup: tuple[Dashboard, Intake], 
     drive(dash, intake, lambda: not sub.alive)
     refused = ask(dash, intake, channel, request(repo))
     assert refused is not None and not refused.ok and "has ended" in (refused.reason or "")
+
+
+def test_roster_entry_with_unusable_text_is_not_restored(
+    setup: tuple[Dashboard, Intake],
+) -> None:
+    dash, intake = setup
+    entry = roster.RosterPane(agent="shell", session_id=f"abc{LONE}", short="abc00001")
+    assert intake.spawn_restored(entry) is None
+    assert any("session_id" in e.text for e in dash.errors.entries)
+    assert len(dash.panes) == 1 and dash.panes[0].alive
 
 
 # --- a flood is cheap: cap first, git cached, bounded per sweep, off the loop ---------------

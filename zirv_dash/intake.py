@@ -31,6 +31,7 @@ from typing import Protocol
 from zirv_dash import adapters, mail, paths, roster, spawn
 from zirv_dash.dashboard import Dashboard, EndedRow
 from zirv_dash.pane import STATE_WORDS, Pane, PaneState
+from zirv_dash.textcheck import text_problem
 from zirv_dash.textfmt import age_text as _age
 
 log = logging.getLogger("zirv.intake")
@@ -662,6 +663,15 @@ class Intake:
         return out
 
     def spawn_restored(self, entry: roster.RosterPane) -> Pane | None:
+        for name in _ROSTER_TEXT:
+            value = getattr(entry, name)
+            problem = text_problem(value) if isinstance(value, str) else None
+            if problem:
+                # Checked again here, not only when the roster is read: these
+                # strings go to argv and env, and one that cannot be encoded
+                # must never reach a spawn.
+                self.dash.error(f"restore {spawn.show(entry.short, 16)}: `{name}` {problem}")
+                return None
         adapter = adapters.get(entry.agent)
         if adapter is None:
             self.dash.error(f"restore {entry.short}: unknown harness {spawn.show(entry.agent, 40)}")
@@ -736,6 +746,12 @@ class Intake:
                 self.dash.error(f"restore roster could not be written: {exc}")
         if self.channel is not None:
             self.channel.remove()
+
+
+_ROSTER_TEXT = (
+    "agent", "session_id", "role", "short", "title", "report_to",
+    "work_group_id", "parent_session", "cwd",
+)  # fmt: skip
 
 
 def _requester_label(label: str) -> str | None:
