@@ -348,3 +348,21 @@ def test_every_gate_variable_is_read(
     monkeypatch.setenv(config.gate_env(agent), "false")
     gate = config.load_adapter_gate(tmp_path, adapters.names())
     assert not gate.enabled(agent) and config.gate_env(agent) in (gate.refusal(agent) or "")
+
+
+def test_every_variable_named_in_the_init_sample_is_the_real_one() -> None:
+    section = ""
+    checked = 0
+    for line in config.SAMPLE_CTX_TOML.splitlines():
+        header = re.match(r"# \[(\w+)\]", line)
+        if header or "Operator-only keys" in line:
+            section = header.group(1) if header else ""
+            continue
+        entry = re.match(r"# (\w+) = .*#.*?\b(ZIRV_CTX_\w+)", line)
+        if not entry:
+            continue
+        name, var = entry.groups()
+        expected = config.TOP_ENV[name] if section == "" else config.env_var(section, name)
+        assert var == expected, line
+        checked += 1
+    assert checked >= 10

@@ -529,7 +529,8 @@ SAMPLE_CTX_TOML = """\
 # [mail]
 # max_message_bytes = 4096     # ZIRV_CTX_MAIL_MAX_MESSAGE_BYTES (at most 1 MiB)
 #
-# Operator-only keys (~/.zirv/ctx.toml):
+# Operator-only keys (~/.zirv/ctx.toml; `zirv ctx config set KEY VALUE` writes
+# one there after checking it, `zirv ctx config list` shows what applies):
 #
 # agent = "claude"             # default harness; ZIRV_CTX_AGENT
 # [dash]
