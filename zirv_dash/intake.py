@@ -495,11 +495,14 @@ class Intake:
                 pane.pty.signal_group(signal.SIGKILL)
                 del self.stopping[short]
 
-    def tick(self, now: float | None = None) -> Outcome:
-        """The 1 s fallback: sweep, deadlines, stop ladders, settled reports, pruning."""
+    def tick(self, now: float | None = None, sweep: bool = True) -> Outcome:
+        """The 1 s fallback: sweep, deadlines, stop ladders, settled reports, pruning.
+
+        `sweep=False` leaves the request sweep to the caller (a UI runs
+        `prepare_sweep` / `SweepJob.run` on a worker thread / `finish_sweep`)."""
         self.enforce_deadlines(now)
         self.advance_stops(now)
-        out = self.sweep()
+        out = self.sweep() if sweep else Outcome()
         self.report_settled()
         self.prune(now)
         return out
