@@ -731,7 +731,7 @@ class Screen:
             self._blank_rows(0, self.y)
             self.erase_in_line(1)
         elif mode == 2:
-            if erase_attr(self.attr) is DEFAULT_ATTR and self._is_blank():
+            if erase_attr(self.attr) is DEFAULT_ATTR and self._is_filled(" "):
                 return  # nothing to erase: keeps a flood of clears/RIS cheap
             if not self.alt and self.history_limit > 0:
                 # tmux scrolls the used part of the screen into the history
@@ -743,14 +743,16 @@ class Screen:
         elif mode == 3:
             self.clear_history()
 
-    def _is_blank(self) -> bool:
-        """Whether every cell is a default blank and no row is wrapped, i.e.
-        exactly what erasing the whole screen would leave."""
-        cols = self.columns
-        for row, arow in zip(self.chars, self.attrs, strict=True):
-            if row.count(" ") != cols or arow.count(DEFAULT_ATTR) != cols:
-                return False
-        return not any(self.wrapped)
+    def _is_filled(self, ch: str) -> bool:
+        """Whether every cell is ``ch`` in the default rendition and no row is
+        wrapped -- what erasing the screen (``" "``) or DECALN (``"E"``) would
+        leave.  ``list.count`` compares whole rows in C, one call per screen."""
+        cols, rows = self.columns, self.rows
+        return (
+            self.chars.count([ch] * cols) == rows
+            and self.attrs.count([DEFAULT_ATTR] * cols) == rows
+            and not any(self.wrapped)
+        )
 
     def _last_used_row(self) -> int:
         for y in range(self.rows - 1, -1, -1):
@@ -805,6 +807,9 @@ class Screen:
     def alignment_display(self) -> None:
         """DECALN: fill the screen with 'E'."""
         self.top, self.bottom = 0, self.rows - 1
+        self.x = self.y = 0
+        if self._is_filled("E"):
+            return  # already so: a flood of DECALN stays cheap
         for y in range(self.rows):
             self.chars[y] = ["E"] * self.columns
             self.attrs[y] = [DEFAULT_ATTR] * self.columns
