@@ -41,7 +41,8 @@ from widgets.pane_header import PaneHeader, PaneHeaderFacts
 from widgets.sidebar import RosterRow, Sidebar
 from widgets.terminal_view import TerminalView
 from zirv_dash import keys as keycodes
-from zirv_dash import paths
+from zirv_dash import mail, paths
+from zirv_dash import worktree as worktrees
 from zirv_dash.dashboard import Dashboard, DashError
 from zirv_dash.keymap import ACTION_BY_ID, PrefixFilter, Verdict, describe_key
 from zirv_dash.pane import Pane, PaneState
@@ -369,6 +370,7 @@ class DashboardScreen(
         ended = self.dash.reap()
         for pane in ended:
             self._lifecycle_pane_ended(pane)
+            self._worktree_pane_ended(pane)
             self._unwatch(pane)
             view = self.views.get(pane.short)
             if view is not None:
@@ -554,6 +556,91 @@ class DashboardScreen(
         self.app.push_screen(
             SpawnScreen(str(self.dash.repo), self.dash.gate, self.options.settings), done
         )
+
+    def do_diff_review(self) -> None:
+        """The focused pane's changes: against its worktree's base, else its cwd
+        against HEAD. Reading the record is one small file; git runs in the
+        overlay's worker."""
+        from screens.diff_review import CommentRoute, DiffReviewScreen, ReviewTarget
+
+        pane = self.dash.focused_pane
+        if pane is None:
+            self.dash.notify("diff review: no pane")
+            return
+        record = worktrees.load(self.dash.repo, pane.short)
+        label = f"pane {pane.short} ({pane.agent})"
+        if record is not None:
+            target = ReviewTarget(Path(record.path), record.base, label, record.branch)
+        else:
+            target = ReviewTarget(Path(pane.cwd), "HEAD", label)
+        route = CommentRoute(
+            slug=self.dash.slug,
+            from_session=self.dash.short,
+            from_agent=mail.OPERATOR,
+            to_agent=pane.agent,
+            to_session=pane.session_id,
+            keep=self.dash.settings.mail.keep,
+            max_message_bytes=self.dash.settings.mail.max_message_bytes,
+        )
+        self.app.push_screen(DiffReviewScreen(target, route), lambda _: self._update_chrome())
+
+    def _worktree_pane_ended(self, pane: Pane) -> None:
+        record = worktrees.load(self.dash.repo, pane.short)
+        if record is not None:
+            self._reclaim_worktree(record)
+
+    @work(thread=True, group="worktree-reclaim", exit_on_error=False)
+    def _reclaim_worktree(self, record: worktrees.Worktree) -> None:
+        """Remove a finished pane's worktree when nothing would be lost; say
+        why it is kept otherwise (it stays listed)."""
+        try:
+            result = worktrees.reclaim(record)
+        except worktrees.WorktreeError as exc:
+            text = f"worktree {record.branch} kept: {exc}"
+        else:
+            verb = "removed" if result.removed else "kept"
+            text = f"worktree {record.branch} {verb} ({result.reason})"
+            if not result.removed:
+                text += f" at {record.path}"
+        self.app.call_from_thread(self._worktree_notice, text)
+
+    def _worktree_notice(self, text: str) -> None:
+        self.dash.notify(text)
+        self._update_chrome()
+
+    def spawn_in_worktree(self, agent: str, prompt: str | None, model: str | None) -> None:
+        """Spawn a pane in its own worktree: `git worktree add` in a thread, then
+        the pane on the UI loop (the spawn dialog's "own worktree" toggle)."""
+        session_id = paths.new_session_id()
+        self.dash.notify(f"creating worktree zirv/{paths.short_id(session_id)}…")
+        self._prepare_worktree(agent, prompt, model, session_id)
+
+    @work(thread=True, group="worktree-create", exit_on_error=False)
+    def _prepare_worktree(
+        self, agent: str, prompt: str | None, model: str | None, session_id: str
+    ) -> None:
+        try:
+            worktrees.create(self.dash.repo, paths.short_id(session_id))
+        except worktrees.WorktreeError as exc:
+            self.app.call_from_thread(self.dash.error, f"spawn: own worktree: {exc}")
+            return
+        self.app.call_from_thread(self._spawn_prepared, agent, prompt, model, session_id)
+
+    def _spawn_prepared(
+        self, agent: str, prompt: str | None, model: str | None, session_id: str
+    ) -> None:
+        try:
+            pane = self.dash.spawn(
+                agent, prompt=prompt, model=model, session_id=session_id, worktree=True
+            )
+        except DashError as exc:
+            self.dash.error(f"spawn: {exc}")
+            self._update_chrome()
+            return
+        self._mount_view(pane)
+        self._show_focused()
+        self.dash.notify(f"spawned {pane.agent} as {pane.short} in worktree zirv/{pane.short}")
+        self._update_chrome()
 
     def do_errors(self) -> None:
         from screens.errors import ErrorsScreen

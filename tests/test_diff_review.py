@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from screens.diff_review import CommentRoute, ReviewTarget
+from screens.diff_review import CommentRoute, DiffReviewScreen, ReviewTarget
+from tests.apphelpers import dash_screen, make_app, wait_for
 from tests.gitrepos import make_repo, sh
 from tests.reviewapp import ReviewApp, loaded, until
 from widgets.diff_view import DiffView
@@ -136,3 +138,60 @@ async def test_worktree_pane_diffs_against_its_base(repo: Path) -> None:
         await loaded(pilot)
         assert file_names(app) == ["app.py"]
         assert "zirv/abcd1234" in str(app.review.query_one("#review-title").render())
+
+
+# -- in the running dashboard (real panes) ---------------------------------------------
+
+
+async def _worktree_pane(pilot: Any, app: Any) -> Any:
+    screen = dash_screen(app)
+    await wait_for(pilot, lambda: len(screen.dash.panes) == 1)
+    screen.spawn_in_worktree("shell", None, None)
+    await wait_for(pilot, lambda: len(screen.dash.panes) == 2, timeout=20)
+    return screen.dash.panes[1]
+
+
+async def test_dashboard_worktree_pane_reclaimed_when_clean(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = await _worktree_pane(pilot, app)
+        record = worktree.load(repo, pane.short)
+        assert record is not None and pane.cwd == record.path
+        assert record.branch == f"zirv/{pane.short}"
+        pane.send(b"exit\n")
+        # The record goes last, after the checkout and the branch.
+        await wait_for(pilot, lambda: worktree.load(repo, pane.short) is None, timeout=20)
+        assert not Path(record.path).exists()
+        assert sh(repo, "branch", "--list", "zirv/*") == ""
+
+
+async def test_dashboard_worktree_pane_kept_when_dirty_and_reviewed(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = await _worktree_pane(pilot, app)
+        record = worktree.load(repo, pane.short)
+        assert record is not None
+        screen = dash_screen(app)
+        pane.send(b"echo pane work > work.txt\n")
+        await wait_for(pilot, lambda: Path(record.path, "work.txt").exists())
+        screen.run_action("diff_review")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffReviewScreen))
+        review = app.screen
+        assert isinstance(review, DiffReviewScreen)
+        assert review.target.cwd == Path(record.path) and review.target.base == record.base
+        await wait_for(pilot, lambda: review.result is not None)
+        assert review.result is not None
+        assert [f.path for f in review.result.files] == ["work.txt"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DiffReviewScreen))
+        pane.send(b"exit\n")
+        await wait_for(pilot, lambda: "kept" in (screen.dash.current_notice() or ""), timeout=20)
+        assert "uncommitted changes" in (screen.dash.current_notice() or "")
+        assert Path(record.path, "work.txt").exists()
+        assert worktree.listed(repo) == [record]

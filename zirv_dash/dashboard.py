@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zirv_dash import adapters, escapes, guard, paths, registry, swap
+from zirv_dash import worktree as worktrees
 from zirv_dash.config import AdapterGate, Settings
 from zirv_dash.handover import SwapPlan
 from zirv_dash.pane import Pane, PaneSpec, PaneState
@@ -188,8 +189,13 @@ class Dashboard:
         requested_by: str | None = None,
         focus: bool = True,
         extra_env: Mapping[str, str] | None = None,
+        worktree: bool = False,
     ) -> Pane:
-        """Open a pane. Raises DashError (with the reason) when refused."""
+        """Open a pane. Raises DashError (with the reason) when refused.
+
+        `worktree`: the pane runs in its own git worktree (branch `zirv/<short>`),
+        used as its cwd; one prepared earlier by `worktrees.create` off the UI
+        loop for this session id is reused, else it is created here (blocking)."""
         adapter = adapters.get(agent)
         if adapter is None:
             raise DashError(
@@ -206,6 +212,9 @@ class Dashboard:
             )
         if prompt and prompt.lstrip().startswith("-"):
             raise DashError("prompt must not begin with '-' (argv injection guard)")
+        if worktree:
+            session_id = session_id or paths.new_session_id()
+            cwd = self._worktree_cwd(paths.short_id(session_id))
         if argv is None:
             # claude uses our session id, so a handover can `--resume` it later.
             session_id = session_id or paths.new_session_id()
@@ -255,6 +264,16 @@ class Dashboard:
         if focus:
             self.focused = len(self.panes) - 1
         return pane
+
+    def _worktree_cwd(self, short: str) -> str:
+        # Branched from the dashboard repo's HEAD (a cwd elsewhere in it is not
+        # a different base); the record is keyed by the dashboard repo, where
+        # the review overlay and the reclaim look for it.
+        try:
+            record = worktrees.load(self.repo, short) or worktrees.create(self.repo, short)
+        except worktrees.WorktreeError as exc:
+            raise DashError(f"own worktree: {exc}") from exc
+        return record.path
 
     def _mint_channel(self, pane: Pane) -> str | None:
         """The pane's private spawn-request channel, minted once and kept for the
