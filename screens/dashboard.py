@@ -29,6 +29,7 @@ from textual.screen import Screen
 
 from screens.app import LaunchOptions, ZirvApp
 from screens.handover_actions import HandoverActions
+from screens.knowledge import KnowledgeScreen
 from screens.lifecycle_actions import LifecycleActions
 from screens.outer_notify import announce as announce_outer
 from screens.review_actions import ReviewActions
@@ -488,6 +489,10 @@ class DashboardScreen(
             self._show_focused()
         else:
             self.dash.notify("no pane needs you")
+
+    def do_knowledge(self) -> None:
+        """The repo's `.zavet/` decisions and specs, read-only."""
+        self.app.push_screen(KnowledgeScreen(str(self.dash.repo)))
 
     def do_zoom(self) -> None:
         self.dash.zoomed = not self.dash.zoomed

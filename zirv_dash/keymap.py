@@ -59,6 +59,9 @@ ACTIONS: tuple[ActionInfo, ...] = (
     ActionInfo("toggle_sidebar", "sidebar", "dashboard", "show or hide the sidebar"),
     ActionInfo("grid", "grid", "dashboard", "every live pane tiled at once"),
     ActionInfo("copy_mode", "copy mode", "dashboard", "search and copy from scrollback"),
+    ActionInfo(
+        "knowledge", "knowledge", "dashboard", "browse the repo's .zavet decisions and specs"
+    ),
     ActionInfo("palette", "palette", "dashboard", "search every action"),
     ActionInfo("help", "help", "dashboard", "this help"),
     ActionInfo("quit", "quit", "dashboard", "quit (asks when a pane is working)"),
