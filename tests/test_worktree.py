@@ -100,3 +100,47 @@ def test_listing_cli_names_kept_worktrees(repo: Path, capsys: pytest.CaptureFixt
     assert worktree.main([str(repo)]) == 0
     out = capsys.readouterr().out
     assert "zirv/abc12345" in out and "uncommitted changes" in out
+
+
+# -- `zirv agent --worktree` and the spawn request field ---------------------------------
+
+
+def test_agent_worktree_flag_parses_and_excludes_workdir() -> None:
+    from zirv_dash.agent_cli import UsageError, parse_args
+
+    assert parse_args(["demo", "hi", "--worktree"]).worktree is True
+    assert parse_args(["demo", "hi"]).worktree is False
+    with pytest.raises(UsageError, match="--worktree and --workdir"):
+        parse_args(["demo", "hi", "--worktree", "--workdir", "x"])
+
+
+def test_spawn_request_worktree_field_is_validated_and_round_trips() -> None:
+    from zirv_dash.spawn import RequestError, SpawnRequest
+
+    base = {"agent": "demo", "prompt": "hi", "cwd": "/r", "requested_by": "x"}
+    req = SpawnRequest.from_json({**base, "worktree": True})
+    assert req.worktree and req.to_json()["worktree"] is True
+    assert "worktree" not in SpawnRequest.from_json(base).to_json()
+    with pytest.raises(RequestError, match="field `worktree` must be true or false"):
+        SpawnRequest.from_json({**base, "worktree": "yes"})
+
+
+def test_agent_worktree_inline_runs_in_a_worktree_and_reclaims_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZIRV_", "CLAUDE"))}
+    env.update(ZIRV_CTX_STATE_DIR=os.environ["ZIRV_CTX_STATE_DIR"], SHELL="/bin/sh")
+    env.update(ZIRV_HOME=str(tmp_path / "home"), LINES="24", COLUMNS="80")
+    got = subprocess.run(
+        [sys.executable, "-m", "zirv_dash.cli", "agent", "shell", "hi", "--worktree"],
+        cwd=repo, env=env, input="pwd; exit 0\n", capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    root = paths.state_dir() / "worktrees" / paths.repo_slug(repo)
+    assert f"running in worktree {root.resolve()}" in got.stderr
+    assert str(root.resolve()) in got.stdout + got.stderr  # pwd ran inside it
+    assert worktree.listed(repo) == [] and sh(repo, "branch", "--list", "zirv/*") == ""

@@ -24,7 +24,7 @@ from zirv_dash import adapters, inline_headless, paths, spawn
 from zirv_dash.textcheck import text_problem
 
 USAGE = (
-    "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR] [--json] "
+    "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR | --worktree] [--json] "
     "[--timeout-secs N] [--max-tool-calls N] [--force] [-- flags]\n"
 )
 EXIT_BUDGET_EXHAUSTED = 77
@@ -46,6 +46,8 @@ class AgentArgs:
     timeout_secs: int | None = None
     max_tool_calls: int | None = None
     force: bool = False
+    worktree: bool = False
+    """Run in a git worktree of its own (branch `zirv/<short>`)."""
     flags: list[str] = field(default_factory=list)
 
 
@@ -72,7 +74,7 @@ def parse_args(argv: list[str]) -> AgentArgs:
                 i += 1
                 value = head[i]
             opts[name] = value
-        elif tok in ("--json", "--force"):
+        elif tok in ("--json", "--force", "--worktree"):
             switches.add(tok)
         elif tok in ("-h", "--help"):
             raise UsageError("")
@@ -91,6 +93,9 @@ def parse_args(argv: list[str]) -> AgentArgs:
     args.workdir = opts.get("--workdir")
     args.json = "--json" in switches
     args.force = "--force" in switches
+    args.worktree = "--worktree" in switches
+    if args.worktree and args.workdir is not None:
+        raise UsageError("--worktree and --workdir exclude each other (a worktree is its own dir)")
     for name, attr in (("--timeout-secs", "timeout_secs"), ("--max-tool-calls", "max_tool_calls")):
         if name in opts:
             try:
@@ -195,6 +200,7 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
             timeout_secs=args.timeout_secs,
             max_tool_calls=args.max_tool_calls,
             parent_session=(own_session or None) if target.private else None,
+            worktree=args.worktree,
         )
         try:
             req_path = spawn.write_request(target.channel, req.to_json())
@@ -236,7 +242,39 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
             fallback_note = f"{PREFIX}: running {args.harness} inline in this terminal"
             continue
         return fail(reason, EXIT_BUDGET_EXHAUSTED if ack.budget_exhausted else 1, "dashboard_pane")
+    if args.worktree:
+        return _inline_in_worktree(args, prompt, adapter, repo, own_session, fallback_note, env)
     return run_inline(args, prompt, adapter, workdir or str(cwd), own_session, fallback_note, env)
+
+
+def _inline_in_worktree(
+    args: AgentArgs,
+    prompt: str,
+    adapter: adapters.Adapter,
+    repo: Path,
+    own_session: str,
+    notice: str,
+    env: Mapping[str, str],
+) -> int:
+    """No dashboard took the request: run inline in a new worktree, then reclaim
+    it if the run left nothing behind (else say where it was kept)."""
+    from zirv_dash import worktree
+
+    try:
+        wt = worktree.create(repo, paths.short_id(paths.new_session_id()))
+    except worktree.WorktreeError as exc:
+        _err(f"{PREFIX}: --worktree: {exc}")
+        return 1
+    _err(f"{PREFIX}: running in worktree {wt.path} (branch {wt.branch})")
+    code = run_inline(args, prompt, adapter, wt.path, own_session, notice, env)
+    try:
+        result = worktree.reclaim(wt)
+    except worktree.WorktreeError as exc:
+        _err(f"{PREFIX}: worktree {wt.branch} kept at {wt.path}: {exc}")
+        return code
+    if not result.removed:
+        _err(f"{PREFIX}: worktree {wt.branch} kept at {wt.path} ({result.reason})")
+    return code
 
 
 def _read_stdin_prompt() -> str | int:

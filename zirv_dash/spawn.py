@@ -321,6 +321,10 @@ class SpawnRequest:
     flags: list[str] = field(default_factory=list)
     system_prompt: str | None = None
     parent_seat_generation: int | None = None
+    worktree: bool = False
+    """zirv-dash extension: run the pane in its own git worktree (branch
+    `zirv/<short>`); omitted from the wire form when false, so upstream readers
+    never see it unless asked for."""
 
     @classmethod
     def from_json(cls, obj: object) -> SpawnRequest:
@@ -337,7 +341,7 @@ class SpawnRequest:
             "workdir", "result_schema", "envelope", "system_prompt",
         ):  # fmt: skip
             kw[name] = _want_opt_str(obj, name)
-        for name in ("interactive", "force", "owns_workdir", "no_network"):
+        for name in ("interactive", "force", "owns_workdir", "no_network", "worktree"):
             kw[name] = _want_bool(obj, name)
         for name, top in (
             ("budget_tokens", _U64),
