@@ -18,13 +18,14 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.geometry import Region
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widget import Widget
 
 from widgets.terminal_view import SELECTION_STYLE, Mark, TerminalView
 from zirv_dash import selection as sel
@@ -171,6 +172,32 @@ class CopyView(TerminalView):
             self.clear_selection()
 
 
+def fit_pieces(text: str, width: int) -> str:
+    """`mode · a · b · copy · esc` cut to `width` by whole pieces: the ones after
+    the mode go first (moving is guessable), the last ones (how to copy, how to
+    leave) stay; never a piece cut mid-word."""
+    pieces = text.split(" · ")
+    while len(pieces) > 3 and len(" · ".join(pieces)) > width:
+        del pieces[1]
+    return " · ".join(pieces)
+
+
+class StatusLine(Widget):
+    """Copy mode's one-line status, fitted to its width by whole pieces."""
+
+    def __init__(self, text: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.text = text
+
+    def set_text(self, text: str) -> None:
+        if text != self.text:
+            self.text = text
+            self.refresh()
+
+    def render(self) -> Text:
+        return Text(fit_pieces(self.text, self.content_size.width or len(self.text)))
+
+
 class CopyModeScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     CopyModeScreen {
@@ -217,7 +244,7 @@ class CopyModeScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="copy-box"):
             yield self.copy_view
-            yield Static(HINT, id="copy-status", markup=False)
+            yield StatusLine(HINT, id="copy-status")
 
     def on_mount(self) -> None:
         self._place()
@@ -242,18 +269,18 @@ class CopyModeScreen(ModalScreen[None]):
         self.call_after_refresh(follow)
 
     def _status(self) -> None:
-        status = self.query_one("#copy-status", Static)
+        status = self.query_one("#copy-status", StatusLine)
         v = self.copy_view
         if self.searching is not None:
             miss = "" if v.current is not None or not self._search_text else "  (no match)"
-            status.update(f"{self.searching}{self._search_text}█{miss}")
+            status.set_text(f"{self.searching}{self._search_text}█{miss}")
         elif v.sel_anchor is not None:
-            status.update("selecting · move to extend · y/⏎ copy · v cancel · esc leave")
+            status.set_text("selecting · move to extend · y/⏎ copy · v cancel · esc leave")
         elif v.pattern:
             state = "" if v.current is not None else " (no match)"
-            status.update(f"search: {v.pattern}{state} · n/N next/previous · esc leave")
+            status.set_text(f"search: {v.pattern}{state} · n/N next/previous · esc leave")
         else:
-            status.update(HINT)
+            status.set_text(HINT)
 
     # -- keys -----------------------------------------------------------------------------
 

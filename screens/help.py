@@ -70,6 +70,9 @@ def help_text(keymap: Keymap) -> Table:
 
 
 class HelpScreen(DialogScreen[None]):
+    DEFAULT_CSS = """
+    HelpScreen .dialog { width: 96%; max-width: 110; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter,question_mark", "close", "close", show=False),
     ]

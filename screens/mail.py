@@ -87,6 +87,7 @@ class MailScreen(DialogScreen[None]):
     }
     MailScreen #mail-status {
         height: auto;
+        display: none;  /* until there is a status to show */
     }
     MailScreen #mail-target {
         max-height: 5;
@@ -259,7 +260,9 @@ class MailScreen(DialogScreen[None]):
         self._leave_compose()
         self.reload()
         status = f"sent to {target.label if target else 'any'}"
-        self.query_one("#mail-status", Label).update(Text(status, Style(dim=True)))
+        label = self.query_one("#mail-status", Label)
+        label.update(Text(status, Style(dim=True)))
+        label.display = True
 
     def _chosen_target(self) -> MailTarget | None:
         index = self.query_one("#mail-target", OptionList).highlighted

@@ -12,12 +12,13 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
 
-from screens.dialog import DialogScreen, KeyHints
+from screens.dialog import DialogScreen, HangingText, KeyHints
 from zirv_dash.intake import MenuEntry
 
 CONFIRM = "confirm? y / n"
+REASON_COLUMN = 19
+"""Where `disabled: …` starts in a row: `x  label(14)  `."""
 
 
 class MenuScreen(DialogScreen[str | None]):
@@ -35,7 +36,8 @@ class MenuScreen(DialogScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = f"actions · {self.subject}"
-            yield Static(self.body(), id="menu-body")
+            # Long rows wrap under their reason, not at the dialog's left edge.
+            yield HangingText(self.body(), REASON_COLUMN, id="menu-body")
             yield KeyHints(
                 [("⏎", "do"), ("esc", "back"), ("j", "down"), ("k", "up"), ("a-z", "jump")],
                 classes="dialog-footer",
@@ -61,16 +63,18 @@ class MenuScreen(DialogScreen[str | None]):
         return out
 
     def _redraw(self) -> None:
-        self.query_one("#menu-body", Static).update(self.body())
+        self.query_one("#menu-body", HangingText).update(self.body())
 
     def on_click(self, event: events.Click) -> None:
         """A click selects an entry; a double-click activates it."""
         if self.done or self.confirming:
             return
-        offset = event.get_content_offset(self.query_one("#menu-body", Static))
-        if offset is None or not 0 <= offset.y < len(self.entries):
+        body = self.query_one("#menu-body", HangingText)
+        offset = event.get_content_offset(body)
+        line = None if offset is None else body.source_line(offset.y)
+        if line is None or not 0 <= line < len(self.entries):
             return
-        self.cursor = offset.y
+        self.cursor = line
         self.note = ""
         if event.chain >= 2:
             self._activate(self.cursor)

@@ -209,7 +209,7 @@ class PaletteList(Widget):
                 line.append(f"disabled: {row.disabled}", Style(dim=dim, italic=True))
             else:
                 line.append(row.description, Style(dim=row is not current))
-            line.truncate(width)
+            line.truncate(width, overflow="ellipsis")  # a cut word shows it was cut
             line.append(" " * max(0, width - line.cell_len))
             if row is current:
                 line.stylize(Style(reverse=True))
@@ -292,8 +292,10 @@ class PaletteScreen(DialogScreen[str | None]):
 
     DEFAULT_CSS = """
     PaletteScreen .dialog {
-        height: 80%;
-        max-height: 40;
+        width: 96%;
+        max-width: 110;
+        height: auto;
+        max-height: 90%;
     }
     PaletteScreen #palette-query {
         margin-bottom: 1;

@@ -244,7 +244,9 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
         self.dismiss(SpawnRequestForm(agent, model, prompt, cwd))
 
     def _error(self, text: str) -> None:
-        self.query_one("#error", Label).update(text)
+        label = self.query_one("#error", Label)
+        label.update(text)
+        label.display = bool(text)  # no blank row while there is nothing to say
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -151,7 +151,7 @@ async def test_the_wheel_moves_through_dialog_lists(tmp_path: Path) -> None:
         dash = dash_screen(app).dash
         await wait_for(pilot, lambda: bool(dash.panes) and dash.panes[0].is_idle())
         menu = await open_screen(pilot, app, MenuScreen, "ctrl+a", "c")
-        body = menu.query_one("#menu-body", Static)
+        body = menu.query_one("#menu-body")
         await wheel(pilot, body)
         await wait_for(pilot, lambda: menu.cursor == 1)
         await wheel(pilot, body, down=False)
