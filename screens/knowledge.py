@@ -96,6 +96,9 @@ class KnowledgeScreen(DialogScreen[None]):
         width: 2fr;
         height: 1fr;
         max-height: 100%;
+        /* One line per record: the detail pane has the whole title. */
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     KnowledgeScreen #knowledge-detail-scroll {
         width: 3fr;
