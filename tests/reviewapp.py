@@ -10,6 +10,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from screens.diff_review import CommentRoute, DiffReviewScreen, ReviewTarget
+from widgets.diff_view import DiffView
 
 
 class ReviewApp(App[None]):
@@ -37,15 +38,17 @@ async def until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 2
         await pilot.pause(0.02)
 
 
+def ready(app: ReviewApp) -> bool:
+    """The overlay has its diff and the shown file's syntax colours."""
+    if not isinstance(app.screen, DiffReviewScreen):
+        return False
+    review = app.review
+    view = review.query_one(DiffView)
+    return not review.loading and review.result is not None and view.highlighted
+
+
 async def loaded(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, ReviewApp)
-    await until(
-        pilot,
-        lambda: (
-            isinstance(app.screen, DiffReviewScreen)
-            and app.review.loading is False
-            and app.review.result is not None
-        ),
-    )
+    await until(pilot, lambda: ready(app))
     await pilot.pause()

@@ -4,7 +4,8 @@ A line-API ScrollView: the file's hunks are flattened into rows once per file
 and layout; `render_line` turns the visible rows into Strips, cached per row
 (the cursor row is drawn fresh). Syntax colours come from Rich's Syntax
 (pygments), run once over the whole file's diff text so a multi-line string or
-comment keeps its colour; the add/remove backgrounds are laid over them.
+comment keeps its colour, in a thread worker; the add/remove backgrounds are
+laid over them.
 
 A cursor row (j/k, arrows, a click) marks the line a review comment is about.
 """
@@ -18,7 +19,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -159,14 +160,34 @@ class DiffView(ScrollView, can_focus=True):
         self.file: FileDiff | None = None
         self.rows: list[Row] = []
         self._texts: dict[int, Text] = {}
+        self.highlighted = True
+        """The shown file's syntax colours are in (tests and snapshots wait on it)."""
         self._cache: dict[tuple[int, int], Strip] = {}
 
     # -- content ---------------------------------------------------------------------
 
     def show(self, f: FileDiff | None) -> None:
+        """Show `f` at once in plain text; its syntax colours follow from a thread
+        (pygments took ~75 ms for a 400-line diff, too long for the event loop)."""
         self.file = f
-        self._texts = highlight(f) if f is not None else {}
+        self.highlighted = f is None
+        self._texts = {}
         self._relayout(keep_cursor=False)
+        if f is not None:
+            self._highlight(f)
+
+    @work(thread=True, exclusive=True, group="diff-highlight", exit_on_error=False)
+    def _highlight(self, f: FileDiff) -> None:
+        texts = highlight(f)
+        self.app.call_from_thread(self._highlighted, f, texts)
+
+    def _highlighted(self, f: FileDiff, texts: dict[int, Text]) -> None:
+        if f is not self.file:
+            return  # another file was picked meanwhile
+        self._texts = texts
+        self.highlighted = True
+        self._cache.clear()
+        self.refresh()
 
     def watch_split(self) -> None:
         self._relayout(keep_cursor=True)
