@@ -328,7 +328,15 @@ def serve_main(argv: list[str]) -> int:
     except BridgeError as exc:
         print(f"zirv ctx mcp serve: {exc}", file=sys.stderr)
         return 1
-    build_server(bridge).run("stdio")
+    try:
+        server = build_server(bridge)
+    except ImportError as exc:
+        print(
+            f"zirv ctx mcp serve: the MCP SDK is not installed ({exc}); install `mcp`",
+            file=sys.stderr,
+        )
+        return 1
+    server.run("stdio")
     return 0
 
 
