@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pydantic.fields import FieldInfo
 
-from zirv_dash import adapters, catalogue, config, config_cli, spawn
+from zirv_dash import adapters, catalogue, config, config_cli, config_keys, spawn
 
 
 def operator_file() -> Path:
@@ -172,13 +172,13 @@ def _other_value(section: str, name: str, info: FieldInfo) -> Any:
 
 
 def _as_cli(value: Any) -> str:
-    return config_cli.render(value) if not isinstance(value, str) else value
+    return config_keys.render(value) if not isinstance(value, str) else value
 
 
 def _as_env(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return config_cli.render(value) if isinstance(value, list) else str(value)
+    return config_keys.render(value) if isinstance(value, list) else str(value)
 
 
 def _commands(text: str) -> list[list[str]]:
@@ -366,3 +366,17 @@ def test_every_variable_named_in_the_init_sample_is_the_real_one() -> None:
         assert var == expected, line
         checked += 1
     assert checked >= 10
+
+
+def test_an_agent_pane_may_read_but_not_change_the_operator_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ZIRV_CTX_SESSION", "aaaa1111-0000-4000-8000-000000000001")
+    code, _, err = run(capsys, "add", "dash.workdir_roots", "/srv/x y")
+    assert code == 1 and "ask the operator to run" in err and "nothing was changed" in err
+    assert "`zirv ctx config add dash.workdir_roots '/srv/x y'`" in err
+    assert not operator_file().exists()
+    assert run(capsys, "get", "dash.max_panes")[:2] == (0, "9\n")
+    monkeypatch.setenv("ZIRV_ALLOW_NESTED", "true")  # the operator's own shell pane
+    assert run(capsys, "add", "dash.workdir_roots", "/srv/x y")[0] == 0

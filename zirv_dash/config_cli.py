@@ -1,7 +1,7 @@
 """`zirv ctx config get|set|unset|add|remove|list|path`: the operator layer from a shell.
 
 Edits `~/.zirv/ctx.toml` (the operator's own file, never the repository's). A
-key is checked against the settings models in `zirv_dash.config`, and a value
+key is checked against the settings models (`zirv_dash.config_keys`), and a value
 by the model's own validation, before anything is written; other keys and
 sections are kept; the file is replaced atomically (temp file, fsync, rename)
 with mode 0600, and never written through a symlink (a dotfiles link would be
@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import json
 import os
+import shlex
 import stat
 import sys
 import tempfile
-import tomllib
-import types
-import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -33,166 +29,9 @@ import tomli_w
 from pydantic import ValidationError
 
 from zirv_dash import config, paths, safeio
-from zirv_dash.textcheck import text_problem
+from zirv_dash.config_keys import Key, Refused, parse_key, render, validate, value_of
 
 PROG = "zirv ctx config"
-
-
-class Refused(Exception):
-    """A request that cannot be carried out; the message says why and what to do."""
-
-
-@dataclass(frozen=True)
-class Key:
-    """A settable key: `agent`, `<section>.<field>` or `handover.<agent>.<tier>`."""
-
-    parts: tuple[str, ...]
-
-    @property
-    def text(self) -> str:
-        return ".".join(self.parts)
-
-    @property
-    def env(self) -> str:
-        if len(self.parts) == 1:
-            return config.TOP_ENV[self.parts[0]]
-        if self.parts[0] == "handover":
-            return config.handover_env(self.parts[1], self.parts[2])
-        return config.env_var(self.parts[0], self.parts[1])
-
-    def field_type(self) -> Any:
-        if len(self.parts) == 2:
-            model = config.SECTION_MODELS[self.parts[0]]
-            return model.model_fields[self.parts[1]].annotation
-        return str
-
-    @property
-    def is_list(self) -> bool:
-        return typing.get_origin(self.field_type()) is list
-
-
-def handover_keys() -> list[str]:
-    from zirv_dash import adapters, catalogue
-
-    return [
-        f"handover.{agent}.{tier}"
-        for agent in adapters.names()
-        if catalogue.takes_model(agent)
-        for tier in catalogue.TIERS
-    ]
-
-
-def parse_key(text: str) -> Key:
-    """A Key, or Refused naming the close known keys."""
-    parts = tuple(text.split("."))
-    if len(parts) == 1 and parts[0] in config.TOP_ENV:
-        return Key(parts)
-    if len(parts) == 2 and parts[0] in config.SECTION_MODELS:
-        if parts[1] in config.SECTION_MODELS[parts[0]].model_fields:
-            return Key(parts)
-    if len(parts) == 3 and parts[0] == "handover":
-        _check_handover_key(parts[1], parts[2])
-        return Key(parts)
-    known = config.all_keys() + (handover_keys() if parts[0] == "handover" else [])
-    raise Refused(config.unknown_key_words(text, known))
-
-
-def _check_handover_key(agent: str, tier: str) -> None:
-    from zirv_dash import adapters, catalogue
-
-    if adapters.get(agent) is None:
-        raise Refused(f"unknown harness {agent!r}; known harnesses: {', '.join(adapters.names())}")
-    if tier not in catalogue.TIERS:
-        raise Refused(f"unknown tier {tier!r}; tiers: {', '.join(catalogue.TIERS)}")
-
-
-# --- values ------------------------------------------------------------------------
-
-
-def _takes_text(annotation: Any) -> bool:
-    """Is a plain string a value of this type (so VALUE is used as typed)?"""
-    if annotation is str:
-        return True
-    origin = typing.get_origin(annotation)
-    if origin is typing.Literal:
-        return all(isinstance(a, str) for a in typing.get_args(annotation))
-    if origin in (typing.Union, types.UnionType):
-        return any(_takes_text(a) for a in typing.get_args(annotation))
-    return False
-
-
-def _literal(text: str) -> object:
-    """VALUE read as a TOML value (`4`, `true`, `["/a"]`), else the text itself
-    (the model's lax validation still reads `4` from "4")."""
-    if "\n" in text or "\r" in text:
-        return text
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
-
-
-def validate(key: Key, raw: object) -> object:
-    """The value as the settings model accepts it (what gets written), or Refused
-    with the model's own words."""
-    if isinstance(raw, str):
-        problem = text_problem(raw)
-        if problem:
-            raise Refused(f"the value for {key.text} {problem}")
-    if key.parts[0] == "handover":
-        return _validate_model(key, str(raw))
-    if len(key.parts) == 1:
-        return _validate_agent(str(raw))
-    section, name = key.parts
-    model = config.file_only(config.SECTION_MODELS[section])
-    try:
-        given: dict[str, Any] = {name: raw}
-        instance = model(**given)
-    except ValidationError as exc:
-        words = "; ".join(str(e.get("msg", "invalid")) for e in exc.errors())
-        raise Refused(f"{key.text}: {words} (got {raw!r})") from exc
-    value: object = getattr(instance, name)
-    return list(value) if isinstance(value, list) else value
-
-
-def _validate_agent(value: str) -> str:
-    from zirv_dash import adapters
-
-    if adapters.get(value) is None:
-        raise Refused(f"unknown harness {value!r}; known harnesses: {', '.join(adapters.names())}")
-    return value
-
-
-def _validate_model(key: Key, value: str) -> str:
-    """A handover override must resolve as one would at handover time."""
-    from zirv_dash import catalogue
-
-    _, agent, tier = key.parts
-    trial = config.Settings(handover={agent: {tier: value}})
-    try:
-        catalogue.resolve_model(agent, tier, trial)
-    except catalogue.ResolveError as exc:
-        raise Refused(str(exc)) from exc
-    return value.strip()
-
-
-def value_of(key: Key, text: str) -> object:
-    if _takes_text(key.field_type()):
-        # A TOML-quoted string (`'"tmux"'`) means its content, as in the file.
-        quoted = _literal(text) if text[:1] in ("'", '"') else None
-        raw: object = quoted if isinstance(quoted, str) else text
-    else:
-        raw = _literal(text)
-    return validate(key, raw)
-
-
-def render(value: object) -> str:
-    """A value as TOML would write it (`9`, `true`, `"claude"`, `["/a"]`)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False)
 
 
 # --- the operator file -------------------------------------------------------------
@@ -474,6 +313,7 @@ def _run(args: argparse.Namespace) -> int:
             raise Refused(f"{key.text} is not set")
         print(render(value))
         return 0
+    _refuse_inside_an_agent(args)
     new = edit(key, args.command, getattr(args, "value", None))
     path = operator_file()
     if new is None:
@@ -482,6 +322,23 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{key.text} = {render(new)} in {path}")
     _warn_outranked(key)
     return 0
+
+
+def _refuse_inside_an_agent(args: argparse.Namespace) -> None:
+    """The operator's file widens what agents may do (workdir roots, pane cap,
+    models): a pane's agent following a hint must ask the operator, not edit
+    it itself. `ZIRV_ALLOW_NESTED=true` is the operator's own override (a shell
+    pane of the dashboard)."""
+    session = os.environ.get("ZIRV_CTX_SESSION")
+    if not session or os.environ.get("ZIRV_ALLOW_NESTED", "").lower() == "true":
+        return
+    value = f" {shlex.quote(args.value)}" if getattr(args, "value", None) is not None else ""
+    raise Refused(
+        f"refusing to change the operator's settings from inside an agent session "
+        f"(ZIRV_CTX_SESSION={session}); ask the operator to run "
+        f"`zirv ctx config {args.command} {args.key}{value}` in their own terminal "
+        "(or set ZIRV_ALLOW_NESTED=true); nothing was changed"
+    )
 
 
 def _warn_outranked(key: Key) -> None:
