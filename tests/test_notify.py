@@ -132,3 +132,10 @@ def test_dash_notify_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("ZIRV_CTX_DASH_NOTIFY", "loud")
     with pytest.raises(ConfigError, match="notify"):
         load_settings(repo)
+
+
+def test_run_desktop_reports_the_command_outcome(tmp_path: Path) -> None:
+    assert notify.run_desktop(("/bin/sh", "-c", f'echo "$1" > {tmp_path}/got', "sh", "a;b"))
+    assert (tmp_path / "got").read_text() == "a;b\n"  # an argument, never shell text
+    assert not notify.run_desktop(("/bin/false",))
+    assert not notify.run_desktop((str(tmp_path / "missing"),))
