@@ -71,7 +71,13 @@ def test_alternate_cursor_live_tmux() -> None:
     from diff_tmux import compare
 
     for name, (data, _) in ALT_CASES.items():
-        assert compare(data, 20, 6) == [], name
+        # diff_tmux gives tmux a moment to draw what cat wrote; a loaded
+        # machine may need longer, so a difference must hold on a retry.
+        diffs = compare(data, 20, 6)
+        for _ in range(2):
+            if diffs:
+                diffs = compare(data, 20, 6)
+        assert diffs == [], name
 
 
 @pytest.mark.parametrize("ps", range(7))
