@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -527,3 +528,27 @@ def test_timeout_secs_stops_a_delegated_pane(setup: tuple[Dashboard, Intake], re
     assert pane is not None
     drive(dash, intake, lambda: not pane.alive, timeout=8)
     assert any("outran its --timeout-secs" in e.text for e in dash.errors.entries)
+
+
+def test_a_timed_out_pane_at_a_dialog_is_stopped_without_typing_into_it(
+    setup: tuple[Dashboard, Intake], repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--timeout-secs` and kill requests stop through the one ladder: the quit
+    command would answer a pre-selected "Yes, I trust this folder" with its Enter."""
+    fake_cli = Path(__file__).parent / "data" / "fake_trust_cli.py"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text(f'#!/bin/sh\nexec {sys.executable} {fake_cli} "$@"\n')
+    (bin_dir / "claude").chmod(0o755)
+    trust = tmp_path / "trusted.json"
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_TRUST_FILE", str(trust))
+    dash, intake = setup
+    assert intake.channel is not None
+    ack = ask(dash, intake, intake.channel.requests, request(repo, agent="claude", timeout_secs=1))
+    assert ack is not None and ack.ok, ack
+    pane = dash.panes[-1]
+    drive(dash, intake, lambda: "Yes, I trust this folder" in "\n".join(pane.model_view.lines()))
+    assert not pane.at_input_prompt()
+    drive(dash, intake, ended(pane), timeout=20)
+    assert not trust.exists(), "the stop answered the trust dialog"

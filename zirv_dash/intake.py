@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import signal
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from typing import Protocol
 from zirv_dash import adapters, mail, paths, roster, spawn
 from zirv_dash.dashboard import Dashboard, EndedRow
 from zirv_dash.pane import STATE_WORDS, Pane, PaneState
+from zirv_dash.ptysession import Ladder
 from zirv_dash.textcheck import text_problem
 from zirv_dash.textfmt import age_text as _age
 
@@ -39,7 +39,6 @@ log = logging.getLogger("zirv.intake")
 ENDED_ROWS_MAX = 8
 REPORT_TAIL_LINES = 20
 REPORT_TAIL_BYTES = 2048
-KILL_GRACE = 1.0
 """After SIGTERM, how long a killed child gets before SIGKILL."""
 STOP_GRACE = 5.0
 """After the quit sequence, how long a stopped child gets (upstream `QUIT_GRACE`)."""
@@ -231,7 +230,9 @@ class Intake:
         """Entries carried into the next roster (still live, over the cap, failed)."""
         self.deadlines: dict[str, float] = {}
         """Pane short → monotonic time its request's `timeout_secs` runs out."""
-        self.stopping: dict[str, tuple[float, str]] = {}
+        self.stopping: dict[str, Ladder] = {}
+        """Panes being stopped (kill requests, timeouts): the PTY layer's one
+        termination ladder each, stepped by `advance_stops`."""
         """Pane short → (deadline, next step) of a running stop ladder."""
         self._pruned_at = time.monotonic()
         self._quit_done = False
@@ -451,21 +452,30 @@ class Intake:
     # -- stopping -------------------------------------------------------------------------
 
     def kill_now(self, pane: Pane) -> None:
-        """A kill request: SIGTERM to the pane's process group now, SIGKILL soon after."""
+        """A kill request: the harness's clean-quit signals now, then SIGKILL to
+        every process group of its session (never a typed quit command)."""
         if pane.pty is None or not pane.alive:
             return
-        pane.pty.signal_group(signal.SIGTERM)
-        self.stopping[pane.short] = (time.monotonic() + KILL_GRACE, "kill")
+        ladder = pane.pty.stop_for(pane.agent, b"", typed_ok=False, drain=False)
+        self.stopping[pane.short] = ladder
+        ladder.step()
 
     def stop_gracefully(self, pane: Pane, grace: float = STOP_GRACE) -> None:
-        """The menu's Stop: the quit sequence, a grace period, then the kill ladder."""
+        """A stop with time to finish: the quit command only where the screen is
+        known to be the harness's input prompt (typed into a dialog it would
+        answer it for the user), else its clean-quit signals; then the ladder."""
         if pane.pty is None or not pane.alive:
             return
-        if pane.adapter.quit_sequence:
-            pane.pty.write(pane.adapter.quit_sequence)
-            self.stopping[pane.short] = (time.monotonic() + grace, "term")
-        else:
-            self.kill_now(pane)
+        ladder = pane.pty.stop_for(
+            pane.agent,
+            pane.adapter.quit_sequence,
+            typed_ok=pane.at_input_prompt(),
+            grace=grace,
+            defer_submit=pane.adapter.defer_submit,
+            drain=False,
+        )
+        self.stopping[pane.short] = ladder
+        ladder.step()
 
     def enforce_deadlines(self, now: float | None = None) -> None:
         """A delegated pane past its `timeout_secs` is stopped (quit sequence first)."""
@@ -480,19 +490,9 @@ class Intake:
                 self.stop_gracefully(pane)
 
     def advance_stops(self, now: float | None = None) -> None:
-        moment = time.monotonic() if now is None else now
-        for short, (deadline, step) in list(self.stopping.items()):
+        for short, ladder in list(self.stopping.items()):
             pane = self.dash.pane_by_short(short)
-            if pane is None or pane.pty is None or not pane.alive or pane.pty.poll() is not None:
-                del self.stopping[short]
-                continue
-            if moment < deadline:
-                continue
-            if step == "term":
-                pane.pty.signal_group(signal.SIGTERM)
-                self.stopping[short] = (moment + KILL_GRACE, "kill")
-            else:
-                pane.pty.signal_group(signal.SIGKILL)
+            if pane is None or pane.pty is None or ladder.step(now):
                 del self.stopping[short]
 
     def tick(self, now: float | None = None, sweep: bool = True) -> Outcome:
