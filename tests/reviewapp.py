@@ -14,13 +14,20 @@ from widgets.diff_view import DiffView
 
 
 class ReviewApp(App[None]):
-    def __init__(self, target: ReviewTarget, route: CommentRoute | None = None) -> None:
+    def __init__(
+        self, target: ReviewTarget, route: CommentRoute | None = None, exit_on_close: bool = False
+    ) -> None:
         super().__init__()
         self.target = target
         self.route = route
+        self.exit_on_close = exit_on_close
 
     def on_mount(self) -> None:
-        self.push_screen(DiffReviewScreen(self.target, self.route))
+        self.push_screen(DiffReviewScreen(self.target, self.route), self._overlay_closed)
+
+    def _overlay_closed(self, _: None) -> None:
+        if self.exit_on_close:
+            self.exit()
 
     @property
     def review(self) -> DiffReviewScreen:
@@ -52,3 +59,15 @@ async def loaded(pilot: Pilot[Any]) -> None:
     assert isinstance(app, ReviewApp)
     await until(pilot, lambda: ready(app))
     await pilot.pause()
+
+
+def main() -> None:
+    """`python -m tests.reviewapp REPO`: the overlay alone, for end-to-end tests."""
+    import sys
+    from pathlib import Path
+
+    ReviewApp(ReviewTarget(Path(sys.argv[1]), "HEAD", "pane e2e"), exit_on_close=True).run()
+
+
+if __name__ == "__main__":
+    main()

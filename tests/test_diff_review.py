@@ -195,3 +195,13 @@ async def test_dashboard_worktree_pane_kept_when_dirty_and_reviewed(
         assert "uncommitted changes" in (screen.dash.current_notice() or "")
         assert Path(record.path, "work.txt").exists()
         assert worktree.listed(repo) == [record]
+
+
+async def test_edit_without_a_suspendable_terminal_says_so(repo: Path) -> None:
+    # Headless runs cannot hand the terminal to an editor: a clear line, no crash.
+    app = ReviewApp(head_target(repo))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("e")
+        status = str(app.review.query_one("#review-status").render())
+        assert "cannot be suspended" in status

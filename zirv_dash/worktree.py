@@ -267,7 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     except WorktreeError as exc:
         print(f"worktrees: {exc}", file=sys.stderr)
         return 2
-    for wt in listed(repo):
+    found = listed(repo)
+    if not found:
+        print(f"no pane worktrees for {repo}")
+    for wt in found:
         try:
             state: WorktreeStatus | None = status(wt)
         except WorktreeError:
