@@ -7,6 +7,7 @@ import os
 import re
 import shlex
 import stat
+import subprocess
 import tomllib
 import typing
 from pathlib import Path
@@ -380,3 +381,26 @@ def test_an_agent_pane_may_read_but_not_change_the_operator_file(
     assert run(capsys, "get", "dash.max_panes")[:2] == (0, "9\n")
     monkeypatch.setenv("ZIRV_ALLOW_NESTED", "true")  # the operator's own shell pane
     assert run(capsys, "add", "dash.workdir_roots", "/srv/x y")[0] == 0
+
+
+def test_get_shows_the_model_a_handover_would_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    built_in = catalogue.LADDERS["claude"]["deep"]
+    assert run(capsys, "get", "handover.claude.deep")[:2] == (0, f'"{built_in}"\n')
+    assert run(capsys, "set", "handover.claude.deep", "opus-x")[0] == 0
+    assert run(capsys, "get", "handover.claude.deep")[:2] == (0, '"opus-x"\n')
+    code, _, err = run(capsys, "set", "handover.shell.deep", "m")
+    assert code == 1 and "no verified model flag" in err
+
+
+def test_a_repo_value_that_outranks_the_write_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".zirv").mkdir()
+    (tmp_path / ".zirv" / "ctx.toml").write_text("[dash]\nidle_quiet_ms = 500\n")
+    code, _, err = run(capsys, "set", "dash.idle_quiet_ms", "900")
+    assert code == 0 and "sets dash.idle_quiet_ms and outranks it" in err

@@ -199,10 +199,22 @@ def effective(key: Key, settings: config.Settings) -> object | None:
         top: object = getattr(settings, key.parts[0])
         return top
     if key.parts[0] == "handover":
-        return settings.handover.get(key.parts[1], {}).get(key.parts[2])
+        return _handover_model(key, settings)
     section, name = key.parts
     value: object = getattr(getattr(settings, section), name)
     return list(value) if isinstance(value, list) else value
+
+
+def _handover_model(key: Key, settings: config.Settings) -> str | None:
+    """The model a handover to this tier would use (an override, else the
+    built-in ladder), or None when neither names one."""
+    from zirv_dash import catalogue
+
+    _, agent, tier = key.parts
+    try:
+        return catalogue.resolve_model(agent, tier, settings).model
+    except catalogue.ResolveError:
+        return None
 
 
 def source(key: Key, settings: config.Settings, repo: Path) -> str:
@@ -342,9 +354,16 @@ def _refuse_inside_an_agent(args: argparse.Namespace) -> None:
 
 
 def _warn_outranked(key: Key) -> None:
-    """Say so when the environment will still win over what was just written."""
+    """Say so when the environment or the repository layer will still win over
+    what was just written."""
     if any(k.upper() == key.env for k in os.environ):
         print(
             f"{PROG}: note: {key.env} is set in this environment and outranks the file",
             file=sys.stderr,
         )
+    try:
+        repo_file = paths.repo_root() / ".zirv" / "ctx.toml"
+    except FileNotFoundError:
+        return
+    if repo_file != operator_file() and _holds(repo_file, key):
+        print(f"{PROG}: note: {repo_file} sets {key.text} and outranks it here", file=sys.stderr)

@@ -87,6 +87,11 @@ def _check_handover_key(agent: str, tier: str) -> None:
         raise Refused(f"unknown harness {agent!r}; known harnesses: {', '.join(adapters.names())}")
     if tier not in catalogue.TIERS:
         raise Refused(f"unknown tier {tier!r}; tiers: {', '.join(catalogue.TIERS)}")
+    if not catalogue.takes_model(agent):
+        raise Refused(
+            f"{agent} has no verified model flag, so zirv cannot pass it a model; "
+            f"handover.{agent}.{tier} has no effect"
+        )
 
 
 # --- values ------------------------------------------------------------------------
