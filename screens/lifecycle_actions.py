@@ -117,11 +117,23 @@ class LifecycleActions:
         self._lc_screen._mount_view(pane)
 
     def _lifecycle_sweep(self) -> None:
+        """Sweep the spawn channels: claiming, validating and refusing (files and
+        `git`) run on a worker thread; only launches and kills come back here."""
+        self._intake_sweep_worker()
+
+    @work(exclusive=True, group="intake-sweep", exit_on_error=False)
+    async def _intake_sweep_worker(self) -> None:
         screen = self._lc_screen
         if screen._quitting:
             return
-        out = self._intake.sweep()
-        if out:
+        job = self._intake.prepare_sweep()
+        if job is None:
+            return
+        await asyncio.to_thread(job.run)
+        if screen._quitting or not screen.is_mounted:
+            # What it accepted goes unanswered; the requester sees claimed_no_ack.
+            return
+        if self._intake.finish_sweep(job):
             screen._update_chrome()
 
     @work(exclusive=True, group="intake-watch", exit_on_error=False)
@@ -152,8 +164,9 @@ class LifecycleActions:
         screen = self._lc_screen
         if screen._quitting:
             return
-        if self._intake.tick():
+        if self._intake.tick(sweep=False):
             screen._update_chrome()
+        self._lifecycle_sweep()
 
     def _lifecycle_pane_ended(self, pane: Pane) -> None:
         """A pane's child exited (its last screen is kept)."""
