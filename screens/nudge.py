@@ -57,6 +57,7 @@ class DraftArea(TextArea):
             placeholder=placeholder,
             id=id,
         )
+        self.cursor_blink = False  # steady cursor (and stable snapshots)
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key in NEWLINE_KEYS:
