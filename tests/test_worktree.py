@@ -144,3 +144,24 @@ def test_agent_worktree_inline_runs_in_a_worktree_and_reclaims_it(
     assert f"running in worktree {root.resolve()}" in got.stderr
     assert str(root.resolve()) in got.stdout + got.stderr  # pwd ran inside it
     assert worktree.listed(repo) == [] and sh(repo, "branch", "--list", "zirv/*") == ""
+
+
+def test_dashboard_spawn_with_worktree_runs_the_pane_in_it(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zirv_dash.config import load_settings
+    from zirv_dash.dashboard import Dashboard, DashError
+
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    dash = Dashboard(load_settings(repo), repo, manage_state=False)
+    try:
+        pane = dash.spawn("shell", worktree=True)
+        record = worktree.load(repo, pane.short)
+        assert record is not None and pane.cwd == record.path
+        assert record.branch == f"zirv/{pane.short}"
+        # A worktree that cannot be made refuses the spawn with the reason.
+        monkeypatch.setenv("ZIRV_CTX_STATE_DIR", str(repo / "inside"))
+        with pytest.raises(DashError, match="own worktree: .*inside the worktree"):
+            dash.spawn("shell", worktree=True)
+    finally:
+        dash.shutdown_all(grace=2.0)
