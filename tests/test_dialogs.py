@@ -117,6 +117,34 @@ async def test_spawn_dialog_click_selects_and_double_click_spawns(tmp_path: Path
         assert dash.panes[1].agent == "demo"
 
 
+async def test_mail_click_shows_a_message_and_double_click_consumes_it(tmp_path: Path) -> None:
+    app = make_app(tmp_path, agent="shell")
+    async with app.run_test(size=(120, 40)) as pilot:
+        dash = dash_screen(app).dash
+        await wait_for(pilot, lambda: bool(dash.panes))
+        stored = [
+            mail.store(
+                dash.slug,
+                text,
+                from_session="ffff0000-sender",
+                from_agent="codex",
+                to_session="ffff0000-other",  # nobody here consumes it meanwhile
+            )
+            for text in ("first note", "second note")
+        ]
+        overlay = await open_screen(pilot, app, MailScreen, "ctrl+a", "m")
+        rows = overlay.query_one("#mail-list", OptionList)
+        await wait_for(pilot, lambda: rows.option_count == 2)
+        await pilot.click(rows, offset=(2, 1))
+        await settle(pilot)
+        preview = overlay.query_one("#mail-preview", Static)
+        assert rows.highlighted == 1 and "second note" in str(preview.render())
+        assert all(m.path.exists() for m in stored)  # one click reads, it does not consume
+        await pilot.click(rows, offset=(2, 1), times=2)
+        await wait_for(pilot, lambda: not stored[1].path.exists())
+        assert stored[0].path.exists()
+
+
 # -- footer keys, the wheel, header tabs, right-click ---------------------------------
 
 
