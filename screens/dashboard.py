@@ -575,9 +575,10 @@ class DashboardScreen(
         record = worktrees.load(self.dash.repo, pane.short)
         label = f"pane {pane.short} ({pane.agent})"
         if record is not None:
-            target = ReviewTarget(Path(record.path), record.base, label, record.branch)
+            repo = self.dash.repo
+            target = ReviewTarget(Path(record.path), record.base, label, record.branch, repo)
         else:
-            target = ReviewTarget(Path(pane.cwd), "HEAD", label)
+            target = ReviewTarget(Path(pane.cwd), "HEAD", label, repo=self.dash.repo)
         route = CommentRoute(
             slug=self.dash.slug,
             from_session=self.dash.short,

@@ -8,8 +8,9 @@ shows "loading…" meanwhile and never blocks the event loop.
 Keys: n/] and p/[ next/previous file (or click the list), j/k or the arrows
 move the line cursor, e opens the file in $EDITOR (the app is suspended), c
 stages everything and commits with a message, x discards the file's changes
-after y/n, m mails a comment on the cursor line to the pane, r reloads, Esc
-closes (or cancels the prompt in progress).
+after y/n, m mails a comment on the cursor line to the pane, r reloads, w lists
+the repository's kept pane worktrees, Esc closes (or cancels the prompt in
+progress).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from textual.widgets.option_list import Option
 
 from screens.dialog import DialogScreen, KeyHints, PickList
 from widgets.diff_view import SPLIT_MIN_COLUMNS, DiffView, Row
-from zirv_dash import gitdiff, mail
+from zirv_dash import gitdiff, mail, worktree
 from zirv_dash.gitdiff import DiffResult, FileDiff
 from zirv_dash.worktree import WorktreeError
 
@@ -45,6 +46,7 @@ BROWSE_HINTS = [
     ("x", "discard"),
     ("m", "comment"),
     ("r", "reload"),
+    ("w", "worktrees"),
     ("esc", "close"),
 ]
 PROMPT_HINTS = [("⏎", "send"), ("esc", "cancel")]
@@ -61,6 +63,8 @@ class ReviewTarget:
     label: str
     branch: str | None = None
     """The pane's worktree branch, if it has one."""
+    repo: Path | None = None
+    """The dashboard's repository, whose kept pane worktrees `w` lists."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,7 @@ class DiffReviewScreen(DialogScreen[None]):
         Binding("x", "discard", show=False),
         Binding("m", "comment", show=False),
         Binding("r", "reload", show=False),
+        Binding("w", "worktrees", show=False),
         Binding("y", "confirm(True)", show=False),
     ]
 
@@ -283,6 +288,24 @@ class DiffReviewScreen(DialogScreen[None]):
 
     def action_reload(self) -> None:
         self.reload()
+
+    def action_worktrees(self) -> None:
+        if self.target.repo is None:
+            return
+        self._status("listing pane worktrees…")
+        self._list_worktrees(self.target.repo)
+
+    @work(thread=True, exclusive=True, group="diff-review-list", exit_on_error=False)
+    def _list_worktrees(self, repo: Path) -> None:
+        rows = []
+        for wt in worktree.listed(repo):
+            try:
+                reason = worktree.status(wt).reason
+            except WorktreeError as exc:
+                reason = str(exc)
+            rows.append(f"{wt.branch} ({reason})")
+        text = "pane worktrees: " + ", ".join(rows) if rows else "no pane worktrees kept"
+        self.app.call_from_thread(self._status, text)
 
     def action_edit(self) -> None:
         f = self.current_file

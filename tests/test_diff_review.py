@@ -205,3 +205,15 @@ async def test_edit_without_a_suspendable_terminal_says_so(repo: Path) -> None:
         await pilot.press("e")
         status = str(app.review.query_one("#review-status").render())
         assert "cannot be suspended" in status
+
+
+async def test_w_lists_kept_worktrees(repo: Path) -> None:
+    kept = worktree.create(repo, "keep1234")
+    (Path(kept.path) / "wip.txt").write_text("wip\n")
+    app = ReviewApp(ReviewTarget(repo, "HEAD", "pane x", repo=repo))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("w")
+        status = app.review.query_one("#review-status")
+        await until(pilot, lambda: "pane worktrees:" in str(status.render()))
+        assert "zirv/keep1234 (uncommitted changes)" in str(status.render())
