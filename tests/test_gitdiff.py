@@ -9,6 +9,7 @@ import pytest
 from tests.gitrepos import make_repo, sh
 from zirv_dash import gitdiff, worktree
 from zirv_dash.gitdiff import EMPTY_TREE
+from zirv_dash.worktree import WorktreeError
 
 
 @pytest.fixture
@@ -110,3 +111,10 @@ def test_parse_quoted_paths_and_no_newline_marker() -> None:
     (f,) = gitdiff.parse_diff(patch)
     assert f.path == "spéc" and (f.added, f.removed) == (1, 1)
     assert f.hunks[0].lines[-1].text == "--- new"
+
+
+def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(WorktreeError, match=r"plain is not inside a git repository"):
+        gitdiff.collect(plain)

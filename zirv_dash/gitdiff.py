@@ -199,9 +199,19 @@ def resolve_base(cwd: Path, base: str) -> str:
         raise
 
 
+def _in_work_tree(cwd: Path) -> bool:
+    try:
+        return git(cwd, "rev-parse", "--is-inside-work-tree").strip() == "true"
+    except WorktreeError:
+        return False
+
+
 def collect(cwd: Path, base: str = "HEAD") -> DiffResult:
     """The checkout at `cwd` (tracked changes and untracked files) against `base`."""
     started = time.perf_counter()
+    if not _in_work_tree(cwd):
+        # Outside a repository `git diff` silently turns into `--no-index`.
+        raise WorktreeError(f"{cwd} is not inside a git repository (nothing to review)")
     sha = resolve_base(cwd, base)
     patch = git(
         cwd,

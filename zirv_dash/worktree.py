@@ -90,6 +90,7 @@ def git(cwd: Path | str, *args: str, timeout: float = GIT_TIMEOUT, check: bool =
     """Run `git -C cwd args…` and return stdout; a failure raises WorktreeError
     naming the command and git's own message."""
     cmd = ["git", "-C", str(cwd), *args]
+    shown = _command_name(args)
     try:
         out = subprocess.run(
             cmd,
@@ -101,13 +102,21 @@ def git(cwd: Path | str, *args: str, timeout: float = GIT_TIMEOUT, check: bool =
             env=_git_env(),
         )
     except subprocess.TimeoutExpired as exc:
-        raise WorktreeError(f"`git {' '.join(args[:2])}` took over {timeout:.0f}s") from exc
+        raise WorktreeError(f"`{shown}` took over {timeout:.0f}s") from exc
     except OSError as exc:
         raise WorktreeError(f"git could not run: {exc}") from exc
     if check and out.returncode != 0:
         why = (out.stderr or out.stdout).strip().splitlines()
-        raise WorktreeError(f"`git {' '.join(args[:2])}` failed: {why[-1] if why else 'no output'}")
+        raise WorktreeError(f"`{shown}` in {cwd} failed: {why[-1] if why else 'no output'}")
     return out.stdout
+
+
+def _command_name(args: tuple[str, ...]) -> str:
+    """`git <verb> <first arg>` for messages, without `-c key=value` options."""
+    words = list(args)
+    while len(words) >= 2 and words[0] == "-c":
+        words = words[2:]
+    return " ".join(["git", *words[:2]])
 
 
 def _git_env() -> dict[str, str]:
