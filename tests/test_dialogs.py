@@ -26,12 +26,13 @@ from screens.inspector import InspectorScreen
 from screens.mail import MailScreen
 from screens.menu import MenuScreen
 from screens.quit_confirm import QuitConfirmScreen
+from screens.restore import RestoreScreen
 from screens.spawn import SpawnScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, tools_only_path, wait_for
 from tests.tmuxharness import ZIRV, Tmux, base_env
 from widgets.header_bar import HeaderBar, HeaderFacts
 from widgets.sidebar import Sidebar
-from zirv_dash import mail
+from zirv_dash import mail, roster
 from zirv_dash.config import AdapterGate
 from zirv_dash.keymap import load_preset
 
@@ -78,7 +79,7 @@ def hint_offset(hints: KeyHints, shown: str) -> tuple[int, int]:
 
 
 async def test_handover_picker_click_selects_and_double_click_swaps(tmp_path: Path) -> None:
-    app = make_app(tmp_path, agent="demo")
+    app = make_app(tmp_path, agent="demo", flags={"dash": {"idle_quiet_ms": 300}})
     async with app.run_test(size=(120, 40)) as pilot:
         dash = dash_screen(app).dash
         await wait_for(pilot, lambda: bool(dash.panes) and dash.panes[0].is_idle())
@@ -174,10 +175,10 @@ async def test_footer_keys_of_the_menu_and_inspector_act_like_the_key(tmp_path: 
 
 
 async def test_the_wheel_moves_through_dialog_lists(tmp_path: Path) -> None:
-    app = make_app(tmp_path, agent="demo")
+    app = make_app(tmp_path, agent="shell")
     async with app.run_test(size=(120, 40)) as pilot:
         dash = dash_screen(app).dash
-        await wait_for(pilot, lambda: bool(dash.panes) and dash.panes[0].is_idle())
+        await wait_for(pilot, lambda: bool(dash.panes) and "$" in screen_text(dash.panes[0]))
         menu = await open_screen(pilot, app, MenuScreen, "ctrl+a", "c")
         body = menu.query_one("#menu-body")
         await wheel(pilot, body)
@@ -192,6 +193,21 @@ async def test_the_wheel_moves_through_dialog_lists(tmp_path: Path) -> None:
         await wheel(pilot, rows)
         await wait_for(pilot, lambda: rows.highlighted == before + 1)
         assert app.screen is picker  # the wheel never activates
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HandoverScreen))
+        entries = [
+            roster.RosterPane("demo", f"{n}c6d5e4f-0000-4000-8000-00000000000c", title=f"t{n}")
+            for n in range(3)
+        ]
+        restore = RestoreScreen(entries)
+        app.push_screen(restore)
+        await wait_for(
+            pilot, lambda: app.screen is restore and bool(restore.query("#restore-body"))
+        )
+        await pilot.pause()
+        await wheel(pilot, restore.query_one("#restore-body"))
+        await wait_for(pilot, lambda: restore.cursor == 1)
+        assert restore.checked == [True, True, True]  # moved, not toggled
 
 
 async def test_header_tabs_under_100_columns_focus_their_pane(tmp_path: Path) -> None:
