@@ -210,6 +210,22 @@ async def test_the_wheel_moves_through_dialog_lists(tmp_path: Path) -> None:
         assert restore.checked == [True, True, True]  # moved, not toggled
 
 
+async def test_the_wheel_scrolls_a_long_inspector_at_80x24(tmp_path: Path) -> None:
+    app = make_app(tmp_path, agent="shell")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dash = dash_screen(app).dash
+        await wait_for(pilot, lambda: bool(dash.panes) and "$" in screen_text(dash.panes[0]))
+        inspector = await open_screen(pilot, app, InspectorScreen, "ctrl+a", "i")
+        scroll = inspector.query_one("#inspect-scroll")
+        footer = inspector.query_one(KeyHints)
+        await wait_for(pilot, lambda: footer.region.height > 0)
+        # The body scrolls inside the dialog (it used to be clipped by it), the
+        # footer stays on screen, and the wheel moves the body.
+        assert footer.region.bottom <= 24 and scroll.max_scroll_y > 0
+        await wheel(pilot, scroll)
+        await wait_for(pilot, lambda: scroll.scroll_offset.y > 0)
+
+
 async def test_header_tabs_under_100_columns_focus_their_pane(tmp_path: Path) -> None:
     app = make_app(tmp_path, agent="shell", extra=[("shell", None), ("shell", None)])
     async with app.run_test(size=(80, 24)) as pilot:
@@ -281,7 +297,6 @@ async def test_spawn_filter_is_shown_and_a_gated_name_says_why(tmp_path: Path) -
     app.options.gate = load_adapter_gate(repo)
     async with app.run_test(size=(120, 40)) as pilot:
         dash = dash_screen(app).dash
-        dash.gate = app.options.gate
         spawn = await open_screen(pilot, app, SpawnScreen, "ctrl+a", "s")
         filt = spawn.query_one("#filter", Label)
         await pilot.press(*"de")
