@@ -37,6 +37,27 @@ CASES = [
 ]
 
 
+
+REAL = Path(__file__).parent / "data" / "attention" / "real"
+PROMPT_SCREENS = {
+    "claude": "claude-2.1.197-input.txt",
+    "codex": "codex-0.171.0-input.txt",
+}
+
+
+def at_prompt(t: AttentionTracker, when: float = 0.0) -> AttentionTracker:
+    """Show `t` its harness's real, recorded input prompt: quiet then means idle
+    (the timing tests below are about clocks, not recognition)."""
+    if t.agent in PROMPT_SCREENS:
+        lines = (REAL / PROMPT_SCREENS[t.agent]).read_text().splitlines()
+        t.screen(lines, when)
+    elif t.agent == "demo":
+        t.screen(["demo>"], when, (5, 0))
+    else:
+        t.screen(["$"], when, (2, 0))
+    assert t._at_prompt, f"{t.agent}: the prompt screen was not recognised"
+    return t
+
 def screen(name: str, rows: int = 40) -> list[str]:
     """The capture as a `rows`-line screen (blank rows padded below, like a pane)."""
     lines = (DATA / name).read_text(encoding="utf-8").splitlines()
@@ -113,7 +134,7 @@ CLEAR = screen("claude-working.txt")
 
 
 def test_starting_until_first_output() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=10_000))
     assert t.state(0.0) is PaneState.STARTING
     assert t.state(100.0) is PaneState.STARTING  # quiet without output is not idle
     t.output(1.0)
@@ -123,7 +144,7 @@ def test_starting_until_first_output() -> None:
 
 
 def test_turn_signal_makes_idle_after_half_a_second_of_quiet() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=10_000))
     t.output(0.0)
     t.input(1.0, submit=True)
     t.set_visible(True, 1.0)
@@ -137,7 +158,7 @@ def test_turn_signal_makes_idle_after_half_a_second_of_quiet() -> None:
 
 
 def test_quiet_fallback_for_signal_less_harnesses() -> None:
-    t = AttentionTracker("codex", idle_quiet_ms=2_000)
+    t = at_prompt(AttentionTracker("codex", idle_quiet_ms=2_000))
     t.output(0.0)
     t.input(0.5, submit=True)
     t.output(1.0)
@@ -148,7 +169,7 @@ def test_quiet_fallback_for_signal_less_harnesses() -> None:
 
 
 def test_submit_clears_an_old_turn_signal() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=10_000))
     t.output(0.0)
     t.turn_signal(1.0)
     t.viewed(5.0)
@@ -159,7 +180,7 @@ def test_submit_clears_an_old_turn_signal() -> None:
 
 
 def test_done_unseen_until_viewed_at_live() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=10_000))
     t.output(0.0)
     t.input(1.0, submit=True)
     t.output(2.0)
@@ -176,7 +197,7 @@ def test_done_unseen_until_viewed_at_live() -> None:
 
 
 def test_a_visible_pane_never_goes_done_unseen() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=1_000)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=1_000))
     t.set_visible(True, 0.0)
     t.output(0.0)
     t.input(1.0, submit=True)
@@ -188,13 +209,13 @@ def test_a_visible_pane_never_goes_done_unseen() -> None:
 
 
 def test_initial_prompt_counts_as_a_turn() -> None:
-    t = AttentionTracker("codex", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0)
+    t = at_prompt(AttentionTracker("codex", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0))
     t.output(0.5)
     assert t.state(2.0) is PaneState.DONE_UNSEEN
 
 
 def test_needs_you_is_immediate_and_left_after_debounce() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=10_000))
     t.output(0.0)
     t.screen(PROMPT, 1.0)
     assert t.state(1.0) is PaneState.NEEDS_YOU
@@ -209,7 +230,7 @@ def test_needs_you_is_immediate_and_left_after_debounce() -> None:
 
 
 def test_needs_you_outranks_a_busy_spinner_and_done() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=1_000)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=1_000))
     t.output(0.0)
     t.input(0.1, submit=True)
     for i in range(10):
@@ -221,23 +242,23 @@ def test_needs_you_outranks_a_busy_spinner_and_done() -> None:
 
 
 def test_exit_states() -> None:
-    ok = AttentionTracker("shell")
+    ok = at_prompt(AttentionTracker("shell"))
     ok.output(0.0)
     ok.exited(0, 1.0)
     assert ok.state(1.0) is PaneState.EXITED and ok.reason(1.0) is None
     assert ok.next_deadline(1.0) is None
-    bad = AttentionTracker("shell")
+    bad = at_prompt(AttentionTracker("shell"))
     bad.screen(["Overwrite? [y/N] "], 0.5)
     bad.exited(2, 1.0)
     assert bad.state(1.0) is PaneState.FAILED
     assert bad.reason(1.0) == "exit code 2"
-    killed = AttentionTracker("shell")
+    killed = at_prompt(AttentionTracker("shell"))
     killed.exited(-9, 1.0)
     assert killed.reason(1.0) == "killed by signal 9"
 
 
 def test_poll_reports_each_transition_once() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=1_000)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=1_000))
     assert t.poll(0.0) is None
     t.output(0.0)
     t.input(0.0, submit=True)
@@ -249,7 +270,7 @@ def test_poll_reports_each_transition_once() -> None:
     assert entered is not None and entered.new is PaneState.NEEDS_YOU
     assert entered.reason == "needs permission"
     assert t.poll(0.4) is None
-    t.screen(CLEAR, 0.5)
+    at_prompt(t, 0.5)  # the dialog answered, its composer is back
     t.output(0.5)
     left = t.poll(1.0)
     assert left is not None and (left.old, left.new) == (PaneState.NEEDS_YOU, PaneState.WORKING)
@@ -258,7 +279,7 @@ def test_poll_reports_each_transition_once() -> None:
 
 
 def test_next_deadline_drives_a_single_timer() -> None:
-    t = AttentionTracker("codex", idle_quiet_ms=3_000)
+    t = at_prompt(AttentionTracker("codex", idle_quiet_ms=3_000))
     assert t.next_deadline(0.0) is None  # nothing can change without an event
     t.output(1.0)
     deadline = t.next_deadline(1.0)
@@ -274,7 +295,7 @@ def test_next_deadline_drives_a_single_timer() -> None:
 def test_a_hidden_pane_is_not_just_seen() -> None:
     # The dashboard reports every pane's visibility on every refresh; for a hidden
     # pane that must not count as a look, or `◆` could never appear.
-    t = AttentionTracker("demo", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0)
+    t = at_prompt(AttentionTracker("demo", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0))
     for step in range(40):
         now = step * 0.1
         if step == 2:
@@ -289,7 +310,7 @@ def test_a_hidden_pane_is_not_just_seen() -> None:
 
 def test_a_signal_before_any_input_is_ready_not_done() -> None:
     # The demo (like a hook) says "at my prompt" after its banner: idle, no `◆`.
-    t = AttentionTracker("demo", idle_quiet_ms=10_000)
+    t = at_prompt(AttentionTracker("demo", idle_quiet_ms=10_000))
     t.output(0.0)
     t.turn_signal(0.1)
     assert t.state(0.7) is PaneState.IDLE
@@ -300,7 +321,7 @@ def test_a_signal_before_any_input_is_ready_not_done() -> None:
 
 
 def test_time_in_state_is_exact() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=2_000, started_at=0.0)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=2_000, started_at=0.0))
     assert t.state_since(0.5) == 0.0  # starting since launch
     t.output(1.0)
     t.output(1.5)
@@ -320,7 +341,7 @@ def test_time_in_state_is_exact() -> None:
 
 
 def test_looking_at_a_done_pane_keeps_its_idle_clock() -> None:
-    t = AttentionTracker("claude", idle_quiet_ms=1_000)
+    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=1_000))
     t.output(0.0)
     t.input(1.0, submit=True)
     t.output(2.0)
@@ -344,7 +365,7 @@ def test_looking_at_a_done_pane_keeps_its_idle_clock() -> None:
 def test_clean_exit_failure_and_stop_differ(
     code: int, state: PaneState, reason: str | None
 ) -> None:
-    t = AttentionTracker("shell")
+    t = at_prompt(AttentionTracker("shell"))
     t.output(0.0)
     t.exited(code, 1.0)
     assert t.state(1.0) is state
@@ -367,3 +388,46 @@ def test_repaint_after_our_resize_is_not_work() -> None:
     f.resized(7.0, 80, 24)
     f.input(7.1)  # the operator typed: the answer to it is work
     assert not f.is_repaint(7.2, 10, scrolled=False)
+
+
+# -- unknown is never idle ------------------------------------------------------------
+
+
+def test_quiet_at_a_screen_that_is_not_the_prompt_is_unknown_not_idle() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=1_000)
+    t.output(0.0)
+    t.screen(CLEAR, 0.0)
+    assert t.state(0.5) is PaneState.WORKING
+    assert t.state(2.0) is PaneState.UNKNOWN
+    at_prompt(t, 2.5)
+    assert t.state(2.5) is PaneState.IDLE
+
+
+def test_a_turn_signal_establishes_idle_whatever_the_screen() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=10_000)
+    t.output(0.0)
+    t.screen(CLEAR, 0.0)
+    t.turn_signal(0.1)
+    assert t.state(1.0) is PaneState.IDLE
+    t.output(2.0)  # output after the signal: no longer vouched for
+    assert t.state(13.0) is PaneState.UNKNOWN
+
+
+def test_a_draft_begun_at_the_prompt_is_still_a_wait_for_the_operator() -> None:
+    t = at_prompt(AttentionTracker("demo", idle_quiet_ms=1_000))
+    t.output(0.0)
+    t.input(0.1)
+    t.output(0.11)  # the echo of the draft hides the empty composer
+    t.screen(["demo> my dra"], 0.11, (12, 0))
+    assert t.state(2.0) is PaneState.IDLE
+    t.input(2.1, submit=True)
+    t.output(2.2)
+    t.screen(["Working on: my draft"], 2.2, (0, 1))
+    assert t.state(4.0) is PaneState.UNKNOWN
+
+
+def test_an_unknown_harness_is_never_idle_on_quiet_alone() -> None:
+    t = AttentionTracker("droid", idle_quiet_ms=1_000)
+    t.output(0.0)
+    t.screen(["anything at all", "> "], 0.0, (2, 1))
+    assert t.state(5.0) is PaneState.UNKNOWN

@@ -249,3 +249,41 @@ async def test_ended_panes_say_how_they_ended(tmp_path: Path) -> None:
             # Only the failed pane launched with a prompt kept a request to retry.
             assert ("retry" in hints) is (pane is failing), hints
             assert "restore" not in hints
+
+
+def test_a_quiet_pane_at_an_unrecognised_screen_is_unknown_never_idle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real child on a real PTY: quiet at a screen that is not the harness's
+    prompt reads `unknown`; once it draws its prompt it is idle."""
+    import sys
+
+    from zirv_dash.config import load_settings
+    from zirv_dash.dashboard import Dashboard
+
+    gate = tmp_path / "gate"
+    child = (
+        "import os, sys, time\n"
+        "sys.stdout.write('Continue? anything could be here\\r\\n'); sys.stdout.flush()\n"
+        f"while not os.path.exists({str(gate)!r}): time.sleep(0.02)\n"
+        "sys.stdout.write('demo> '); sys.stdout.flush(); sys.stdin.read()\n"
+    )
+    settings = load_settings(tmp_path, flags={"dash": {"idle_quiet_ms": 200}})
+    dash = Dashboard(settings, tmp_path, manage_state=False)
+    try:
+        pane = dash.spawn("demo", argv=[sys.executable, "-c", child])
+        deadline = time.monotonic() + 15
+
+        def settle(want: PaneState) -> None:
+            while pane.state() is not want:
+                assert time.monotonic() < deadline, (pane.state(), pane.model_view.lines()[:3])
+                pane.read_available()
+                pane.pump(1 << 16)
+                time.sleep(0.02)
+
+        settle(PaneState.UNKNOWN)
+        assert not pane.is_idle()
+        gate.touch()
+        settle(PaneState.IDLE)
+    finally:
+        dash.shutdown_all(grace=0.5)

@@ -20,18 +20,22 @@ from zirv_dash.pane import Pane, PaneState
 pytestmark = pytest.mark.timeout(30)
 
 SENDER = "abcd1234-0000-4000-8000-00000000beef"
+# Both stand-ins draw the demo agent's prompt ("demo> ", cursor after it), so
+# the pane is known to wait at its input prompt, the only place mail is typed.
 RAW_SILENT = (
-    "import sys, tty; print('ready', flush=True); tty.setraw(0); "
+    "import sys, tty; sys.stdout.write('ready\\r\\ndemo> '); sys.stdout.flush(); "
+    "tty.setraw(0); "
     "[None for _ in iter(lambda: sys.stdin.buffer.read1(4096), b'')]"
 )
 """A child that prints once, then reads in raw mode without echo: nothing it
 is sent is ever answered."""
 RAW_CHUNKS = (
-    "import os, sys, tty; print('ready', flush=True); tty.setraw(0)\n"
+    "import os, sys, tty; sys.stdout.write('ready\\r\\ndemo> '); sys.stdout.flush()\n"
+    "tty.setraw(0)\n"
     "while True:\n"
     "    data = os.read(0, 4096)\n"
     "    if not data: break\n"
-    "    os.write(1, b'chunk:' + repr(data).encode() + b'\\r\\n')\n"
+    "    os.write(1, b'chunk:' + repr(data).encode() + b'\\r\\ndemo> ')\n"
 )
 """A child that reports every read(2) it gets, one line per chunk."""
 
@@ -112,7 +116,8 @@ def test_enter_is_a_separate_write_after_the_line(dash: Dashboard) -> None:
     assert engine.injectable(pane)
     assert engine.inject(pane, "[zirv ▸ test] hello", kind="nudge")
     drive(dash, engine, lambda: "chunk:b'\\r'" in text(pane))
-    lines = [line.strip() for line in text(pane).splitlines() if line.startswith("chunk:")]
+    rows = [line.removeprefix("demo> ").strip() for line in text(pane).splitlines()]
+    lines = [row for row in rows if row.startswith("chunk:")]
     assert lines[0] == "chunk:b'[zirv \\xe2\\x96\\xb8 test] hello'"
     assert lines[1] == "chunk:b'\\r'"
     # Output after the Enter confirms it: no retry, no error.
@@ -276,7 +281,8 @@ def test_mail_disabled_delivers_nothing(tmp_path: Path) -> None:
 def test_mail_is_never_typed_into_a_plain_shell(dash: Dashboard) -> None:
     engine = DeliveryEngine(dash)
     # (A stand-in for sh that a SIGTERM ends at teardown.)
-    shell = [sys.executable, "-c", "import sys; print('$ ', flush=True); sys.stdin.read()"]
+    prompt_then_read = "import sys; sys.stdout.write('$ '); sys.stdout.flush(); sys.stdin.read()"
+    shell = [sys.executable, "-c", prompt_then_read]
     pane = dash.spawn("shell", argv=shell)
     drive(dash, engine, lambda: pane.is_idle())
     orch = dash.spawn("shell", argv=shell, role="orchestrator")

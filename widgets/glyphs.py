@@ -19,6 +19,8 @@ GLYPHS: dict[PaneState, tuple[str, Style]] = {
     PaneState.IDLE: ("●", Style(color="green")),
     PaneState.NEEDS_YOU: ("▲", Style(color="yellow", bold=True)),
     PaneState.DONE_UNSEEN: ("◆", Style(color="magenta", bold=True)),
+    # Quiet, but not known to wait at its prompt: never drawn as idle.
+    PaneState.UNKNOWN: ("?", Style(color="yellow")),
     # Ended rows: a clean exit, a failure and a stop each read differently.
     PaneState.EXITED: ("✓", Style(color="green", dim=True)),
     PaneState.FAILED: ("✗", Style(color="red", bold=True)),

@@ -479,6 +479,11 @@ class PaneState(StrEnum):
     """Ended with a non-zero exit code (or could not start)."""
     STOPPED = "stopped"
     """Ended by a signal (a stop, a kill, a hang-up)."""
+    UNKNOWN = "unknown"
+    """Quiet, but nothing establishes that it waits at its prompt: no turn
+    signal, the screen is not its recognised input prompt, and the operator
+    did not type last. Never shown as idle (it may be a dialog we do not know,
+    or quiet work)."""
 
 
 ENDED_STATES = frozenset({PaneState.EXITED, PaneState.FAILED, PaneState.STOPPED})
@@ -548,6 +553,11 @@ class AttentionTracker:
         self._visible = False
         self._needs_reason: str | None = None
         self._needs_clear_since: float | None = None
+        self._at_prompt = False
+        """The last screen checked was the harness's recognised input prompt."""
+        self._drafting = False
+        """The operator is typing a line they began at the recognised prompt (a
+        draft hides the empty composer, yet the harness still waits for them)."""
         self._exit_code: int | None = None
         self._reported = PaneState.STARTING
         # Time-in-state bookkeeping: the state last settled, since when, and the
@@ -571,6 +581,9 @@ class AttentionTracker:
         if submit:
             self._signal_at = None
             self._turn_since = t
+            self._drafting = False
+        else:
+            self._drafting = self._drafting or self._at_prompt
         self._mark(t)
 
     def turn_signal(self, t: float) -> None:
@@ -581,13 +594,15 @@ class AttentionTracker:
         without a `◆`."""
         self._settle(t)
         self._signal_at = t
+        self._drafting = False
         if self._turn_since is None and self._last_input is not None:
             self._turn_since = t
         self._mark(t)
 
-    def screen(self, lines: Sequence[str], t: float) -> None:
-        """The visible screen changed; `lines` are (at least) its bottom rows."""
+    def screen(self, lines: Sequence[str], t: float, cursor: tuple[int, int] | None = None) -> None:
+        """The visible screen changed; `lines` are its rows, `cursor` (x, y)."""
         self._settle(t)
+        self._at_prompt = at_input_prompt(self.agent, lines, cursor)
         reason = detect_needs_you(self.agent, lines)
         if reason is not None:
             self._needs_reason = reason
@@ -659,10 +674,24 @@ class AttentionTracker:
         idle_at = self.idle_since(t)
         if idle_at is None:
             return PaneState.WORKING
+        if not self._waits_for_input(idle_at):
+            return PaneState.UNKNOWN
         seen = t if self._visible else self._last_viewed
         if self._turn_since is not None and seen < idle_at:
             return PaneState.DONE_UNSEEN
         return PaneState.IDLE
+
+    def _waits_for_input(self, idle_at: float) -> bool:
+        """Is the quiet period that began at `idle_at` known to be a wait at the
+        prompt? Yes when the harness said so (a turn signal after its last
+        output), when the screen is its recognised input prompt, or when the
+        operator typed last or is drafting a line begun at that prompt."""
+        output = self._last_output if self._last_output is not None else idle_at
+        if self._signal_at is not None and self._signal_at >= output:
+            return True
+        if self._at_prompt or self._drafting:
+            return True
+        return self._last_input is not None and self._last_input >= output
 
     def state_since(self, t: float) -> float:
         """When the state shown at `t` began. Idle and done-unseen are one quiet

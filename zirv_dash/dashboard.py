@@ -388,7 +388,8 @@ class Dashboard:
         return [
             p
             for p in self.panes
-            if self.state_of(p, now) in (PaneState.WORKING, PaneState.STARTING, PaneState.NEEDS_YOU)
+            if self.state_of(p, now)
+            in (PaneState.WORKING, PaneState.STARTING, PaneState.NEEDS_YOU, PaneState.UNKNOWN)
         ]
 
     # -- messages -----------------------------------------------------------------------

@@ -48,6 +48,7 @@ STATE_WORDS = {
     PaneState.EXITED: "exited",
     PaneState.FAILED: "failed",
     PaneState.STOPPED: "stopped",
+    PaneState.UNKNOWN: "unknown",
 }
 
 
@@ -310,12 +311,17 @@ class Pane:
         now = time.monotonic() if now is None else now
         self._screen_checked_at = now
         self._screen_dirty = False
-        self.tracker.screen(self.model_view.lines(), now)
+        self.tracker.screen(self.model_view.lines(), now, self.model_view.cursor)
 
     def state(self, now: float | None = None) -> PaneState:
         if self.spawn_error:
             return PaneState.FAILED
-        return self.tracker.state(time.monotonic() if now is None else now)
+        now = time.monotonic() if now is None else now
+        if self._screen_dirty:
+            # The last output may have landed inside the check's throttle window;
+            # a state read must judge the screen as it is now.
+            self.check_screen(now)
+        return self.tracker.state(now)
 
     def reason(self, now: float | None = None) -> str | None:
         if self.spawn_error:
