@@ -37,7 +37,6 @@ CASES = [
 ]
 
 
-
 REAL = Path(__file__).parent / "data" / "attention" / "real"
 PROMPT_SCREENS = {
     "claude": "claude-2.1.197-input.txt",
@@ -57,6 +56,7 @@ def at_prompt(t: AttentionTracker, when: float = 0.0) -> AttentionTracker:
         t.screen(["$"], when, (2, 0))
     assert t._at_prompt, f"{t.agent}: the prompt screen was not recognised"
     return t
+
 
 def screen(name: str, rows: int = 40) -> list[str]:
     """The capture as a `rows`-line screen (blank rows padded below, like a pane)."""
@@ -209,7 +209,9 @@ def test_a_visible_pane_never_goes_done_unseen() -> None:
 
 
 def test_initial_prompt_counts_as_a_turn() -> None:
-    t = at_prompt(AttentionTracker("codex", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0))
+    t = at_prompt(
+        AttentionTracker("codex", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0)
+    )
     t.output(0.5)
     assert t.state(2.0) is PaneState.DONE_UNSEEN
 
@@ -295,7 +297,9 @@ def test_next_deadline_drives_a_single_timer() -> None:
 def test_a_hidden_pane_is_not_just_seen() -> None:
     # The dashboard reports every pane's visibility on every refresh; for a hidden
     # pane that must not count as a look, or `◆` could never appear.
-    t = at_prompt(AttentionTracker("demo", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0))
+    t = at_prompt(
+        AttentionTracker("demo", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0)
+    )
     for step in range(40):
         now = step * 0.1
         if step == 2:
