@@ -15,6 +15,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from screens.dashboard import DashboardScreen
+from screens.menu import MenuScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from widgets.sidebar import Sidebar
 from widgets.terminal_view import TerminalView
@@ -112,10 +113,11 @@ async def test_click_sidebar_row_focuses_and_right_click_opens_menu(tmp_path: Pa
         assert screen.views[dash.panes[2].short].display
         await pilot.click(sidebar, offset=(4, 1))
         await wait_for(pilot, lambda: dash.focused == 0)
-        calls: list[int] = []
-        screen.do_context_menu = lambda: calls.append(dash.focused)  # type: ignore[attr-defined]
+        # Right-click opens that row's menu and leaves the focus where it was.
         await pilot.click(sidebar, offset=(4, 2), button=3)
-        await wait_for(pilot, lambda: calls == [1])
+        await wait_for(pilot, lambda: isinstance(app.screen, MenuScreen))
+        assert app.screen.subject.startswith(dash.panes[1].short)  # type: ignore[attr-defined]
+        assert dash.focused == 0
 
 
 async def test_wheel_scrolls_scrollback_then_forwards_to_a_mouse_app(tmp_path: Path) -> None:

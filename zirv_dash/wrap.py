@@ -20,6 +20,7 @@ import struct
 import subprocess
 import sys
 import termios
+import textwrap
 import threading
 import time
 import tty
@@ -141,6 +142,12 @@ def _exit_code(rc: int) -> int:
     return 128 - rc if rc < 0 else rc
 
 
+def _fit_notice(text: str, columns: int) -> str:
+    """The notice wrapped at word boundaries to the terminal's width (a narrow
+    terminal is the usual reason it is shown at all)."""
+    return textwrap.fill(text, max(20, columns), break_long_words=False, break_on_hyphens=False)
+
+
 def run_wrapped(
     argv: list[str],
     env: dict[str, str],
@@ -159,7 +166,8 @@ def run_wrapped(
     `LaunchError` if the child cannot be started.
     """
     if notice:
-        _write_all(2, (notice.splitlines()[0] if notice.strip() else notice).encode() + b"\n")
+        first = notice.splitlines()[0] if notice.strip() else notice
+        _write_all(2, _fit_notice(first, terminal_size(stdin_fd, output_fd)[1]).encode() + b"\n")
     problem = launch_problem(argv, env, cwd) if argv else None
     if problem is not None:
         raise LaunchError(f"could not start {argv[0]!r}: {problem}")
