@@ -54,14 +54,6 @@ class PaneHeader(Widget):
     def render(self) -> Text:
         f = self.facts
         width = self.size.width
-        left = Text(no_wrap=True, overflow="ellipsis")
-        left.append(f" {f.harness}", Style(color="cyan", bold=True))
-        left.append(" ▸ ")
-        left.append(f.role)
-        left.append(f" · {f.model or '–'}", Style(dim=True))
-        left.append(f" · {shorten_home(f.cwd)}", Style(dim=True))
-        if f.title:
-            left.append(f" · {f.title}", Style(italic=True))
         right = Text(no_wrap=True)
         if f.extra:
             right.append(f"{f.extra}  ", Style(color="yellow", bold=True))
@@ -71,6 +63,31 @@ class PaneHeader(Widget):
         if f.age:
             right.append(f" {f.age}", Style(dim=True))
         right.append(" ")
-        left.truncate(max(0, width - right.cell_len), overflow="ellipsis")
+        left = self._left(max(0, width - right.cell_len - 1))
         pad = max(0, width - left.cell_len - right.cell_len)
         return Text.assemble(left, " " * pad, right)
+
+    def _left(self, room: int) -> Text:
+        """Harness, role, model, cwd and title, losing the least useful first
+        (title, then the cwd's parents, then the cwd) so the state stays whole."""
+        f = self.facts
+        cwd = shorten_home(f.cwd)
+        for title, path in (
+            (f.title, cwd),
+            ("", cwd),
+            ("", os.path.basename(cwd) or cwd),
+            ("", ""),
+        ):
+            text = Text(no_wrap=True, overflow="ellipsis")
+            text.append(f" {f.harness}", Style(color="cyan", bold=True))
+            text.append(" ▸ ")
+            text.append(f.role)
+            text.append(f" · {f.model or '–'}", Style(dim=True))
+            if path:
+                text.append(f" · {path}", Style(dim=True))
+            if title:
+                text.append(f" · {title}", Style(italic=True))
+            if text.cell_len <= room:
+                return text
+        text.truncate(room, overflow="ellipsis")
+        return text
