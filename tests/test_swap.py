@@ -218,6 +218,9 @@ def test_swap_book_defers_until_idle_and_sweeps_packets(tmp_path: Path) -> None:
         pump_until(pane, "hi")
         deadline = time.monotonic() + 5
         while not pane.is_idle() and time.monotonic() < deadline:
+            # Keep reading: idle needs the shell's prompt back on screen.
+            pane.read_available()
+            pane.pump(1 << 16)
             time.sleep(0.05)
         assert book.due(dash.panes) == [request] and not book.pending
         book.running[pane.short] = request

@@ -200,7 +200,10 @@ _ADAPTERS: tuple[Adapter, ...] = (
         "pi",
         model_flag="--model",
         quit_sequence=b"/quit\r",
-        resume_flag="--session",  # a session file or (partial) id; no way to pin ours
+        # pi cannot be launched with an id we choose, so the id we record is no
+        # conversation of its own: `--session <ours>` fails with "No session
+        # found". No resume, then; a restored pi pane gets the restart prompt.
+        resume_flag="",
         system_prompt=SystemPromptChannel.INLINE_FLAG,
         system_prompt_flag="--append-system-prompt",
         vendors=_ANY_VENDOR,

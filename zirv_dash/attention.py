@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-PATTERNS_VERSION = 1
+PATTERNS_VERSION = 2
 SCAN_LINES = 20
 """How many bottom (non-blank-trailing) screen lines `detect_needs_you` reads."""
 NEEDS_YOU_DEBOUNCE = 0.5

@@ -356,6 +356,10 @@ def signal_grace(harness: str) -> float:
 
 
 TERM_GRACE = 1.0
+DEFERRED_ENTER_DELAY = 0.3
+"""Seconds between a typed line and its Enter for harnesses that take a line
+and its Enter in one read as a paste (codex, gemini): gemini drops an Enter
+sent within ~0.1 s of the line."""
 """SIGHUP/SIGTERM to SIGKILL."""
 KILL_CONFIRM = 2.0
 """How long SIGKILL is repeated (new forks included) before giving up."""
@@ -440,7 +444,7 @@ class Ladder:
         if sequence and self.session.poll() is None:
             if self.defer_submit and sequence.endswith(b"\r") and len(sequence) > 1:
                 # Codex drops an Enter that arrives in the same read as its text.
-                sequence, self._enter_at = sequence[:-1], now + 0.1
+                sequence, self._enter_at = sequence[:-1], now + DEFERRED_ENTER_DELAY
             self.session.write(sequence)
             self.stage, self.deadline = "quit", now + self.quit_grace
         else:

@@ -36,7 +36,7 @@ from zirv_dash import adapters, catalogue, handover, spawn
 from zirv_dash.config import AdapterGate
 from zirv_dash.handover import HandoverAck, HandoverError, HandoverRefused, SwapPlan
 from zirv_dash.pane import Pane
-from zirv_dash.ptysession import PtySession, SpawnError
+from zirv_dash.ptysession import DEFERRED_ENTER_DELAY, PtySession, SpawnError
 from zirv_dash.terminal import TerminalModel
 
 SCROLLBACK_LINES = 200
@@ -218,7 +218,7 @@ def retire(
     if pty.poll() is None and quit_sequence:
         if defer_submit and quit_sequence.endswith(b"\r") and len(quit_sequence) > 1:
             pty.write(quit_sequence[:-1])
-            time.sleep(0.1)
+            time.sleep(DEFERRED_ENTER_DELAY)
             quit_sequence = b"\r"
         pty.write(quit_sequence)
         deadline = time.monotonic() + (QUIT_GRACE if grace is None else grace)
