@@ -16,7 +16,7 @@ from tests.test_spawn import FakeDashboard, make_repo
 from zirv_dash import agent_cli, paths
 from zirv_dash.agent_cli import AgentArgs, UsageError, parse_args
 
-NO_DASH = "zirv ctx agent: no live dashboard -- running {} inline in this terminal"
+NO_DASH = "zirv agent: no live dashboard -- running {} inline in this terminal"
 
 
 @pytest.fixture
@@ -220,7 +220,7 @@ def test_channel_refusal_falls_back_inline(
     assert got.returncode == 6, got.stderr
     assert "this dashboard only spawns panes in its own repo" in got.stderr
     assert "; running headless" in got.stderr
-    assert "zirv ctx agent: running shell inline in this terminal" in got.stderr
+    assert "zirv agent: running shell inline in this terminal" in got.stderr
     assert json.loads(got.stdout)["mode"] == "inline"
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zirv_dash import adapters, inline_headless, paths, spawn
+from zirv_dash import adapters, catalogue, inline_headless, paths, spawn
 from zirv_dash.textcheck import text_problem
 
 USAGE = (
@@ -29,7 +29,8 @@ USAGE = (
 )
 EXIT_BUDGET_EXHAUSTED = 77
 MAX_STDIN_PROMPT = 1024 * 1024
-PREFIX = "zirv ctx agent"
+PREFIX = "zirv agent"
+"""How errors are labelled (also reached as `zirv ctx agent`, the same command)."""
 
 
 class UsageError(ValueError):
@@ -171,6 +172,11 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
         )
     if args.model is not None and (why := spawn.model_refusal(args.model)):
         return fail(why, 2)
+    resolved = _resolve_model(args.harness, args.model)
+    if isinstance(resolved, catalogue.ResolveError):
+        return fail(f"--model {args.model}: {resolved}", 2)
+    args.model = resolved
+    base["model"] = args.model or catalogue.implicit_model(args.harness)
     cwd = Path.cwd()
     repo = paths.repo_root(cwd)
     workdir = str((cwd / args.workdir).resolve()) if args.workdir else None
@@ -277,6 +283,23 @@ def _inline_in_worktree(
     return code
 
 
+def _resolve_model(harness: str, model: str | None) -> str | None | catalogue.ResolveError:
+    """A tier name (`--model deep`) resolves as `zirv ctx handover` resolves it
+    (operator override, then the built-in ladder); a literal model is kept."""
+    if model is None or model.strip().lower() not in catalogue.TIERS:
+        return model
+    from zirv_dash import config
+
+    try:
+        settings = config.load_settings(paths.repo_root())
+    except config.ConfigError as exc:
+        return catalogue.ResolveError(str(exc))
+    try:
+        return catalogue.resolve_requested(harness, model, settings)
+    except catalogue.ResolveError as exc:
+        return exc
+
+
 def _read_stdin_prompt() -> str | int:
     """The prompt from stdin, or an exit code after a clear error (too large, not
     UTF-8): never a traceback."""
@@ -302,7 +325,12 @@ def run_inline(
 ) -> int:
     from zirv_dash import session_env, wrap
 
-    base = {"harness": args.harness, "model": args.model, "mode": "inline", "workdir": workdir}
+    base = {
+        "harness": args.harness,
+        "model": args.model or catalogue.implicit_model(args.harness),
+        "mode": "inline",
+        "workdir": workdir,
+    }
     gate_refusal = _gate_refusal(args.harness, Path(workdir))
     if gate_refusal:
         if args.json:
@@ -361,6 +389,7 @@ def run_inline(
         reason = "outran its --timeout-secs"
     elif ender is not None and ender.ended:
         code, reason = 0, "turn ended (the agent's turn signal; no terminal to continue)"
+    _report_inline(session, args.harness, base["model"], workdir, own_session, code, reason)
     doc = receipt(**base, state="exited_no_report", exit_code=code, session=short, reason=reason)
     if args.json:
         print(doc)
@@ -369,6 +398,63 @@ def run_inline(
         sys.stdout.write("\n" + doc + "\n")
         sys.stdout.flush()
     return code
+
+
+def _report_inline(
+    session: str,
+    harness: str,
+    model: str | None,
+    workdir: str,
+    own_session: str,
+    code: int,
+    reason: str | None,
+) -> None:
+    """Report an inline run the way a dashboard pane's run is reported: the
+    `logs/delegation-results/` record, and mail to the requesting session (a
+    pane that ran `zirv agent`) or, from a plain terminal, the operator's inbox.
+    Best effort: a report that cannot be stored is said on stderr, never fatal."""
+    from zirv_dash import config, delegation_result
+
+    short = paths.short_id(session)
+    outcome = f"ended with exit code {code}" + (f" ({reason})" if reason else "")
+    body = (
+        f"inline run {short} ({harness}, {workdir}) {outcome}\n\n"
+        "(its output went to the terminal that ran `zirv agent`)"
+    )
+    requester = paths.short_id(own_session) if own_session else None
+    result = delegation_result.DelegationResult(
+        session=session,
+        short=short,
+        harness=harness,
+        model=model,
+        mode="inline",
+        cwd=workdir,
+        outcome="ended",
+        exit_code=code,
+        requested_by=requester or "operator",
+        body=body,
+    )
+    try:
+        delegation_result.write(result)
+    except OSError as exc:
+        _err(f"{PREFIX}: could not store the result of {short}: {exc}")
+    try:
+        settings = config.load_settings(paths.repo_root())
+    except (config.ConfigError, OSError):
+        settings = config.Settings()
+    if not settings.mail.enabled:
+        return
+    try:
+        delegation_result.mail_report(
+            paths.repo_slug(paths.repo_root()),
+            body,
+            from_session=session,
+            to_session=own_session or None,
+            keep=settings.mail.keep,
+            max_message_bytes=settings.mail.max_message_bytes,
+        )
+    except Exception as exc:  # noqa: BLE001 - mail.MailError or OSError; never fatal here
+        _err(f"{PREFIX}: could not mail the report of {short}: {exc}")
 
 
 class _Stopped(Exception):

@@ -110,6 +110,12 @@ DEMO_LADDER: dict[str, str] = {
     "deep": "demo-deep",
 }
 
+
+def _vendor_rungs(vendor: str) -> dict[str, str]:
+    """tier → alias for one vendor's catalogue rungs (tiers it leaves empty are absent)."""
+    return {m.tier: m.alias for m in CATALOGUE if m.vendor == vendor and m.tier}
+
+
 LADDERS: dict[str, dict[str, str]] = {
     # Inventory §9.1: the two ladders upstream ships.
     "claude": {"cheap": "haiku", "standard": "sonnet", "deep": "opus"},
@@ -121,11 +127,15 @@ LADDERS: dict[str, dict[str, str]] = {
         "deep": "gemini-3.1-pro-preview",
     },
     "demo": DEMO_LADDER,
+    # Single-vendor harnesses with a verified model flag take their vendor's
+    # catalogue rungs as they are (README "Models per harness").
+    "qwen": _vendor_rungs("qwen"),
+    "grok": _vendor_rungs("xai"),
 }
 """Built-in ladders. Harnesses that run several vendors (opencode, pi, copilot, droid,
 goose) have none: which vendor to spend is the operator's call, set per tier under
-`[handover.<agent>]`. Single-vendor harnesses without a verified model flag (qwen,
-grok, kimi, muse, cursor-agent) launch with their own default model and show `–`."""
+`[handover.<agent>]`. Single-vendor harnesses without a verified model flag (kimi,
+muse) and cursor-agent launch with their own default model and show `–`."""
 
 
 class ResolveError(Exception):
@@ -266,6 +276,23 @@ def resolve_model(agent: str, tier_or_model: str | None, settings: Settings | No
             f"it starts with its own default model (tier `standard`)"
         )
     return Resolution(agent, tier_of(wanted), wanted, "literal")
+
+
+def resolve_requested(agent: str, model: str | None, settings: Settings | None) -> str | None:
+    """The model to launch `agent` with for a `--model` value as typed anywhere
+    (`zirv agent`, the spawn dialog): a tier name resolves exactly as handover
+    resolves it; anything else is a literal left as it is. None stays None.
+
+    Raises ResolveError (naming the key to set) for a tier with no model."""
+    if model is None or model.strip().lower() not in TIERS:
+        return model
+    return resolve_model(agent, model.strip().lower(), settings).model
+
+
+def implicit_model(agent: str) -> str | None:
+    """The model a harness runs with when none is passed, where zirv knows it
+    (the built-in demo agent defaults to its `standard` rung); None = unknown."""
+    return DEMO_LADDER["standard"] if agent == "demo" else None
 
 
 def _resolve_tier(agent: str, tier: str, settings: Settings | None) -> Resolution:

@@ -20,12 +20,13 @@ zirv — run several AI coding agents side by side in one terminal.
 Usage:
   zirv                       open the dashboard (in a repo with a local .zirv/, on a terminal)
   zirv chat [options]        open the dashboard (or a single wrapped session)
-      --agent NAME             harness for the first pane (claude, codex, gemini, shell, demo, ...)
+      --agent NAME             harness for the first pane (see Harnesses below)
       --model M                model for the first pane
       --simple                 a single wrapped session instead of the dashboard
       --allow-nested           start even inside another agent session
   zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR] [--json] [--timeout-secs N] [-- flags]
                              open a worker pane in the live dashboard (or run it inline)
+  zirv models [HARNESS]      the model tiers (cheap, standard, deep) each harness resolves
   zirv init                  create .zirv/ with a commented ctx.toml
   zirv version               print the version
   zirv ctx status [--json]   list live sessions and unread mail
@@ -36,6 +37,7 @@ Usage:
   zirv ctx handover [PREFIX] [--agent A] [--model M|cheap|standard|deep] [--dry-run] [--force]
   zirv ctx hook stop         (for a harness hook) report a turn boundary to the pane
   zirv ctx mcp serve [--repo PATH] [--session ID]  MCP tools (sessions, mail, nudge) over stdio
+  zirv ctx worktrees [REPO]  list pane worktrees (branch zirv/<short>) and whether each is clean
 
 Dashboard keys: Ctrl+A then ? lists every binding. Ctrl+A q quits.
 """
@@ -53,11 +55,14 @@ CTX_VERBS: dict[str, str] = {
     "hook": "zirv_dash.ctx_cli:hook_main",
     "mcp": "zirv_dash.ctx_cli:mcp_main",
     "handover": "zirv_dash.handover_cli:main",
+    "worktrees": "zirv_dash.worktree:main",
+    "models": "zirv_dash.models_cli:main",
 }
 
 TOP_VERBS: dict[str, str] = {
     "chat": "zirv_dash.chat:main",
     "agent": "zirv_dash.agent_cli:main",
+    "models": "zirv_dash.models_cli:main",
 }
 
 
@@ -68,8 +73,28 @@ def _load(target: str) -> Callable[[list[str]], int]:
     return entry
 
 
+def harness_lines() -> str:
+    """Every harness zirv has an adapter for, marking which are on PATH now."""
+    from zirv_dash import adapters
+
+    lines = ["Harnesses (* = installed here):"]
+    row = "  "
+    for name, adapter in adapters.ADAPTERS.items():
+        mark = "*" if adapter.installed() else " "
+        cell = f"{mark}{name}"
+        if adapter.builtin:
+            cell += " (built in)"
+        if len(row) + len(cell) + 2 > 78:
+            lines.append(row.rstrip())
+            row = "  "
+        row += cell + "  "
+    lines.append(row.rstrip())
+    return "\n".join(lines) + "\n\n"
+
+
 def print_help() -> int:
-    sys.stdout.write(HELP)
+    head, sep, tail = HELP.partition("Dashboard keys:")
+    sys.stdout.write(head + harness_lines() + sep + tail)
     return 0
 
 

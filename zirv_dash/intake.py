@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from zirv_dash import adapters, mail, paths, roster, spawn
+from zirv_dash import adapters, delegation_result, mail, paths, roster, spawn
 from zirv_dash.dashboard import Dashboard, EndedRow
 from zirv_dash.pane import STATE_WORDS, Pane, PaneState
 from zirv_dash.ptysession import Ladder
@@ -63,6 +63,7 @@ class Spawner(Protocol):
         requested_by: str | None = ...,
         focus: bool = ...,
         extra_env: Mapping[str, str] | None = ...,
+        worktree: bool = ...,
     ) -> Pane: ...
 
 
@@ -429,6 +430,7 @@ class Intake:
             # a parent; what the request says of itself (`requested_by`) never does.
             requested_by=owner.session if owner is not None and decision.parent else None,
             focus=False,
+            worktree=req.worktree,
         )
         if pane.spawn_error:
             raise RuntimeError(pane.spawn_error)
@@ -525,17 +527,17 @@ class Intake:
         if requester is None or pane.short in self.reported:
             return False
         self.reported.add(pane.short)
+        body = report_body(pane, ended)
+        self._store_result(pane, requester, body, ended)
         if not self.dash.settings.mail.enabled:
             return False
         try:
             if mail.sent_since(self.dash.slug, pane.short, pane.created_at):
                 return False
-            mail.store(
+            delegation_result.mail_report(
                 self.dash.slug,
-                report_body(pane, ended),
+                body,
                 from_session=pane.session_id,
-                from_agent="zirv",
-                to="any",
                 to_session=requester,
                 keep=self.dash.settings.mail.keep,
                 max_message_bytes=self.dash.settings.mail.max_message_bytes,
@@ -544,6 +546,25 @@ class Intake:
             self.dash.error(f"report for {pane.short}: could not mail {requester}: {exc}")
             return False
         return True
+
+    def _store_result(self, pane: Pane, requester: str, body: str, ended: bool) -> None:
+        """The `logs/delegation-results/` record, written even when mail is off."""
+        result = delegation_result.DelegationResult(
+            session=pane.session_id,
+            short=pane.short,
+            harness=pane.agent,
+            model=pane.model,
+            mode="dashboard_pane",
+            cwd=pane.cwd,
+            outcome="ended" if ended else "settled",
+            exit_code=pane.exit_code if ended else None,
+            requested_by=paths.short_id(requester) or requester,
+            body=body,
+        )
+        try:
+            delegation_result.write(result)
+        except OSError as exc:
+            self.dash.error(f"report for {pane.short}: could not store its result: {exc}")
 
     # -- ended rows -----------------------------------------------------------------------
 
