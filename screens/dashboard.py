@@ -553,6 +553,9 @@ class DashboardScreen(
         def done(form: SpawnRequestForm | None) -> None:
             if form is None:
                 return
+            if form.worktree:
+                self.spawn_in_worktree(form.agent, form.prompt, form.model)
+                return
             pane = self._spawn(form.agent, prompt=form.prompt, model=form.model, cwd=form.cwd)
             if pane is not None:
                 self.dash.notify(f"spawned {pane.agent} as {pane.short}")

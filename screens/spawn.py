@@ -19,7 +19,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Input, Label
+from textual.widgets import Checkbox, Input, Label
 from textual.widgets.option_list import Option
 
 from screens.dialog import DialogScreen, KeyHints, PickList
@@ -37,6 +37,8 @@ class SpawnRequestForm:
     model: str | None
     prompt: str | None
     cwd: str
+    worktree: bool = False
+    """Run it in a git worktree of its own (branch zirv/<short>)."""
 
 
 def harness_choices(gate: AdapterGate) -> list[tuple[str, bool]]:
@@ -103,6 +105,7 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             yield Input(placeholder="what should it work on?", id="prompt")
             yield Label("working directory", classes="field-label")
             yield Input(value=self.repo, id="cwd")
+            yield Checkbox("own git worktree (branch zirv/<short>)", id="worktree", compact=True)
             yield Label("", id="error", classes="dialog-error", markup=False)
             yield KeyHints(FOOTER, classes="dialog-footer")
 
@@ -241,7 +244,8 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
         if model and (model.startswith("-") or len(model) > 128):
             self._error("that model name is not valid")
             return
-        self.dismiss(SpawnRequestForm(agent, model, prompt, cwd))
+        worktree = self.query_one("#worktree", Checkbox).value
+        self.dismiss(SpawnRequestForm(agent, model, prompt, cwd, worktree))
 
     def _error(self, text: str) -> None:
         label = self.query_one("#error", Label)

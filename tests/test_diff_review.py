@@ -217,3 +217,29 @@ async def test_w_lists_kept_worktrees(repo: Path) -> None:
         status = app.review.query_one("#review-status")
         await until(pilot, lambda: "pane worktrees:" in str(status.render()))
         assert "zirv/keep1234 (uncommitted changes)" in str(status.render())
+
+
+async def test_the_spawn_dialog_toggle_and_the_chord(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+A s with "own git worktree" ticked opens the pane in its own worktree;
+    Ctrl+A D opens the review of the focused pane."""
+    from screens.spawn import SpawnScreen
+
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: len(screen.dash.panes) == 1)
+        await pilot.press("ctrl+a", "s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpawnScreen))
+        await pilot.press(*"shell")
+        app.screen.query_one("#worktree").value = True  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(screen.dash.panes) == 2, timeout=20)
+        pane = screen.dash.panes[1]
+        record = worktree.load(repo, pane.short)
+        assert record is not None and pane.cwd == record.path
+        await pilot.press("ctrl+a", "D")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffReviewScreen))
+        assert app.screen.target.cwd == Path(record.path)  # type: ignore[attr-defined]

@@ -62,6 +62,12 @@ ACTIONS: tuple[ActionInfo, ...] = (
     ActionInfo(
         "knowledge", "knowledge", "dashboard", "browse the repo's .zavet decisions and specs"
     ),
+    ActionInfo(
+        "diff_review",
+        "diff review",
+        "the selected row",
+        "the focused pane's changes: diff, commit, discard, comment",
+    ),
     ActionInfo("palette", "palette", "dashboard", "search every action"),
     ActionInfo("help", "help", "dashboard", "this help"),
     ActionInfo("quit", "quit", "dashboard", "quit (asks when a pane is working)"),
