@@ -95,12 +95,16 @@ def field(out: str, name: str) -> str:
 
 def test_dry_run_claude_deep_with_no_live_session(tmp_path: Path, env: dict[str, str]) -> None:
     done = run(tmp_path, env, "--agent", "claude", "--model", "deep", "--dry-run")
-    assert done.returncode == 0, done.stderr
+    # The real run would fail (no session, claude not installed): so does the dry run.
+    assert done.returncode == 1, done.stderr
     assert field(done.stdout, "harness") == "claude"
     assert field(done.stdout, "tier") == "deep"
     assert field(done.stdout, "model").startswith("opus")
     assert field(done.stdout, "target") == "(no live session)"
-    assert "not installed" in field(done.stdout, "status")
+    status = field(done.stdout, "status")
+    assert "would fail: no live session (no orchestrator in this repo)" in status
+    assert "would be refused:" in status and "not installed" in status
+    assert not status.startswith("ready")
     assert not sessions(tmp_path).exists() or not list(sessions(tmp_path).iterdir())
 
 
@@ -116,7 +120,7 @@ def test_dry_run_shows_the_live_orchestrator_and_changes_nothing(
     assert field(done.stdout, "model").startswith("–")
     assert field(done.stdout, "target").startswith(f"{SHORT} demo/demo-standard (orchestrator")
     assert "never on a shell's argv" in field(done.stdout, "delivery")
-    assert field(done.stdout, "status") == "ready"
+    assert field(done.stdout, "status").startswith("ready: ")
     assert sorted(p.name for p in sessions(tmp_path).iterdir()) == before
 
 
@@ -139,11 +143,31 @@ def test_dead_and_garbage_records_are_ignored(tmp_path: Path, env: dict[str, str
     (sessions(tmp_path) / "yyyy8888.json").write_text("[]")
     (sessions(tmp_path) / f"{SHORT}.seat.json").write_text("{}")
     done = run(tmp_path, env, "--agent", "demo", "--model", "deep", "--dry-run")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr
     assert field(done.stdout, "target") == "(no live session)"
     done = run(tmp_path, env, "zzzz", "--agent", "demo", "--dry-run")
     assert field(done.stdout, "target") == "(no live session matching 'zzzz')"
     assert (sessions(tmp_path) / "zzzz9999.json").exists()  # never deletes others' files
+
+
+def test_dry_run_exits_as_the_real_run_would(tmp_path: Path, env: dict[str, str]) -> None:
+    write_record(tmp_path)
+    # A swap that would go ahead: ready, exit 0, nothing written.
+    done = run(tmp_path, env, "--agent", "shell", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert field(done.stdout, "status").startswith("ready")
+    assert not list(sessions(tmp_path).glob("*.handover-req"))
+    # Already there: the real run says nothing to do and exits 0.
+    done = run(tmp_path, env, "--agent", "demo", "--model", "standard", "--dry-run")
+    assert done.returncode == 0
+    assert field(done.stdout, "status").startswith(f"nothing to do: pane {SHORT}")
+    real = run(tmp_path, env, "--agent", "demo", "--model", "standard")
+    assert real.returncode == 0 and "nothing to do" in real.stdout
+    # A prefix that matches nothing: the real run exits 1, and so does the dry run.
+    done = run(tmp_path, env, "zzzz", "--agent", "shell", "--dry-run")
+    real = run(tmp_path, env, "zzzz", "--agent", "shell")
+    assert done.returncode == real.returncode == 1
+    assert field(done.stdout, "status") == "would fail: no live session matching 'zzzz'"
 
 
 def test_unresolvable_tier_is_refused_naming_the_key(tmp_path: Path, env: dict[str, str]) -> None:

@@ -3,9 +3,11 @@
 Resolves the successor (harness, tier, model) for a live pane — by default this
 repository's orchestrator — and asks the dashboard hosting it to swap, through
 `<state>/sessions/<short>.handover-req`, waiting for `<short>.handover-ack`.
-`--dry-run` only prints the resolution and works with no live session at all.
+`--dry-run` prints the resolution and what the real run would do, changes
+nothing, and exits as the real run would (1 for no live session or a refusal).
 
-Exit status: 0 done (or dry run), 1 refused / failed / no answer, 2 usage or config error.
+Exit status: 0 done (or a dry run that would go ahead), 1 refused / failed / no
+answer (or a dry run that would be), 2 usage or config error.
 """
 
 from __future__ import annotations
@@ -157,19 +159,48 @@ def _run(args: argparse.Namespace) -> int:
     except handover.HandoverRefused as exc:
         refusal = str(exc)
     if args.dry_run:
-        _print_dry_run(args, res, target, refusal)
-        return 0
+        blockers = _blockers(args.prefix, target, refusal)
+        _print_dry_run(args, res, target, _dry_status(blockers, target, res))
+        return 1 if blockers else 0
     if target is None:
-        where = f"matching {args.prefix!r}" if args.prefix else "(no orchestrator in this repo)"
-        print(f"zirv ctx handover: no live session {where}", file=sys.stderr)
+        print(f"zirv ctx handover: {_no_session(args.prefix)}", file=sys.stderr)
         return 1
     if refusal:
         print(f"handover refused: {refusal}", file=sys.stderr)
         return 1
-    if target.agent == res.agent and catalogue.same_model(record_model(target), res.model):
+    if _nothing_to_do(target, res):
         print(f"handover: pane {target.short} already runs {res.agent}/{res.model}; nothing to do")
         return 0
     return _request_and_wait(target, res, force=args.force)
+
+
+def _no_session(prefix: str | None) -> str:
+    where = f"matching {prefix!r}" if prefix else "(no orchestrator in this repo)"
+    return f"no live session {where}"
+
+
+def _nothing_to_do(target: SessionRecord, res: catalogue.Resolution) -> bool:
+    return target.agent == res.agent and catalogue.same_model(record_model(target), res.model)
+
+
+def _blockers(prefix: str | None, target: SessionRecord | None, refusal: str | None) -> list[str]:
+    """What would make the real run exit 1, in the order it checks them."""
+    found = []
+    if target is None:
+        found.append(f"would fail: {_no_session(prefix)}")
+    if refusal:
+        found.append(f"would be refused: {refusal}")
+    return found
+
+
+def _dry_status(
+    blockers: list[str], target: SessionRecord | None, res: catalogue.Resolution
+) -> str:
+    if blockers:
+        return "; ".join(blockers)
+    if target is not None and _nothing_to_do(target, res):
+        return f"nothing to do: pane {target.short} already runs {res.agent}/{res.display_model}"
+    return "ready: the real run would ask the pane's dashboard to swap"
 
 
 def _describe_target(target: SessionRecord | None, prefix: str | None) -> str:
@@ -184,7 +215,7 @@ def _print_dry_run(
     args: argparse.Namespace,
     res: catalogue.Resolution,
     target: SessionRecord | None,
-    refusal: str | None,
+    status: str,
 ) -> None:
     source = SOURCES.get(res.source, res.source)
     if res.source == "override" and res.tier:
@@ -205,7 +236,7 @@ def _print_dry_run(
         f"  model:    {res.display_model} ({source})",
         f"  target:   {_describe_target(target, args.prefix)}",
         f"  delivery: {delivery}",
-        f"  status:   {'ready' if refusal is None else 'would be refused: ' + refusal}",
+        f"  status:   {status}",
     ]
     if args.force:
         lines.append("  force:    swap even if the pane is mid-turn")
