@@ -1,9 +1,10 @@
 """Mail overlay (`Ctrl+A m`): browse, consume and compose repo mail.
 
 Browse lists the whole repo mailbox (like `zirv ctx inbox`), oldest first, one
-row per message: `{from_agent}: {first line}`; the highlighted message's body is
-shown below. Enter consumes it (moves it to `read/`). `c` composes a message
-to `any` or to one live pane.
+row per message: `{sender}: {first line}`, the sender named as the operator sees
+it (a pane's label and short id, `operator` for this dashboard's own mail); the
+highlighted message's body is shown below. Enter consumes it (moves it to
+`read/`). `c` composes a message to `any` or to one live pane.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from textual.widgets.option_list import Option
 
 from screens.dialog import DialogScreen, KeyHints, PickList
 from screens.nudge import DraftArea
-from zirv_dash import mail
+from zirv_dash import mail, paths
 from zirv_dash.config import MailSettings
 
 log = logging.getLogger("zirv.mail")
@@ -39,16 +40,49 @@ class MailTarget:
     short: str
     agent: str
     session: str
+    title: str = ""
+    """The pane's label in the sidebar (e.g. `wrk demo`), when the caller knows it."""
 
     @property
     def label(self) -> str:
-        return f"pane {self.short} ({self.agent})"
+        return f"pane {self.short} ({self.title or self.agent})"
 
 
-def row_text(message: mail.Message) -> Text:
+def _pane_named(short: str | None, targets: list[MailTarget]) -> str | None:
+    for target in targets:
+        if short and target.short == short:
+            return f"{target.title or target.agent} · {target.short}"
+    return None
+
+
+def sender_text(message: mail.Message, targets: list[MailTarget], own_session: str = "") -> str:
+    """Who sent `message`, in the names the operator sees: a pane's label and
+    short id, `operator` for this dashboard's own mail (its internal id matches
+    no pane), else the sender's agent/short as recorded."""
+    own = paths.short_id(own_session) if own_session else ""
+    if own and message.from_short == own:
+        return "operator"
+    pane = _pane_named(message.from_short, targets)
+    if pane is None:
+        return f"{message.from_agent}/{message.from_short}"
+    if message.from_agent == "zirv":  # system mail: a report about that pane
+        return f"zirv, for {pane}"
+    return pane
+
+
+def recipient_text(message: mail.Message, targets: list[MailTarget]) -> str:
+    if not message.to_session:
+        return message.to
+    return _pane_named(message.to_short, targets) or f"session {message.to_short}"
+
+
+def row_text(
+    message: mail.Message, targets: list[MailTarget] | None = None, own_session: str = ""
+) -> Text:
     lines = mail.display_body(message.body).strip().splitlines()
     first = lines[0].strip() if lines else ""
-    return Text(f"{message.from_agent}: {first[:ROW_PREVIEW]}", no_wrap=True, overflow="ellipsis")
+    sender = sender_text(message, targets or [], own_session)
+    return Text(f"{sender}: {first[:ROW_PREVIEW]}", no_wrap=True, overflow="ellipsis")
 
 
 class MailList(PickList):
@@ -160,7 +194,9 @@ class MailScreen(DialogScreen[None]):
         listing = self.query_one(MailList)
         listing.clear_options()
         if self.messages:
-            listing.add_options([Option(row_text(m)) for m in self.messages])
+            listing.add_options(
+                [Option(row_text(m, self.targets, self.from_session)) for m in self.messages]
+            )
             index = 0 if keep_index is None else min(keep_index, len(self.messages) - 1)
             listing.highlighted = index
         else:
@@ -183,11 +219,12 @@ class MailScreen(DialogScreen[None]):
             preview.display = False
             return
         message = self.messages[index]
-        to = f"session {message.to_short}" if message.to_session else message.to
+        to = recipient_text(message, self.targets)
+        sender = sender_text(message, self.targets, self.from_session)
         body = mail.display_body(message.body).strip().splitlines()
         shown = body[:PREVIEW_LINES]
         text = Text()
-        text.append(f"from {message.from_agent}/{message.from_short} to {to}\n", Style(bold=True))
+        text.append(f"from {sender} to {to}\n", Style(bold=True))
         text.append("\n".join(shown))
         if len(body) > PREVIEW_LINES:
             text.append(f"\n… {len(body) - PREVIEW_LINES} more line(s)", Style(dim=True))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from zirv_dash import adapters, delegation_result, mail, paths, roster, spawn
+from zirv_dash import adapters, catalogue, delegation_result, gitinfo, mail, paths, roster, spawn
 from zirv_dash.dashboard import Dashboard, EndedRow
 from zirv_dash.pane import STATE_WORDS, Pane, PaneState
 from zirv_dash.ptysession import Ladder
@@ -922,12 +922,12 @@ def inspect_sections(
     identity = [
         ("short", pane.short),
         ("harness", pane.agent),
-        ("model", pane.model or "–"),
+        ("model", pane.model or catalogue.implicit_model(pane.agent) or "–"),
         ("role", pane.role),
         ("group", "–"),
         ("parent", parent or "–"),
         ("cwd", pane.cwd or "–"),
-        ("branch", "–"),
+        ("branch", gitinfo.branch(pane.cwd) or "–"),
     ]
     if pane.short in intake.kept:
         identity.append(("request", "kept (restore / retry available once ended)"))
@@ -936,13 +936,13 @@ def inspect_sections(
         ("lifecycle", "ended" if not pane.alive else STATE_WORDS.get(state, str(state))),
         ("attention", STATE_WORDS.get(state, str(state))),
         ("mode", "headless" if pane.spec.headless else "interactive"),
-        ("since", f"started {_age(started)} ago" if ages else "–"),
+        ("started", f"{_age(started)} ago" if ages else "–"),
     ]
     if pane.exit_code is not None:
+        # One row each: when it ended, and how (the code once, not twice).
         exited = time.time() - (pane.exited_at or time.time())
-        shown = _age(exited) if ages else "–"
-        status.append(("since", f"exited {shown} · exit {pane.exit_code}"))
-        status.append(("exit", f"exit {pane.exit_code}"))
+        status.append(("ended", f"{_age(exited)} ago" if ages else "–"))
+        status.append(("exit code", str(pane.exit_code)))
     reason = pane.reason(moment)
     evidence = [("winning", reason or f"pane state: {STATE_WORDS.get(state, str(state))}")]
     signal_rows = [

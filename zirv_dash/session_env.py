@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from zirv_dash import paths
+
 SCRUBBED = (
     "ZIRV_CTX_SESSION",
     "ZIRV_CTX_SOCKET",
@@ -78,11 +80,16 @@ def nesting_refusal(
     env = os.environ if env is None else env
     if env.get("ZIRV_ALLOW_NESTED", "").lower() == "true":
         return None
-    evidence = None
-    for name in ("ZIRV_CTX_SESSION", "ZIRV_CTX_SOCKET"):
-        if env.get(name):
-            evidence = f"{name}={env[name][:8]}"
-            break
+    # The session as its short id (what `zirv ctx status` lists), the socket as
+    # its whole path (cut to 8 characters it names nothing); both printable and
+    # bounded: they come from whoever started us.
+    found = []
+    if env.get("ZIRV_CTX_SESSION"):
+        session = env["ZIRV_CTX_SESSION"]
+        found.append(f"ZIRV_CTX_SESSION={_shown(paths.short_id(session) or session)}")
+    if env.get("ZIRV_CTX_SOCKET"):
+        found.append(f"ZIRV_CTX_SOCKET={_shown(env['ZIRV_CTX_SOCKET'])}")
+    evidence = ", ".join(found) or None
     if evidence is None and env.get("CLAUDE_PID") and env.get("CLAUDECODE"):
         evidence = f"CLAUDE_PID={env['CLAUDE_PID']}"
     if evidence is None:
@@ -93,3 +100,12 @@ def nesting_refusal(
         "and get the outer session compacted, restarted or killed. Run it from a plain "
         "terminal, or pass --allow-nested (or set ZIRV_ALLOW_NESTED=true) to override."
     )
+
+
+EVIDENCE_CAP = 200
+
+
+def _shown(value: str) -> str:
+    """`value` with control characters as `?`, at most EVIDENCE_CAP characters."""
+    clean = "".join(ch if ch.isprintable() else "?" for ch in value)
+    return clean if len(clean) <= EVIDENCE_CAP else clean[: EVIDENCE_CAP - 1] + "…"
