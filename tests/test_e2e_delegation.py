@@ -101,7 +101,7 @@ def test_delegate_refuse_quit_relaunch_restore(tmux: Tmux, project: Path, state:
     token = live_token_dir(state)
 
     # 1. `zirv agent` from a second window joins the live dashboard.
-    tmux.start([*ZIRV, "agent", "demo", "say hi", "--json"], 220, 12, name="cli")
+    tmux.start([*ZIRV, "agent", "demo", "say hi", "--json"], 500, 12, name="cli")
     out = tmux.wait_for("EXITED 0", name="cli")
     line = next(x for x in out.splitlines() if x.startswith("{"))
     receipt = json.loads(line)
