@@ -151,3 +151,18 @@ def test_inspector_shows_branch_demo_model_and_each_fact_once(repo: Path) -> Non
         os.environ.pop("ZIRV_DEMO_WORK_SECS", None)
         close(dash)
         intake.on_quit()
+
+
+def test_ctx_worktrees_is_a_verb_with_a_help_line(repo: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ZIRV_CTX_SESSION"}
+    got = subprocess.run(
+        [sys.executable, "-m", "zirv_dash.cli", "ctx", "worktrees"],
+        cwd=repo, env=env, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.startswith(f"no pane worktrees for {repo}")
+    helped = subprocess.run(
+        [sys.executable, "-m", "zirv_dash.cli", "--help"], env=env, capture_output=True,
+        text=True, timeout=30,
+    )  # fmt: skip
+    assert "zirv ctx worktrees" in helped.stdout
