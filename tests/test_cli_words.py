@@ -166,3 +166,26 @@ def test_ctx_worktrees_is_a_verb_with_a_help_line(repo: Path) -> None:
         text=True, timeout=30,
     )  # fmt: skip
     assert "zirv ctx worktrees" in helped.stdout
+
+
+def test_the_handover_hint_names_a_command_that_works(tmp_path: Path) -> None:
+    """`zirv models` / handover say `zirv ctx config set handover.<agent>.<tier> <model>`:
+    that command exists, and what it sets is what `zirv models` then resolves."""
+    from zirv_dash import catalogue
+
+    hint = catalogue.config_hint("opencode", "deep")
+    assert "`zirv ctx config set handover.opencode.deep <model>`" in hint
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZIRV_CTX_")}
+    env["ZIRV_HOME"] = str(tmp_path / "home")
+
+    def zirv(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "zirv_dash.cli", *args],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+
+    done = zirv("ctx", "config", "set", "handover.opencode.deep", "anthropic/claude-opus-5")
+    assert done.returncode == 0, done.stderr
+    shown = zirv("models", "opencode")
+    assert "deep      anthropic/claude-opus-5 *" in shown.stdout
+    assert "override: handover.opencode.deep in ~/.zirv/ctx.toml" in shown.stdout

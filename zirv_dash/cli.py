@@ -37,6 +37,8 @@ Usage:
   zirv ctx handover [PREFIX] [--agent A] [--model M|cheap|standard|deep] [--dry-run] [--force]
   zirv ctx hook stop         (for a harness hook) report a turn boundary to the pane
   zirv ctx mcp serve [--repo PATH] [--session ID]  MCP tools (sessions, mail, nudge) over stdio
+  zirv ctx config get|set|unset|add|remove|list|path [KEY] [VALUE]
+                             read or edit the operator's ~/.zirv/ctx.toml (checked first)
   zirv ctx worktrees [REPO]  list pane worktrees (branch zirv/<short>) and whether each is clean
 
 Dashboard keys: Ctrl+A then ? lists every binding. Ctrl+A q quits.
@@ -56,6 +58,7 @@ CTX_VERBS: dict[str, str] = {
     "mcp": "zirv_dash.ctx_cli:mcp_main",
     "handover": "zirv_dash.handover_cli:main",
     "worktrees": "zirv_dash.worktree:main",
+    "config": "zirv_dash.config_cli:main",
     "models": "zirv_dash.models_cli:main",
 }
 
