@@ -54,13 +54,17 @@ def stored(short: str) -> dict[str, object]:
 
 
 def test_plain_terminal_inline_run_is_recorded_and_mailed_to_the_operator(repo: Path) -> None:
-    got = zirv(["agent", "shell", "do it", "--json"], repo, stdin="exit 3\n")
+    got = zirv(
+        ["agent", "shell", "do it", "--json"], repo, stdin="echo worker-said-$((6*7)); exit 3\n"
+    )
     assert got.returncode == 3, got.stderr
+    assert "worker-said-42" in got.stderr  # the output still reaches the terminal
     short = json.loads(got.stdout)["session"]
     result = stored(short)
     assert result["mode"] == "inline" and result["exit_code"] == 3
     assert result["requested_by"] == "operator" and result["harness"] == "shell"
     assert result["cwd"] == str(repo)
+    assert "worker-said-42" in str(result["body"])  # the report carries the output's tail
     path = delegation_result.results_dir() / f"{short}.json"
     assert path.stat().st_mode & 0o077 == 0
     [message] = [m for m in mail.list_messages(paths.repo_slug(repo)) if m.from_short == short]
@@ -70,6 +74,7 @@ def test_plain_terminal_inline_run_is_recorded_and_mailed_to_the_operator(repo: 
     inbox = zirv(["ctx", "inbox"], repo)
     assert inbox.returncode == 0, inbox.stderr
     assert f"inline run {short} (shell, {repo}) ended with exit code 3" in inbox.stdout
+    assert "worker-said-42" in inbox.stdout
 
 
 def test_inline_run_from_a_pane_is_mailed_to_that_pane(repo: Path) -> None:

@@ -18,10 +18,13 @@ import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zirv_dash import adapters, catalogue, inline_headless, paths, spawn
 from zirv_dash.textcheck import text_problem
+
+if TYPE_CHECKING:  # the tee (and its terminal model) loads only for an inline run
+    from zirv_dash import output_tail
 
 USAGE = (
     "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR | --worktree] [--json] "
@@ -359,6 +362,9 @@ def run_inline(
             ender.started(pid)
 
     reason: str | None = None
+    stdin_fd = tap.fd if tap is not None else 0
+    out_fd = 2 if args.json else 1
+    tee = _output_tee(stdin_fd, out_fd)
     try:
         with _signals_end_the_run():
             code = wrap.run_wrapped(
@@ -366,8 +372,8 @@ def run_inline(
                 child_env,
                 workdir,
                 notice=notice,
-                stdin_fd=tap.fd if tap is not None else 0,
-                output_fd=2 if args.json else 1,
+                stdin_fd=stdin_fd,
+                output_fd=tee.fd if tee is not None else out_fd,
                 timeout_secs=args.timeout_secs or None,
                 on_start=started,
             )
@@ -385,11 +391,14 @@ def run_inline(
             ender.close()
         if tap is not None:
             tap.close()
+        if tee is not None:
+            tee.close()
     if code == wrap.EXIT_TIMEOUT:
         reason = "outran its --timeout-secs"
     elif ender is not None and ender.ended:
         code, reason = 0, "turn ended (the agent's turn signal; no terminal to continue)"
-    _report_inline(session, args.harness, base["model"], workdir, own_session, code, reason)
+    tail = tee.tail(*_columns_rows(stdin_fd, out_fd)) if tee is not None else None
+    _report_inline(session, args.harness, base["model"], workdir, own_session, code, reason, tail)
     doc = receipt(**base, state="exited_no_report", exit_code=code, session=short, reason=reason)
     if args.json:
         print(doc)
@@ -408,6 +417,7 @@ def _report_inline(
     own_session: str,
     code: int,
     reason: str | None,
+    tail: str | None = None,
 ) -> None:
     """Report an inline run the way a dashboard pane's run is reported: the
     `logs/delegation-results/` record, and mail to the requesting session (a
@@ -417,10 +427,8 @@ def _report_inline(
 
     short = paths.short_id(session)
     outcome = f"ended with exit code {code}" + (f" ({reason})" if reason else "")
-    body = (
-        f"inline run {short} ({harness}, {workdir}) {outcome}\n\n"
-        "(its output went to the terminal that ran `zirv agent`)"
-    )
+    shown = tail or ("(no output)" if tail is not None else "(its output was not kept)")
+    body = f"inline run {short} ({harness}, {workdir}) {outcome}\n\n{shown}"
     requester = paths.short_id(own_session) if own_session else None
     result = delegation_result.DelegationResult(
         session=session,
@@ -455,6 +463,28 @@ def _report_inline(
         )
     except Exception as exc:  # noqa: BLE001 - mail.MailError or OSError; never fatal here
         _err(f"{PREFIX}: could not mail the report of {short}: {exc}")
+
+
+def _output_tee(stdin_fd: int, out_fd: int) -> output_tail.OutputTee | None:
+    """A tee that keeps the worker's last output for its report. Not when the
+    output is a terminal and stdin is not: wrap sizes the PTY from the first of
+    the two that is a terminal, and a pipe in between would hide that one."""
+    if os.isatty(out_fd) and not os.isatty(stdin_fd):
+        return None
+    from zirv_dash import output_tail
+
+    try:
+        return output_tail.OutputTee(out_fd)
+    except OSError as exc:
+        _err(f"{PREFIX}: the report will not carry the output ({exc})")
+        return None
+
+
+def _columns_rows(stdin_fd: int, out_fd: int) -> tuple[int, int]:
+    from zirv_dash import wrap
+
+    rows, columns = wrap.terminal_size(stdin_fd, out_fd)
+    return columns, rows
 
 
 class _Stopped(Exception):
