@@ -115,7 +115,8 @@ async def test_mail_overlay_reads_consumes_and_composes(tmp_path: Path) -> None:
         assert isinstance(overlay, MailScreen)
         assert overlay.query_one("#mail-dialog").border_title == "mail · 2"
         rows = overlay.query_one("#mail-list", OptionList)
-        assert str(rows.get_option_at_index(0).prompt) == "claude: first note"
+        # The sender is no live pane here: shown as its agent and short id.
+        assert str(rows.get_option_at_index(0).prompt) == "claude/abcd1234: first note"
         await pilot.press("j")
         assert rows.highlighted == 1
         await pilot.press("k", "enter")
