@@ -133,3 +133,20 @@ def test_a_result_that_cannot_be_stored_never_stops_the_run(repo: Path, tmp_path
     assert got.returncode == 4
     assert "could not store the result" in got.stderr
     assert time.monotonic() - started < 30
+
+
+def test_the_output_tee_passes_everything_through_and_keeps_a_bounded_tail(tmp_path: Path) -> None:
+    from zirv_dash.output_tail import KEEP_BYTES, OutputTee
+
+    sink = tmp_path / "sink"
+    with sink.open("wb") as out:
+        tee = OutputTee(out.fileno())
+        payload = b"".join(b"line %06d \x1b[31mred\x1b[0m\r\n" % i for i in range(60_000))
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(tee.fd, view[:65536]) :]
+        tee.close()
+    assert sink.read_bytes() == payload  # every byte, in order
+    assert len(tee.kept()) <= KEEP_BYTES
+    tail = tee.tail(columns=80, rows=24)
+    assert tail.splitlines()[-1] == "line 059999 red" and len(tail.encode()) <= 2048
