@@ -210,7 +210,7 @@ async def test_cli_request_and_ack_round_trip(
         await wait_for(pilot, lambda: pane.state() is PaneState.NEEDS_YOU)
         code, out, err = await cli(tmp_path, short, "--agent", "shell")
         assert code == 0, err
-        assert f"handover accepted: pane {short} switches demo/– → shell/–" in out
+        assert f"handover accepted: pane {short} switches demo/demo-standard → shell/–" in out
         assert pane.agent == "demo"
         header = screen.query_one(PaneHeader)
         await wait_for(pilot, lambda: header.facts.extra == swap.PENDING_NOTE)
@@ -280,7 +280,7 @@ async def test_busy_pane_defers_or_forces_after_confirmation(
         assert confirm.display
         await pilot.press("n")
         await wait_for(pilot, lambda: not confirm.display)
-        assert app.screen is picker and pane.agent == "demo" and pane.model is None
+        assert app.screen is picker and pane.agent == "demo" and pane.model == "demo-standard"
         await pilot.press("f", "y")
         await wait_for(pilot, lambda: pane.model == "demo-deep")
         assert pane.pty is not None and pane.pty.pid != busy_pid

@@ -65,7 +65,7 @@ def setup_logging() -> None:
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if not args.allow_nested:
-        refusal = nesting_refusal(command="zirv ctx chat")
+        refusal = nesting_refusal(command="zirv chat")
         if refusal:
             print(refusal, file=sys.stderr)
             return 1

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zirv_dash import adapters, escapes, guard, paths, registry, swap
+from zirv_dash import adapters, catalogue, escapes, guard, paths, registry, swap
 from zirv_dash import worktree as worktrees
 from zirv_dash.config import AdapterGate, Settings
 from zirv_dash.handover import SwapPlan
@@ -212,6 +212,12 @@ class Dashboard:
             )
         if prompt and prompt.lstrip().startswith("-"):
             raise DashError("prompt must not begin with '-' (argv injection guard)")
+        try:
+            # A tier name ("deep") resolves exactly as a handover resolves it,
+            # wherever the spawn came from (dialog, request, restore).
+            model = catalogue.resolve_requested(agent, model, self.settings)
+        except catalogue.ResolveError as exc:
+            raise DashError(str(exc)) from exc
         if worktree:
             session_id = session_id or paths.new_session_id()
             cwd = self._worktree_cwd(paths.short_id(session_id))
@@ -227,7 +233,9 @@ class Dashboard:
             argv=argv,
             cwd=cwd or str(self.repo),
             role=role,
-            model=model,
+            # What it runs with where zirv knows it (the demo's default rung);
+            # argv is left alone, so the harness still picks its own default.
+            model=model or catalogue.implicit_model(agent),
             prompt=prompt,
             headless=headless,
             requested_by=requested_by,
