@@ -1,0 +1,24 @@
+"""A tier name given to a dashboard spawn resolves like a handover's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zirv_dash.config import load_settings
+from zirv_dash.dashboard import Dashboard, DashError
+
+
+def test_a_tier_resolves_and_the_pane_says_what_it_runs(tmp_path: Path) -> None:
+    dash = Dashboard(load_settings(tmp_path), tmp_path, manage_state=False)
+    try:
+        deep = dash.spawn("demo", model="deep")
+        assert deep.model == "demo-deep" and "demo-deep" in deep.spec.argv
+        plain = dash.spawn("demo")
+        assert plain.model == "demo-standard"
+        assert "demo-standard" not in plain.spec.argv  # the harness keeps its own default
+        with pytest.raises(DashError, match="shell"):
+            dash.spawn("shell", model="deep")
+    finally:
+        dash.shutdown_all(grace=0.5)
