@@ -506,25 +506,15 @@ def test_send_from_a_runaway_pipe_reads_only_what_can_be_kept(env: Env) -> None:
 
 
 def test_config_verb_edits_the_operator_file(env: Env) -> None:
-    code = (
-        "import sys; from zirv_dash.ctx_cli import config_main; sys.exit(config_main(sys.argv[1:]))"
-    )
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("ZIRV_CTX_", "ZIRV_HOME"))}
-    full_env = {**base, "ZIRV_CTX_STATE_DIR": str(env.state), "ZIRV_HOME": str(env.state / "home")}
-
-    def config(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-c", code, *args],
-            cwd=env.repo, env=full_env, capture_output=True, text=True, timeout=30,
-        )  # fmt: skip
-
-    done = config("set", "mail.keep", "7")
+    done = env.run("config", "set", "mail.keep", "7")
     assert done.returncode == 0, done.stderr
     assert (env.state / "home" / "ctx.toml").read_text() == "[mail]\nkeep = 7\n"
-    assert config("get", "mail.keep").stdout == "7\n"
-    bad = config("set", "mail.kep", "7")
+    assert env.run("config", "get", "mail.keep").stdout == "7\n"
+    bad = env.run("config", "set", "mail.kep", "7")
     assert bad.returncode == 1 and "did you mean `mail.keep`?" in bad.stderr
-    assert config("set").returncode == 2  # usage
+    assert env.run("config", "set").returncode == 2  # usage
+    inside = env.run("config", "set", "mail.keep", "9", env=env.as_session(SESSION_A, "claude"))
+    assert inside.returncode == 1 and "ask the operator to run" in inside.stderr
 
 
 def test_ctx_cli_imports_no_configuration_model() -> None:

@@ -589,14 +589,6 @@ class _DeathWatch:
 # --- hook --------------------------------------------------------------------
 
 
-def config_main(argv: list[str]) -> int:
-    """`zirv ctx config get|set|unset|add|remove|list|path` (pydantic is imported
-    only when asked for, keeping the mail verbs cheap)."""
-    from zirv_dash import config_cli
-
-    return config_cli.main(argv)
-
-
 def mcp_main(argv: list[str]) -> int:
     """`zirv ctx mcp serve`: the MCP bridge (imported only when asked for; the SDK is heavy)."""
     from zirv_dash import mcp_bridge
