@@ -43,3 +43,20 @@ def test_outer_authority_never_reaches_a_child(name: str) -> None:
 def test_a_pane_may_still_be_given_its_own_work_group() -> None:
     env = child_env("abcd1234", "claude", base=OUTER, extra={"ZIRV_CTX_WORK_GROUP": "mine"})
     assert _child_sees(env)["ZIRV_CTX_WORK_GROUP"] == "mine"
+
+
+def test_the_outer_terminal_and_multiplexer_never_reach_a_child() -> None:
+    outer = {
+        **OUTER,
+        "TMUX": "/tmp/tmux-0/default,123,0",
+        "TMUX_PANE": "%3",
+        "TERM_PROGRAM": "tmux",
+        "TERM_PROGRAM_VERSION": "3.3a",
+        "STY": "1234.pts-0.host",
+        "KITTY_WINDOW_ID": "1",
+        "ZELLIJ": "0",
+    }
+    seen = _child_sees(child_env("abcd1234-0000", "shell", base=outer))
+    for name in ("TMUX", "TMUX_PANE", "STY", "KITTY_WINDOW_ID", "ZELLIJ"):
+        assert name not in seen, name
+    assert seen["TERM_PROGRAM"] == "zirv" and seen["TERM"] == "xterm-256color"

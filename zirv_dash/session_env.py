@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from zirv_dash import paths
+from zirv_dash import __version__, paths
 
 SCRUBBED = (
     "ZIRV_CTX_SESSION",
@@ -34,6 +34,37 @@ SCRUBBED = (
 """Inherited supervision variables removed before a child starts.
 `ZIRV_CTX_DASH_REQUESTS` is deliberately *not* here: it is replaced per pane."""
 
+OUTER_TERMINAL = (
+    # A pane's terminal is zirv, not the terminal zirv runs in: a child that saw
+    # these would talk to the outer multiplexer (`tmux new-session` inside a
+    # pane opened a session on the outer server) or tune itself for a
+    # terminal it is not drawn on.
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "WINDOW",
+    "ZELLIJ",
+    "ZELLIJ_SESSION_NAME",
+    "ZELLIJ_PANE_ID",
+    "WEZTERM_PANE",
+    "WEZTERM_UNIX_SOCKET",
+    "KITTY_WINDOW_ID",
+    "KITTY_LISTEN_ON",
+    "KITTY_PID",
+    "ALACRITTY_WINDOW_ID",
+    "ALACRITTY_SOCKET",
+    "ITERM_SESSION_ID",
+    "TERM_SESSION_ID",
+    "WT_SESSION",
+    "VTE_VERSION",
+    "KONSOLE_VERSION",
+    "KONSOLE_DBUS_SESSION",
+    "TERM_PROGRAM",
+    "TERM_PROGRAM_VERSION",
+)
+"""Variables that describe the outer terminal or multiplexer, removed before a
+child starts (as tmux replaces them for its own panes)."""
+
 
 def child_env(
     session_id: str,
@@ -47,7 +78,7 @@ def child_env(
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
-    for name in SCRUBBED:
+    for name in (*SCRUBBED, *OUTER_TERMINAL):
         env.pop(name, None)
     env.pop("ZIRV_CTX_DASH_REQUESTS", None)
     # Claude Code marks its own children; a pane is a fresh top-level session.
@@ -68,6 +99,8 @@ def child_env(
     env.setdefault("TERM", "xterm-256color")
     env.setdefault("COLORTERM", "truecolor")
     env["TERM"] = "xterm-256color"
+    env["TERM_PROGRAM"] = "zirv"
+    env["TERM_PROGRAM_VERSION"] = __version__
     if extra:
         env.update(extra)
     return env
