@@ -15,10 +15,11 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -90,6 +91,32 @@ class MailList(PickList):
         Binding("j", "cursor_down", show=False),
         Binding("k", "cursor_up", show=False),
     ]
+
+
+class TargetList(PickList):
+    """The compose dialog's addressee list. Text typed here is never lost: a
+    printable key moves focus to the draft and lands there."""
+
+    class Typed(Message):
+        def __init__(self, character: str) -> None:
+            super().__init__()
+            self.character = character
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.character and event.is_printable:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
+            return
+        await super()._on_key(event)
+
+
+DRAFT_HINTS = [("⏎", "send"), ("shift/alt+⏎", "newline"), ("tab", "pick target"),
+               ("esc", "cancel")]  # fmt: skip
+TARGET_HINTS = [("⏎", "pick target, then write"), ("↑↓", "move"), ("tab", "to draft"),
+                ("esc", "cancel")]  # fmt: skip
+"""The footer says what Enter does where the focus is: send from the draft,
+pick the addressee from the list."""
 
 
 class MailScreen(DialogScreen[None]):
@@ -166,14 +193,10 @@ class MailScreen(DialogScreen[None]):
                 options = [Option("any", id="any")] + [
                     Option(Text(t.label), id=t.session) for t in self.targets
                 ]
-                yield PickList(*options, id="mail-target")
+                yield TargetList(*options, id="mail-target")
                 yield DraftArea(placeholder="the message", id="mail-draft")
                 yield Label("", id="mail-error", classes="dialog-error", markup=False)
-                yield KeyHints(
-                    [("⏎", "send"), ("shift/alt+⏎", "newline"), ("tab", "target/draft"),
-                     ("esc", "cancel")],
-                    classes="dialog-footer",
-                )  # fmt: skip
+                yield KeyHints(DRAFT_HINTS, id="mail-compose-hints", classes="dialog-footer")
 
     def on_mount(self) -> None:
         self.query_one("#mail-target", OptionList).highlighted = 0
@@ -255,6 +278,23 @@ class MailScreen(DialogScreen[None]):
         self._update_title()
         self.query_one("#mail-error", Label).update("")
         self.query_one(DraftArea).focus()
+        # The list was hidden while browsing: scroll it once it has a size, so
+        # the addressee that will receive the mail is the row in view.
+        self.call_after_refresh(self._show_target)
+
+    def _show_target(self) -> None:
+        self.query_one(TargetList).scroll_to_highlight()
+
+    @on(TargetList.Typed)
+    def _typed_in_list(self, event: TargetList.Typed) -> None:
+        event.stop()
+        draft = self.query_one(DraftArea)
+        draft.focus()
+        draft.insert(event.character)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        hints = TARGET_HINTS if isinstance(event.widget, TargetList) else DRAFT_HINTS
+        self.query_one("#mail-compose-hints", KeyHints).set_hints(hints)
 
     def action_back(self) -> None:
         if self.has_class("composing"):

@@ -1,4 +1,4 @@
-"""Quit confirmation, shown when any pane is still working.
+"""Quit confirmation, shown when any pane is working, starting, needs you or is unknown.
 
 The list stays live while the dialog is open: a pane that finishes leaves it,
 one that starts working joins it, so what Enter shuts down is what is shown.
@@ -6,7 +6,8 @@ one that starts working joins it, so what Enter shuts down is what is shown.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -16,20 +17,60 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from screens.dialog import DialogScreen, KeyHints
+from widgets.glyphs import glyph
+from zirv_dash.pane import STATE_WORDS, PaneState
 
 REFRESH_SECS = 0.25
 
+Busy = tuple[str, PaneState | None]
+"""A pane that keeps the dash from quitting quietly: its title and state
+(None: the caller gave only a title and no dashboard says more)."""
 
-def title_of(working: list[str]) -> str:
-    if not working:
+ORDER = (PaneState.WORKING, PaneState.STARTING, PaneState.NEEDS_YOU, PaneState.UNKNOWN)
+PLURAL_WORDS = {PaneState.NEEDS_YOU: "need you"}
+"""A count of several panes reads `2 need you`, not `2 needs you`."""
+
+
+def _as_busy(entries: Sequence[str | Busy]) -> list[Busy]:
+    return [(e, None) if isinstance(e, str) else e for e in entries]
+
+
+def _count_word(state: PaneState, count: int) -> str:
+    word = PLURAL_WORDS.get(state, STATE_WORDS[state]) if count > 1 else STATE_WORDS[state]
+    return f"{count} {word}"
+
+
+def title_of(working: Sequence[str | Busy]) -> str:
+    """Counts each state honestly: `3 panes not idle: 1 working · 2 need you`."""
+    busy = _as_busy(working)
+    if not busy:
         return "quit zirv dash · nothing working now"
-    return f"⚠ quit zirv dash · {len(working)} working"
+    counts = Counter(state for _, state in busy)
+    parts = [_count_word(state, counts[state]) for state in ORDER if counts[state]]
+    if counts[None]:
+        parts.append(f"{counts[None]} busy")
+    if len(parts) == 1:
+        return f"⚠ quit zirv dash · {parts[0]}"
+    noun = "pane" if len(busy) == 1 else "panes"
+    return f"⚠ quit zirv dash · {len(busy)} {noun} not idle: {' · '.join(parts)}"
 
 
-def body_of(working: list[str]) -> Text:
-    if not working:
+def body_of(working: Sequence[str | Busy], tick: int = 0) -> Text:
+    busy = _as_busy(working)
+    if not busy:
         return Text("every pane has finished: ⏎ quits without interrupting anything")
-    return Text("\n".join(f"⠋ {title}" for title in working))
+    out = Text()
+    for index, (title, state) in enumerate(busy):
+        if index:
+            out.append("\n")
+        if state is None:
+            out.append(f"· {title}")
+            continue
+        char, style = glyph(state, tick)
+        out.append(char, style)
+        out.append(f" {title} · ")
+        out.append(STATE_WORDS[state], style)
+    return out
 
 
 class QuitConfirmScreen(DialogScreen[bool]):
@@ -41,13 +82,19 @@ class QuitConfirmScreen(DialogScreen[bool]):
         Binding("escape", "stay", "stay", show=False),
     ]
 
-    def __init__(self, working: list[str], source: Callable[[], list[str]] | None = None) -> None:
+    def __init__(
+        self,
+        working: Sequence[str | Busy],
+        source: Callable[[], Sequence[str | Busy]] | None = None,
+    ) -> None:
         super().__init__()
-        self.working = working
+        self.working = _as_busy(working)
         self.source = source
-        """What is working now; None: asked of the app's dashboard."""
+        """What is busy now; None: asked of the app's dashboard."""
 
     def compose(self) -> ComposeResult:
+        # The caller may pass titles only: the dashboard knows each pane's state.
+        self.working = self._current() or self.working
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = title_of(self.working)
             yield Static(body_of(self.working), id="quit-working")
@@ -56,14 +103,15 @@ class QuitConfirmScreen(DialogScreen[bool]):
     def on_mount(self) -> None:
         self.set_interval(REFRESH_SECS, self.refresh_working, name="quit-working")
 
-    def _current(self) -> list[str] | None:
+    def _current(self) -> list[Busy] | None:
         if self.source is not None:
-            return self.source()
+            return _as_busy(self.source())
         dashboard = getattr(self.app, "dashboard", None)
         panes = getattr(dashboard, "working_panes", None)
-        if panes is None:
+        state_of = getattr(dashboard, "state_of", None)
+        if panes is None or state_of is None:
             return None
-        return [f"{p.title} ({p.agent})" for p in panes()]
+        return [(f"{p.title} ({p.agent})", state_of(p)) for p in panes()]
 
     def refresh_working(self) -> None:
         working = self._current()
