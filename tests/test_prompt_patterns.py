@@ -2,7 +2,8 @@
 every ordinary input prompt is recognised as one, and nothing else is.
 
 The captures under data/attention/real are `tmux capture-pane -p` of the real
-CLIs at 120x40 (throwaway HOME, offline), named <cli>-<version>-<screen>.txt.
+CLIs at 120x40 (throwaway HOME, offline), named <cli>-<version>-<screen>.txt
+(a -80x24 suffix: recorded at 80x24 where the layout differs).
 The built-in demo agent and a shell are checked live on a real PTY.
 """
 
@@ -21,6 +22,7 @@ from zirv_dash.attention import (
     NEEDS_PERMISSION,
     at_input_prompt,
     detect_needs_you,
+    match_needs_you,
 )
 from zirv_dash.pane import Pane, PaneSpec
 
@@ -38,6 +40,14 @@ SCREENS: dict[str, tuple[str | None, bool]] = {
     "codex-0.171.0-input-after-error.txt": (None, True),
     "codex-0.171.0-slash-menu.txt": (None, False),
     "codex-0.171.0-working-offline.txt": (None, False),  # a turn is running
+    "codex-0.171.0-signin.txt": (NEEDS_LOGIN, False),
+    "codex-0.171.0-signin-other-way.txt": (NEEDS_LOGIN, False),
+    "codex-0.171.0-signin-device-code-error.txt": (NEEDS_LOGIN, False),  # offline
+    "codex-0.171.0-bedrock.txt": (NEEDS_LOGIN, False),
+    "codex-0.171.0-api-key.txt": (NEEDS_LOGIN, False),
+    "codex-0.171.0-api-key-80x24.txt": (NEEDS_LOGIN, False),
+    "codex-0.171.0-api-key-typed-80x24.txt": (NEEDS_LOGIN, False),  # a key typed, unsaved
+    "codex-0.171.0-browser-login.txt": (NEEDS_LOGIN, False),
     "gemini-0.61.0-trust.txt": (NEEDS_PERMISSION, False),
     "gemini-0.61.0-auth.txt": (NEEDS_LOGIN, False),
     "gemini-0.61.0-api-key.txt": (NEEDS_LOGIN, False),
@@ -117,6 +127,45 @@ def test_a_dialog_drawn_over_the_composer_is_not_the_prompt(name: str) -> None:
     ]
     assert detect_needs_you(agent, screen) is not None
     assert not at_input_prompt(agent, screen)
+
+
+CODEX_LOGIN = {
+    "codex-0.171.0-signin.txt": "codex-login",
+    "codex-0.171.0-signin-other-way.txt": "codex-login",
+    "codex-0.171.0-signin-device-code-error.txt": "codex-login",
+    "codex-0.171.0-bedrock.txt": "codex-login",
+    "codex-0.171.0-api-key.txt": "codex-api-key",
+    "codex-0.171.0-api-key-80x24.txt": "codex-api-key",
+    "codex-0.171.0-api-key-typed-80x24.txt": "codex-api-key",
+    "codex-0.171.0-browser-login.txt": "codex-browser-login",
+}
+
+
+def _nonblank(name: str) -> list[str]:
+    return [line for line in capture(name) if line.strip()]
+
+
+@pytest.mark.parametrize("name", sorted(CODEX_LOGIN))
+def test_codex_sign_in_screens_are_codex_s_own(name: str) -> None:
+    """Each sign-in screen is caught by its own codex pattern, and says nothing
+    about another harness's pane (the patterns are scoped to codex)."""
+    pattern = match_needs_you("codex", capture(name))
+    assert pattern is not None and pattern.name == CODEX_LOGIN[name]
+    others = ("claude", "gemini", "qwen", "copilot", "droid", "opencode", "pi", "grok", "shell")
+    assert [o for o in others if detect_needs_you(o, capture(name))] == []
+
+
+@pytest.mark.parametrize("name", sorted(CODEX_LOGIN))
+def test_codex_sign_in_answered_is_not_needs_you(name: str) -> None:
+    """The sign-in text left above codex's composer (signed in, now at the prompt)
+    or scrolled far up by the ordinary screen is only history, never ▲."""
+    composer = _nonblank("codex-0.171.0-input.txt")
+    assert detect_needs_you("codex", _nonblank(name) + composer[-4:]) is None
+    assert detect_needs_you("codex", _nonblank(name) + composer) is None
+    assert (
+        detect_needs_you("codex", _nonblank(name) + _nonblank("codex-0.171.0-working-offline.txt"))
+        is None
+    )
 
 
 def test_an_empty_screen_is_unknown() -> None:

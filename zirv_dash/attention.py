@@ -194,6 +194,39 @@ PATTERNS: tuple[ScreenPattern, ...] = (
         cues=(_re(r"^trust this folder\?"), _re(rf"^{_CARET}1[.)]\s+trust and continue\b")),
         blockers=_CODEX_COMPOSER,
     ),
+    # Codex's sign-in pickers (no login yet): the heading, a sign-in choice and
+    # the picker's own footer, all three, so a transcript quoting one is not ▲.
+    ScreenPattern(
+        name="codex-login",
+        harnesses=("codex",),
+        reason=NEEDS_LOGIN,
+        cues=(
+            _re(
+                r"^choose how you want to use codex\.?$|^sign in another way$|"
+                r"^choose how you authenticate with aws\.?$"
+            ),
+            _re(
+                rf"^{_CARET}[1-9][.)]\s+(?:sign in with\b|use an openai api key$|"
+                r"use amazon bedrock$|aws profile$|aws access keys$|bedrock api key$)"
+            ),
+            _re(r"^press enter to continue$"),
+        ),
+        blockers=_CODEX_COMPOSER,
+    ),
+    ScreenPattern(
+        name="codex-api-key",
+        harnesses=("codex",),
+        reason=NEEDS_LOGIN,
+        cues=(_re(r"^paste or type your api key below\.?$"), _re(r"^press enter to save$")),
+        blockers=_CODEX_COMPOSER,
+    ),
+    ScreenPattern(
+        name="codex-browser-login",
+        harnesses=("codex",),
+        reason=NEEDS_LOGIN,
+        cues=(_re(r"^finish signing in via your browser$"), _re(r"^press esc to cancel$")),
+        blockers=_CODEX_COMPOSER,
+    ),
     ScreenPattern(
         name="gemini-trust-folder",
         harnesses=("gemini", "qwen"),
