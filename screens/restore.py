@@ -1,8 +1,9 @@
 """The Restore overlay: panes the last dashboard had, offered at startup.
 
-Rows `[x] {title} {agent} ({short})`, all checked. Space toggles, Enter restores
-the checked ones (the caller applies the pane cap), Esc skips them — they are
-carried into the next roster.
+Rows `[x] worker · login form · claude · 9a8b7c6d` (role, the title when it is
+not the default one, harness, model when zirv knows it, short id), all checked.
+Space toggles, Enter restores the checked ones (the caller applies the pane cap),
+Esc skips them — they are carried into the next roster.
 """
 
 from __future__ import annotations
@@ -15,8 +16,28 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from screens.dialog import DialogScreen, KeyHints
-from zirv_dash.intake import restore_row_label
+from zirv_dash.catalogue import implicit_model
 from zirv_dash.roster import RosterPane
+
+
+def _default_titles(entry: RosterPane) -> set[str]:
+    """Titles zirv makes up itself: shown again, they only repeat the role and harness."""
+    return {"", "orch", f"wrk {entry.agent}", entry.short, entry.session_id[:8]}
+
+
+def row_label(entry: RosterPane, checked: bool) -> str:
+    """`[x] worker · demo · demo-standard · 11878766`: each fact once. The model
+    is the one the restored pane starts with (the roster keeps none)."""
+    role = "orchestrator" if entry.role == "orchestrator" else "worker"
+    parts = [role]
+    if entry.title not in _default_titles(entry):
+        parts.append(entry.title)
+    parts.append(entry.agent)
+    model = implicit_model(entry.agent)
+    if model:
+        parts.append(model)
+    parts.append(entry.short or entry.session_id[:8])
+    return f"[{'x' if checked else ' '}] {' · '.join(parts)}"
 
 
 class RestoreScreen(DialogScreen[list[RosterPane] | None]):
@@ -43,7 +64,7 @@ class RestoreScreen(DialogScreen[list[RosterPane] | None]):
         for i, entry in enumerate(self.entries):
             if i:
                 out.append("\n")
-            line = restore_row_label(entry, self.checked[i])
+            line = row_label(entry, self.checked[i])
             out.append(line, Style(reverse=True) if i == self.cursor else Style())
         return out
 

@@ -13,10 +13,14 @@ from screens.dialog import KeyHints
 from screens.mail import MailScreen, MailTarget, TargetList
 from screens.nudge import DraftArea
 from screens.quit_confirm import body_of, title_of
+from screens.restore import row_label
+from tests.test_dialogs import header_line
+from widgets.header_bar import HeaderFacts, Tab
 from tests.apphelpers import wait_for
 from zirv_dash import mail
 from zirv_dash.config import MailSettings
 from zirv_dash.pane import PaneState
+from zirv_dash.roster import RosterPane
 
 SLUG = "qa-repo"
 OWN = "0f0f0f0f-0000-4000-8000-000000000001"
@@ -144,3 +148,48 @@ async def test_the_target_list_opens_with_its_highlight_in_view(tmp_path: Path) 
             return row is not None and top <= row < top + listing.scrollable_content_region.height
 
         await wait_for(pilot, highlight_in_view)
+
+
+# -- restore rows -----------------------------------------------------------------------
+
+
+def test_restore_rows_say_each_fact_once() -> None:
+    demo = RosterPane("demo", "11878766-0000-4000-8000-000000000001", title="wrk demo")
+    demo.short = "11878766"
+    assert row_label(demo, True) == "[x] worker · demo · demo-standard · 11878766"
+    named = RosterPane("claude", "9a8b7c6d-0000-4000-8000-00000000000a", title="login form")
+    named.short = "9a8b7c6d"
+    assert row_label(named, False) == "[ ] worker · login form · claude · 9a8b7c6d"
+    orch = RosterPane("codex", "8b7c6d5e-0000-4000-8000-00000000000b", role="orchestrator")
+    orch.short, orch.title = "8b7c6d5e", "orch"
+    assert row_label(orch, True) == "[x] orchestrator · codex · 8b7c6d5e"
+
+
+# -- header -----------------------------------------------------------------------------
+
+
+def test_one_error_is_not_shown_with_a_doubled_count() -> None:
+    text = "1 process started its own session"
+    line = header_line(HeaderFacts(sessions=1, errors=1, latest_error=text), 120)
+    assert f"⚠ {text}" in line
+    line = header_line(HeaderFacts(sessions=1, errors=3, latest_error=text), 120)
+    assert f"⚠ 3 errors · {text}" in line
+
+
+def test_header_counts_ended_panes_as_the_sidebar_does() -> None:
+    line = header_line(HeaderFacts(sessions=0, ended=1), 120)
+    assert "zirv · 0 live · 1 ended" in line
+    assert "zirv · 2 sessions" in header_line(HeaderFacts(sessions=2), 120)
+
+
+def test_header_tabs_carry_their_focus_digit() -> None:
+    tabs = [
+        Tab("orch", PaneState.IDLE, True),
+        Tab("1187", PaneState.IDLE, False),
+        Tab("029f", PaneState.NEEDS_YOU, False),
+    ]
+    line = header_line(HeaderFacts(sessions=3, tabs=tabs), 90)
+    assert "1 ● orch" in line and "2 ● 1187" in line and "3 ▲ 029f" in line
+    many = [Tab(f"t{i}", PaneState.IDLE, False) for i in range(11)]
+    wide = header_line(HeaderFacts(sessions=11, tabs=many), 400)
+    assert "9 ● t8" in wide and " ● t9" in wide and "10 ● t9" not in wide

@@ -13,6 +13,9 @@ from textual.widget import Widget
 from widgets.glyphs import glyph
 from zirv_dash.pane import PaneState
 
+NUMBERED_TABS = 9
+"""`^A 1` … `^A 9` focus the first nine panes, as the sidebar's numbered rows say."""
+
 
 @dataclass
 class Tab:
@@ -25,6 +28,10 @@ class Tab:
 @dataclass
 class HeaderFacts:
     sessions: int = 0
+    """Live panes."""
+    ended: int = 0
+    """Panes that ended (failed, exited, stopped) but still have a sidebar row:
+    the header then says `0 live · 1 ended`, the same total as the sidebar."""
     working: int = 0
     needs_you: int = 0
     notice: str | None = None
@@ -104,8 +111,7 @@ class HeaderBar(Widget):
         left.append("zirv", Style(bold=True))
         self.tab_spans = []
         if f.tabs is None:
-            noun = "session" if f.sessions == 1 else "sessions"
-            left.append(f" · {f.sessions} {noun}", Style(dim=True))
+            left.append(f" · {_sessions_words(f.sessions, f.ended)}", Style(dim=True))
             if f.working:
                 left.append(f" · {f.working} working", Style(color="cyan"))
             if f.needs_you:
@@ -115,6 +121,8 @@ class HeaderBar(Widget):
             char, style = glyph(tab.state, f.tick)
             label = Text()
             label.append(" ")
+            if index < NUMBERED_TABS:  # the digit of its `^A <n>` chord
+                label.append(f"{index + 1} ", Style(bold=True))
             label.append(char, style)
             label.append(f" {tab.name}{(' ' + tab.badge) if tab.badge else ''} ")
             if tab.focused:
@@ -131,7 +139,10 @@ class HeaderBar(Widget):
         if f.notice:
             middle.append(f"  {f.notice}", Style(color="green"))
         elif f.errors:
-            middle.append(f"  ⚠ {f.errors} ", Style(color="red", bold=True))
+            # One error reads `⚠ <text>`: a bare `1` before a text that starts
+            # with its own number read as a doubled count.
+            count = f"{f.errors} errors · " if f.errors > 1 else ""
+            middle.append(f"  ⚠ {count}", Style(color="red", bold=True))
             middle.append(f.latest_error, Style(color="red"))
         elif f.tip:
             middle.append(f"  {f.tip}", Style(dim=True, italic=True))
@@ -161,6 +172,12 @@ class HeaderBar(Widget):
         if action is not None:
             event.stop()
             self.post_message(self.HintClicked(action))
+
+
+def _sessions_words(live: int, ended: int) -> str:
+    if not ended:
+        return f"{live} session" if live == 1 else f"{live} sessions"
+    return f"{live} live · {ended} ended"
 
 
 def _hints_width(hints: list[tuple[str, str]]) -> int:
