@@ -6,17 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
-from textual.widgets import OptionList
+from textual.app import App, ComposeResult
+from textual.widgets import OptionList, Static
 
 from screens.dialog import KeyHints
 from screens.mail import MailScreen, MailTarget, TargetList
 from screens.nudge import DraftArea
-from screens.quit_confirm import body_of, title_of
+from screens.quit_confirm import QuitConfirmScreen, body_of, title_of
 from screens.restore import row_label
+from tests.apphelpers import wait_for
 from tests.test_dialogs import header_line
 from widgets.header_bar import HeaderFacts, Tab
-from tests.apphelpers import wait_for
 from zirv_dash import mail
 from zirv_dash.config import MailSettings
 from zirv_dash.pane import PaneState
@@ -193,3 +193,28 @@ def test_header_tabs_carry_their_focus_digit() -> None:
     many = [Tab(f"t{i}", PaneState.IDLE, False) for i in range(11)]
     wide = header_line(HeaderFacts(sessions=11, tabs=many), 400)
     assert "9 ● t8" in wide and " ● t9" in wide and "10 ● t9" not in wide
+
+
+# -- dialogs dim what is behind them -----------------------------------------------------
+
+APP_CSS = Path(__file__).resolve().parents[1] / "screens" / "app.tcss"
+
+
+class Behind(App[None]):
+    """The app's own stylesheet (its opaque `Screen` rule) under a dialog."""
+
+    CSS_PATH = str(APP_CSS)
+
+    def compose(self) -> ComposeResult:
+        yield Static("text behind the dialog")
+
+
+async def test_a_dialog_dims_the_screen_behind_it() -> None:
+    app = Behind()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(QuitConfirmScreen([], source=list))
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen))
+        await pilot.pause()
+        assert app.screen.styles.background.a < 1
+        shot = app.export_screenshot().replace("&#160;", " ")
+        assert "text" in shot and "behind" in shot and "nothing working" in shot
