@@ -648,9 +648,15 @@ class Intake:
         """Claim the roster; notices for entries still live; the rest is offered."""
         if not self.enabled:
             return []
+        problems: list[str] = []
         panes = roster.take_roster(
-            self.state, self.dash.slug, self.dash.settings.dash.roster_max_age_secs
+            self.state,
+            self.dash.slug,
+            self.dash.settings.dash.roster_max_age_secs,
+            problems=problems,
         )
+        for problem in problems:  # a refused or corrected entry must reach `^A e`
+            self.dash.error(problem)
         offer, kept = roster.partition_live(panes, state=self.state)
         for entry in kept:
             notice = roster.kept_notice(entry)
@@ -712,6 +718,7 @@ class Intake:
                 headless=not entry.interactive,
                 session_id=entry.session_id,
                 argv=roster.restore_argv(adapter, entry),
+                cwd=entry.cwd,
                 requested_by=entry.report_to or entry.parent_session,
                 focus=False,
             )
@@ -751,6 +758,7 @@ class Intake:
                     budget_tokens=before.budget_tokens if before else None,
                     interactive=not pane.spec.headless,
                     parent_session=parent or (before.parent_session if before else None),
+                    cwd=pane.cwd,
                 )
             )
         return out + self.candidates + self.deferred
