@@ -54,10 +54,15 @@ def await_gone(pids: list[int], timeout: float = 5.0) -> list[int]:
 
 
 @pytest.fixture
-def bash_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+def bash_shell(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     bash = subprocess.run(["sh", "-c", "command -v bash"], capture_output=True, text=True)
     monkeypatch.setenv("SHELL", bash.stdout.strip() or "/bin/bash")
     monkeypatch.setenv("PS1", "$ ")
+    # The machine's own ~/.bashrc is not part of the test (a stale pyenv lock
+    # there once stalled every interactive bash for a minute).
+    home = tmp_path / "bash-home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
 
 
 async def start_stubborn_jobs(pilot: object, pane: Pane) -> list[int]:
