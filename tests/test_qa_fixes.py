@@ -16,10 +16,11 @@ from screens.quit_confirm import QuitConfirmScreen, body_of, title_of
 from screens.restore import row_label
 from tests.apphelpers import wait_for
 from tests.test_dialogs import header_line
+from tests.test_prompt_patterns import _await, _pane
 from widgets.header_bar import HeaderFacts, Tab
-from zirv_dash import mail
+from zirv_dash import adapters, mail
 from zirv_dash.config import MailSettings
-from zirv_dash.pane import PaneState
+from zirv_dash.pane import Pane, PaneState
 from zirv_dash.roster import RosterPane
 
 SLUG = "qa-repo"
@@ -218,3 +219,32 @@ async def test_a_dialog_dims_the_screen_behind_it() -> None:
         assert app.screen.styles.background.a < 1
         shot = app.export_screenshot().replace("&#160;", " ")
         assert "text" in shot and "behind" in shot and "nothing working" in shot
+
+
+# -- the demo agent's first prompt ------------------------------------------------------
+
+
+def screen_of(pane: Pane) -> str:
+    return "\n".join(pane.model_view.lines())
+
+
+def test_a_first_prompt_of_slash_ask_asks(tmp_path: Path) -> None:
+    pane = _pane("demo", [*adapters.ADAPTERS["demo"].interactive_argv(), "/ask"], tmp_path)
+    try:
+        _await(pane, "the question", lambda: "Do you want to proceed?" in screen_of(pane))
+        assert "Working on: /ask" not in screen_of(pane)
+        pane.send(b"y")
+        _await(pane, "the approved step", lambda: "approved" in screen_of(pane))
+        _await(pane, "the prompt after it", pane.at_input_prompt)
+    finally:
+        pane.stop(grace=0.5)
+
+
+def test_a_first_prompt_of_slash_fail_fails(tmp_path: Path) -> None:
+    pane = _pane("demo", [*adapters.ADAPTERS["demo"].interactive_argv(), "/fail"], tmp_path)
+    try:
+        _await(pane, "the exit", lambda: pane.poll_exit() is not None)
+        assert pane.exit_code == 3
+        assert "demo failure requested" in screen_of(pane)
+    finally:
+        pane.stop(grace=0.5)

@@ -311,10 +311,36 @@ def _size() -> tuple[int, int]:
         return 24, 80
 
 
+def handle(agent: Agent, task: str) -> int | None:
+    """Act on one line as typed at the prompt: a command or a task. Returns the
+    exit code when the line ends the agent, else None."""
+    if task in ("/quit", "/exit"):
+        out("bye\r\n")
+        return 0
+    if task == "/fail":
+        out(f"{CSI}31merror: demo failure requested{RESET}\r\n")
+        return 3
+    if task == "/full":
+        agent.full_screen()
+    elif task == "/ask":
+        if agent.ask():
+            out("approved\r\n")
+            do_work("the approved step")
+        else:
+            out("declined\r\n")
+    else:
+        do_work(task)
+    return None
+
+
 def run(agent: Agent, first_task: str | None) -> int:
-    if first_task:
-        out(f"{BOLD}{GREEN}{PROMPT.rstrip()}{RESET} {first_task}\r\n")
-        do_work(first_task)
+    first = (first_task or "").strip()
+    if first:
+        # The first prompt (argv) is a line like any typed one: `/ask` asks.
+        out(f"{BOLD}{GREEN}{PROMPT.rstrip()}{RESET} {first}\r\n")
+        code = handle(agent, first)
+        if code is not None:
+            return code
     while True:
         line = agent.read_line()
         if line is None:
@@ -322,22 +348,9 @@ def run(agent: Agent, first_task: str | None) -> int:
         task = line.strip()
         if not task:
             continue
-        if task in ("/quit", "/exit"):
-            out("bye\r\n")
-            return 0
-        if task == "/fail":
-            out(f"{CSI}31merror: demo failure requested{RESET}\r\n")
-            return 3
-        if task == "/full":
-            agent.full_screen()
-        elif task == "/ask":
-            if agent.ask():
-                out("approved\r\n")
-                do_work("the approved step")
-            else:
-                out("declined\r\n")
-        else:
-            do_work(task)
+        code = handle(agent, task)
+        if code is not None:
+            return code
 
 
 def main(argv: list[str] | None = None) -> int:
