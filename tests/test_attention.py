@@ -58,6 +58,14 @@ def at_prompt(t: AttentionTracker, when: float = 0.0) -> AttentionTracker:
     return t
 
 
+def quiet_clock(t: AttentionTracker) -> AttentionTracker:
+    """For the tests of the quiet-time clocks only: every quiet period counts as
+    a wait at the prompt, so the clocks can be read as idle/done. (Whether a
+    quiet pane is idle or unknown is tested with real screens below.)"""
+    t._waits_for_input = lambda idle_at: True  # type: ignore[method-assign]
+    return t
+
+
 def screen(name: str, rows: int = 40) -> list[str]:
     """The capture as a `rows`-line screen (blank rows padded below, like a pane)."""
     lines = (DATA / name).read_text(encoding="utf-8").splitlines()
@@ -134,7 +142,7 @@ CLEAR = screen("claude-working.txt")
 
 
 def test_starting_until_first_output() -> None:
-    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=10_000))
+    t = quiet_clock(AttentionTracker("claude", idle_quiet_ms=10_000))
     assert t.state(0.0) is PaneState.STARTING
     assert t.state(100.0) is PaneState.STARTING  # quiet without output is not idle
     t.output(1.0)
@@ -144,7 +152,7 @@ def test_starting_until_first_output() -> None:
 
 
 def test_turn_signal_makes_idle_after_half_a_second_of_quiet() -> None:
-    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=10_000))
+    t = quiet_clock(AttentionTracker("claude", idle_quiet_ms=10_000))
     t.output(0.0)
     t.input(1.0, submit=True)
     t.set_visible(True, 1.0)
@@ -158,7 +166,7 @@ def test_turn_signal_makes_idle_after_half_a_second_of_quiet() -> None:
 
 
 def test_quiet_fallback_for_signal_less_harnesses() -> None:
-    t = at_prompt(AttentionTracker("codex", idle_quiet_ms=2_000))
+    t = quiet_clock(AttentionTracker("codex", idle_quiet_ms=2_000))
     t.output(0.0)
     t.input(0.5, submit=True)
     t.output(1.0)
@@ -169,7 +177,7 @@ def test_quiet_fallback_for_signal_less_harnesses() -> None:
 
 
 def test_submit_clears_an_old_turn_signal() -> None:
-    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=10_000))
+    t = quiet_clock(AttentionTracker("claude", idle_quiet_ms=10_000))
     t.output(0.0)
     t.turn_signal(1.0)
     t.viewed(5.0)
@@ -180,7 +188,7 @@ def test_submit_clears_an_old_turn_signal() -> None:
 
 
 def test_done_unseen_until_viewed_at_live() -> None:
-    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=10_000))
+    t = quiet_clock(AttentionTracker("claude", idle_quiet_ms=10_000))
     t.output(0.0)
     t.input(1.0, submit=True)
     t.output(2.0)
@@ -197,7 +205,7 @@ def test_done_unseen_until_viewed_at_live() -> None:
 
 
 def test_a_visible_pane_never_goes_done_unseen() -> None:
-    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=1_000))
+    t = quiet_clock(AttentionTracker("claude", idle_quiet_ms=1_000))
     t.set_visible(True, 0.0)
     t.output(0.0)
     t.input(1.0, submit=True)
@@ -209,7 +217,7 @@ def test_a_visible_pane_never_goes_done_unseen() -> None:
 
 
 def test_initial_prompt_counts_as_a_turn() -> None:
-    t = at_prompt(
+    t = quiet_clock(
         AttentionTracker("codex", idle_quiet_ms=1_000, initial_prompt=True, started_at=0.0)
     )
     t.output(0.5)
@@ -260,7 +268,7 @@ def test_exit_states() -> None:
 
 
 def test_poll_reports_each_transition_once() -> None:
-    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=1_000))
+    t = quiet_clock(AttentionTracker("claude", idle_quiet_ms=1_000))
     assert t.poll(0.0) is None
     t.output(0.0)
     t.input(0.0, submit=True)
@@ -272,7 +280,7 @@ def test_poll_reports_each_transition_once() -> None:
     assert entered is not None and entered.new is PaneState.NEEDS_YOU
     assert entered.reason == "needs permission"
     assert t.poll(0.4) is None
-    at_prompt(t, 0.5)  # the dialog answered, its composer is back
+    t.screen(CLEAR, 0.5)  # the dialog answered
     t.output(0.5)
     left = t.poll(1.0)
     assert left is not None and (left.old, left.new) == (PaneState.NEEDS_YOU, PaneState.WORKING)
@@ -281,7 +289,7 @@ def test_poll_reports_each_transition_once() -> None:
 
 
 def test_next_deadline_drives_a_single_timer() -> None:
-    t = at_prompt(AttentionTracker("codex", idle_quiet_ms=3_000))
+    t = quiet_clock(AttentionTracker("codex", idle_quiet_ms=3_000))
     assert t.next_deadline(0.0) is None  # nothing can change without an event
     t.output(1.0)
     deadline = t.next_deadline(1.0)
@@ -325,7 +333,7 @@ def test_a_signal_before_any_input_is_ready_not_done() -> None:
 
 
 def test_time_in_state_is_exact() -> None:
-    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=2_000, started_at=0.0))
+    t = quiet_clock(AttentionTracker("claude", idle_quiet_ms=2_000, started_at=0.0))
     assert t.state_since(0.5) == 0.0  # starting since launch
     t.output(1.0)
     t.output(1.5)
@@ -345,7 +353,7 @@ def test_time_in_state_is_exact() -> None:
 
 
 def test_looking_at_a_done_pane_keeps_its_idle_clock() -> None:
-    t = at_prompt(AttentionTracker("claude", idle_quiet_ms=1_000))
+    t = quiet_clock(AttentionTracker("claude", idle_quiet_ms=1_000))
     t.output(0.0)
     t.input(1.0, submit=True)
     t.output(2.0)
@@ -435,3 +443,34 @@ def test_an_unknown_harness_is_never_idle_on_quiet_alone() -> None:
     t.output(0.0)
     t.screen(["anything at all", "> "], 0.0, (2, 1))
     assert t.state(5.0) is PaneState.UNKNOWN
+
+
+def test_the_recognised_prompt_is_idle_after_half_a_second_like_a_signal() -> None:
+    t = at_prompt(AttentionTracker("demo", idle_quiet_ms=10_000))
+    t.output(0.0)
+    t.input(0.1, submit=True)
+    t.output(0.2)
+    t.screen(["demo> task", "Working on: task"], 0.2, (0, 1))
+    assert t.state(5.0) is PaneState.WORKING
+    t.output(5.0)
+    t.screen(["Working on: task", "done", "demo>"], 5.0, (5, 2))
+    assert t.state(5.3) is PaneState.WORKING
+    assert t.next_deadline(5.3) == pytest.approx(5.5)
+    assert t.state(5.6) in (PaneState.IDLE, PaneState.DONE_UNSEEN)
+
+
+def test_typing_at_the_prompt_is_not_work() -> None:
+    t = at_prompt(AttentionTracker("shell", idle_quiet_ms=10_000))
+    t.set_visible(True, 0.0)
+    t.output(0.0)
+    assert t.state(1.0) is PaneState.IDLE
+    for step in range(10):  # each key and its echo
+        now = 1.0 + step * 0.2
+        t.input(now)
+        t.output(now + 0.01)
+        t.screen(["$ echo typin"[: 3 + step]], now + 0.01, (3 + step, 0))
+        assert t.state(now + 0.05) is PaneState.IDLE
+    t.input(3.5, submit=True)
+    t.output(3.6)
+    t.screen(["$ echo typing", "typing"], 3.6, (0, 2))
+    assert t.state(3.7) is PaneState.WORKING

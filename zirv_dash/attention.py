@@ -588,6 +588,9 @@ class AttentionTracker:
         self._needs_clear_since: float | None = None
         self._at_prompt = False
         """The last screen checked was the harness's recognised input prompt."""
+        self._prompt_since: float | None = None
+        """When the screen became the recognised input prompt (None: it is not)."""
+        self._draft_since: float | None = None
         self._drafting = False
         """The operator is typing a line they began at the recognised prompt (a
         draft hides the empty composer, yet the harness still waits for them)."""
@@ -615,8 +618,12 @@ class AttentionTracker:
             self._signal_at = None
             self._turn_since = t
             self._drafting = False
-        else:
-            self._drafting = self._drafting or self._at_prompt
+            self._draft_since = None
+        elif not self._drafting and self._at_prompt:
+            # Typing begins at the recognised prompt: the harness waits for the
+            # operator's line, and the echo of each key is not work.
+            self._drafting = True
+            self._draft_since = t
         self._mark(t)
 
     def turn_signal(self, t: float) -> None:
@@ -628,6 +635,7 @@ class AttentionTracker:
         self._settle(t)
         self._signal_at = t
         self._drafting = False
+        self._draft_since = None
         if self._turn_since is None and self._last_input is not None:
             self._turn_since = t
         self._mark(t)
@@ -635,7 +643,12 @@ class AttentionTracker:
     def screen(self, lines: Sequence[str], t: float, cursor: tuple[int, int] | None = None) -> None:
         """The visible screen changed; `lines` are its rows, `cursor` (x, y)."""
         self._settle(t)
-        self._at_prompt = at_input_prompt(self.agent, lines, cursor)
+        at_prompt = at_input_prompt(self.agent, lines, cursor)
+        if at_prompt and not self._at_prompt:
+            self._prompt_since = t
+        elif not at_prompt:
+            self._prompt_since = None
+        self._at_prompt = at_prompt
         reason = detect_needs_you(self.agent, lines)
         if reason is not None:
             self._needs_reason = reason
@@ -659,6 +672,11 @@ class AttentionTracker:
         if visible or self._visible:
             self.viewed(t)
         self._visible = visible
+
+    @property
+    def drafting(self) -> bool:
+        """The operator is typing a line begun at the recognised prompt."""
+        return self._drafting
 
     @property
     def visible(self) -> bool:
@@ -692,6 +710,11 @@ class AttentionTracker:
         candidates: list[float] = []
         if self._signal_at is not None:
             candidates.append(max(self._signal_at, self._last_output) + SIGNAL_IDLE_DEBOUNCE)
+        if self._prompt_since is not None:
+            # The recognised input prompt is as good as a turn signal.
+            candidates.append(max(self._prompt_since, self._last_output) + SIGNAL_IDLE_DEBOUNCE)
+        if self._draft_since is not None:
+            candidates.append(self._draft_since)
         activity = max(self._last_output, self._last_input or self._last_output)
         candidates.append(activity + self.idle_quiet)
         reached = [c for c in candidates if c <= t]
@@ -765,6 +788,10 @@ class AttentionTracker:
         if self._last_output is not None:
             if self._signal_at is not None:
                 deadlines.append(max(self._signal_at, self._last_output) + SIGNAL_IDLE_DEBOUNCE)
+            if self._prompt_since is not None:
+                deadlines.append(
+                    max(self._prompt_since, self._last_output) + SIGNAL_IDLE_DEBOUNCE
+                )
             activity = max(self._last_output, self._last_input or self._last_output)
             deadlines.append(activity + self.idle_quiet)
         future = [d for d in deadlines if d > t]

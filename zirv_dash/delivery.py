@@ -231,7 +231,9 @@ class DeliveryEngine:
             del self.inflight[item.short]
             return True
         idle_since = pane.tracker.idle_since(now)
-        if idle_since is not None and idle_since > item.submitted_at:
+        # A line left to the operator (they typed into it) waits for their Enter:
+        # nothing more will happen on our account, so our turn is over.
+        if idle_since is not None and (idle_since > item.submitted_at or pane.tracker.drafting):
             del self.inflight[item.short]
             return True
         return False
