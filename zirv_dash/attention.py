@@ -789,9 +789,7 @@ class AttentionTracker:
             if self._signal_at is not None:
                 deadlines.append(max(self._signal_at, self._last_output) + SIGNAL_IDLE_DEBOUNCE)
             if self._prompt_since is not None:
-                deadlines.append(
-                    max(self._prompt_since, self._last_output) + SIGNAL_IDLE_DEBOUNCE
-                )
+                deadlines.append(max(self._prompt_since, self._last_output) + SIGNAL_IDLE_DEBOUNCE)
             activity = max(self._last_output, self._last_input or self._last_output)
             deadlines.append(activity + self.idle_quiet)
         future = [d for d in deadlines if d > t]
