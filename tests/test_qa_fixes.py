@@ -18,7 +18,7 @@ from tests.apphelpers import wait_for
 from tests.test_dialogs import header_line
 from tests.test_prompt_patterns import _await, _pane
 from widgets.header_bar import HeaderFacts, Tab
-from zirv_dash import adapters, mail
+from zirv_dash import adapters, escapes, mail
 from zirv_dash.config import MailSettings
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.roster import RosterPane
@@ -248,3 +248,20 @@ def test_a_first_prompt_of_slash_fail_fails(tmp_path: Path) -> None:
         assert "demo failure requested" in screen_of(pane)
     finally:
         pane.stop(grace=0.5)
+
+
+# -- processes an earlier dashboard left running ----------------------------------------
+
+
+def escaped(pid: int) -> escapes.Escaped:
+    return escapes.Escaped(pid, None, "sleep 600", "5bbee778", 0.0)
+
+
+def test_the_outlived_summary_counts_once_in_proper_number() -> None:
+    one = escapes.outlived_summary([escaped(101)])
+    assert one.startswith("1 process started its own session and outlived")
+    assert "pid 101 (sleep 600) left session 5bbee778" in one
+    assert "process(es)" not in one
+    four = escapes.outlived_summary([escaped(p) for p in (1, 2, 3, 4)])
+    assert four.startswith("4 processes started their own sessions")
+    assert "pid 4" not in four and "and 1 more" in four

@@ -178,3 +178,20 @@ def note(directory: Path, found: Iterable[tuple[int, str]]) -> list[Escaped]:
 
 def describe(entry: Escaped) -> str:
     return f"pid {entry.pid} ({entry.command[:60]}) left session {entry.left}"
+
+
+SUMMARY_SHOWN = 3
+
+
+def outlived_summary(entries: list[Escaped]) -> str:
+    """The one error a launch shows for processes an earlier dashboard left
+    running: its count once, in proper number (`1 process … its own session`)."""
+    count = len(entries)
+    shown = "; ".join(describe(e) for e in entries[:SUMMARY_SHOWN])
+    more = f" and {count - SUMMARY_SHOWN} more" if count > SUMMARY_SHOWN else ""
+    who = (
+        "1 process started its own session"
+        if count == 1
+        else (f"{count} processes started their own sessions")
+    )
+    return f"{who} and outlived an earlier dashboard: {shown}{more} (`zirv ctx status` lists them)"
