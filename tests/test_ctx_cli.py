@@ -521,3 +521,21 @@ def test_ctx_cli_imports_no_configuration_model() -> None:
     probe = "import sys, zirv_dash.ctx_cli; print('pydantic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_status_lists_processes_that_left_a_panes_session(
+    env: Env, sleeper: subprocess.Popen[bytes]
+) -> None:
+    """What the dashboard (or its guard) recorded as escaped by setsid is listed
+    while it still runs, as the quit notice promises."""
+    from zirv_dash import escapes
+
+    escapes.note(env.state / "escaped", [(sleeper.pid, SESSION_A)])
+    out = env.run("status")
+    assert out.returncode == 0, out.stderr
+    assert f"pid {sleeper.pid}" in out.stdout and "left session aaaa1111" in out.stdout
+    data = json.loads(env.run("status", "--json").stdout)
+    assert data["escaped"][0]["pid"] == sleeper.pid
+    sleeper.kill()
+    sleeper.wait()
+    assert f"pid {sleeper.pid}" not in env.run("status").stdout

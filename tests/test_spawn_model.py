@@ -22,3 +22,19 @@ def test_a_tier_resolves_and_the_pane_says_what_it_runs(tmp_path: Path) -> None:
             dash.spawn("shell", model="deep")
     finally:
         dash.shutdown_all(grace=0.5)
+
+
+def test_an_ended_pane_is_named_once(tmp_path: Path) -> None:
+    import time
+
+    dash = Dashboard(load_settings(tmp_path), tmp_path, manage_state=False)
+    try:
+        pane = dash.spawn("shell", argv=["true"])
+        deadline = time.monotonic() + 10
+        while not dash.reap():
+            assert time.monotonic() < deadline
+            pane.read_available()
+            time.sleep(0.02)
+        assert dash.current_notice() == f"pane {pane.short} (shell) ended (exit 0)"
+    finally:
+        dash.shutdown_all(grace=0.5)

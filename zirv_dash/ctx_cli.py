@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from zirv_dash import mail, nudge, paths, procinfo, registry, turn_signal
+from zirv_dash import escapes, mail, nudge, paths, procinfo, registry, turn_signal
 from zirv_dash.textcheck import text_problem
 from zirv_dash.textfmt import age_text as _age
 
@@ -138,6 +138,9 @@ def _status(argv: list[str]) -> int:
     broadcast, direct = mail.unread_counts(slug, short, agent)
     now = time.time()
     rows = [(r, registry.liveness(r)) for r in records]
+    # Processes that left a pane's session with setsid outlive quit on purpose
+    # (they asked to); the dashboard and its guard record them for us to list.
+    escaped = escapes.listed(paths.state_dir() / "escaped")
     if args.json:
         out: dict[str, Any] = {
             "sessions": [
@@ -152,6 +155,9 @@ def _status(argv: list[str]) -> int:
                 "direct": direct,
             },
             "problems": problems,
+            "escaped": [
+                {"pid": e.pid, "command": e.command, "left_session": e.left} for e in escaped
+            ],
         }
         print(json.dumps(out, indent=2))
         return 0
@@ -164,6 +170,9 @@ def _status(argv: list[str]) -> int:
         )
     for sock in sockets:
         lines.append(f"  {sock.stem} (no record) {sock}")
+    if escaped:
+        lines.append("left their pane's session (setsid), still running:")
+        lines.extend(f"  {escapes.describe(e)}" for e in escaped)
     split = f" ({broadcast} broadcast, {direct} direct)" if direct else ""
     lines.append(f"mail: {broadcast + direct} unread{split}")
     print("\n".join(lines))

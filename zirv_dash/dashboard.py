@@ -436,16 +436,16 @@ class Dashboard:
             if self.was_stopped(pane):
                 # Ended on purpose (the menu's stop, a kill request, `zirv ctx
                 # kill`): not a failure, so no error.
-                self.notify(f"pane '{pane.title}' ({pane.short}) stopped")
+                self.notify(f"pane {_pane_name(pane)} stopped")
             elif code != 0 and age < QUICK_EXIT_SECS:
                 self.error(
                     f"{pane.agent} pane {pane.short} exited with code {code} "
                     f"{age:.0f}s after launch: {pane.last_screen_line()[:160] or '(no output)'}"
                 )
             elif code != 0:
-                self.error(f"pane '{pane.title}' ({pane.short}) ended (exit {code})")
+                self.error(f"pane {_pane_name(pane)} ended (exit {code})")
             else:
-                self.notify(f"pane '{pane.title}' ({pane.short}) ended (exit 0)")
+                self.notify(f"pane {_pane_name(pane)} ended (exit 0)")
         return ended
 
     @property
@@ -562,3 +562,10 @@ class Dashboard:
         )
         self._register(pane, reachable=pane.short in self.signals)
         return old_pty
+
+
+def _pane_name(pane: Pane) -> str:
+    """`1b2c3d4e (demo)`, or `'fix tests' (1b2c3d4e)` when it has a title of its own."""
+    if pane.title and pane.title != pane.short:
+        return f"'{pane.title}' ({pane.short})"
+    return f"{pane.short} ({pane.agent})"
