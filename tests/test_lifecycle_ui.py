@@ -97,12 +97,13 @@ async def test_restore_overlay_toggles_and_restores(repo: Path, isolated_state: 
         await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
         overlay = app.screen
         assert isinstance(overlay, RestoreScreen)
-        assert "[x] wrk demo 1 demo (11111111)" in overlay.body().plain
+        row = "worker · wrk demo {n} · demo · demo-standard · {n}{n}{n}{n}{n}{n}{n}{n}"
+        assert "[x] " + row.format(n=1) in overlay.body().plain
         await pilot.press("space", "down", "down", "space")
         assert overlay.body().plain.splitlines() == [
-            "[ ] wrk demo 1 demo (11111111)",
-            "[x] wrk demo 2 demo (22222222)",
-            "[ ] wrk demo 3 demo (33333333)",
+            "[ ] " + row.format(n=1),
+            "[x] " + row.format(n=2),
+            "[ ] " + row.format(n=3),
         ]
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(dash.panes) == 2)

@@ -43,7 +43,7 @@ def test_write_then_take(state: Path) -> None:
     assert set(doc["panes"][0]) == {
         "agent", "session_id", "role", "short", "title", "report_to", "report_reminder_sent",
         "settled_mail_sent", "work_group_id", "budget_tokens", "interactive", "parent_session",
-        "native", "native_generation", "cwd",
+        "native", "native_generation", "cwd", "model",
     }  # fmt: skip
 
     got = roster.take_roster(state, SLUG, max_age_secs=60, now=1030)
@@ -280,3 +280,19 @@ def test_an_unencodable_cwd_refuses_the_entry(state: Path) -> None:
     problems: list[str] = []
     assert roster.take_roster(state, SLUG, max_age_secs=10, now=105, problems=problems) == []
     assert "`roster entry.cwd`" in problems[0]
+
+
+def test_a_handed_over_model_comes_back_on_restore() -> None:
+    p = RosterPane.from_json({"agent": "claude", "session_id": SESSION, "model": "opus"})
+    assert p is not None and p.model == "opus"
+    argv = roster.restore_argv(ADAPTERS["claude"], p)
+    assert argv[argv.index("--model") + 1] == "opus"
+    # A model that looks like a flag never reaches argv; the entry says why.
+    problems: list[str] = []
+    forged = RosterPane.from_json(
+        {"agent": "claude", "session_id": SESSION, "model": "--dangerously-skip-permissions"},
+        problems,
+    )
+    assert forged is not None and forged.model is None
+    assert "--dangerously" not in " ".join(roster.restore_argv(ADAPTERS["claude"], forged))
+    assert problems and "looks like a flag" in problems[0]

@@ -718,6 +718,7 @@ class Intake:
                 headless=not entry.interactive,
                 session_id=entry.session_id,
                 argv=roster.restore_argv(adapter, entry),
+                model=entry.model,
                 cwd=entry.cwd,
                 requested_by=entry.report_to or entry.parent_session,
                 focus=False,
@@ -759,6 +760,7 @@ class Intake:
                     interactive=not pane.spec.headless,
                     parent_session=parent or (before.parent_session if before else None),
                     cwd=pane.cwd,
+                    model=pane.model,
                 )
             )
         return out + self.candidates + self.deferred

@@ -20,7 +20,7 @@ from typing import Any
 
 from zirv_dash import paths, procinfo
 from zirv_dash.adapters import Adapter
-from zirv_dash.spawn import dash_root, read_json_tolerant, show
+from zirv_dash.spawn import dash_root, model_refusal, read_json_tolerant, show
 from zirv_dash.textcheck import UnencodableText, require_encodable
 
 log = logging.getLogger(__name__)
@@ -49,6 +49,9 @@ class RosterPane:
     cwd: str | None = None
     """The directory the pane ran in, so a restore starts it there again (an
     extra field: upstream readers ignore it). None: the repository root."""
+    model: str | None = None
+    """The model it ran with (a handover may have changed it), so a restore
+    brings the same one back (an extra field). None: the harness's default."""
 
     @classmethod
     def from_json(cls, obj: object, problems: list[str] | None = None) -> RosterPane | None:
@@ -80,6 +83,16 @@ class RosterPane:
                 setattr(pane, name, value)
         if not pane.short:
             pane.short = paths.short_id(session)
+        model = obj.get("model")
+        if isinstance(model, str) and model:
+            refused = model_refusal(model)
+            if refused is None:
+                pane.model = model
+            elif problems is not None:
+                problems.append(
+                    f"{pane.title or pane.agent} ({pane.short}): {refused}; "
+                    "it restores with the harness's default model"
+                )
         cwd = obj.get("cwd")
         if isinstance(cwd, str):
             why = cwd_problem(cwd)
@@ -263,9 +276,12 @@ def restore_argv(adapter: Adapter, pane: RosterPane) -> list[str]:
     # The roster is a file anyone of this user could have edited: only a real
     # session id may reach an argv as a resume target.
     resume = adapter.resume_args(pane.session_id) if _is_uuid(pane.session_id) else []
+    # The model is passed only where the harness takes one (a handover may
+    # have changed it); the adapter leaves it out when it has no model flag.
+    model = pane.model if adapter.model_flag else None
     if resume:
-        return adapter.interactive_argv(None, extra=resume, headless=headless)
-    return adapter.interactive_argv(RESTART_PROMPT, headless=headless)
+        return adapter.interactive_argv(None, model, extra=resume, headless=headless)
+    return adapter.interactive_argv(RESTART_PROMPT, model, headless=headless)
 
 
 def _is_uuid(value: str) -> bool:
