@@ -267,8 +267,12 @@ class SessionsActions:
         from screens.mail import MailScreen, MailTarget
 
         dash = self.dash
-        orchestrator = next((p for p in dash.panes if p.role == "orchestrator"), None)
-        targets = [MailTarget(p.short, p.agent, p.session_id) for p in dash.live_panes]
+        intake = getattr(self, "_intake", None)
+        titles: dict[str, str] = getattr(intake, "titles", {}) if intake is not None else {}
+        targets = [
+            MailTarget(p.short, p.agent, p.session_id, title=titles.get(p.short, ""))
+            for p in dash.live_panes
+        ]
 
         def done(_: None) -> None:
             self._sessions_sweep_off_loop()
@@ -278,7 +282,9 @@ class SessionsActions:
                 dash.slug,
                 dash.settings.mail,
                 from_session=dash.short,
-                from_agent=orchestrator.agent if orchestrator else mail.OPERATOR,
+                # What you compose in the dashboard is from you, not from the
+                # orchestrator pane (and the dashboard's id is no pane's).
+                from_agent=mail.OPERATOR,
                 targets=targets,
             ),
             done,

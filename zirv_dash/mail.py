@@ -650,7 +650,12 @@ def _cap_utf8(text: str, limit: int) -> str:
 def mail_label(message: Message, steering_from: str | None = None) -> str:
     """The label for a delivered message; `steering_from` is the short id of the
     pane's verified supervising session when the message comes from it."""
-    sender = _cap_utf8(flatten(f"{message.from_agent}/{message.from_short}"), INJECT_SENDER_CAP)
+    # The operator's own mail (composed in the dashboard) is from "operator":
+    # the dashboard's id that travels with it names no pane an agent could ask.
+    who = (
+        OPERATOR if message.from_agent == OPERATOR else f"{message.from_agent}/{message.from_short}"
+    )
+    sender = _cap_utf8(flatten(who), INJECT_SENDER_CAP)
     if steering_from is not None and steering_from == message.from_short:
         return (
             f"mail from {sender} — steering from supervising session {steering_from} — "
