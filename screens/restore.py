@@ -27,13 +27,14 @@ def _default_titles(entry: RosterPane) -> set[str]:
 
 def row_label(entry: RosterPane, checked: bool) -> str:
     """`[x] worker · demo · demo-standard · 11878766`: each fact once. The model
-    is the one the restored pane starts with (the roster keeps none)."""
+    is the one the restored pane starts with: the recorded one, else the
+    harness default where zirv knows it."""
     role = "orchestrator" if entry.role == "orchestrator" else "worker"
     parts = [role]
     if entry.title not in _default_titles(entry):
         parts.append(entry.title)
     parts.append(entry.agent)
-    model = implicit_model(entry.agent)
+    model = entry.model or implicit_model(entry.agent)
     if model:
         parts.append(model)
     parts.append(entry.short or entry.session_id[:8])

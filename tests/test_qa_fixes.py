@@ -143,6 +143,8 @@ def test_restore_rows_say_each_fact_once() -> None:
     orch = RosterPane("codex", "8b7c6d5e-0000-4000-8000-00000000000b", role="orchestrator")
     orch.short, orch.title = "8b7c6d5e", "orch"
     assert row_label(orch, True) == "[x] orchestrator · codex · 8b7c6d5e"
+    named.model = "claude-opus-4-1"
+    assert row_label(named, True) == "[x] worker · login form · claude · claude-opus-4-1 · 9a8b7c6d"
 
 
 # -- header -----------------------------------------------------------------------------
