@@ -539,3 +539,13 @@ def test_status_lists_processes_that_left_a_panes_session(
     sleeper.kill()
     sleeper.wait()
     assert f"pid {sleeper.pid}" not in env.run("status").stdout
+
+
+def test_nudge_to_a_shell_pane_says_it_waits_in_the_inbox(
+    env: Env, sleeper: subprocess.Popen[bytes]
+) -> None:
+    register(env, SESSION_A, sleeper.pid, agent="shell", verb="dash")
+    result = env.run("nudge", "aaaa", "--message", "x")
+    assert result.returncode == 0, result.stderr
+    assert "never types into a shell" in result.stdout
+    assert "next idle moment" not in result.stdout

@@ -41,3 +41,17 @@ def test_only_the_first_nine_pane_rows_are_numbered() -> None:
     assert [row_number(i, row) for i in (0, 8, 9, 12)] == [1, 9, None, None]
     ended = RosterRow(key="ended:abcd1234", name="wrk", harness="demo", state=PaneState.EXITED)
     assert row_number(0, ended) is None
+
+
+def test_an_ended_rows_note_stays_whole_in_the_default_width() -> None:
+    row = RosterRow(
+        key="ended:abcd1234",
+        name="wrk codex",
+        harness="cursor-agent",
+        state=PaneState.FAILED,
+        tree=" └",
+        note="exit 1",
+        badge="✉2",
+    )
+    text = Sidebar()._render_row(row, 27, 3).plain
+    assert len(text) == 27 and "exit 1" in text and "✉2" in text, text

@@ -128,9 +128,16 @@ class Sidebar(Widget):
         line.append(char, gstyle)
         line.append(" ")
         name_style = Style(bold=row.focused, dim=row.dim)
-        line.append(f"{row.name:<8}", name_style)
-        line.append(" ")
-        line.append(f"{row.harness[:8]:<8}", Style(dim=True))
+        # The note ("exit 1", "TERM") and badge must stay whole: the harness
+        # column gives way first, then the name.
+        extra = (len(row.note) + 1 if row.note else 0) + (len(row.badge) + 1 if row.badge else 0)
+        room = width - line.cell_len - extra
+        name_width = max(1, min(max(8, len(row.name)), room - 1))
+        line.append(f"{row.name[:name_width]:<{name_width}}", name_style)
+        harness_width = min(8, room - name_width - 1)
+        if harness_width >= 3:
+            line.append(" ")
+            line.append(f"{row.harness[:harness_width]:<{harness_width}}", Style(dim=True))
         if row.note:
             char_style = glyph(row.state, 0)[1]
             line.append(" ")

@@ -421,6 +421,11 @@ def _nudge(argv: list[str]) -> int:
             "it is interactive, so the nudge is advisory: it is told a nudge arrived and "
             "pointed at `zirv ctx inbox`; the body is never typed into it"
         )
+    elif record.verb == "dash" and record.agent == "shell":
+        how = (
+            "it is a shell pane, and zirv never types into a shell: the message waits in "
+            "its inbox (✉ in the sidebar)"
+        )
     elif record.verb == "dash":
         how = "its dashboard delivers the message into the pane at its next idle moment"
     else:
