@@ -829,6 +829,7 @@ class DashboardScreen(
             sessions=sessions,
             working=working,
             needs_you=needs,
+            ended=len(dash.panes) - sessions,
             notice=dash.current_notice(),
             errors=len(unacked),
             latest_error=unacked[0].text if unacked else "",

@@ -13,6 +13,7 @@ from screens.help import HelpScreen
 from screens.quit_confirm import QuitConfirmScreen
 from screens.spawn import SpawnScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from zirv_dash.pane import PaneState
 from zirv_dash.procinfo import pid_exists
 
 pytestmark = pytest.mark.timeout(60)
@@ -126,11 +127,17 @@ async def test_missing_binary_shows_in_pane_and_dashboard_stays(
         assert dash.panes[0].alive
 
 
-async def test_quit_confirms_when_working_and_leaves_no_children(tmp_path: Path) -> None:
-    app = make_app(tmp_path, agent="demo", extra=[("shell", None)])
+async def test_quit_confirms_when_working_and_leaves_no_children(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The worker's task is held at its last step (the gate file never appears),
+    # so it is still working whatever the machine's speed.
+    monkeypatch.setenv("ZIRV_DEMO_GATE", str(tmp_path / "never"))
+    app = make_app(tmp_path, agent="demo", extra=[("demo", "a long task"), ("shell", None)])
     async with app.run_test(size=(120, 40)) as pilot:
         dash = dash_screen(app).dash
-        await wait_for(pilot, lambda: len(dash.panes) == 2 and all(p.pty for p in dash.panes))
+        await wait_for(pilot, lambda: len(dash.panes) == 3 and all(p.pty for p in dash.panes))
+        await wait_for(pilot, lambda: dash.panes[1].state() is PaneState.WORKING)
         pids = [p.pty.pid for p in dash.panes if p.pty]
         await pilot.press("ctrl+a", "q")
         await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen))

@@ -137,8 +137,8 @@ def test_delegate_refuse_quit_relaunch_restore(tmux: Tmux, project: Path, state:
     assert not token.exists()
     tmux.start([*ZIRV, "chat", "--agent", "demo"], 120, 40, name="again")
     screen = tmux.wait_for("restore · 2", name="again")
-    assert f"[x] wrk demo demo ({first})" in screen
-    assert f"[x] wrk demo demo ({second})" in screen
+    assert f"[x] worker · demo · demo-standard · {first}" in screen
+    assert f"[x] worker · demo · demo-standard · {second}" in screen
     tmux.keys("Enter", name="again")
     tmux.wait_for("restored 2 pane(s)", name="again")
     for short in (first, second):

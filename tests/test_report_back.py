@@ -150,3 +150,35 @@ def test_the_output_tee_passes_everything_through_and_keeps_a_bounded_tail(tmp_p
     assert len(tee.kept()) <= KEEP_BYTES
     tail = tee.tail(columns=80, rows=24)
     assert tail.splitlines()[-1] == "line 059999 red" and len(tail.encode()) <= 2048
+
+
+def test_dashboard_pane_from_a_plain_terminal_reports_to_the_operator(repo: Path) -> None:
+    """`zirv agent` from a terminal that is no pane, into a live dashboard: the
+    pane's outcome is recorded and mailed to the operator's inbox."""
+    dash = Dashboard(load_settings(repo), repo, manage_state=True)
+    intake = Intake(dash)
+    intake.start()
+    dash.spawn("shell", role="orchestrator")
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "fix it", "--json"],
+            cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=zirv_env({}),
+        )  # fmt: skip
+        drive(dash, intake, lambda: proc.poll() is not None, timeout=30)
+        out, err = proc.communicate()
+        assert proc.returncode == 0, err
+        receipt = json.loads(out)
+        assert receipt["mode"] == "dashboard_pane"
+        pane = dash.pane_by_short(receipt["session"])
+        assert pane is not None
+        drive(dash, intake, lambda: "Done." in "".join(pane.model_view.lines()))
+        pane.send(b"/fail\r")
+        drive(dash, intake, lambda: not pane.alive and pane.short in intake.reported)
+        result = stored(pane.short)
+        assert result["requested_by"] == mail.OPERATOR and result["outcome"] == "ended"
+        mails = [m for m in mail.list_messages(dash.slug) if m.to == mail.OPERATOR]
+        assert len(mails) == 1 and mails[0].body.startswith(f"pane {pane.short} (demo, ")
+    finally:
+        close(dash)
+        intake.on_quit()

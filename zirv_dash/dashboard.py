@@ -138,12 +138,7 @@ class Dashboard:
             return
         earlier = escapes.listed(self.escaped_dir)
         if earlier:
-            shown = "; ".join(escapes.describe(e) for e in earlier[:3])
-            more = f" and {len(earlier) - 3} more" if len(earlier) > 3 else ""
-            self.error(
-                f"{len(earlier)} process(es) started their own session and outlived an "
-                f"earlier dashboard: {shown}{more} (`zirv ctx status` lists them)"
-            )
+            self.error(escapes.outlived_summary(earlier))
 
     def check_escapes(self, force: bool = False) -> None:
         """Record (and report once) processes that left a pane's session."""

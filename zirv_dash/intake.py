@@ -436,8 +436,9 @@ class Intake:
             raise RuntimeError(pane.spawn_error)
         self.kept[pane.short] = Kept(kept, owner)
         self.parents[pane.short] = decision.parent
-        if requester:
-            self.report_to[pane.short] = requester
+        # Every delegated pane reports back: to the pane that asked, or, for a
+        # request from a plain terminal, to the operator's inbox.
+        self.report_to[pane.short] = requester or mail.OPERATOR
         self.titles[pane.short] = req.name or f"wrk {req.agent}"
         if req.timeout_secs:
             self.deadlines[pane.short] = time.monotonic() + req.timeout_secs
@@ -538,7 +539,7 @@ class Intake:
                 self.dash.slug,
                 body,
                 from_session=pane.session_id,
-                to_session=requester,
+                to_session=None if requester == mail.OPERATOR else requester,
                 keep=self.dash.settings.mail.keep,
                 max_message_bytes=self.dash.settings.mail.max_message_bytes,
             )
@@ -720,7 +721,9 @@ class Intake:
                 argv=roster.restore_argv(adapter, entry),
                 model=entry.model,
                 cwd=entry.cwd,
-                requested_by=entry.report_to or entry.parent_session,
+                # A report owed to the operator names no parent session.
+                requested_by=(entry.report_to if entry.report_to != mail.OPERATOR else None)
+                or entry.parent_session,
                 focus=False,
             )
         except Exception as exc:  # noqa: BLE001 - DashError and spawn failures alike
@@ -928,7 +931,8 @@ def inspect_sections(
     moment = time.monotonic() if now is None else now
     dash = intake.dash
     state = pane.state(moment)
-    parent = intake.parents.get(pane.short) or intake.report_to.get(pane.short)
+    reports_to = intake.report_to.get(pane.short)
+    parent = intake.parents.get(pane.short) or (reports_to if reports_to != mail.OPERATOR else None)
     identity = [
         ("short", pane.short),
         ("harness", pane.agent),
@@ -1011,11 +1015,6 @@ def format_sections(sections: Sequence[Section]) -> list[str]:
     return out
 
 
-def restore_row_label(entry: roster.RosterPane, checked: bool) -> str:
-    mark = "x" if checked else " "
-    return f"[{mark}] {entry.title or 'wrk ' + entry.agent} {entry.agent} ({entry.short})"
-
-
 __all__ = [
     "Intake",
     "Kept",
@@ -1027,6 +1026,5 @@ __all__ = [
     "menu_entries",
     "menu_letters",
     "report_body",
-    "restore_row_label",
     "screen_tail",
 ]
