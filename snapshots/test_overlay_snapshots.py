@@ -104,7 +104,8 @@ def test_quit_confirm(
         dash = dash_screen(app_of(pilot)).dash
         await wait_for(pilot, lambda: len(dash.panes) == 2)
         await wait_for(pilot, lambda: "Working on" in "\n".join(dash.panes[1].model_view.lines()))
-        await wait_for(pilot, lambda: len(dash.working_panes()) == 2)
+        # The orchestrator settles at its prompt; only the held worker is busy.
+        await wait_for(pilot, lambda: dash.working_panes() == [dash.panes[1]])
         await pilot.press("ctrl+a", "q")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, QuitConfirmScreen))
         await pilot.pause(0.4)
