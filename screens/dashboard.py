@@ -876,10 +876,20 @@ class DashboardScreen(
                 segments.append(f"scrolled back {focused.scroll_offset}")
             if focused.exit_code is not None:
                 segments.append(f"{glyph(state, 0)[0]} {focused.ended_words()}")
-            hint = f"{prefix} ? help · {prefix} q quit"
+            hint = self._footer_hint(prefix)
             if self.keys.armed:
                 hint = f"{prefix} … waiting for a chord (? for help)"
             self.query_one(FooterBar).update_footer(tuple(segments), hint)
+
+    def _footer_hint(self, prefix: str) -> str:
+        """`^A ? help · ^A q quit` from the live keymap: a rebound or unbound
+        chord shows as it is (or not at all)."""
+        parts = []
+        for action, label in (("help", "help"), ("quit", "quit")):
+            chords = self.keys.keymap.chords_for(action)
+            if chords:
+                parts.append(f"{prefix} {describe_key(chords[0])} {label}")
+        return " · ".join(parts)
 
     def _header_hints(self, focused: Pane | None, prefix: str) -> list[tuple[str, str]]:
         """Up to four clickable chord hints, chosen by what the focused pane can do."""
