@@ -11,7 +11,9 @@ import pytest
 from tests.tmuxharness import ZIRV, Tmux, base_env
 from zirv_dash.wrap import _fit_notice
 
-NOTICE = "zirv: terminal is 79x19; the dashboard needs at least 80x20 — running a single session instead"
+NOTICE = (
+    "zirv: terminal is 79x19; the dashboard needs at least 80x20 — running a single session instead"
+)
 
 
 def test_the_notice_breaks_only_between_words() -> None:
