@@ -317,9 +317,11 @@ class Pane:
         if self.spawn_error:
             return PaneState.FAILED
         now = time.monotonic() if now is None else now
-        if self._screen_dirty:
-            # The last output may have landed inside the check's throttle window;
-            # a state read must judge the screen as it is now.
+        if self._screen_dirty and now - self._screen_checked_at >= SCREEN_CHECK_INTERVAL:
+            # The last output may have landed inside the check's throttle window
+            # (and no output came after it): a later state read judges the
+            # screen as it is, still at most once per interval (a flood of
+            # output must not make every chrome refresh re-read the screen).
             self.check_screen(now)
         return self.tracker.state(now)
 
