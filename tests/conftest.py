@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.tmuxharness import Tmux, base_env
 
 
 @pytest.fixture(autouse=True)
@@ -28,3 +31,20 @@ def isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "0.2")
     yield state
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A git repository with a local `.zirv/`: where bare `zirv` opens the dashboard."""
+    repo = tmp_path / "proj"
+    (repo / ".zirv").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return repo
+
+
+@pytest.fixture
+def tmux(project: Path, tmp_path: Path) -> Iterator[Tmux]:
+    """A private tmux server whose sessions start in `project` with a clean env."""
+    t = Tmux(project, base_env(tmp_path / "state", tmp_path / "operator"))
+    yield t
+    t.kill()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,21 +11,6 @@ import pytest
 from tests.tmuxharness import ZIRV, Tmux, base_env
 
 pytestmark = [pytest.mark.tmux, pytest.mark.timeout(90)]
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    repo = tmp_path / "proj"
-    (repo / ".zirv").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    return repo
-
-
-@pytest.fixture
-def tmux(project: Path, tmp_path: Path) -> Iterator[Tmux]:
-    t = Tmux(project, base_env(tmp_path / "state", tmp_path / "operator"))
-    yield t
-    t.kill()
 
 
 def wait_gone(pids: list[int], timeout: float = 10.0) -> list[int]:

@@ -4,15 +4,13 @@ and children asking for the default colours hear the outer terminal's."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.tmuxharness import ZIRV, Tmux, base_env
+from tests.tmuxharness import ZIRV, Tmux
 from zirv_dash.terminal import Attr, TerminalModel
 
 pytestmark = [pytest.mark.tmux, pytest.mark.timeout(90)]
@@ -35,21 +33,6 @@ printf '\033[38;2;1;2;3mg\033[38;2;250;128;7mh\033[48;2;200;100;50mi\033[48;2;0;
 printf '\033[2mdim\033[0m|\033[1mbold\033[0m|\033[2;31mdimred\033[0m|\033[1;35mboldmag\033[0m\n'
 printf 'GLASS''-END\n'
 """
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    repo = tmp_path / "proj"
-    (repo / ".zirv").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    return repo
-
-
-@pytest.fixture
-def tmux(project: Path, tmp_path: Path) -> Iterator[Tmux]:
-    t = Tmux(project, base_env(tmp_path / "state", tmp_path / "operator"))
-    yield t
-    t.kill()
 
 
 def cells(capture: str) -> TerminalModel:

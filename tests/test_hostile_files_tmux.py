@@ -13,32 +13,17 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.tmuxharness import ZIRV, Tmux, base_env
+from tests.tmuxharness import ZIRV, Tmux
 from zirv_dash import paths
 
 pytestmark = [pytest.mark.tmux, pytest.mark.timeout(90)]
 
 SENDER = "abcd1234-0000-4000-8000-00000000beef"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    repo = tmp_path / "proj"
-    (repo / ".zirv").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    return repo
-
-
-@pytest.fixture
-def tmux(project: Path, tmp_path: Path) -> Iterator[Tmux]:
-    t = Tmux(project, base_env(tmp_path / "state", tmp_path / "operator"))
-    yield t
-    t.kill()
 
 
 def _fifo(path: Path) -> None:

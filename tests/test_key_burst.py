@@ -7,9 +7,7 @@ the whole burst at once (as the driver does); the tmux test types it for real.
 
 from __future__ import annotations
 
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +16,7 @@ from textual import events
 from screens.nudge import NudgeScreen
 from screens.spawn import SpawnScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
-from tests.tmuxharness import ZIRV, Tmux, base_env
+from tests.tmuxharness import ZIRV, Tmux
 
 
 def _burst(app: object, keys: list[str]) -> None:
@@ -84,16 +82,6 @@ async def test_keys_typed_one_at_a_time_still_reach_the_pane_at_once(repo: Path)
         await pilot.press(*"echo ok-$((6*7))", "enter")
         await wait_for(pilot, lambda: "ok-42" in screen_text(pane))
         assert app.key_gate.pending == 0
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    project = tmp_path / "proj"
-    (project / ".zirv").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    t = Tmux(project, base_env(tmp_path / "state", tmp_path / "operator"))
-    yield t
-    t.kill()
 
 
 @pytest.mark.tmux

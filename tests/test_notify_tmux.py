@@ -4,31 +4,14 @@ notification, read back from the bytes the app wrote (`pipe-pane`)."""
 from __future__ import annotations
 
 import re
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.tmuxharness import ZIRV, Tmux, base_env
+from tests.tmuxharness import ZIRV, Tmux
 
 pytestmark = [pytest.mark.tmux, pytest.mark.timeout(90)]
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    repo = tmp_path / "proj"
-    (repo / ".zirv").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    return repo
-
-
-@pytest.fixture
-def tmux(project: Path, tmp_path: Path) -> Iterator[Tmux]:
-    t = Tmux(project, base_env(tmp_path / "state", tmp_path / "operator"))
-    yield t
-    t.kill()
 
 
 def wait_bytes(path: Path, needle: bytes, timeout: float = 20.0) -> bytes:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from tests.tmuxharness import ZIRV, Tmux, base_env
+from tests.tmuxharness import ZIRV, Tmux
 from zirv_dash.wrap import _fit_notice
 
 NOTICE = (
@@ -20,16 +16,6 @@ def test_the_notice_breaks_only_between_words() -> None:
     fitted = _fit_notice(NOTICE, 30)
     assert all(len(line) <= 30 for line in fitted.splitlines())
     assert fitted.split() == NOTICE.split()
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    project = tmp_path / "proj"
-    (project / ".zirv").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    t = Tmux(project, base_env(tmp_path / "state", tmp_path / "operator"))
-    yield t
-    t.kill()
 
 
 @pytest.mark.tmux
