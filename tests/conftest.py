@@ -30,6 +30,9 @@ def isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         ):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "0.2")
+    # Shell panes run /bin/sh unless a test asks for bash: an interactive bash
+    # would source the machine's ~/.bashrc (and its `pyenv rehash`).
+    monkeypatch.setenv("SHELL", "/bin/sh")
     yield state
 
 

@@ -104,4 +104,10 @@ def base_env(state: Path, home: Path) -> dict[str, str]:
         }
     )
     env.setdefault("LANG", "C.UTF-8")
+    # A private HOME: the machine's own dotfiles are not part of a test (an
+    # interactive bash sourcing ~/.bashrc ran `pyenv rehash`, and a session
+    # killed mid-rehash left a lock that stalled every later bash for a minute).
+    private_home = home.parent / "home"
+    private_home.mkdir(parents=True, exist_ok=True)
+    env["HOME"] = str(private_home)
     return env
