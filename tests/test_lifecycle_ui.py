@@ -142,6 +142,8 @@ async def test_context_menu_stop_needs_confirmation(repo: Path) -> None:
         dash = screen.dash
         await wait_for(pilot, lambda: len(dash.panes) == 2)
         worker = dash.panes[1]
+        # Its task done and back at its prompt: the stop may type /quit there.
+        await wait_for(pilot, worker.at_input_prompt, timeout=20)
         await pilot.press("ctrl+a", "2", "ctrl+a", "c")
         await wait_for(pilot, lambda: isinstance(app.screen, MenuScreen))
         menu = app.screen
