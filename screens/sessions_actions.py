@@ -152,6 +152,8 @@ class SessionsActions:
     async def _sessions_sweep_off_loop(self) -> None:
         """Read the mailbox in a thread, then sweep (on the loop) from the cache."""
         await asyncio.to_thread(prefetch_mailbox, self.dash.slug)
+        if not self.is_mounted:  # type: ignore[attr-defined]
+            return  # the dashboard closed while the thread read
         self._sessions_sweep()
 
     def _sessions_sweep(self) -> None:
