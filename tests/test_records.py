@@ -9,7 +9,7 @@ import pytest
 from zirv_dash import records
 
 
-class Sample(records.Record):
+class Sample(records.Record, frozen=True):
     name: str
     count: int
     flag: bool = False
