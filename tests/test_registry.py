@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from zirv_dash import procinfo, registry
@@ -44,9 +45,7 @@ def _dead_pid() -> int:
 
 def make(session: str, pid: int, **kw: object) -> SessionRecord:
     record = SessionRecord.new(session, "claude", Path("/work/my-repo"), "dash", pid)
-    for key, value in kw.items():
-        setattr(record, key, value)
-    return record
+    return msgspec.structs.replace(record, **kw)
 
 
 def test_record_round_trips_with_upstream_fields_and_private_modes(state: Path) -> None:
@@ -106,7 +105,8 @@ def test_liveness_words(state: Path, sleeper: subprocess.Popen[bytes]) -> None:
 def test_reused_pid_with_another_start_time_is_stale(state: Path) -> None:
     record = make("44444444-d", os.getpid())
     assert record.start_time is not None
-    record.start_time -= 1000.0  # a different process once had our pid
+    # A different process once had our pid.
+    record = msgspec.structs.replace(record, start_time=record.start_time - 1000.0)
     assert registry.liveness(record) == "stale"
 
 
@@ -170,6 +170,17 @@ def test_list_without_sweep_leaves_files(state: Path) -> None:
         ("nulchar1.json", b'{"session": "nulchar1", "pid": 1, "x": "a\\u0000"}', "NUL"),
         ("misnamed.json", b'{"session": "abcdabcd-x", "pid": 1}', "file name differs"),
         ("evilshrt.json", b'{"session": "x", "short": "../../etc", "pid": 1}', "not a short id"),
+        ("bigpid01.json", b'{"session": "bigpid01", "pid": 1180591620717411303424}', "'pid'"),
+        (
+            "reach001.json",
+            b'{"session": "reach001", "pid": 1, "reachable": "yes"}',
+            "field 'reachable' is not true/false",
+        ),
+        (
+            "noagent1.json",
+            b'{"session": "noagent1", "pid": 1, "agent": 7}',
+            "field 'agent' is not a string",
+        ),
     ],
 )
 def test_garbage_records_are_skipped_with_a_message_and_kept(

@@ -18,11 +18,13 @@ import json
 import logging
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from zirv_dash import paths, procinfo, safeio, turn_signal
+import msgspec
+
+from zirv_dash import paths, procinfo, record_fields, records, safeio, turn_signal
+from zirv_dash.record_fields import Int64, Pid
 from zirv_dash.textcheck import UnencodableText, require_encodable
 
 log = logging.getLogger(__name__)
@@ -33,29 +35,12 @@ VERBS = ("exec", "loop", "wrap", "chat", "dash")
 SIBLING_SUFFIXES = (".nudge", ".screening", ".workflow")
 """Sibling files removed with a record (and swept when their record is gone)."""
 MIN_PREFIX = 4
+"""Shortest prefix `resolve_prefix` accepts, unless it is a whole short id."""
 RECORD_FILE_CAP = 64 * 1024
 """A record is a few hundred bytes; anything past this is not one of ours."""
-"""Shortest prefix `resolve_prefix` accepts, unless it is a whole short id."""
 
-_KNOWN_FIELDS = (
-    "session",
-    "short",
-    "agent",
-    "repo",
-    "repo_slug",
-    "verb",
-    "pid",
-    "started_at",
-    "reachable",
-    "owner_pid",
-    "role",
-    "start_time",
-    "runtime",
-)
-
-
-class RecordError(ValueError):
-    """A registry file that cannot be read as a session record."""
+RecordError = records.RecordError
+"""A registry file that cannot be read as a session record (names file and field)."""
 
 
 class ResolveError(LookupError):
@@ -71,25 +56,25 @@ class ResolveError(LookupError):
         self.candidates = candidates
 
 
-@dataclass
-class SessionRecord:
+class SessionRecord(records.Record, frozen=True, kw_only=False):
     """One registry record, field for field the upstream JSON."""
 
-    session: str
+    session: Annotated[str, msgspec.Meta(min_length=1)]
     short: str
-    agent: str
-    repo: str
-    repo_slug: str
-    verb: str
-    pid: int
-    started_at: int
+    agent: str = "unknown"
+    repo: str = ""
+    repo_slug: str = ""
+    verb: str = "unknown"
+    pid: Pid = 1
+    started_at: Int64 = 0
     reachable: bool = True
-    owner_pid: int | None = None
+    owner_pid: Pid | None = None
     role: str | None = None
     start_time: float | None = None
     runtime: str = "harness"
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Fields this version does not know (kept so a rewrite never drops them)."""
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+    """Fields this version does not know (kept so a rewrite never drops them);
+    written back at the top level, never as an `extra` key."""
 
     @classmethod
     def new(
@@ -124,110 +109,39 @@ class SessionRecord:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = dict(self.extra)
-        data.update(
-            session=self.session,
-            short=self.short,
-            agent=self.agent,
-            repo=self.repo,
-            repo_slug=self.repo_slug,
-            verb=self.verb,
-            pid=self.pid,
-            started_at=self.started_at,
-            reachable=self.reachable,
-            runtime=self.runtime,
-        )
+        known = msgspec.structs.asdict(self)
+        del known["extra"]
         # Optional upstream fields are omitted when unset, as upstream does.
-        if self.owner_pid is not None:
-            data["owner_pid"] = self.owner_pid
-        if self.role is not None:
-            data["role"] = self.role
-        if self.start_time is not None:
-            data["start_time"] = self.start_time
+        data.update((k, v) for k, v in known.items() if v is not None or k not in _OPTIONAL)
         return data
 
     @classmethod
-    def from_json(cls, data: object) -> SessionRecord:
+    def from_json(cls, data: object, source: str = "record") -> SessionRecord:
+        """Decode an untrusted record; RecordError names `source` and the field."""
         if not isinstance(data, dict):
-            raise RecordError("not a JSON object")
+            raise record_fields.FieldError(source, "not a JSON object")
         try:
             # Every string (unknown fields too: a rewrite keeps them) must be
             # usable as an argument or path: no lone surrogates, no NUL.
             require_encodable(data, "record")
         except UnencodableText as exc:
-            raise RecordError(str(exc)) from exc
-        session = _req_str(data, "session")
-        short = data.get("short")
-        if short is None:
-            short = paths.short_id(session)
-        if not isinstance(short, str) or not _valid_short(short):
-            raise RecordError(f"field 'short' is not a short id: {short!r}")
+            raise record_fields.FieldError(source, str(exc)) from exc
+        known = {k: v for k, v in data.items() if k in _KNOWN_FIELDS}
         extra = {k: v for k, v in data.items() if k not in _KNOWN_FIELDS}
-        return cls(
-            session=session,
-            short=short,
-            agent=_opt_str(data, "agent") or "unknown",
-            repo=_opt_str(data, "repo") or "",
-            repo_slug=_opt_str(data, "repo_slug") or "",
-            verb=_opt_str(data, "verb") or "unknown",
-            pid=_req_int(data, "pid"),
-            started_at=_opt_int(data, "started_at") or 0,
-            reachable=_opt_bool(data, "reachable", True),
-            owner_pid=_opt_int(data, "owner_pid"),
-            role=_opt_str(data, "role"),
-            start_time=_opt_float(data, "start_time"),
-            runtime=_opt_str(data, "runtime") or "harness",
-            extra=extra,
-        )
+        if known.get("short") is None and isinstance(known.get("session"), str):
+            known["short"] = paths.short_id(known["session"])
+        if "pid" not in known:
+            raise record_fields.FieldError(source, "field 'pid' is missing", "pid")
+        record = record_fields.validate(cls, {**known, "extra": extra}, source=source)
+        if not _valid_short(record.short):
+            raise record_fields.FieldError(
+                source, f"field 'short' is not a short id: {record.short!r}", "short"
+            )
+        return record
 
 
-def _req_str(data: dict[str, Any], key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value:
-        raise RecordError(f"field {key!r} is missing or not a string")
-    return value
-
-
-def _opt_str(data: dict[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise RecordError(f"field {key!r} is not a string: {value!r}")
-    return value
-
-
-def _req_int(data: dict[str, Any], key: str) -> int:
-    value = _opt_int(data, key)
-    if value is None:
-        raise RecordError(f"field {key!r} is missing")
-    return value
-
-
-def _opt_int(data: dict[str, Any], key: str) -> int | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RecordError(f"field {key!r} is not a number: {value!r}")
-    return int(value)
-
-
-def _opt_float(data: dict[str, Any], key: str) -> float | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RecordError(f"field {key!r} is not a number: {value!r}")
-    return float(value)
-
-
-def _opt_bool(data: dict[str, Any], key: str, default: bool) -> bool:
-    value = data.get(key)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise RecordError(f"field {key!r} is not true/false: {value!r}")
-    return value
+_KNOWN_FIELDS = frozenset(f for f in SessionRecord.__struct_fields__ if f != "extra")
+_OPTIONAL = frozenset({"owner_pid", "role", "start_time"})
 
 
 def _valid_short(short: str) -> bool:
@@ -302,10 +216,7 @@ def read_record(path: Path) -> SessionRecord:
         raise RecordError(str(exc)) from exc
     if data is None:
         raise RecordError(f"{path}: gone")
-    try:
-        record = SessionRecord.from_json(data)
-    except RecordError as exc:
-        raise RecordError(f"{path}: {exc}") from exc
+    record = SessionRecord.from_json(data, source=str(path))
     if record.short != path.stem:
         raise RecordError(f"{path}: record says short id {record.short!r}, file name differs")
     return record

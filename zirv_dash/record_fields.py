@@ -1,0 +1,93 @@
+"""Field types and plain error wording shared by the on-disk record types.
+
+`records.validate` is the one strict decoder; this module only adds what every
+record of ours wants on top of it: bounded integer types (a pid or a count of
+2**70 must be refused at the door, not crash `os.kill` later) and an error
+message that names the field in words an operator reads (``field 'pid' is
+missing``) rather than msgspec's JSON-path notation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, TypeVar
+
+import msgspec
+
+from zirv_dash import records
+
+R = TypeVar("R", bound=records.Record)
+
+INT64_MAX = 2**63 - 1
+Int64 = Annotated[int, msgspec.Meta(ge=-INT64_MAX, le=INT64_MAX)]
+"""Any integer a record carries: within 64 bits."""
+Count = Annotated[int, msgspec.Meta(ge=0, le=INT64_MAX)]
+"""A non-negative integer (budgets, generations)."""
+Pid = Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]
+"""A process id: positive and small enough for `os.kill`."""
+
+
+class FieldError(records.RecordError):
+    """A record that failed validation: `source` is the file (or a label),
+    `detail` the problem without it, `field` the field's name when one is at fault."""
+
+    def __init__(self, source: str, detail: str, field: str | None = None) -> None:
+        super().__init__(f"{source}: {detail}")
+        self.source = source
+        self.detail = detail
+        self.field = field
+
+
+_MISSING = re.compile(r"^Object missing required field `([^`]+)`(?: - at `\$(.*)`)?$")
+_EXPECTED = re.compile(r"^Expected `([^`]+)`, got `([^`]+)` - at `\$(.*)`$")
+_ELSEWHERE = re.compile(r"^(.*) - at `\$(.*)`$", re.S)
+_KINDS = {
+    "int": "a number",
+    "float": "a number",
+    "str": "a string",
+    "bool": "true/false",
+    "null": "null",
+    "object": "an object",
+    "array": "a list",
+}
+
+
+def _field_name(path: str, leaf: str | None = None) -> str:
+    name = path.lstrip(".")
+    if leaf is not None:
+        name = f"{name}.{leaf}" if name else leaf
+    return name
+
+
+def _kind(expected: str) -> str:
+    parts = [_KINDS.get(part.strip(), part.strip()) for part in expected.split("|")]
+    return " or ".join(dict.fromkeys(parts))
+
+
+def reword(message: str) -> tuple[str, str | None]:
+    """(plain detail, field name or None) for a msgspec validation message."""
+    if match := _MISSING.match(message):
+        field = _field_name(match.group(2) or "", match.group(1))
+        return f"field {field!r} is missing", field
+    if match := _EXPECTED.match(message):
+        field = _field_name(match.group(3))
+        got = _KINDS.get(match.group(2), match.group(2))
+        return f"field {field!r} is not {_kind(match.group(1))} (got {got})", field
+    if match := _ELSEWHERE.match(message):
+        field = _field_name(match.group(2))
+        if field:
+            return f"field {field!r}: {match.group(1)}", field
+        return match.group(1), None
+    return message, None
+
+
+def validate(model: type[R], value: Any, *, source: str) -> R:
+    """`records.validate`, its failure reworded as a FieldError naming the field."""
+    try:
+        return records.validate(model, value, source=source)
+    except records.RecordError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, msgspec.ValidationError):
+            detail, field = reword(str(cause))
+            raise FieldError(source, detail, field) from cause
+        raise FieldError(source, str(exc).removeprefix(f"{source}: ")) from exc
