@@ -1,501 +1,85 @@
-"""Who needs you: screen patterns for approval prompts and a per-pane state machine.
+"""Who needs you: the per-pane attention state machine.
 
-Two parts, both pure (no clocks, no I/O), so the dashboard, tests and a later
-persistent runtime share them:
+`AttentionTracker` folds timestamped events (output, operator input, turn
+signal, screen, viewed, exit) into one of `PaneState`. Entering needs-you is
+immediate; leaving it waits until the prompt has been gone for
+`NEEDS_YOU_DEBOUNCE` so a repaint never flickers the row. `next_deadline()`
+says when the state could next change with no new event, so the UI can arm one
+timer instead of polling. Pure (no clocks, no I/O), so the dashboard, tests and
+a later persistent runtime share it.
 
-- `detect_needs_you(agent, lines)` looks at the bottom of a pane's visible
-  screen for a permission/approval prompt or a question, using a versioned
-  table of patterns per harness (`PATTERNS`, `PATTERNS_VERSION`). Each pattern
-  needs *several* cues at once (the question *and* its numbered choices, or a
-  footer only a picker draws), so a model merely writing "Do you want to
-  proceed?" in its answer does not turn a row into ▲.
-- `AttentionTracker` folds timestamped events (output, operator input, turn
-  signal, screen, viewed, exit) into one of `PaneState`. Entering needs-you is
-  immediate; leaving it waits until the prompt has been gone for
-  `NEEDS_YOU_DEBOUNCE` so a repaint never flickers the row. `next_deadline()`
-  says when the state could next change with no new event, so the UI can arm
-  one timer instead of polling.
+What a screen means lives next door and is re-exported here, so
+`zirv_dash.attention` stays the one import for callers:
 
-The prompt texts were taken from the vendors' own sources and docs: Claude
-Code's permission dialog ("Do you want to proceed?" over "❯ 1. Yes"), its
-AskUserQuestion picker ("Enter to select · ↑/↓ to navigate · Esc to cancel"),
-Codex's approval overlay ("Would you like to run the following command?",
-"› 1. Yes, proceed (y)", "Press enter to confirm or esc to cancel") and Gemini
-CLI's tool confirmation ("Apply this change?", "Allow execution of: 'npm'?",
-"● 1. Yes, allow once", "Waiting for user confirmation..."). The first-run
-dialogs (folder trust, login, API key) were recorded from the real CLIs and
-are kept as fixtures in tests/data/attention/real. Bump `PATTERNS_VERSION`
-whenever the table changes meaning.
-
-- `at_input_prompt(agent, lines, cursor)` is the positive counterpart: True
-  only when the screen is that harness's ordinary, empty composer with no
-  dialog and no running turn (`INPUT_PROMPTS`). Typed quit commands are sent
-  only then; an unknown or ambiguous screen is False, never "at the prompt".
+- `attention_patterns`: the recorded needs-you prompt table (`PATTERNS`,
+  `detect_needs_you`, `match_needs_you`);
+- `input_prompts`: each harness's ordinary empty composer (`INPUT_PROMPTS`,
+  `at_input_prompt`);
+- `repaint_filter`: a redraw after our own resize is not work (`RepaintFilter`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-PATTERNS_VERSION = 2
-SCAN_LINES = 20
-"""How many bottom (non-blank-trailing) screen lines `detect_needs_you` reads."""
+from zirv_dash.attention_patterns import (
+    NEEDS_ANSWER,
+    NEEDS_APPROVAL,
+    NEEDS_LOGIN,
+    NEEDS_PERMISSION,
+    PATTERNS,
+    PATTERNS_VERSION,
+    SCAN_LINES,
+    ScreenPattern,
+    detect_needs_you,
+    match_needs_you,
+    patterns_for,
+)
+from zirv_dash.input_prompts import INPUT_PROMPTS, InputPrompt, at_input_prompt
+from zirv_dash.repaint_filter import (
+    REPAINT_BYTES_PER_CELL,
+    REPAINT_SLACK,
+    REPAINT_WINDOW,
+    RepaintFilter,
+)
+
+__all__ = [
+    "ENDED_STATES",
+    "INPUT_PROMPTS",
+    "MAX_SIGNAL",
+    "NEEDS_ANSWER",
+    "NEEDS_APPROVAL",
+    "NEEDS_LOGIN",
+    "NEEDS_PERMISSION",
+    "NEEDS_YOU_DEBOUNCE",
+    "PATTERNS",
+    "PATTERNS_VERSION",
+    "REPAINT_BYTES_PER_CELL",
+    "REPAINT_SLACK",
+    "REPAINT_WINDOW",
+    "SCAN_LINES",
+    "SIGNAL_EXIT_BASE",
+    "SIGNAL_IDLE_DEBOUNCE",
+    "AttentionTracker",
+    "InputPrompt",
+    "PaneState",
+    "RepaintFilter",
+    "ScreenPattern",
+    "Transition",
+    "at_input_prompt",
+    "detect_needs_you",
+    "ended_state",
+    "killed_by",
+    "match_needs_you",
+    "patterns_for",
+]
+
 NEEDS_YOU_DEBOUNCE = 0.5
 """Seconds a prompt must be gone before needs-you is left."""
 SIGNAL_IDLE_DEBOUNCE = 0.5
 """Seconds of quiet after a turn signal (and the last output) before idle."""
-
-NEEDS_PERMISSION = "needs permission"
-NEEDS_APPROVAL = "needs approval"
-NEEDS_ANSWER = "needs an answer"
-NEEDS_LOGIN = "needs login"
-
-
-@dataclass(frozen=True)
-class ScreenPattern:
-    """All of `cues` must match (each on some line) within the bottom `window`
-    lines, and no `blockers` line may appear below the last line matching the
-    first cue: a prompt is the last interactive thing on a screen, so the
-    harness's own input box under it means the text above is only transcript.
-    """
-
-    name: str
-    harnesses: tuple[str, ...]
-    """Harness names this applies to; empty means every harness."""
-    reason: str
-    cues: tuple[re.Pattern[str], ...]
-    window: int = SCAN_LINES
-    blockers: tuple[re.Pattern[str], ...] = ()
-
-
-def _re(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
-# A numbered choice, optionally behind a selection caret or radio dot.
-_CARET = r"(?:[▌❯›>▶●○◉▸*•]\s*){0,2}"
-_YES_CHOICE = _re(rf"^{_CARET}1[.)]\s+yes\b")
-_NUMBERED_CHOICE = _re(rf"^{_CARET}[1-9][.)]\s+\S")
-# The harnesses' own input boxes: seen below a "prompt", they mean it was answered.
-_CLAUDE_COMPOSER = (_re(r"^[>❯](?:\s*$|\s+(?![1-9][.)]\s))"), _re(r"^\? for shortcuts|^⏵⏵"))
-_CODEX_COMPOSER = (_re(r"^›(?:\s*$|\s+(?![1-9][.)]\s))"),)
-_GEMINI_COMPOSER = (_re(r"^>\s+type your message"),)
-
-PATTERNS: tuple[ScreenPattern, ...] = (
-    # --- Claude Code -------------------------------------------------------
-    ScreenPattern(
-        name="claude-permission",
-        harnesses=("claude",),
-        reason=NEEDS_PERMISSION,
-        cues=(
-            _re(
-                r"^do you want to (?:proceed|make this edit|create|delete|overwrite|allow|run|"
-                r"fetch|use)\b|^allow this (?:command|tool)\b|^do you want to allow claude\b"
-            ),
-            _YES_CHOICE,
-        ),
-        blockers=_CLAUDE_COMPOSER,
-    ),
-    ScreenPattern(
-        name="claude-plan-approval",
-        harnesses=("claude",),
-        reason=NEEDS_APPROVAL,
-        cues=(_re(r"^would you like to proceed\?"), _YES_CHOICE),
-        blockers=_CLAUDE_COMPOSER,
-    ),
-    ScreenPattern(
-        name="claude-trust-folder",
-        harnesses=("claude",),
-        reason=NEEDS_PERMISSION,
-        cues=(_re(r"^do you trust the files in this folder\?"), _re(r"yes, proceed")),
-        blockers=_CLAUDE_COMPOSER,
-    ),
-    ScreenPattern(
-        name="claude-question",
-        harnesses=("claude",),
-        reason=NEEDS_ANSWER,
-        cues=(_re(r"^enter to select\b.*(?:↑|navigate)"), _NUMBERED_CHOICE),
-        blockers=_CLAUDE_COMPOSER,
-    ),
-    # --- Codex -------------------------------------------------------------
-    ScreenPattern(
-        name="codex-approval",
-        harnesses=("codex",),
-        reason=NEEDS_PERMISSION,
-        cues=(
-            _re(
-                r"^would you like to (?:run the following command|make the following edits|"
-                r"grant these permissions)\?|^do you want to approve network access\b|"
-                r"needs your approval\.$|^allow command\?"
-            ),
-            _re(rf"^{_CARET}1[.)]\s+(?:yes|approve)\b|press enter to confirm or esc to cancel"),
-        ),
-        blockers=_CODEX_COMPOSER,
-    ),
-    ScreenPattern(
-        name="codex-trust-directory",
-        harnesses=("codex",),
-        reason=NEEDS_PERMISSION,
-        cues=(_re(r"^do you trust the contents of this directory\?"), _YES_CHOICE),
-        blockers=_CODEX_COMPOSER,
-    ),
-    ScreenPattern(
-        name="codex-question",
-        harnesses=("codex",),
-        reason=NEEDS_ANSWER,
-        cues=(_NUMBERED_CHOICE, _re(r"^press enter to (?:confirm|submit)\b")),
-        window=12,
-        blockers=_CODEX_COMPOSER,
-    ),
-    # --- Gemini CLI --------------------------------------------------------
-    ScreenPattern(
-        name="gemini-confirmation",
-        harnesses=("gemini", "qwen"),
-        reason=NEEDS_PERMISSION,
-        cues=(
-            _re(
-                r"^apply this change\?|^allow execution\b|^do you want to proceed\?|"
-                r"^allow execution of mcp tool\b"
-            ),
-            _re(rf"^{_CARET}1[.)]\s+yes, allow\b|^{_CARET}1[.)]\s+yes\b"),
-        ),
-        blockers=_GEMINI_COMPOSER,
-    ),
-    ScreenPattern(
-        name="gemini-waiting",
-        harnesses=("gemini", "qwen"),
-        reason=NEEDS_PERMISSION,
-        cues=(_re(r"waiting for user confirmation"),),
-        window=6,
-        blockers=_GEMINI_COMPOSER,
-    ),
-    # --- first-run dialogs, recorded from the real CLIs (tests/data/attention/real)
-    ScreenPattern(
-        name="claude-trust-workspace",
-        harnesses=("claude",),
-        reason=NEEDS_PERMISSION,
-        cues=(_re(rf"^{_CARET}1[.)]\s+yes, i trust this folder\b"), _re(r"^enter to confirm\b")),
-        blockers=_CLAUDE_COMPOSER,
-    ),
-    ScreenPattern(
-        name="claude-login",
-        harnesses=("claude",),
-        reason=NEEDS_LOGIN,
-        cues=(_re(r"^select login method:?$"), _NUMBERED_CHOICE),
-        blockers=_CLAUDE_COMPOSER,
-    ),
-    ScreenPattern(
-        name="codex-trust-folder",
-        harnesses=("codex",),
-        reason=NEEDS_PERMISSION,
-        cues=(_re(r"^trust this folder\?"), _re(rf"^{_CARET}1[.)]\s+trust and continue\b")),
-        blockers=_CODEX_COMPOSER,
-    ),
-    # Codex's sign-in pickers (no login yet): the heading, a sign-in choice and
-    # the picker's own footer, all three, so a transcript quoting one is not ▲.
-    ScreenPattern(
-        name="codex-login",
-        harnesses=("codex",),
-        reason=NEEDS_LOGIN,
-        cues=(
-            _re(
-                r"^choose how you want to use codex\.?$|^sign in another way$|"
-                r"^choose how you authenticate with aws\.?$"
-            ),
-            _re(
-                rf"^{_CARET}[1-9][.)]\s+(?:sign in with\b|use an openai api key$|"
-                r"use amazon bedrock$|aws profile$|aws access keys$|bedrock api key$)"
-            ),
-            _re(r"^press enter to continue$"),
-        ),
-        blockers=_CODEX_COMPOSER,
-    ),
-    ScreenPattern(
-        name="codex-api-key",
-        harnesses=("codex",),
-        reason=NEEDS_LOGIN,
-        cues=(_re(r"^paste or type your api key below\.?$"), _re(r"^press enter to save$")),
-        blockers=_CODEX_COMPOSER,
-    ),
-    ScreenPattern(
-        name="codex-browser-login",
-        harnesses=("codex",),
-        reason=NEEDS_LOGIN,
-        cues=(_re(r"^finish signing in via your browser$"), _re(r"^press esc to cancel$")),
-        blockers=_CODEX_COMPOSER,
-    ),
-    ScreenPattern(
-        name="gemini-trust-folder",
-        harnesses=("gemini", "qwen"),
-        reason=NEEDS_PERMISSION,
-        cues=(
-            _re(r"^do you trust the files in this folder\?"),
-            _re(rf"^{_CARET}1[.)]\s+trust folder\b"),
-        ),
-        blockers=_GEMINI_COMPOSER,
-    ),
-    ScreenPattern(
-        name="gemini-auth",
-        harnesses=("gemini", "qwen"),
-        reason=NEEDS_LOGIN,
-        cues=(_re(r"^how would you like to authenticate\b"), _NUMBERED_CHOICE),
-        blockers=_GEMINI_COMPOSER,
-    ),
-    ScreenPattern(
-        name="gemini-api-key",
-        harnesses=("gemini", "qwen"),
-        reason=NEEDS_LOGIN,
-        cues=(_re(r"^enter \S+ api key$"), _re(r"^\(press enter to submit, esc to cancel\b")),
-        blockers=_GEMINI_COMPOSER,
-    ),
-    ScreenPattern(
-        name="qwen-auth",
-        harnesses=("qwen",),
-        reason=NEEDS_LOGIN,
-        cues=(_re(r"^select authentication method$"), _re(r"^›\s+\S")),
-        blockers=_GEMINI_COMPOSER,
-    ),
-    ScreenPattern(
-        name="copilot-trust-folder",
-        harnesses=("copilot",),
-        reason=NEEDS_PERMISSION,
-        cues=(_re(r"^do you trust the files in this folder\?"), _YES_CHOICE),
-    ),
-    ScreenPattern(
-        name="copilot-picker",
-        harnesses=("copilot",),
-        reason=NEEDS_ANSWER,
-        cues=(_re(r"enter to select\b.*esc to cancel"), _NUMBERED_CHOICE),
-    ),
-    ScreenPattern(
-        name="pi-selector",
-        harnesses=("pi",),
-        reason=NEEDS_ANSWER,
-        cues=(_re(r"navigate\s+enter select\b"), _re(r"^→\s+\S")),
-    ),
-    ScreenPattern(
-        name="opencode-connect",
-        harnesses=("opencode",),
-        reason=NEEDS_LOGIN,
-        cues=(_re(r"^connect a provider\s+esc$"),),
-        window=80,  # a centred overlay over an otherwise empty screen
-    ),
-    ScreenPattern(
-        name="droid-login",
-        harnesses=("droid",),
-        reason=NEEDS_LOGIN,
-        cues=(_re(r"^please log ?in with your factory account\b"), _re(r"^>\s+login$")),
-    ),
-    # --- any program -------------------------------------------------------
-    ScreenPattern(
-        name="generic-yes-no",
-        harnesses=(),
-        reason=NEEDS_ANSWER,
-        cues=(
-            _re(
-                r"(?:[\[(]\s*y(?:es)?\s*/\s*n(?:o)?\s*[\])]|\(yes/no(?:/\[fingerprint\])?\))"
-                r"\s*[:?]?\s*$"
-            ),
-        ),
-        window=1,
-    ),
-    ScreenPattern(
-        name="generic-password",
-        harnesses=(),
-        reason=NEEDS_ANSWER,
-        cues=(
-            _re(r"(?:^\[sudo\] password for \S+|^(?:enter )?pass(?:word|phrase)[^:]{0,40}):\s*$"),
-        ),
-        window=1,
-    ),
-)
-
-_BOX_EDGE = "│┃|║"
-
-
-def _normalise(line: str) -> str:
-    """A screen row without box borders and surrounding blanks."""
-    text = line.strip()
-    text = text.lstrip(_BOX_EDGE).rstrip(_BOX_EDGE)
-    return text.strip()
-
-
-def _bottom(lines: Sequence[str], count: int) -> list[str]:
-    end = len(lines)
-    while end > 0 and not lines[end - 1].strip():
-        end -= 1
-    rows = [_normalise(line) for line in lines[max(0, end - count) : end]]
-    return rows
-
-
-def patterns_for(agent: str) -> tuple[ScreenPattern, ...]:
-    name = agent.lower()
-    return tuple(p for p in PATTERNS if not p.harnesses or name in p.harnesses)
-
-
-def match_needs_you(agent: str, lines: Sequence[str]) -> ScreenPattern | None:
-    """The first pattern that matches the bottom of the screen, if any."""
-    for pattern in patterns_for(agent):
-        window = _bottom(lines, pattern.window)
-        if not window:
-            continue
-        if not all(any(cue.search(row) for row in window) for cue in pattern.cues):
-            continue
-        question = max(i for i, row in enumerate(window) if pattern.cues[0].search(row))
-        below = window[question + 1 :]
-        if any(blocker.search(row) for blocker in pattern.blockers for row in below):
-            continue
-        return pattern
-    return None
-
-
-def detect_needs_you(agent: str, lines: Sequence[str]) -> str | None:
-    """A short reason ("needs permission", "needs an answer", …) if the pane's
-    visible bottom shows a prompt waiting for the operator, else None."""
-    pattern = match_needs_you(agent, lines)
-    return pattern.reason if pattern else None
-
-
-# --- the ordinary input prompt ------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InputPrompt:
-    """How one harness draws its ordinary, empty composer (recorded from the
-    real CLIs: tests/data/attention/real).
-
-    The lowest row matching `composer` within the bottom `tail` rows is the
-    composer; `above`/`below`, when set, must match the rows right next to it
-    (its frame); `footer`, when set, must match one of the `footer_within` rows
-    below it (a hint the harness shows only while the composer is empty, or its
-    status bar); no `busy` row may be in the bottom `SCAN_LINES` (a turn is
-    running, so typed text would be queued as a message or interrupt it). With
-    `at_cursor` the cursor must be on the composer row (line-oriented programs
-    always leave it there).
-    """
-
-    harness: str
-    composer: re.Pattern[str]
-    above: re.Pattern[str] | None = None
-    below: re.Pattern[str] | None = None
-    footer: re.Pattern[str] | None = None
-    footer_within: int = 6
-    tail: int = 6
-    busy: tuple[re.Pattern[str], ...] = ()
-    at_cursor: bool = False
-
-
-_RULE = _re(r"^[─━]{10,}$")
-_INTERRUPTIBLE = _re(r"\besc(?:ape)? to (?:interrupt|cancel)\b|\besc interrupt\b")
-_SPINNING = _re(r"^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏◐◓◑◒]\s+\S")
-_GEMINI_PLACEHOLDER = _re(r"^>\s+type your message or @path/to/file$")
-
-INPUT_PROMPTS: dict[str, InputPrompt] = {
-    p.harness: p
-    for p in (
-        # An empty "❯" (or its 'Try "…"' hint) between two rules.
-        InputPrompt(
-            "claude",
-            _re(r'^[❯>](?:\s*|\s+try "[^"]*")$'),
-            above=_RULE,
-            below=_RULE,
-            busy=(_INTERRUPTIBLE,),
-        ),
-        # Codex shows "? for shortcuts" only while the composer is empty, so
-        # whatever follows "›" then is its (rotating) placeholder.
-        InputPrompt(
-            "codex",
-            _re(r"^›(?:\s.*)?$"),
-            footer=_re(r"\? for shortcuts"),
-            busy=(_INTERRUPTIBLE, _re(r"^[•◦]\s+(?:working|reconnecting)\b")),
-        ),
-        InputPrompt("gemini", _GEMINI_PLACEHOLDER, busy=(_INTERRUPTIBLE, _SPINNING)),
-        InputPrompt(
-            "qwen", _GEMINI_PLACEHOLDER, above=_RULE, below=_RULE, busy=(_INTERRUPTIBLE, _SPINNING)
-        ),
-        InputPrompt(
-            "opencode",
-            _re(r'^ask anything(?:…|\.\.\.)(?:\s+"[^"]*")?$'),
-            footer=_re(r"\bctrl\+p commands$"),
-            footer_within=4,
-            tail=80,  # its first screen centres the composer
-            busy=(_INTERRUPTIBLE, _SPINNING),
-        ),
-        InputPrompt(
-            "copilot",
-            _re(r"^❯\s*$"),
-            above=_RULE,
-            below=_RULE,
-            footer=_re(r"/ commands\b"),
-            busy=(_INTERRUPTIBLE, _SPINNING),
-        ),
-        # An empty editor row between two rules; pi puts its selectors there too.
-        InputPrompt(
-            "pi", _re(r"^$"), above=_RULE, below=_RULE, busy=(_SPINNING, _re(r"^working\.\.\."))
-        ),
-        InputPrompt(
-            "grok",
-            _re(r"^❯ ask me anything\.\.\.$"),
-            footer=_re(r"\bauto-edit: (?:on|off)\b"),
-            busy=(_INTERRUPTIBLE, _SPINNING),
-        ),
-        # The demo agent's prompt is ">" after at most one short word ("demo>"),
-        # the cursor right after it; a spinner, a question or a full-screen view
-        # is never that, nor is a prompt with a draft after it.
-        InputPrompt("demo", _re(r"^(?:[\w.-]{1,20}\s?)?[>❯›]$"), tail=1, at_cursor=True),
-        # A shell prompt ends in one of these; anything typed after it is a draft.
-        InputPrompt("shell", _re(r"[$#%>]$"), tail=1, at_cursor=True),
-    )
-}
-"""Harnesses whose composer is known; any other (droid: never reached
-offline) is never at its input prompt, so its panes get the signal path."""
-
-
-def _composer_row(prompt: InputPrompt, rows: list[str], end: int) -> int | None:
-    for i in range(end - 1, max(-1, end - 1 - prompt.tail), -1):
-        if not prompt.composer.search(rows[i]):
-            continue
-        if prompt.above and not (i > 0 and prompt.above.search(rows[i - 1])):
-            continue
-        if prompt.below and not (i + 1 < len(rows) and prompt.below.search(rows[i + 1])):
-            continue
-        return i
-    return None
-
-
-def at_input_prompt(
-    agent: str, lines: Sequence[str], cursor: tuple[int, int] | None = None
-) -> bool:
-    """True only when the screen is positively `agent`'s ordinary, empty input
-    prompt with no dialog over it and no turn running, so text typed now (a quit
-    command) lands in the composer. Anything else, an unknown harness or an
-    ambiguous screen included, is False: the caller then must not type.
-
-    `lines` are the visible screen rows, top first; `cursor` is (x, y) in them.
-    """
-    prompt = INPUT_PROMPTS.get(agent.lower())
-    if prompt is None or detect_needs_you(agent, lines):
-        return False
-    rows = [_normalise(line) for line in lines]
-    end = len(rows)
-    while end > 0 and not rows[end - 1]:
-        end -= 1
-    if end == 0:
-        return False
-    index = _composer_row(prompt, rows, end)
-    if index is None:
-        return False
-    if prompt.at_cursor and cursor is not None and cursor[1] != index:
-        return False
-    below = rows[index + 1 : min(end, index + 1 + prompt.footer_within)]
-    if prompt.footer and not any(prompt.footer.search(row) for row in below):
-        return False
-    window = rows[max(0, end - SCAN_LINES) : end]
-    return not any(b.search(row) for b in prompt.busy for row in window)
-
 
 # --- per-pane state ------------------------------------------------------------
 
@@ -821,41 +405,3 @@ class AttentionTracker:
         if not (state in quiet and self._current in quiet):
             self._since = t
         self._current = state
-
-
-REPAINT_WINDOW = 1.5
-"""Seconds after we resize a pane during which its output may be a repaint."""
-REPAINT_BYTES_PER_CELL = 24
-"""A full redraw with colours costs at most about this much per cell."""
-REPAINT_SLACK = 4096
-
-
-class RepaintFilter:
-    """Tells a child's redraw after *our* resize (its SIGWINCH) from work.
-
-    Output counts as a repaint only while all of these hold: it comes within
-    `REPAINT_WINDOW` of the last resize we sent, the pane had already drawn
-    something before it, no operator input came after the resize, it does not
-    scroll lines into the history (a redraw rewrites the screen in place), and
-    it stays within about one full screen of bytes. The first output that breaks
-    any of them is work, and so is everything after it until the next resize.
-    """
-
-    def __init__(self) -> None:
-        self._until = float("-inf")
-        self._budget = 0
-
-    def resized(self, t: float, columns: int, rows: int) -> None:
-        self._until = t + REPAINT_WINDOW
-        self._budget = columns * rows * REPAINT_BYTES_PER_CELL + REPAINT_SLACK
-
-    def input(self, t: float) -> None:
-        """Operator input: what follows may be the child's answer to it."""
-        self._until = float("-inf")
-
-    def is_repaint(self, t: float, nbytes: int, scrolled: bool) -> bool:
-        if t > self._until or scrolled or nbytes > self._budget:
-            self._until = float("-inf")
-            return False
-        self._budget -= nbytes
-        return True

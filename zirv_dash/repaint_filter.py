@@ -1,0 +1,43 @@
+"""Telling a child's redraw after our own resize from real work.
+
+Pure (the caller passes the times), so the pane and tests share it.
+"""
+
+from __future__ import annotations
+
+REPAINT_WINDOW = 1.5
+"""Seconds after we resize a pane during which its output may be a repaint."""
+REPAINT_BYTES_PER_CELL = 24
+"""A full redraw with colours costs at most about this much per cell."""
+REPAINT_SLACK = 4096
+
+
+class RepaintFilter:
+    """Tells a child's redraw after *our* resize (its SIGWINCH) from work.
+
+    Output counts as a repaint only while all of these hold: it comes within
+    `REPAINT_WINDOW` of the last resize we sent, the pane had already drawn
+    something before it, no operator input came after the resize, it does not
+    scroll lines into the history (a redraw rewrites the screen in place), and
+    it stays within about one full screen of bytes. The first output that breaks
+    any of them is work, and so is everything after it until the next resize.
+    """
+
+    def __init__(self) -> None:
+        self._until = float("-inf")
+        self._budget = 0
+
+    def resized(self, t: float, columns: int, rows: int) -> None:
+        self._until = t + REPAINT_WINDOW
+        self._budget = columns * rows * REPAINT_BYTES_PER_CELL + REPAINT_SLACK
+
+    def input(self, t: float) -> None:
+        """Operator input: what follows may be the child's answer to it."""
+        self._until = float("-inf")
+
+    def is_repaint(self, t: float, nbytes: int, scrolled: bool) -> bool:
+        if t > self._until or scrolled or nbytes > self._budget:
+            self._until = float("-inf")
+            return False
+        self._budget -= nbytes
+        return True
