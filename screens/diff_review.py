@@ -30,8 +30,11 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label
 from textual.widgets.option_list import Option
 
-from screens.dialog import DialogScreen, KeyHints, PickList
+from screens.dialog import DialogScreen
 from widgets.diff_view import SPLIT_MIN_COLUMNS, DiffView, Row
+from widgets.key_hints import KeyHints
+from widgets.nav_pick_list import NavPickList
+from widgets.pick_list import PickList
 from zirv_dash import gitdiff, mail, worktree
 from zirv_dash.gitdiff import DiffResult, FileDiff
 from zirv_dash.worktree import WorktreeError
@@ -98,13 +101,6 @@ def comment_body(f: FileDiff, row: Row | None, comment: str) -> str:
     number = line.new_no if line.new_no is not None else line.old_no
     side = "" if line.new_no is not None else " (removed line)"
     return f"Review comment on {f.path}:{number}{side}\n> {line.text.strip()}\n\n{comment}\n"
-
-
-class FileList(PickList):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", show=False),
-        Binding("k", "cursor_up", show=False),
-    ]
 
 
 class DiffReviewScreen(DialogScreen[None]):
@@ -182,7 +178,7 @@ class DiffReviewScreen(DialogScreen[None]):
         with Vertical(classes="dialog"):
             yield Label(self._title(), id="review-title")
             with Horizontal(id="review-body"):
-                yield FileList(id="review-files")
+                yield NavPickList(id="review-files")
                 yield DiffView(id="review-diff")
             yield Label("loading…", id="review-status")
             yield Input(id="review-input")
@@ -226,7 +222,7 @@ class DiffReviewScreen(DialogScreen[None]):
         self.loading = False
         previous = self.current_file.path if self.current_file else None
         self.result = result
-        files = self.query_one(FileList)
+        files = self.query_one("#review-files", NavPickList)
         files.clear_options()
         files.add_options([Option(file_row(f)) for f in result.files])
         paths = [f.path for f in result.files]
@@ -253,7 +249,7 @@ class DiffReviewScreen(DialogScreen[None]):
         return files[self.index] if 0 <= self.index < len(files) else None
 
     def _show_file(self) -> None:
-        files = self.query_one(FileList)
+        files = self.query_one("#review-files", NavPickList)
         if self.current_file is not None:
             files.highlighted = self.index
         self.query_one(DiffView).show(self.current_file)

@@ -17,7 +17,9 @@ from textual.containers import Vertical
 from textual.widgets import Label
 from textual.widgets.option_list import Option
 
-from screens.dialog import DialogScreen, KeyHints, PickList
+from screens.dialog import DialogScreen
+from widgets.key_hints import KeyHints
+from widgets.pick_list import PickList
 from zirv_dash.catalogue import NO_MODEL, PickerRow
 
 EMPTY_TEXT = "no enabled, ready harness available to swap to"

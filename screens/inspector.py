@@ -14,7 +14,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from screens.dialog import DialogScreen, KeyHints
+from screens.dialog import DialogScreen
+from widgets.key_hints import KeyHints
 from zirv_dash.intake import Section
 
 

@@ -22,7 +22,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 from textual.widgets.option_list import Option
 
-from screens.dialog import DialogScreen, KeyHints, PickList
+from screens.dialog import DialogScreen
+from widgets.key_hints import KeyHints
+from widgets.pick_list import PickList
 from zirv_dash import knowledge
 from zirv_dash.knowledge import Knowledge, Record
 

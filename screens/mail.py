@@ -19,14 +19,18 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from screens.dialog import DialogScreen, KeyHints, PickList
-from screens.nudge import DraftArea
+from screens.dialog import DialogScreen
+from widgets.draft_area import DraftArea
+from widgets.key_hints import KeyHints
+from widgets.nav_pick_list import NavPickList
+from widgets.target_list import TargetList
 from zirv_dash import mail, paths
 from zirv_dash.config import MailSettings
+
+__all__ = ["MailScreen", "MailTarget", "TargetList", "recipient_text", "sender_text"]
 
 log = logging.getLogger("zirv.mail")
 
@@ -84,31 +88,6 @@ def row_text(
     first = lines[0].strip() if lines else ""
     sender = sender_text(message, targets or [], own_session)
     return Text(f"{sender}: {first[:ROW_PREVIEW]}", no_wrap=True, overflow="ellipsis")
-
-
-class MailList(PickList):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", show=False),
-        Binding("k", "cursor_up", show=False),
-    ]
-
-
-class TargetList(PickList):
-    """The compose dialog's addressee list. Text typed here is never lost: a
-    printable key moves focus to the draft and lands there."""
-
-    class Typed(Message):
-        def __init__(self, character: str) -> None:
-            super().__init__()
-            self.character = character
-
-    async def _on_key(self, event: events.Key) -> None:
-        if event.character and event.is_printable:
-            event.stop()
-            event.prevent_default()
-            self.post_message(self.Typed(event.character))
-            return
-        await super()._on_key(event)
 
 
 DRAFT_HINTS = [("⏎", "send"), ("shift/alt+⏎", "newline"), ("tab", "pick target"),
@@ -181,7 +160,7 @@ class MailScreen(DialogScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="mail-dialog"):
             with Vertical(id="mail-browse"):
-                yield MailList(id="mail-list")
+                yield NavPickList(id="mail-list")
                 yield Static("", id="mail-preview")
                 yield Label("", id="mail-status", markup=False)
                 yield KeyHints(
@@ -201,7 +180,7 @@ class MailScreen(DialogScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#mail-target", OptionList).highlighted = 0
         self.reload()
-        self.query_one(MailList).focus()
+        self.query_one("#mail-list", NavPickList).focus()
 
     # -- browse ----------------------------------------------------------------------
 
@@ -214,7 +193,7 @@ class MailScreen(DialogScreen[None]):
             problems.append(str(exc))
         for problem in problems:
             log.warning("%s", problem)
-        listing = self.query_one(MailList)
+        listing = self.query_one("#mail-list", NavPickList)
         listing.clear_options()
         if self.messages:
             listing.add_options(
@@ -236,7 +215,7 @@ class MailScreen(DialogScreen[None]):
 
     def _show_preview(self) -> None:
         preview = self.query_one("#mail-preview", Static)
-        index = self.query_one(MailList).highlighted
+        index = self.query_one("#mail-list", NavPickList).highlighted
         if not self.messages or index is None or index >= len(self.messages):
             preview.update("")
             preview.display = False
@@ -306,7 +285,7 @@ class MailScreen(DialogScreen[None]):
         self.remove_class("composing")
         self.query_one(DraftArea).clear()
         self._update_title()
-        self.query_one(MailList).focus()
+        self.query_one("#mail-list", NavPickList).focus()
 
     @on(OptionList.OptionSelected, "#mail-target")
     def _target_chosen(self, event: OptionList.OptionSelected) -> None:

@@ -13,7 +13,9 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from screens.dialog import DialogScreen, HangingText, KeyHints
+from screens.dialog import DialogScreen
+from widgets.hanging_text import HangingText
+from widgets.key_hints import KeyHints
 from zirv_dash.intake import MenuEntry
 
 CONFIRM = "confirm? y / n"

@@ -9,74 +9,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
-from textual.widgets import Label, TextArea
+from textual.widgets import Label
 
-from screens.dialog import DialogScreen, KeyHints
+from screens.dialog import DialogScreen
+from widgets.draft_area import NEWLINE_KEYS, DraftArea
+from widgets.key_hints import KeyHints
 
-NEWLINE_KEYS = ("shift+enter", "alt+enter", "ctrl+j")
-
-
-class DraftArea(TextArea):
-    """A multi-line draft where Enter sends and Shift/Alt+Enter (or a trailing
-    backslash before Enter) starts a new line."""
-
-    DEFAULT_CSS = """
-    DraftArea {
-        height: 5;
-        border: none;
-        padding: 0 1;
-        background: $boost;
-    }
-    DraftArea:focus {
-        background: $primary 20%;
-    }
-    """
-
-    class Submitted(Message):
-        def __init__(self, area: DraftArea, text: str) -> None:
-            super().__init__()
-            self.area = area
-            self.text = text
-
-        @property
-        def control(self) -> DraftArea:
-            return self.area
-
-    def __init__(self, *, placeholder: str = "", id: str | None = None) -> None:
-        super().__init__(
-            soft_wrap=True,
-            tab_behavior="focus",
-            show_line_numbers=False,
-            highlight_cursor_line=False,
-            compact=True,
-            placeholder=placeholder,
-            id=id,
-        )
-        self.cursor_blink = False  # steady cursor (and stable snapshots)
-
-    async def _on_key(self, event: events.Key) -> None:
-        if event.key in NEWLINE_KEYS:
-            event.stop()
-            event.prevent_default()
-            self.insert("\n")
-            return
-        if event.key == "enter":
-            event.stop()
-            event.prevent_default()
-            row, column = self.cursor_location
-            line = self.document[row]
-            if column == len(line) and line.endswith("\\"):
-                self.delete((row, column - 1), (row, column))
-                self.insert("\n")
-                return
-            self.post_message(self.Submitted(self, self.text))
-            return
-        await super()._on_key(event)
+__all__ = ["NEWLINE_KEYS", "DraftArea", "NudgeScreen"]
 
 
 class NudgeScreen(DialogScreen[str | None]):

@@ -16,8 +16,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from screens.dialog import DialogScreen, KeyHints
+from screens.dialog import DialogScreen
 from widgets.glyphs import glyph
+from widgets.key_hints import KeyHints
 from zirv_dash.pane import STATE_WORDS, PaneState
 
 REFRESH_SECS = 0.25

@@ -15,7 +15,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from screens.dialog import DialogScreen, KeyHints
+from screens.dialog import DialogScreen
+from widgets.key_hints import KeyHints
 from zirv_dash.catalogue import implicit_model
 from zirv_dash.roster import RosterPane
 

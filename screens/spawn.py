@@ -22,7 +22,9 @@ from textual.containers import Vertical
 from textual.widgets import Checkbox, Input, Label
 from textual.widgets.option_list import Option
 
-from screens.dialog import DialogScreen, KeyHints, PickList
+from screens.dialog import DialogScreen
+from widgets.key_hints import KeyHints
+from widgets.pick_list import PickList
 from zirv_dash import adapters
 from zirv_dash.config import AdapterGate, Settings
 

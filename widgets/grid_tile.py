@@ -54,9 +54,14 @@ class GridTile(Widget):
     class Chosen(Message):
         """The tile was clicked: focus its pane."""
 
-        def __init__(self, short: str) -> None:
+        def __init__(self, tile: GridTile, short: str) -> None:
             super().__init__()
+            self.tile = tile
             self.short = short
+
+        @property
+        def control(self) -> GridTile:
+            return self.tile
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         # A tile shows the child's own colours, like the pane does.
@@ -100,7 +105,7 @@ class GridTile(Widget):
 
     def on_click(self, event: Click) -> None:
         event.stop()
-        self.post_message(self.Chosen(self.pane.short))
+        self.post_message(self.Chosen(self, self.pane.short))
 
     # -- rendering -----------------------------------------------------------------------
 

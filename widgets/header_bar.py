@@ -57,9 +57,14 @@ class HeaderBar(Widget):
     class HintClicked(Message):
         """A hint (e.g. `^A s spawn`) was clicked: run its action (id or label)."""
 
-        def __init__(self, action: str) -> None:
+        def __init__(self, header: HeaderBar, action: str) -> None:
             super().__init__()
+            self.header = header
             self.action = action
+
+        @property
+        def control(self) -> HeaderBar:
+            return self.header
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -171,7 +176,7 @@ class HeaderBar(Widget):
             action = None if tab is None else f"focus_{tab + 1}"
         if action is not None:
             event.stop()
-            self.post_message(self.HintClicked(action))
+            self.post_message(self.HintClicked(self, action))
 
 
 def _sessions_words(live: int, ended: int) -> str:

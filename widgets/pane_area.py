@@ -18,10 +18,15 @@ class PaneArea(Container):
     class Resized(Message):
         """The pane area has a new size (every PTY should follow it)."""
 
-        def __init__(self, columns: int, rows: int) -> None:
+        def __init__(self, area: PaneArea, columns: int, rows: int) -> None:
             super().__init__()
+            self.area = area
             self.columns = columns
             self.rows = rows
 
+        @property
+        def control(self) -> PaneArea:
+            return self.area
+
     def on_resize(self, event: events.Resize) -> None:
-        self.post_message(self.Resized(event.size.width, event.size.height))
+        self.post_message(self.Resized(self, event.size.width, event.size.height))

@@ -60,11 +60,16 @@ class Sidebar(Widget):
     class RowClicked(Message):
         """A roster row was clicked (button 1 = left, 3 = right)."""
 
-        def __init__(self, key: str, button: int, chain: int) -> None:
+        def __init__(self, sidebar: Sidebar, key: str, button: int, chain: int) -> None:
             super().__init__()
+            self.sidebar = sidebar
             self.key = key
             self.button = button
             self.chain = chain
+
+        @property
+        def control(self) -> Sidebar:
+            return self.sidebar
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -161,7 +166,7 @@ class Sidebar(Widget):
         row = self.row_at(event.y)
         if row is not None:
             event.stop()
-            self.post_message(self.RowClicked(row.key, event.button, event.chain))
+            self.post_message(self.RowClicked(self, row.key, event.button, event.chain))
 
     def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
         event.stop()
