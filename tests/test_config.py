@@ -114,7 +114,6 @@ def _operator_caps_panes() -> None:
         ("[[handover]]\n", "handover"),
         ('worker = "x"\n', "worker"),
         ('mail = "x"\n', "mail"),
-        ('supervise = ["x"]\n', "supervise"),
     ],
 )
 def test_repo_layer_of_the_wrong_shape_is_an_error(
@@ -186,3 +185,64 @@ def test_the_init_sample_parses_and_every_commented_repo_key_is_allowed(tmp_path
     write(tmp_path / ".zirv" / "ctx.toml", uncommented + "\n")
     s = load_settings(tmp_path)
     assert s.dash.idle_quiet_ms == 10000 and s.mail.max_message_bytes == 4096
+
+
+# --- motion, and sections kept for upstream zirv -------------------------------------
+
+
+def test_motion_defaults_to_full_and_reduced_stops_the_spinners(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    assert load_settings(tmp_path).dash.animated is True
+    write(Path(os.environ["ZIRV_HOME"]) / "ctx.toml", '[dash]\nmotion = "reduced"\n')
+    s = load_settings(tmp_path)
+    assert s.dash.motion == "reduced" and s.dash.animated is False
+    monkeypatch.setenv("ZIRV_CTX_DASH_MOTION", "Full")  # the environment outranks the file
+    assert load_settings(tmp_path).dash.animated is True
+
+
+def test_an_unknown_motion_names_the_key_and_the_file(tmp_path: Path) -> None:
+    import os
+
+    op_file = write(Path(os.environ["ZIRV_HOME"]) / "ctx.toml", '[dash]\nmotion = "slow"\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    msg = str(info.value)
+    assert "dash.motion" in msg and "'slow'" in msg and str(op_file) in msg
+
+
+def test_zirv_ctx_config_checks_motion_before_writing() -> None:
+    from zirv_dash.config_keys import Refused, parse_key, value_of
+
+    key = parse_key("dash.motion")
+    assert value_of(key, "reduced") == "reduced"
+    with pytest.raises(Refused, match="dash.motion"):
+        value_of(key, "slow")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[supervise]\nmax_nudges = 5\npoll_ms = 'x'\nmax_restarts = 2\n", 'supervise = ["x"]\n'],
+)
+def test_an_upstream_supervise_section_is_ignored_in_any_layer(tmp_path: Path, text: str) -> None:
+    import os
+
+    write(Path(os.environ["ZIRV_HOME"]) / "ctx.toml", text + "[dash]\nmax_panes = 3\n")
+    write(tmp_path / ".zirv" / "ctx.toml", text)
+    s = load_settings(tmp_path)
+    assert s.dash.max_panes == 3 and not hasattr(s, "supervise")
+
+
+@pytest.mark.parametrize("key", ["supervise.max_nudges", "supervise.poll_ms", "supervise.x"])
+def test_zirv_ctx_config_refuses_supervise_keys_saying_why(key: str) -> None:
+    from zirv_dash.config import all_keys
+    from zirv_dash.config_keys import Refused, parse_key
+
+    assert not [k for k in all_keys() if k.startswith("supervise.")]
+    with pytest.raises(Refused) as info:
+        parse_key(key)
+    msg = str(info.value)
+    assert f"unknown key `{key}`" in msg and "does not read `[supervise]`" in msg
+    assert "ignored" in msg

@@ -21,6 +21,7 @@ from pydantic import AliasChoices, ValidationError
 from pydantic_settings import BaseSettings
 
 from zirv_dash import paths, safeio
+from zirv_dash.settings_model import FOREIGN_SECTIONS as FOREIGN_SECTIONS
 from zirv_dash.settings_model import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
 from zirv_dash.settings_model import REPO_ALLOWED_EXCEPTIONS as REPO_ALLOWED_EXCEPTIONS
 from zirv_dash.settings_model import REPO_FORBIDDEN as REPO_FORBIDDEN
@@ -30,7 +31,6 @@ from zirv_dash.settings_model import TOP_ENV as TOP_ENV
 from zirv_dash.settings_model import DashSettings as DashSettings
 from zirv_dash.settings_model import MailSettings as MailSettings
 from zirv_dash.settings_model import Settings as Settings
-from zirv_dash.settings_model import SuperviseSettings as SuperviseSettings
 from zirv_dash.settings_model import all_keys as all_keys
 from zirv_dash.settings_model import env_var as env_var
 from zirv_dash.settings_model import file_only as file_only
@@ -50,7 +50,7 @@ class ConfigError(Exception):
 
 CONFIG_FILE_CAP = 1024 * 1024
 """A configuration file larger than this is refused (nothing of ours needs more)."""
-TABLE_SECTIONS = ("dash", "mail", "supervise", "handover", "worker")
+TABLE_SECTIONS = ("dash", "mail", "handover", "worker")
 """Top-level keys that must be tables in every file layer."""
 
 
@@ -177,7 +177,7 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
             sections[name] = model(**_section(merged, name))
         except ValidationError as exc:
             raise ConfigError(_describe_validation(exc, name, layers)) from exc
-    dash, mail, supervise = sections["dash"], sections["mail"], sections["supervise"]
+    dash, mail = sections["dash"], sections["mail"]
     handover = {
         str(agent): {str(k): str(v) for k, v in tiers.items()}
         for agent, tiers in _section(merged, "handover").items()
@@ -191,7 +191,6 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
         agent=str(agent_value) if agent_value else None,
         dash=dash,
         mail=mail,
-        supervise=supervise,
         handover=handover,
         worker=worker,
         sources=sources,
@@ -324,6 +323,7 @@ SAMPLE_CTX_TOML = """\
 # sidebar_cols = 28            # ZIRV_CTX_DASH_SIDEBAR_COLS
 # max_panes = 9                # ZIRV_CTX_DASH_MAX_PANES
 # mouse = true                 # ZIRV_CTX_DASH_MOUSE
+# motion = "full"             # ZIRV_CTX_DASH_MOTION ("reduced": spinners stand still)
 # roster_max_age_secs = 604800 # ZIRV_CTX_DASH_ROSTER_MAX_AGE_SECS
 # workdir_roots = []           # ZIRV_CTX_DASH_WORKDIR_ROOTS
 #

@@ -76,6 +76,9 @@ def parse_key(text: str) -> Key:
     if len(parts) == 3 and parts[0] == "handover":
         _check_handover_key(parts[1], parts[2])
         return Key(parts)
+    foreign = config.FOREIGN_SECTIONS.get(parts[0])
+    if foreign is not None:
+        raise Refused(f"unknown key `{text}`: {foreign}; an entry in the file is ignored")
     known = config.all_keys() + (handover_keys() if parts[0] == "handover" else [])
     raise Refused(config.unknown_key_words(text, known))
 

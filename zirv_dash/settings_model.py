@@ -54,8 +54,9 @@ class DashSettings(_EnvFirst):
     """Extra directories a delegated pane's workdir may sit in."""
     scrollback_bytes: int = Field(default=8 * 1024 * 1024, ge=64 * 1024)
     """Scrollback kept per pane, bounded in bytes."""
-    motion: str = "full"
-    """`full` animates spinners; `reduced` shows state only."""
+    motion: Literal["full", "reduced"] = "full"
+    """`full` animates the working spinners; `reduced` keeps every state change
+    but draws a steady glyph, so nothing moves (and the chrome does not tick)."""
     keymap: str = "default"
     """Name of the shipped keymap preset (`default`, `tmux`)."""
     truecolor: Literal["auto", "true", "false"] = "auto"
@@ -75,6 +76,16 @@ class DashSettings(_EnvFirst):
             return "true" if value else "false"
         return value.lower() if isinstance(value, str) else value
 
+    @field_validator("motion", mode="before")
+    @classmethod
+    def _motion_word(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @property
+    def animated(self) -> bool:
+        """Spinners advance (`motion = "full"`); false under reduced motion."""
+        return self.motion == "full"
+
 
 class MailSettings(_EnvFirst):
     model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_MAIL_", extra="ignore")
@@ -87,20 +98,12 @@ class MailSettings(_EnvFirst):
     keep: int = Field(default=50, ge=1)
 
 
-class SuperviseSettings(_EnvFirst):
-    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_SUPERVISE_", extra="ignore")
-
-    max_nudges: int = 3
-    poll_ms: int = 2000
-
-
 class Settings(BaseModel):
     """The merged, validated configuration for one process."""
 
     agent: str | None = None
     dash: DashSettings = Field(default_factory=DashSettings)
     mail: MailSettings = Field(default_factory=MailSettings)
-    supervise: SuperviseSettings = Field(default_factory=SuperviseSettings)
     handover: dict[str, dict[str, str]] = Field(default_factory=dict)
     worker: dict[str, str] = Field(default_factory=dict)
     sources: list[str] = Field(default_factory=list)
@@ -127,9 +130,19 @@ OPERATOR_FILE_SHOWN = "~/.zirv/ctx.toml"
 SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "dash": DashSettings,
     "mail": MailSettings,
-    "supervise": SuperviseSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
+FOREIGN_SECTIONS: dict[str, str] = {
+    "supervise": (
+        "zirv-dash does not read `[supervise]`: its keys (max_nudges, poll_ms, "
+        "max_restarts, …) drive upstream zirv's headless exec/loop supervisors, which "
+        "zirv-dash does not have (a dashboard pane takes a nudge as typed text, never a "
+        "restart, and watches its state directory instead of polling)"
+    ),
+}
+"""Sections `~/.zirv/ctx.toml` may hold for upstream zirv (the file is shared)
+that no setting here reads: loading ignores them, as it ignores any key no model
+has, and `zirv ctx config` refuses them with this reason."""
 TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
 """Top-level keys and the environment variable each is read from (`load_settings`)."""
 
