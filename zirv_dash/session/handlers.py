@@ -1,0 +1,353 @@
+"""Protocol v1 method implementations over a `Host`.
+
+`handle` decodes params with the method's own type, applies the seat rule (a
+mutation of a session someone is attached to must come from its controller) and
+the idempotency rule (a replayed key gets the first answer, not a second
+effect), and turns every refusal into an `ErrorInfo`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from zirv_dash.session.host import HostError, StartSpec
+from zirv_dash.session.methods import (
+    CAPABILITIES,
+    METHODS,
+    AttachParams,
+    AttachResult,
+    CapabilitiesResult,
+    DetachResult,
+    GetResult,
+    ListResult,
+    PingResult,
+    ReadParams,
+    ReadResult,
+    ResizeParams,
+    ScreenResult,
+    SendInputParams,
+    SendInputResult,
+    SessionRef,
+    SnapshotResult,
+    StartParams,
+    StopParams,
+    SubscribeParams,
+    SubscribeResult,
+    WaitParams,
+    WaitResult,
+)
+from zirv_dash.session.protocol import (
+    ENDED_STATES,
+    ErrorCode,
+    ErrorInfo,
+    EventKind,
+    Frame,
+    Method,
+    ProtocolError,
+    Request,
+    SeatMode,
+    SessionFacts,
+)
+
+if TYPE_CHECKING:
+    from zirv_dash.session.server import Connection, Server
+
+__all__ = ["Request", "handle", "runs_long", "IdempotencyCache"]
+
+log = logging.getLogger("zirv.session.handlers")
+
+Answer = tuple[bool, Any, ErrorInfo | None]
+IDEMPOTENCY_KEYS = 4096
+MAX_WAIT = 3600.0
+_LONG = frozenset({Method.SESSION_WAIT.value, Method.SESSION_STOP.value})
+
+
+def runs_long(method: str) -> bool:
+    return method in _LONG
+
+
+class IdempotencyCache:
+    """The first answer per (method, key), oldest forgotten first. A retry while
+    the first attempt still runs waits for that attempt's answer."""
+
+    def __init__(self, size: int = IDEMPOTENCY_KEYS) -> None:
+        self._size = size
+        self._answers: collections.OrderedDict[tuple[str, str], asyncio.Future[Answer]] = (
+            collections.OrderedDict()
+        )
+
+    async def run(self, method: str, key: str, work: Callable[[], Awaitable[Answer]]) -> Answer:
+        slot = (method, key)
+        known = self._answers.get(slot)
+        if known is not None:
+            return await asyncio.shield(known)
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._answers[slot] = future
+        while len(self._answers) > self._size:
+            self._answers.popitem(last=False)
+        try:
+            answer = await work()
+        except BaseException:
+            # Cancelled before it answered: nothing to replay, a retry runs again.
+            self._answers.pop(slot, None)
+            future.cancel()
+            raise
+        future.set_result(answer)
+        return answer
+
+
+async def handle(server: Server, conn: Connection, request: Request) -> Answer:
+    method = Method(request.method)
+    spec = METHODS.get(method)
+    if spec is None:
+        return _refusal(ErrorCode.UNKNOWN_METHOD, f"unknown method {request.method!r}")
+
+    async def work() -> Answer:
+        try:
+            params = msgspec.convert(request.params, spec.params, strict=True)
+            result = await _HANDLERS[method](server, conn, params)
+        except msgspec.ValidationError as exc:
+            return _refusal(ErrorCode.BAD_PARAMS, f"{request.method}: {exc}")
+        except ProtocolError as exc:
+            return False, None, exc.info()
+        except HostError as exc:
+            return _refusal(exc.code, exc.message)
+        except Exception:
+            log.exception("%s failed", request.method)
+            return _refusal(ErrorCode.INTERNAL, f"{request.method} failed inside the runtime")
+        return True, msgspec.to_builtins(result), None
+
+    if spec.mutation and request.idempotency_key:
+        return await server.idempotent.run(request.method, request.idempotency_key, work)
+    return await work()
+
+
+def _refusal(code: ErrorCode, message: str) -> Answer:
+    return False, None, ErrorInfo(code=code, message=message)
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def resolve(server: Server, ref: str) -> SessionFacts:
+    """A session by id, else by unique name."""
+    facts = server.host.get(ref)
+    if facts is not None:
+        return facts
+    named = [f for f in server.host.sessions() if f.name == ref]
+    live = [f for f in named if f.state not in ENDED_STATES]
+    if len(live) == 1 or len(named) == 1:
+        return (live or named)[0]
+    if named:
+        raise ProtocolError(ErrorCode.BAD_PARAMS, f"{len(named)} sessions are named {ref!r}")
+    raise ProtocolError(ErrorCode.NOT_FOUND, f"no session {ref!r}")
+
+
+def require_seat(server: Server, conn: Connection, session_id: str) -> None:
+    """Once anyone is attached, only the controller may change the session."""
+    if not server.seats.anyone_attached(session_id):
+        return
+    controller = server.seats.controller(session_id)
+    if controller != conn.client_id:
+        holder = f"client {controller}" if controller else "nobody (take the seat first)"
+        raise ProtocolError(
+            ErrorCode.NOT_CONTROLLER, f"session {session_id} is controlled by {holder}"
+        )
+
+
+def screen_of(server: Server, session_id: str) -> ScreenResult:
+    screen = server.host.screen(session_id)
+    return ScreenResult(
+        session=session_id,
+        columns=screen.columns,
+        rows=screen.rows,
+        cursor=screen.cursor,
+        lines=screen.lines,
+        version=screen.version,
+        seq=server.seq.get(session_id, 0),
+    )
+
+
+# -- methods ------------------------------------------------------------------------------
+
+
+async def _ping(server: Server, conn: Connection, params: Frame) -> PingResult:
+    return PingResult()
+
+
+async def _capabilities(server: Server, conn: Connection, params: Frame) -> CapabilitiesResult:
+    methods = [m.value for m in METHODS]
+    return CapabilitiesResult(capabilities=list(CAPABILITIES), methods=methods)
+
+
+async def _snapshot(server: Server, conn: Connection, params: Frame) -> SnapshotResult:
+    sessions = [server.facts(f) for f in server.host.sessions()]
+    return SnapshotResult(
+        revision=server.revision, sessions=sessions, clients=len(server.connections)
+    )
+
+
+async def _list(server: Server, conn: Connection, params: Frame) -> ListResult:
+    return ListResult(sessions=[server.facts(f) for f in server.host.sessions()])
+
+
+async def _get(server: Server, conn: Connection, params: SessionRef) -> GetResult:
+    return GetResult(session=server.facts(resolve(server, params.session)))
+
+
+async def _start(server: Server, conn: Connection, params: StartParams) -> GetResult:
+    spec = StartSpec(
+        argv=list(params.argv),
+        name=params.name,
+        harness=params.harness,
+        cwd=params.cwd,
+        columns=params.columns,
+        rows=params.rows,
+    )
+    return GetResult(session=server.facts(await server.host.start(spec)))
+
+
+async def _stop(server: Server, conn: Connection, params: StopParams) -> GetResult:
+    # Not seat-checked: stopping is the operator's separate verb (`zirv session
+    # stop` asks first), which must work while a dashboard holds the seat.
+    facts = resolve(server, params.session)
+    return GetResult(session=server.facts(await server.host.stop(facts.id, params.grace)))
+
+
+async def _read(server: Server, conn: Connection, params: ReadParams) -> ReadResult:
+    facts = resolve(server, params.session)
+    lines = server.host.screen(facts.id).lines
+    while lines and not lines[-1]:
+        lines = lines[:-1]
+    if params.lines > 0:
+        lines = lines[-params.lines :]
+    return ReadResult(session=facts.id, lines=lines)
+
+
+async def _send_input(server: Server, conn: Connection, params: SendInputParams) -> SendInputResult:
+    facts = resolve(server, params.session)
+    require_seat(server, conn, facts.id)
+    data = params.text.encode("utf-8", "surrogateescape") + params.data
+    server.host.send_input(facts.id, data)
+    return SendInputResult(session=facts.id, bytes=len(data))
+
+
+async def _wait(server: Server, conn: Connection, params: WaitParams) -> WaitResult:
+    facts = resolve(server, params.session)
+    generation = params.generation or facts.generation
+    if facts.generation != generation:
+        raise ProtocolError(ErrorCode.STALE_GENERATION, f"session {facts.id} was replaced")
+    timeout = min(max(0.0, params.timeout), MAX_WAIT)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        changed = server.next_change(facts.id)  # registered before the check: no lost wakeup
+        current = server.host.get(facts.id)
+        if current is None or current.generation != generation:
+            raise ProtocolError(ErrorCode.STALE_GENERATION, f"session {facts.id} was replaced")
+        matched = _matches(server, current, params.text)
+        if matched is not None:
+            return WaitResult(session=server.facts(current), matched=matched)
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise ProtocolError(ErrorCode.TIMEOUT, f"waited {timeout:g}s for session {facts.id}")
+        try:
+            await asyncio.wait_for(changed.wait(), remaining)
+        except TimeoutError:
+            continue
+
+
+def _matches(server: Server, facts: SessionFacts, text: str) -> str | None:
+    if not text:
+        return facts.state.value if facts.state in ENDED_STATES else None
+    lines = server.host.screen(facts.id).lines
+    if any(text in line for line in lines):
+        return text
+    if facts.state in ENDED_STATES:
+        raise ProtocolError(ErrorCode.FAILED, f"session {facts.id} ended before {text!r} showed")
+    return None
+
+
+async def _attach(server: Server, conn: Connection, params: AttachParams) -> AttachResult:
+    facts = resolve(server, params.session)
+    change = server.seats.attach(facts.id, conn.client_id, params.mode)
+    return _attached(server, conn, facts.id, change)
+
+
+async def _takeover(server: Server, conn: Connection, params: SessionRef) -> AttachResult:
+    facts = resolve(server, params.session)
+    change = server.seats.takeover(facts.id, conn.client_id)
+    return _attached(server, conn, facts.id, change)
+
+
+def _attached(server: Server, conn: Connection, session_id: str, change: Any) -> AttachResult:
+    # Screen first, then subscribe: both happen before any later output is
+    # delivered (one loop thread), so the client misses nothing and sees no byte twice.
+    screen = screen_of(server, session_id)
+    conn.attached.add(session_id)
+    conn.subscribed = True
+    server.publish_seat(change, EventKind.CLIENT_ATTACHED if change.attached else None)
+    facts = server.facts(resolve(server, session_id))
+    mode = SeatMode.CONTROLLER if facts.controller == conn.client_id else SeatMode.OBSERVER
+    return AttachResult(session=facts, mode=mode, screen=screen)
+
+
+async def _detach(server: Server, conn: Connection, params: SessionRef) -> DetachResult:
+    facts = resolve(server, params.session)
+    change = server.seats.detach(facts.id, conn.client_id)
+    conn.attached.discard(facts.id)
+    if change is None:
+        return DetachResult(session=facts.id, detached=False)
+    server.publish_seat(change, EventKind.CLIENT_DETACHED)
+    return DetachResult(session=facts.id, detached=True)
+
+
+async def _resize(server: Server, conn: Connection, params: ResizeParams) -> GetResult:
+    facts = resolve(server, params.session)
+    require_seat(server, conn, facts.id)
+    if not (1 <= params.columns <= 1000 and 1 <= params.rows <= 1000):
+        raise ProtocolError(ErrorCode.BAD_PARAMS, "columns and rows must be within 1..1000")
+    resized = server.host.resize(facts.id, params.columns, params.rows)
+    return GetResult(session=server.facts(resized))
+
+
+async def _screen(server: Server, conn: Connection, params: SessionRef) -> ScreenResult:
+    return screen_of(server, resolve(server, params.session).id)
+
+
+async def _subscribe(server: Server, conn: Connection, params: SubscribeParams) -> SubscribeResult:
+    conn.subscribed = True
+    if params.since is None or params.since >= server.revision:
+        return SubscribeResult(revision=server.revision)
+    held = list(server.events)
+    if not held or held[0].revision > params.since + 1:
+        return SubscribeResult(revision=server.revision, gap=True)
+    replayed = [e for e in held if e.revision > params.since]
+    return SubscribeResult(revision=server.revision, replayed=replayed)
+
+
+_Handler = Callable[[Any, Any, Any], Awaitable[Frame]]
+_HANDLERS: dict[Method, _Handler] = {
+    Method.SERVER_PING: _ping,
+    Method.SERVER_CAPABILITIES: _capabilities,
+    Method.SESSION_SNAPSHOT: _snapshot,
+    Method.SESSION_LIST: _list,
+    Method.SESSION_GET: _get,
+    Method.SESSION_START: _start,
+    Method.SESSION_STOP: _stop,
+    Method.SESSION_READ: _read,
+    Method.SESSION_SEND_INPUT: _send_input,
+    Method.SESSION_WAIT: _wait,
+    Method.SESSION_ATTACH: _attach,
+    Method.SESSION_DETACH: _detach,
+    Method.SESSION_TAKEOVER: _takeover,
+    Method.SESSION_RESIZE: _resize,
+    Method.SESSION_SCREEN: _screen,
+    Method.EVENTS_SUBSCRIBE: _subscribe,
+}

@@ -1,0 +1,104 @@
+"""The narrow interface the protocol server needs from an engine.
+
+The server owns sockets, seats, revisions and idempotency; the host owns the
+sessions (processes, terminals, models). Every call is made on the server's
+event-loop thread, and a host calls its listeners on that thread too (an engine
+that works on other threads hands over with `loop.call_soon_threadsafe`). A
+host raises `HostError` for a refusal the client should see (unknown session,
+a command that cannot start); anything else is a bug, reported as `internal`.
+
+The facts a host returns are already redacted (`SessionFacts` has no field for a
+prompt, command line, mail body, history, credential or absolute path); the
+server fills in the seat fields (`controller`, `observers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from zirv_dash.session.protocol import ErrorCode, SessionFacts
+
+
+class HostError(Exception):
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class StartSpec:
+    argv: list[str]
+    name: str = ""
+    harness: str = ""
+    cwd: str | None = None
+    columns: int = 80
+    rows: int = 24
+
+
+@dataclass(frozen=True)
+class Screen:
+    """The visible screen of one session, as plain text rows."""
+
+    columns: int
+    rows: int
+    cursor: tuple[int, int]
+    lines: list[str]
+    version: int
+
+
+@dataclass(frozen=True)
+class SessionEvent:
+    """A session appeared, changed (state, size, exit code) or ended; `facts`
+    are the new facts. `kind` is "started", "changed" or "exited"."""
+
+    kind: str
+    facts: SessionFacts
+
+
+@dataclass(frozen=True)
+class SessionOutput:
+    """Bytes the session's child wrote, already fed to the host's model."""
+
+    session_id: str
+    data: bytes
+
+
+HostEvent = SessionEvent | SessionOutput
+Listener = Callable[[HostEvent], None]
+Unsubscribe = Callable[[], None]
+
+
+class Host(Protocol):
+    def sessions(self) -> list[SessionFacts]:
+        """Every session the host holds (ended ones it still reports included)."""
+        ...
+
+    def get(self, session_id: str) -> SessionFacts | None: ...
+
+    def screen(self, session_id: str) -> Screen:
+        """Raises HostError(not_found) for an unknown session."""
+        ...
+
+    def send_input(self, session_id: str, data: bytes) -> None:
+        """Queue bytes for the child (never blocks). HostError if it is gone."""
+        ...
+
+    def resize(self, session_id: str, columns: int, rows: int) -> SessionFacts: ...
+
+    async def start(self, spec: StartSpec) -> SessionFacts:
+        """Start a session; its `started` event is delivered before this returns."""
+        ...
+
+    async def stop(self, session_id: str, grace: float) -> SessionFacts:
+        """Run the termination ladder; returns once it ended (its `exited` event
+        delivered first). Stopping an ended session returns its facts."""
+        ...
+
+    def subscribe(self, listener: Listener) -> Unsubscribe: ...
+
+    async def close(self) -> None:
+        """The server is shutting down (what happens to sessions is the host's call)."""
+        ...

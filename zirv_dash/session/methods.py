@@ -1,0 +1,216 @@
+"""Protocol v1 method table: each method's params and result types.
+
+The schema (`zirv ctx api schema`) is generated from this table, and the server
+decodes params with exactly these types, so the documentation and the wire are
+one thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zirv_dash.session.protocol import (
+    PROTOCOL_VERSION,
+    Event,
+    Frame,
+    Method,
+    SeatMode,
+    SessionFacts,
+)
+
+
+class NoParams(Frame, frozen=True):
+    pass
+
+
+class SessionRef(Frame, frozen=True):
+    session: str
+    """A session id, or a unique session name."""
+
+
+class PingResult(Frame, frozen=True):
+    pong: bool = True
+    protocol: int = PROTOCOL_VERSION
+
+
+class CapabilitiesResult(Frame, frozen=True):
+    protocol: int = PROTOCOL_VERSION
+    capabilities: list[str] = []
+    methods: list[str] = []
+
+
+class SnapshotResult(Frame, frozen=True):
+    revision: int
+    sessions: list[SessionFacts] = []
+    clients: int = 0
+
+
+class ListResult(Frame, frozen=True):
+    sessions: list[SessionFacts] = []
+
+
+class GetResult(Frame, frozen=True):
+    session: SessionFacts
+
+
+class StartParams(Frame, frozen=True):
+    argv: list[str]
+    name: str = ""
+    harness: str = ""
+    cwd: str | None = None
+    columns: int = 80
+    rows: int = 24
+
+
+class StopParams(Frame, frozen=True):
+    session: str
+    grace: float = 3.0
+    """Seconds between the clean-quit signal and SIGKILL."""
+
+
+class ReadParams(Frame, frozen=True):
+    session: str
+    lines: int = 0
+    """The last N non-blank-trailing screen lines; 0 for all of them."""
+
+
+class ReadResult(Frame, frozen=True):
+    session: str
+    lines: list[str] = []
+
+
+class SendInputParams(Frame, frozen=True):
+    session: str
+    text: str = ""
+    data: bytes = b""
+    """Raw bytes (base64 on the wire), sent after `text`."""
+
+
+class SendInputResult(Frame, frozen=True):
+    session: str
+    bytes: int
+
+
+class WaitParams(Frame, frozen=True):
+    session: str
+    text: str = ""
+    """Wait until the screen shows this text; empty: wait until the session ends."""
+    timeout: float = 30.0
+    generation: int = 0
+    """Pin a generation (0: the one current at call time)."""
+
+
+class WaitResult(Frame, frozen=True):
+    session: SessionFacts
+    matched: str = ""
+
+
+class AttachParams(Frame, frozen=True):
+    session: str
+    mode: SeatMode = SeatMode.OBSERVER
+
+
+class ScreenResult(Frame, frozen=True):
+    session: str
+    columns: int
+    rows: int
+    cursor: tuple[int, int] = (0, 0)
+    lines: list[str] = []
+    version: int = 0
+    seq: int = 0
+    """The `Output` sequence number this screen already includes."""
+
+
+class AttachResult(Frame, frozen=True):
+    session: SessionFacts
+    mode: SeatMode
+    screen: ScreenResult
+
+
+class DetachResult(Frame, frozen=True):
+    session: str
+    detached: bool
+
+
+class ResizeParams(Frame, frozen=True):
+    session: str
+    columns: int
+    rows: int
+
+
+class SubscribeParams(Frame, frozen=True):
+    since: int | None = None
+    """Replay the events after this revision (when the server still holds them)."""
+
+
+class SubscribeResult(Frame, frozen=True):
+    revision: int
+    replayed: list[Event] = []
+    gap: bool = False
+    """The events after `since` are no longer held: refresh `session.snapshot`."""
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    params: type[Frame]
+    result: type[Frame]
+    mutation: bool = False
+    """Accepts `idempotency_key`; refused to non-controllers of an attached session."""
+    capability: str = "core"
+    summary: str = ""
+
+
+METHODS: dict[Method, MethodSpec] = {
+    Method.SERVER_PING: MethodSpec(NoParams, PingResult, summary="liveness"),
+    Method.SERVER_CAPABILITIES: MethodSpec(
+        NoParams, CapabilitiesResult, summary="what this server offers"
+    ),
+    Method.SESSION_SNAPSHOT: MethodSpec(
+        NoParams, SnapshotResult, summary="every session and the current revision"
+    ),
+    Method.SESSION_LIST: MethodSpec(NoParams, ListResult, summary="every session"),
+    Method.SESSION_GET: MethodSpec(SessionRef, GetResult, summary="one session"),
+    Method.SESSION_START: MethodSpec(
+        StartParams, GetResult, mutation=True, summary="start a session on a new terminal"
+    ),
+    Method.SESSION_STOP: MethodSpec(
+        StopParams, GetResult, mutation=True, summary="end a session (termination ladder)"
+    ),
+    Method.SESSION_READ: MethodSpec(ReadParams, ReadResult, summary="screen text"),
+    Method.SESSION_SEND_INPUT: MethodSpec(
+        SendInputParams, SendInputResult, mutation=True, summary="type into a session"
+    ),
+    Method.SESSION_WAIT: MethodSpec(
+        WaitParams, WaitResult, summary="until text shows or the session ends"
+    ),
+    Method.SESSION_ATTACH: MethodSpec(
+        AttachParams,
+        AttachResult,
+        capability="session.attach",
+        summary="observe (or control) a session: its screen, then its output",
+    ),
+    Method.SESSION_DETACH: MethodSpec(
+        SessionRef, DetachResult, capability="session.attach", summary="release; stops nothing"
+    ),
+    Method.SESSION_TAKEOVER: MethodSpec(
+        SessionRef,
+        AttachResult,
+        capability="session.attach",
+        summary="take the controller seat",
+    ),
+    Method.SESSION_RESIZE: MethodSpec(
+        ResizeParams,
+        GetResult,
+        mutation=True,
+        capability="session.attach",
+        summary="resize the terminal",
+    ),
+    Method.SESSION_SCREEN: MethodSpec(
+        SessionRef, ScreenResult, capability="session.attach", summary="the current screen"
+    ),
+    Method.EVENTS_SUBSCRIBE: MethodSpec(
+        SubscribeParams, SubscribeResult, summary="receive every event from now on"
+    ),
+}
+
+CAPABILITIES: tuple[str, ...] = ("core", "events", "session.attach")
