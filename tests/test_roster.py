@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from zirv_dash import paths, procinfo, roster
 from zirv_dash.adapters import ADAPTERS
@@ -37,7 +38,7 @@ def test_write_then_take(state: Path) -> None:
     assert path == state / "dash" / f"roster-{SLUG}.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     text = path.read_text()
-    assert "\n" not in text and ": " not in text  # compact
+    assert text.endswith("\n") and "\n" not in text[:-1] and ": " not in text  # compact
     doc = json.loads(text)
     assert doc["written"] == 1000 and len(doc["panes"]) == 2  # de-duplicated by session_id
     assert set(doc["panes"][0]) == {
@@ -73,25 +74,36 @@ def test_garbage_is_absent_but_consumed(state: Path, content: bytes) -> None:
     assert not path.exists() and roster.consumed_path(state, SLUG).exists()
 
 
-def test_tolerant_entries(state: Path) -> None:
+def test_entries_decode_strictly_and_name_the_field(state: Path) -> None:
     path = roster.roster_path(state, SLUG)
     path.parent.mkdir(parents=True, exist_ok=True)
     entries = [
         {"agent": "codex", "session_id": "abcdef12-0000", "role": "worker", "short": "abcdef12",
          "title": "wrk codex"},  # an old build's entry: every later field missing
-        {"agent": "gemini", "session_id": "fedcba98-1111", "role": 5, "budget_tokens": "lots",
-         "interactive": "yes", "native_generation": -3, "future_field": {"x": 1}},
+        {"agent": "gemini", "session_id": "fedcba98-1111", "future_field": {"x": 1}},
         {"agent": "claude"},  # no session id: unusable
         "not an object",
         {"agent": 7, "session_id": "x"},
+        {"agent": "gemini", "session_id": "x", "interactive": "yes"},
+        {"agent": "gemini", "session_id": "x", "native_generation": -3},
     ]  # fmt: skip
     path.write_text(json.dumps({"written": 100, "panes": entries, "extra": True}))
-    got = roster.take_roster(state, SLUG, max_age_secs=10, now=105)
+    problems: list[str] = []
+    got = roster.take_roster(state, SLUG, max_age_secs=10, now=105, problems=problems)
     assert [p.agent for p in got] == ["codex", "gemini"]
-    old, odd = got
+    old, new = got
     assert old.interactive is False and old.report_to is None and old.native_generation == 0
-    assert odd.role == "worker" and odd.budget_tokens is None and odd.interactive is False
-    assert odd.native_generation == 0 and odd.short == "fedcba98" and odd.title == ""
+    assert new.role == "worker" and new.budget_tokens is None and new.interactive is False
+    assert new.native_generation == 0 and new.short == "fedcba98" and new.title == ""
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "entry 3 not restored: field 'session_id' is missing",
+        "entry 4 not restored: not a JSON object",
+        "entry 5 not restored: field 'agent' is not a string (got a number)",
+        "entry 6 not restored: field 'interactive' is not true/false (got a string)",
+        "entry 7 not restored: field 'native_generation' is not a number >= 0",
+    ]
+    # The claimed file is kept as it was, for a human to look at.
+    assert json.loads(roster.consumed_path(state, SLUG).read_text())["panes"] == entries
 
 
 def test_only_one_taker_wins(state: Path) -> None:
@@ -160,11 +172,10 @@ SESSION = "0a1b2c3d-0000-4000-8000-000000000001"
 
 
 def test_restore_argv() -> None:
-    p = pane(1)
-    p.session_id = SESSION
+    p = replace(pane(1), session_id=SESSION)
     argv = roster.restore_argv(ADAPTERS["claude"], p)
     assert argv == ["claude", "--permission-mode", "dontAsk", "--resume", SESSION]
-    p.interactive = True
+    p = replace(p, interactive=True)
     assert "default" in roster.restore_argv(ADAPTERS["claude"], p)
     assert roster.restore_env(p) == {"ZIRV_CTX_LAUNCH_MODE": "interactive"}
     g = RosterPane(agent="gemini", session_id=SESSION)
@@ -176,8 +187,7 @@ def test_restore_argv() -> None:
 
 def test_restore_never_resumes_a_forged_session_id() -> None:
     # The roster is a file: only a real session id may become a resume target.
-    forged = pane(1)
-    forged.session_id = "--dangerously-skip-permissions"
+    forged = replace(pane(1), session_id="--dangerously-skip-permissions")
     argv = roster.restore_argv(ADAPTERS["claude"], forged)
     assert "--resume" not in argv and "--dangerously-skip-permissions" not in argv
     assert argv[1] == roster.RESTART_PROMPT
@@ -243,10 +253,11 @@ def test_cwd_round_trips_when_it_is_a_directory(state: Path, tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("value", "words"),
     [("relative/dir", "is not an absolute path"), ("", "is not an absolute path"),
-     ("/no/such/dir/here", "is not an existing directory"), (7, None)],
+     ("/no/such/dir/here", "is not an existing directory"),
+     (7, "field 'cwd' is not a string or null")],
 )  # fmt: skip
 def test_a_bad_cwd_is_dropped_and_named(
-    state: Path, tmp_path: Path, value: object, words: str | None
+    state: Path, tmp_path: Path, value: object, words: str
 ) -> None:
     entry = pane(1).to_json()
     entry["cwd"] = value
@@ -254,12 +265,12 @@ def test_a_bad_cwd_is_dropped_and_named(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"written": 100, "panes": [entry]}))
     problems: list[str] = []
-    (got,) = roster.take_roster(state, SLUG, max_age_secs=10, now=105, problems=problems)
-    assert got.cwd is None  # restored in the repository root
-    if words is None:
-        assert problems == []  # a wrong type is dropped like every other field
+    got = roster.take_roster(state, SLUG, max_age_secs=10, now=105, problems=problems)
+    assert len(problems) == 1 and words in problems[0] and "entry 1" in problems[0]
+    if value == 7:
+        assert got == []  # a wrong type refuses the entry, like every other field
     else:
-        assert len(problems) == 1 and words in problems[0] and "entry 1" in problems[0]
+        assert got[0].cwd is None  # restored in the repository root
 
 
 def test_a_file_as_cwd_is_refused(state: Path, tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ class FieldError(records.RecordError):
 
 _MISSING = re.compile(r"^Object missing required field `([^`]+)`(?: - at `\$(.*)`)?$")
 _EXPECTED = re.compile(r"^Expected `([^`]+)`, got `([^`]+)` - at `\$(.*)`$")
+_BOUND = re.compile(r"^Expected `([^`]+)` ([^,]+?) - at `\$(.*)`$")
 _ELSEWHERE = re.compile(r"^(.*) - at `\$(.*)`$", re.S)
 _KINDS = {
     "int": "a number",
@@ -73,6 +74,9 @@ def reword(message: str) -> tuple[str, str | None]:
         field = _field_name(match.group(3))
         got = _KINDS.get(match.group(2), match.group(2))
         return f"field {field!r} is not {_kind(match.group(1))} (got {got})", field
+    if match := _BOUND.match(message):
+        field = _field_name(match.group(3))
+        return f"field {field!r} is not {_kind(match.group(1))} {match.group(2)}", field
     if match := _ELSEWHERE.match(message):
         field = _field_name(match.group(2))
         if field:

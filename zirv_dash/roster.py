@@ -8,19 +8,20 @@ it; a roster that is garbage or too old is treated as absent but still consumed.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from zirv_dash import paths, procinfo
+import msgspec
+
+from zirv_dash import paths, record_fields, records, registry, safeio
 from zirv_dash.adapters import Adapter
-from zirv_dash.spawn import dash_root, model_refusal, read_json_tolerant, show
+from zirv_dash.record_fields import Count
+from zirv_dash.spawn import dash_root, model_refusal, show
 from zirv_dash.textcheck import UnencodableText, require_encodable
 
 log = logging.getLogger(__name__)
@@ -29,10 +30,12 @@ MAX_ROSTER_BYTES = 4 * 1024 * 1024
 RESTART_PROMPT = "resuming after a dashboard restart; check the repo state and continue"
 
 
-@dataclass
-class RosterPane:
-    agent: str
-    session_id: str
+class RosterPane(records.Record, frozen=True, kw_only=False):
+    """One roster entry. Missing fields take defaults, unknown fields are ignored;
+    a field of the wrong type refuses the entry (naming the field)."""
+
+    agent: Annotated[str, msgspec.Meta(min_length=1)]
+    session_id: Annotated[str, msgspec.Meta(min_length=1)]
     role: str = "worker"
     short: str = ""
     title: str = ""
@@ -40,12 +43,12 @@ class RosterPane:
     report_reminder_sent: bool = False
     settled_mail_sent: bool = False
     work_group_id: str | None = None
-    budget_tokens: int | None = None
+    budget_tokens: Count | None = None
     interactive: bool = False
     """Default false so an old roster fails closed to the headless posture."""
     parent_session: str | None = None
     native: bool = False
-    native_generation: int = 0
+    native_generation: Count = 0
     cwd: str | None = None
     """The directory the pane ran in, so a restore starts it there again (an
     extra field: upstream readers ignore it). None: the repository root."""
@@ -54,59 +57,48 @@ class RosterPane:
     brings the same one back (an extra field). None: the harness's default."""
 
     @classmethod
-    def from_json(cls, obj: object, problems: list[str] | None = None) -> RosterPane | None:
-        """Tolerant parse: missing fields take defaults, wrong types are dropped,
-        extra fields ignored. Entries without agent or session_id are unusable.
+    def from_json(
+        cls, obj: object, problems: list[str] | None = None, source: str = "roster entry"
+    ) -> RosterPane:
+        """Strict decode of one entry: RecordError names `source` and the field.
         A string that could not be passed to `exec` (a lone surrogate, a NUL)
         raises UnencodableText naming the field: such an entry is refused whole.
-        A `cwd` that is not an absolute path to an existing directory is dropped
-        (the pane restores in the repository root) and described in `problems`."""
-        if not isinstance(obj, dict):
-            return None
-        require_encodable(obj, "roster entry")
-        agent, session = obj.get("agent"), obj.get("session_id")
-        if not isinstance(agent, str) or not agent or not isinstance(session, str) or not session:
-            return None
-        pane = cls(agent=agent, session_id=session)
-        for name in ("role", "short", "title"):
-            if isinstance(obj.get(name), str):
-                setattr(pane, name, obj[name])
-        for name in ("report_to", "work_group_id", "parent_session"):
-            if isinstance(obj.get(name), str):
-                setattr(pane, name, obj[name])
-        for name in ("report_reminder_sent", "settled_mail_sent", "interactive", "native"):
-            if isinstance(obj.get(name), bool):
-                setattr(pane, name, obj[name])
-        for name in ("budget_tokens", "native_generation"):
-            value = obj.get(name)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                setattr(pane, name, value)
-        if not pane.short:
-            pane.short = paths.short_id(session)
-        model = obj.get("model")
-        if isinstance(model, str) and model:
-            refused = model_refusal(model)
-            if refused is None:
-                pane.model = model
-            elif problems is not None:
-                problems.append(
-                    f"{pane.title or pane.agent} ({pane.short}): {refused}; "
-                    "it restores with the harness's default model"
-                )
-        cwd = obj.get("cwd")
-        if isinstance(cwd, str):
-            why = cwd_problem(cwd)
-            if why is None:
-                pane.cwd = cwd
-            elif problems is not None:
-                problems.append(
-                    f"{pane.title or pane.agent} ({pane.short}): cwd {show(cwd, 120)} {why}; "
-                    "it restores in the repository root"
-                )
-        return pane
+        A `model` that looks like a flag, or a `cwd` that is not an absolute path
+        to an existing directory, is dropped (the pane restores with the
+        harness's default model, in the repository root) and described in
+        `problems`."""
+        if isinstance(obj, dict):
+            require_encodable(obj, "roster entry")
+        pane = record_fields.validate(cls, obj, source=source)
+        label = f"{pane.title or pane.agent} ({pane.short or paths.short_id(pane.session_id)})"
+        model = pane.model or None
+        if model is not None and (refused := model_refusal(model)) is not None:
+            model = None
+            _note(problems, f"{label}: {refused}; it restores with the harness's default model")
+        cwd = pane.cwd
+        if cwd is not None and (why := cwd_problem(cwd)) is not None:
+            cwd = None
+            _note(problems, f"{label}: cwd {show(pane.cwd or '', 120)} {why}; "
+                  "it restores in the repository root")  # fmt: skip
+        return msgspec.structs.replace(
+            pane, short=pane.short or paths.short_id(pane.session_id), model=model, cwd=cwd
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return msgspec.structs.asdict(self)
+
+
+class RosterDoc(records.Record, frozen=True):
+    """The roster file: when it was written, and its entries (each decoded on its
+    own, so one bad entry never costs the others)."""
+
+    written: float
+    panes: list[Any] = msgspec.field(default_factory=list)
+
+
+def _note(problems: list[str] | None, message: str) -> None:
+    if problems is not None:
+        problems.append(message)
 
 
 def cwd_problem(cwd: str) -> str | None:
@@ -135,15 +127,15 @@ def write_roster(
 ) -> Path:
     """Write the roster atomically and privately, de-duplicated by session_id."""
     seen: set[str] = set()
-    unique: list[dict[str, Any]] = []
+    unique: list[RosterPane] = []
     for pane in panes:
         if pane.session_id in seen:
             continue
         seen.add(pane.session_id)
-        unique.append(pane.to_json())
-    doc = {"written": int(time.time() if now is None else now), "panes": unique}
+        unique.append(pane)
+    doc = RosterDoc(written=int(time.time() if now is None else now), panes=unique)
     path = roster_path(state, slug)
-    paths.atomic_write(path, json.dumps(doc, separators=(",", ":")))
+    records.write(path, doc)
     return path
 
 
@@ -168,40 +160,42 @@ def take_roster(
     except OSError as exc:
         log.warning("restore roster %s could not be claimed: %s", src, exc)
         return []
-    doc = read_json_tolerant(dst, MAX_ROSTER_BYTES)
+    doc = _read_doc(dst)
     if doc is None:
-        log.warning("restore roster %s is unreadable; ignored", dst)
         return []
-    written = doc.get("written")
-    if isinstance(written, bool) or not isinstance(written, int | float):
-        log.warning("restore roster %s has no valid `written` time; ignored", dst)
-        return []
-    age = (time.time() if now is None else now) - written
+    age = (time.time() if now is None else now) - doc.written
     if age > max_age_secs:
         log.info("restore roster %s is %ds old (max %ds); ignored", dst, age, max_age_secs)
         return []
-    raw = doc.get("panes")
-    if not isinstance(raw, list):
-        return []
     out: list[RosterPane] = []
-    for index, item in enumerate(raw):
+    for index, item in enumerate(doc.panes):
+        where = f"restore roster {dst}: entry {index + 1}"
         notes: list[str] = []
         try:
-            pane = RosterPane.from_json(item, notes)
-        except UnencodableText as exc:
-            message = f"restore roster {dst}: entry {index + 1} not restored: {exc}"
-            log.warning("%s", message)
-            if problems is not None:
-                problems.append(message)
-            continue
-        for note in notes:
-            message = f"restore roster {dst}: entry {index + 1}: {note}"
-            log.warning("%s", message)
-            if problems is not None:
-                problems.append(message)
-        if pane is not None:
+            pane = RosterPane.from_json(item, notes, source=where)
+        except (UnencodableText, records.RecordError) as exc:
+            detail = exc.detail if isinstance(exc, record_fields.FieldError) else str(exc)
+            notes = [f"{where} not restored: {detail}"]
+        else:
             out.append(pane)
+            notes = [f"{where}: {note}" for note in notes]
+        for message in notes:
+            log.warning("%s", message)
+            _note(problems, message)
     return out
+
+
+def _read_doc(path: Path) -> RosterDoc | None:
+    """The claimed roster, or None (logged, the file kept as it is) when it is
+    unreadable or not a roster."""
+    try:
+        value = safeio.read_json(path, MAX_ROSTER_BYTES)
+        if value is None:
+            return None
+        return record_fields.validate(RosterDoc, value, source=str(path))
+    except (OSError, safeio.BadContent, records.RecordError) as exc:
+        log.warning("restore roster ignored: %s", exc)
+        return None
 
 
 def session_is_live(state: Path, pane: RosterPane) -> bool:
@@ -209,20 +203,13 @@ def session_is_live(state: Path, pane: RosterPane) -> bool:
     short = pane.short or paths.short_id(pane.session_id)
     if not short or not short.isalnum():
         return False
-    rec = read_json_tolerant(state / "sessions" / f"{short}.json", 256 * 1024)
-    if rec is None:
+    try:
+        rec = registry.read_record(state / "sessions" / f"{short}.json")
+    except registry.RecordError:
         return False
-    session = rec.get("session")
-    if isinstance(session, str) and session != pane.session_id:
+    if rec.session != pane.session_id:
         return False
-    pid = rec.get("pid")
-    if isinstance(pid, bool) or not isinstance(pid, int):
-        return False
-    start = rec.get("start_time")
-    start_f = None
-    if isinstance(start, int | float) and not isinstance(start, bool):
-        start_f = float(start)
-    return procinfo.is_same_process(pid, start_f)
+    return registry.is_alive(rec)
 
 
 def partition_live(
