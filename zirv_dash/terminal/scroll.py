@@ -1,0 +1,135 @@
+"""Line feeds and scrolling: index, reverse index, SU/SD, IL/DL."""
+
+from __future__ import annotations
+
+from .attr import erase_attr
+from .grid import Grid
+
+
+class ScrollOps(Grid):
+    """Moving rows within the scroll region (and into the scrollback)."""
+
+    def index(self) -> None:
+        """Move down one line, scrolling the region at its bottom margin."""
+        if self.y == self.bottom:
+            self.scroll_up(1)
+        elif self.y < self.rows - 1:
+            self.y += 1
+
+    def reverse_index(self) -> None:
+        if self.y == self.top:
+            self.scroll_down(1)
+        elif self.y > 0:
+            self.y -= 1
+
+    def linefeed(self) -> None:
+        # LNM is not supported (tmux ignores it too): LF only moves down,
+        # and a pending wrap stays pending (tmux).
+        self.index()
+
+    def next_line(self) -> None:
+        self.x = 0
+        self.index()
+
+    def scroll_up(self, n: int) -> None:
+        top, bottom = self.top, self.bottom
+        if n == 1 and top == 0 and bottom == self.rows - 1 and self.history_limit and not self.alt:
+            # The common case (a line feed at the bottom of a full-screen
+            # scroll region): one row to the scrollback, one blank row in.
+            self._push_history(self.chars.pop(0), self.attrs.pop(0), self.wrapped.pop(0))
+            self.chars.append([" "] * self.columns)
+            self.attrs.append([erase_attr(self.attr)] * self.columns)
+            self.wrapped.append(False)
+            self.all_touched = True
+            return
+        n = min(n, bottom - top + 1)
+        if n <= 0:
+            return
+        cols = self.columns
+        chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
+        if top == 0 and not self.alt and self.history_limit > 0:
+            for k in range(n):
+                self._push_history(chars[k], attrs[k], wrapped[k])
+        ea = erase_attr(self.attr)
+        del chars[top : top + n]
+        del attrs[top : top + n]
+        del wrapped[top : top + n]
+        ins = bottom - n + 1
+        if n == 1:
+            chars.insert(ins, [" "] * cols)
+            attrs.insert(ins, [ea] * cols)
+            wrapped.insert(ins, False)
+        else:
+            chars[ins:ins] = [[" "] * cols for _ in range(n)]
+            attrs[ins:ins] = [[ea] * cols for _ in range(n)]
+            wrapped[ins:ins] = [False] * n
+        if top == 0 and bottom == self.rows - 1:
+            self.all_touched = True
+        else:
+            self.touched.update(range(top, bottom + 1))
+
+    def scroll_down(self, n: int) -> None:
+        top, bottom = self.top, self.bottom
+        n = min(n, bottom - top + 1)
+        if n <= 0:
+            return
+        cols = self.columns
+        chars, attrs = self.chars, self.attrs
+        ea = erase_attr(self.attr)
+        del chars[bottom - n + 1 : bottom + 1]
+        del attrs[bottom - n + 1 : bottom + 1]
+        del self.wrapped[bottom - n + 1 : bottom + 1]
+        chars[top:top] = [[" "] * cols for _ in range(n)]
+        attrs[top:top] = [[ea] * cols for _ in range(n)]
+        self.wrapped[top:top] = [False] * n
+        self.touched.update(range(top, bottom + 1))
+
+    def insert_lines(self, n: int) -> None:
+        """IL, as tmux does it: inside the scroll region it works on the
+        region (see ``_insert_lines_outside`` for outside it); the cursor
+        stays where it is, a pending wrap included."""
+        top, bottom = self.top, self.bottom
+        if not (top <= self.y <= bottom):
+            self._insert_lines_outside(max(1, n))
+            return
+        self.top = self.y
+        try:
+            self.scroll_down(max(1, n))
+        finally:
+            self.top, self.bottom = top, bottom
+
+    def _insert_lines_outside(self, n: int) -> None:
+        """IL outside the scroll region, exactly as tmux 3.3 moves lines:
+        rows ``[y, y+m)`` go to ``[y+n, rows)`` (``m = rows - y - n``) and
+        only the vacated source rows are blanked -- rows between are left
+        alone, and nothing happens when ``n`` reaches the bottom."""
+        y, rows, cols = self.y, self.rows, self.columns
+        n = min(n, rows - y)
+        m = rows - y - n
+        if m <= 0:
+            return
+        chars, attrs = self.chars, self.attrs
+        src_c, src_a, src_w = chars[y : y + m], attrs[y : y + m], self.wrapped[y : y + m]
+        chars[y + n : y + n + m] = src_c
+        attrs[y + n : y + n + m] = src_a
+        self.wrapped[y + n : y + n + m] = src_w
+        ea = erase_attr(self.attr)
+        for k in range(y, min(y + m, y + n)):
+            chars[k] = [" "] * cols
+            attrs[k] = [ea] * cols
+            self.wrapped[k] = False
+        self.touched.update(range(y, rows))
+
+    def delete_lines(self, n: int) -> None:
+        """DL: inside the scroll region it works on the region, outside it on
+        the rest of the screen (tmux); deleted lines never go to the
+        scrollback."""
+        top, bottom, alt = self.top, self.bottom, self.alt
+        self.top = self.y
+        if not (top <= self.y <= bottom):
+            self.bottom = self.rows - 1
+        self.alt = True
+        try:
+            self.scroll_up(max(1, n))
+        finally:
+            self.top, self.bottom, self.alt = top, bottom, alt

@@ -1,0 +1,157 @@
+"""The scrollback: rows that scrolled off the top, within a byte budget.
+
+A line is stored compactly (see :meth:`Scrollback._push_history`) and charged
+what it really costs in memory, so the budget bounds the process, not just
+the text.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+
+from .attr import DEFAULT_ATTR, Attr
+from .cells import Run, heal_end, make_runs, render_cells, render_runs
+from .widths import narrow_run_full
+
+# A scrollback line: cell text, attribute(s), cells, bytes it costs, and
+# whether it wrapped onto the next line (for reflow).
+HistLine = tuple[str | tuple[str, ...], Attr | tuple[Attr, ...], int, int, bool]
+
+# What a scrollback line costs beyond its text and attributes (CPython,
+# 64-bit): its 5-tuple, its slot in the deque, and the int objects holding
+# its cell count and cost.  Every line is charged this even when its record
+# is shared (blank lines), so the budget also bounds the number of lines.
+_LINE_OVERHEAD = sys.getsizeof(("", DEFAULT_ATTR, 0, 0, False)) + 8 + 2 * sys.getsizeof(1 << 40)
+_EMPTY_LINE: HistLine = ("", DEFAULT_ATTR, 0, _LINE_OVERHEAD, False)
+_getsizeof = sys.getsizeof
+
+
+def line_cost(body: str | tuple[str, ...], attrs: Attr | tuple[Attr, ...]) -> int:
+    """Bytes a scrollback line really holds: the overhead, its text (a
+    ``str``, or a tuple of cell strings, each a separate object unless it is
+    one of CPython's cached one-character Latin-1 strings) and its attributes
+    (one interned :class:`Attr` costs nothing more; a tuple costs 8 a cell)."""
+    cost = _LINE_OVERHEAD + sys.getsizeof(body)
+    if isinstance(body, tuple):
+        cost += sum([sys.getsizeof(c) for c in body if len(c) > 1 or c > "\xff"])
+    if isinstance(attrs, tuple):
+        cost += sys.getsizeof(attrs)
+    return cost
+
+
+class Scrollback:
+    """Scrollback state and operations; the grid that owns it sets ``columns``."""
+
+    columns: int
+
+    def __init__(self, history_limit: int) -> None:
+        self.history_limit = max(0, history_limit)
+        self.history: deque[HistLine] = deque()
+        self.history_bytes = 0
+
+    def _push_history(self, chars: list[str], attrs: list[Attr], wrapped: bool = False) -> None:
+        """Append a row to the scrollback and drop the oldest lines past the
+        byte budget.
+
+        A line is stored as ``(text, attrs, cells, cost, wrapped)`` with the
+        trailing default blanks cut off.  ``text`` is a ``str`` whose
+        characters map 1:1 to cells, or -- when the line has wide or
+        combining characters -- the tuple of cell strings.  ``attrs`` is one
+        :class:`Attr` when the whole line shares it, else a tuple with one per
+        cell.  ``cost`` is what the line really takes in memory (see
+        :func:`line_cost`), so the budget bounds the process, not just the
+        text.  This costs ~2 us a line; grouping into runs happens only when a
+        line is displayed.
+        """
+        cols = len(chars)
+        a0 = attrs[0]
+        # One rendition for the whole row (the commonest case; cheap reject first).
+        uniform = attrs[-1] is a0 and attrs.count(a0) == cols
+        plain = uniform and a0 is DEFAULT_ATTR
+        line: HistLine
+        if plain and not wrapped and chars[0] == " " == chars[-1] and chars.count(" ") == cols:
+            line = _EMPTY_LINE  # a blank line (a flood's commonest): one shared record
+        else:
+            text = "".join(chars)
+            stripped = text.rstrip(" ")
+            keep = cols - (len(text) - len(stripped))
+            if keep < cols and (
+                wrapped or (not plain and attrs[keep:].count(DEFAULT_ATTR) != cols - keep)
+            ):
+                # Coloured trailing blanks are visible; a wrapped row's blanks
+                # belong to its logical line (a reflow at any width joins it).
+                keep = cols
+            if keep == 0:
+                line = _EMPTY_LINE
+            else:
+                flat = stripped if keep < cols else text
+                body: str | tuple[str, ...] = flat
+                if len(flat) != keep or not (flat.isascii() or narrow_run_full(flat)):
+                    body = tuple(chars[:keep])  # wide or combining characters: keep cells
+                if uniform:
+                    cost = _LINE_OVERHEAD + _getsizeof(body)
+                    if type(body) is tuple:
+                        cost = line_cost(body, a0)
+                    line = (body, a0, keep, cost, wrapped)
+                else:
+                    cell_attrs = tuple(attrs[:keep])
+                    line = (body, cell_attrs, keep, line_cost(body, cell_attrs), wrapped)
+        hist = self.history
+        hist.append(line)
+        self.history_bytes += line[3]
+        if self.history_bytes > self.history_limit:
+            limit = self.history_limit
+            while self.history_bytes > limit and hist:
+                self.history_bytes -= hist.popleft()[3]
+
+    def clear_history(self) -> None:
+        self.history.clear()
+        self.history_bytes = 0
+
+    def _history_cells(self, i: int) -> tuple[list[str], list[Attr]]:
+        body, attrs, cells, _, _ = self.history[i]
+        chars = list(body)
+        alist = [attrs] * cells if isinstance(attrs, Attr) else list(attrs)
+        return chars, alist
+
+    def history_runs(self, i: int) -> list[Run]:
+        chars, alist = self._history_cells(i)
+        cols = self.columns
+        cells = len(chars)
+        if cells > cols:
+            del chars[cols:]
+            del alist[cols:]
+            heal_end(chars)
+            cells = cols
+        out = make_runs(render_cells(chars), alist, cells)
+        if cells < cols:
+            out.append((" " * (cols - cells), DEFAULT_ATTR))
+        return render_runs(out)
+
+    def history_text(self, i: int) -> str:
+        body = self.history[i][0]
+        text = body if isinstance(body, str) else "".join(body)
+        return text.replace("\0", "").rstrip(" ")
+
+    def _pop_history_row(self) -> tuple[list[str], list[Attr], bool]:
+        """Take the newest scrollback line back as a screen row."""
+        chars, attrs = self._history_cells(len(self.history) - 1)
+        line = self.history.pop()
+        self.history_bytes -= line[3]
+        cols = self.columns
+        del chars[cols:]
+        del attrs[cols:]
+        if chars:
+            heal_end(chars)
+        chars.extend([" "] * (cols - len(chars)))
+        attrs.extend([DEFAULT_ATTR] * (cols - len(attrs)))
+        return chars, attrs, line[4]
+
+    def _pop_history_row_at(self) -> tuple[list[str], list[Attr], bool]:
+        """Newest scrollback line as cells (a wrapped one is stored whole, at
+        the width it was written at, so it joins its successor as it was)."""
+        chars, attrs = self._history_cells(len(self.history) - 1)
+        line = self.history.pop()
+        self.history_bytes -= line[3]
+        return chars, attrs, line[4]

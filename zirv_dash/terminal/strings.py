@@ -1,0 +1,138 @@
+"""String sequences: OSC, DCS, APC, PM, SOS and screen's title (ESC k).
+
+Their bodies may span feeds; only OSC is acted upon (title, colour queries),
+the others are consumed and ignored.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .modes import Modes
+from .screen import Screen
+
+# Terminators of string sequences, as tmux reads them: OSC may end with BEL,
+# DCS/APC/PM/SOS only with ST; ESC (possibly the start of ST) and CAN/SUB
+# end any of them.  U+009C is not ST here: in UTF-8 it is two bytes that
+# tmux does not take for a terminator.
+_OSC_END_RE = re.compile(r"[\x07\x18\x1a\x1b]")
+_DCS_END_RE = re.compile(r"[\x18\x1a\x1b]")
+_TITLE_JUNK_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+MAX_STRING = 65536  # longest OSC/DCS payload kept (the rest is ignored)
+
+
+class StringSequences(Modes):
+    """Collecting string sequence bodies, and answering OSC queries."""
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__(screen)
+        # An incomplete sequence at the end of a feed, completed by the next.
+        self._pending = ""
+        self._str_kind = ""  # "]" OSC, "P" DCS, "_" APC, "^" PM, "X" SOS, "k" title
+        self._str_buf: list[str] = []
+        self._str_len = 0
+        # colours reported to OSC 10/11 queries (dark theme defaults)
+        self.default_fg_rgb = (0xD0, 0xD0, 0xD0)
+        self.default_bg_rgb = (0x00, 0x00, 0x00)
+
+    def _string(self, text: str, i: int) -> int:
+        """Consume the body of an OSC/DCS/APC/PM/SOS string starting at ``i``."""
+        kind = self._str_kind
+        n = len(text)
+        end_re = _OSC_END_RE if kind == "]" else _DCS_END_RE
+        m = end_re.search(text, i)
+        if m is None:
+            self._keep_string(text[i:])
+            return n
+        k = m.start()
+        t = text[k]
+        if t == "\x1b":
+            if k + 1 >= n:
+                self._keep_string(text[i:k])
+                self._pending = "\x1b"
+                return n
+            if text[k + 1] != "\\":
+                self._str_kind = ""  # ESC + anything else aborts the string
+                return k
+            nxt = k + 2
+            terminator = "\x1b\\"
+        elif t in "\x18\x1a":
+            self._str_kind = ""
+            return k + 1
+        else:
+            nxt = k + 1
+            terminator = "\x07" if t == "\x07" else "\x1b\\"
+        self._keep_string(text[i:k])
+        self._screen.last_char = ""
+        body = "".join(self._str_buf)
+        self._str_buf = []
+        self._str_kind = ""
+        if kind == "]":
+            self._osc(body, terminator)
+        return nxt
+
+    def _keep_string(self, part: str) -> None:
+        if self._str_len < MAX_STRING:
+            self._str_buf.append(part[: MAX_STRING - self._str_len])
+            self._str_len += len(part)
+
+    # -- OSC -------------------------------------------------------------------------
+
+    def _osc(self, body: str, st: str) -> None:
+        code, _, arg = body.partition(";")
+        if code == "0" or code == "2":
+            self._title = _TITLE_JUNK_RE.sub("", arg)
+        elif code in ("10", "11", "12"):
+            # Colour queries; "10;?;?" asks for fg and then bg.
+            idx = int(code)
+            for part in arg.split(";"):
+                if part == "?" and idx <= 12:
+                    rgb = self.default_bg_rgb if idx == 11 else self.default_fg_rgb
+                    self._replies.append(f"\x1b]{idx};{_xrgb(rgb)}{st}")
+                idx += 1
+        elif code == "4":
+            fields = arg.split(";")
+            for k in range(0, len(fields) - 1, 2):
+                if fields[k + 1] == "?" and fields[k].isdigit() and int(fields[k]) < 256:
+                    p = int(fields[k])
+                    self._replies.append(f"\x1b]4;{p};{_xrgb(_palette_rgb(p))}{st}")
+        # OSC 1 (icon), 7 (cwd), 8 (hyperlinks: the text is drawn normally),
+        # 52 (clipboard), 133 (prompt marks) and everything else: ignored.
+
+
+def _xrgb(rgb: tuple[int, int, int]) -> str:
+    r, g, b = rgb
+    return f"rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}"
+
+
+_ANSI16 = [
+    (0x00, 0x00, 0x00),
+    (0xCD, 0x00, 0x00),
+    (0x00, 0xCD, 0x00),
+    (0xCD, 0xCD, 0x00),
+    (0x00, 0x00, 0xEE),
+    (0xCD, 0x00, 0xCD),
+    (0x00, 0xCD, 0xCD),
+    (0xE5, 0xE5, 0xE5),
+    (0x7F, 0x7F, 0x7F),
+    (0xFF, 0x00, 0x00),
+    (0x00, 0xFF, 0x00),
+    (0xFF, 0xFF, 0x00),
+    (0x5C, 0x5C, 0xFF),
+    (0xFF, 0x00, 0xFF),
+    (0x00, 0xFF, 0xFF),
+    (0xFF, 0xFF, 0xFF),
+]
+
+
+def _palette_rgb(p: int) -> tuple[int, int, int]:
+    """xterm's default 256-colour palette."""
+    if p < 16:
+        return _ANSI16[p]
+    if p < 232:
+        p -= 16
+        steps = (0, 95, 135, 175, 215, 255)
+        return steps[p // 36], steps[(p // 6) % 6], steps[p % 6]
+    v = 8 + 10 * (p - 232)
+    return v, v, v
