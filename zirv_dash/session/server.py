@@ -55,6 +55,8 @@ OUTPUT_BUDGET = 1024 * 1024
 """Unsent bytes to one client above which its `Output` frames are dropped."""
 HARD_LIMIT = 16 * 1024 * 1024
 """Unsent bytes to one client above which it is disconnected."""
+LINGER_SECS = 2.0
+"""How long a dropped client's remaining input is discarded before the hang-up."""
 EVENT_LOG = 1024
 """Events kept for `events.subscribe {since}` replays."""
 
@@ -275,6 +277,7 @@ class Server:
                         f"a frame longer than {MAX_FRAME_BYTES} bytes; disconnecting",
                     )
                 )
+                await _linger(conn, reader)
                 return
             if not line or not line.endswith(b"\n"):
                 return  # closed, possibly mid-frame: the fragment is never acted on
@@ -309,6 +312,18 @@ class Server:
         for change in self.seats.detach_all(conn.client_id):
             self.publish_seat(change, EventKind.CLIENT_DETACHED)
         conn.close()
+
+
+async def _linger(conn: Connection, reader: asyncio.StreamReader) -> None:
+    """Half-close and discard what the client still sends, for a bounded time.
+    Closing a unix socket with unread input resets it, and the peer would then
+    never read the error frame; discarded chunks are never kept."""
+    with contextlib.suppress(OSError, RuntimeError):
+        conn.writer.write_eof()
+    with contextlib.suppress(TimeoutError, ConnectionError):
+        async with asyncio.timeout(LINGER_SECS):
+            while await reader.read(65536):
+                pass
 
 
 def _error_line(rid: int | str | None, code: ErrorCode, message: str) -> bytes:
