@@ -210,11 +210,11 @@ def call(
                 return frame.result
 
 
-def server_pid(path: Path | None = None, timeout: float = 5.0) -> int:
-    """The pid of the process listening at the socket, from the kernel."""
+def server_credentials(path: Path | None = None, timeout: float = 5.0) -> tuple[int, int]:
+    """(pid, uid) of the process listening at the socket, from the kernel."""
     with _connect(path or endpoint.socket_path(), timeout) as sock:
-        pid, _uid, _gid = endpoint.peer_credentials(sock)
-        return pid
+        pid, uid, _gid = endpoint.peer_credentials(sock)
+        return pid, uid
 
 
 def _connect(path: Path, timeout: float) -> socket.socket:
