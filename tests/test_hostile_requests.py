@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -456,8 +457,15 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
     max_leaves=12,
 )
-REQUEST_FIELDS = [f.name for f in dataclasses.fields(spawn.SpawnRequest)] + ["kill"]
-HANDOVER_FIELDS = [f.name for f in dataclasses.fields(handover.HandoverRequest)]
+def field_names(record: type) -> list[str]:
+    """A record's field names, whether it is a dataclass or a msgspec struct."""
+    if dataclasses.is_dataclass(record):
+        return [f.name for f in dataclasses.fields(record)]
+    return list(getattr(record, "__struct_fields__", ()))
+
+
+REQUEST_FIELDS = [f.name for f in msgspec.structs.fields(spawn.SpawnRequest)]
+HANDOVER_FIELDS = field_names(handover.HandoverRequest)
 ACK_FIELDS = ["ok", "short", "reason", "retryable", "budget_exhausted", "capability_warnings",
               "from_agent", "from_model", "to_agent", "to_model", "stored"]  # fmt: skip
 
@@ -487,7 +495,7 @@ def test_fuzz_spawn_request(obj: Any) -> None:
         req = spawn.SpawnRequest.from_json(obj)
     except spawn.RequestError:
         return
-    for value in vars(req).values():  # whatever decodes is usable text
+    for value in msgspec.structs.asdict(req).values():  # whatever decodes is usable text
         for text in value if isinstance(value, list) else [value]:
             if isinstance(text, str):
                 text.encode("utf-8")
