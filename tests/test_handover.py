@@ -481,3 +481,24 @@ def test_default_packet_dir_is_private_under_state(tmp_path: Path) -> None:
     where = handover.default_packet_dir()
     assert where == tmp_path / "state" / "handover"
     assert mode_of(where) == 0o700
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ('{"target_agent": "claude", "force": "yes"}', "field 'force' is not true/false"),
+        ('{"target_agent": "claude", "requested_at": 5.5}', "field 'requested_at'"),
+        ('{"target_agent": ""}', "field 'target_agent'"),
+        ('{"target_model": "opus"}', "field 'target_agent' is missing"),
+        ('{"target_agent": "c", "generation": 1180591620717411303424}', "field 'generation'"),
+    ],
+)
+def test_a_malformed_request_names_its_file_and_field(
+    tmp_path: Path, content: str, words: str
+) -> None:
+    path = sessions(tmp_path) / f"{SHORT}.handover-req"
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    with pytest.raises(HandoverFileError) as caught:
+        handover.claim_request(SHORT)
+    assert str(path) in str(caught.value) and words in str(caught.value)

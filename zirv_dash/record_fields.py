@@ -60,6 +60,20 @@ def _field_name(path: str, leaf: str | None = None) -> str:
     return name
 
 
+def whole_numbers(value: Any, names: tuple[str, ...]) -> Any:
+    """`value` with the named fields' integral floats (``5.0``) as ints, for
+    records whose upstream writers may emit them; anything else is untouched
+    (a ``5.5`` still fails validation, naming the field)."""
+    if not isinstance(value, dict):
+        return value
+    out = dict(value)
+    for name in names:
+        item = out.get(name)
+        if isinstance(item, float) and item.is_integer() and abs(item) <= INT64_MAX:
+            out[name] = int(item)
+    return out
+
+
 def _kind(expected: str) -> str:
     parts = [_KINDS.get(part.strip(), part.strip()) for part in expected.split("|")]
     return " or ".join(dict.fromkeys(parts))
@@ -73,6 +87,8 @@ def reword(message: str) -> tuple[str, str | None]:
     if match := _EXPECTED.match(message):
         field = _field_name(match.group(3))
         got = _KINDS.get(match.group(2), match.group(2))
+        if match.group(2) == "float" and "int" in match.group(1):
+            got = "a fraction"
         return f"field {field!r} is not {_kind(match.group(1))} (got {got})", field
     if match := _BOUND.match(message):
         field = _field_name(match.group(3))
@@ -85,13 +101,25 @@ def reword(message: str) -> tuple[str, str | None]:
     return message, None
 
 
+def _reworded(exc: records.RecordError, source: str) -> FieldError:
+    cause = exc.__cause__
+    if isinstance(cause, msgspec.ValidationError):
+        detail, field = reword(str(cause))
+        return FieldError(source, detail, field)
+    return FieldError(source, str(exc).removeprefix(f"{source}: "))
+
+
 def validate(model: type[R], value: Any, *, source: str) -> R:
     """`records.validate`, its failure reworded as a FieldError naming the field."""
     try:
         return records.validate(model, value, source=source)
     except records.RecordError as exc:
-        cause = exc.__cause__
-        if isinstance(cause, msgspec.ValidationError):
-            detail, field = reword(str(cause))
-            raise FieldError(source, detail, field) from cause
-        raise FieldError(source, str(exc).removeprefix(f"{source}: ")) from exc
+        raise _reworded(exc, source) from exc
+
+
+def decode(model: type[R], text: str | bytes, *, source: str) -> R:
+    """`records.decode`, its failure reworded as a FieldError naming the field."""
+    try:
+        return records.decode(model, text, source=source)
+    except records.RecordError as exc:
+        raise _reworded(exc, source) from exc
