@@ -24,6 +24,7 @@ from zirv_dash.native.protocol import (
     UserMessage,
 )
 from zirv_dash.native.routes import Route, demo_route
+from zirv_dash.native.transcript import STEERING_PREFIX
 
 NOTE_FILE = "zirv-demo.txt"
 
@@ -47,10 +48,13 @@ class DemoProvider:
     def _script(self, request: ChatRequest) -> tuple[str, tuple[ToolCall, ...]]:
         if request.purpose == "compact":
             return structural_summary(request.messages), ()
-        turn = sum(1 for m in request.messages if isinstance(m, UserMessage))
-        last_user = max(
-            (i for i, m in enumerate(request.messages) if isinstance(m, UserMessage)), default=-1
-        )
+        asks = [
+            i
+            for i, m in enumerate(request.messages)
+            if isinstance(m, UserMessage) and not m.text.startswith(STEERING_PREFIX)
+        ]
+        turn = len(asks)
+        last_user = asks[-1] if asks else -1
         results = [m for m in request.messages[last_user + 1 :] if isinstance(m, ToolResultMessage)]
         prompt = request.messages[last_user] if last_user >= 0 else None
         asked = prompt.text if isinstance(prompt, UserMessage) else ""

@@ -1,0 +1,258 @@
+"""The conversation engine over the demo route and a real loopback provider."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.native.server import ProviderServer, Reply, openai_text, openai_tool, serve
+from zirv_dash.native.demo_provider import NOTE_FILE, DemoProvider
+from zirv_dash.native.engine import NativeSession
+from zirv_dash.native.journal import Journal
+from zirv_dash.native.routes import Route, demo_route
+from zirv_dash.native.transcript import build_transcript, conversation
+from zirv_dash.native.transport import Limits
+
+server = pytest.fixture(serve)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "README.md").write_text("hello\n")
+    return wd
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Iterator[Journal]:
+    j = Journal(tmp_path / "s.sqlite")
+    yield j
+
+
+async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not check():
+            await asyncio.sleep(0.01)
+
+
+def demo(journal: Journal, workdir: Path, **kw: object) -> NativeSession:
+    return NativeSession(demo_route(), journal, workdir, provider=DemoProvider(delay=0), **kw)  # type: ignore[arg-type]
+
+
+async def test_demo_turn_streams_lists_asks_and_writes_after_approval(
+    journal: Journal, workdir: Path
+) -> None:
+    session = demo(journal, workdir)
+    assert session.submit("tidy up") == "sent"
+    await until(lambda: session.pending is not None)
+    pending = session.pending
+    assert pending is not None and pending.tool == "write_file"
+    assert pending.scope == f"write_file {NOTE_FILE}"
+    assert not (workdir / NOTE_FILE).exists()
+    assert session.submit("queued while blocked") == "queued"
+    assert session.pending is pending  # a queued line never answers the dialog
+    assert session.answer(pending.call_id, "once")
+    await until(lambda: (workdir / NOTE_FILE).exists())
+    assert "You asked: tidy up" in (workdir / NOTE_FILE).read_text()
+    # The queued line became the next turn once this one ended: it asks again.
+    await until(lambda: session.pending is not None and session.pending.call_id != pending.call_id)
+    assert session.pending is not None and not session.queued
+    session.answer(session.pending.call_id, "deny")
+    await session.wait_idle()
+    kinds = [e.kind for e in journal.events()]
+    assert kinds.count("input") >= 2 and "approval" in kinds and "usage" in kinds
+    items = build_transcript(journal.events()).items
+    tools = [i for i in items if i.kind == "tool"]
+    assert [t.name for t in tools[:2]] == ["list_dir", "write_file"]
+    assert tools[1].outcome is not None and tools[1].outcome.kind == "diff"
+    assert any(i.kind == "user" and i.text == "queued while blocked" for i in items)
+
+
+async def test_deny_refuses_with_guidance_and_steers(journal: Journal, workdir: Path) -> None:
+    session = demo(journal, workdir)
+    session.submit("go")
+    await until(lambda: session.pending is not None)
+    assert session.pending is not None
+    session.answer(session.pending.call_id, "deny", "write nothing")
+    await session.wait_idle()
+    assert not (workdir / NOTE_FILE).exists()
+    steer = [e for e in journal.events() if e.kind == "input" and e.data["steering"]]
+    assert "The operator denied write_file zirv-demo.txt" in steer[0].data["text"]
+    assert "write nothing" in steer[0].data["text"]
+
+
+async def test_session_grant_covers_the_exact_scope_only(journal: Journal, workdir: Path) -> None:
+    session = demo(journal, workdir)
+    session.submit("one")
+    await until(lambda: session.pending is not None)
+    assert session.pending is not None
+    session.answer(session.pending.call_id, "session")
+    await session.wait_idle()
+    session.submit("two")  # the same write_file zirv-demo.txt: no dialog this time
+    await session.wait_idle()
+    assert "You asked: two" in (workdir / NOTE_FILE).read_text()
+    assert session.policy.needs_approval("write_file", {"path": "other.txt"})
+
+
+async def test_headless_offers_deny_only(journal: Journal, workdir: Path) -> None:
+    session = demo(journal, workdir, headless=True)
+    session.submit("go")
+    await until(lambda: session.pending is not None)
+    pending = session.pending
+    assert pending is not None and [a for a, _ in pending.options()] == ["deny"]
+    assert not session.answer(pending.call_id, "once")
+    assert session.answer(pending.call_id, "deny")
+    await session.wait_idle()
+    assert not (workdir / NOTE_FILE).exists()
+
+
+async def test_interrupt_while_blocked_fails_closed(journal: Journal, workdir: Path) -> None:
+    session = demo(journal, workdir)
+    session.submit("go")
+    await until(lambda: session.pending is not None)
+    assert session.pending is not None
+    call_id = session.pending.call_id
+    assert session.interrupt()
+    await session.wait_idle()
+    assert session.state == "cancelled"
+    assert not session.answer(call_id, "once")  # a late answer releases nothing
+    assert not (workdir / NOTE_FILE).exists()
+    items = build_transcript(journal.events()).items
+    tool = [i for i in items if i.kind == "tool"][-1]
+    assert tool.outcome is not None and tool.outcome.kind == "cancelled"
+
+
+async def test_steering_mid_turn_is_journaled_and_sent_next(
+    journal: Journal, workdir: Path
+) -> None:
+    session = NativeSession(demo_route(), journal, workdir, provider=DemoProvider(delay=0.05))
+    session.submit("start")
+    await until(lambda: session.state == "generating" and bool(session.streaming))
+    assert session.submit("also check docs") == "steer"
+    await until(lambda: session.pending is not None)
+    history = conversation(journal.events())
+    assert any("also check docs" in getattr(m, "text", "") for m in history)
+    session.interrupt()
+    await session.wait_idle()
+
+
+async def test_restart_replays_started_call_as_unknown_and_never_reruns(
+    tmp_path: Path, workdir: Path
+) -> None:
+    path = tmp_path / "r.sqlite"
+    first = Journal(path)
+    first.append("open", route="demo", model="demo")
+    first.append("input", id="in-1", text="run it", steering=False)
+    first.append("assistant", id="m-1", text="Running.")
+    args = {"command": "echo ran >> marker"}
+    first.append("tool_call", id="c-1", message_id="m-1", name="run_command", arguments=args)
+    first.append("tool_start", id="c-1")
+    first.close()  # the process died here
+    again = Journal(path)
+    session = NativeSession(demo_route(), again, workdir, provider=DemoProvider(delay=0))
+    items = session.snapshot().transcript.items
+    tool = [i for i in items if i.kind == "tool"][0]
+    assert tool.outcome is not None and tool.outcome.kind == "unknown"
+    history = conversation(session.events)
+    assert "outcome unknown" in getattr(history[-1], "content", "")
+    assert not (workdir / "marker").exists()
+
+
+def test_replay_is_deterministic_byte_for_byte(tmp_path: Path, workdir: Path) -> None:
+    from zirv_dash.native.render import render_plain
+
+    async def run() -> None:
+        session = demo(Journal(tmp_path / "d.sqlite"), workdir)
+        session.submit("hello")
+        await until(lambda: session.pending is not None)
+        assert session.pending is not None
+        session.answer(session.pending.call_id, "once")
+        await session.wait_idle()
+        session.journal.close()
+
+    asyncio.run(run())
+    once = render_plain(build_transcript(Journal(tmp_path / "d.sqlite").events()), 80)
+    twice = render_plain(build_transcript(Journal(tmp_path / "d.sqlite").events()), 80)
+    assert once == twice and "⏺ write_file(" in once and "> hello" in once
+
+
+async def test_slash_commands(journal: Journal, workdir: Path) -> None:
+    session = demo(journal, workdir)
+    assert session.submit("/help") == "command"
+    assert session.submit("/status") == "command"
+    notices = [e.data["text"] for e in session.events if e.kind == "notice"]
+    assert "esc interrupts" in notices[0] and "zirv/demo · demo · idle · –" in notices[1]
+    assert session.submit("/nonsense here") == "sent"  # unknown: ordinary text
+    await until(lambda: session.pending is not None)
+    session.submit("later")
+    assert session.submit("/clear") == "command" and session.queued == []
+    session.interrupt()
+    await session.wait_idle()
+
+
+async def test_compact_offline_is_a_structural_summary(journal: Journal, workdir: Path) -> None:
+    session = demo(journal, workdir)
+    session.submit("first job")
+    await until(lambda: session.pending is not None)
+    assert session.pending is not None
+    session.answer(session.pending.call_id, "once")
+    await session.wait_idle()
+    session.submit("/compact")
+    await session.wait_idle()
+    event = [e for e in journal.events() if e.kind == "compaction"][0]
+    assert "the operator asked: first job" in event.data["summary"]
+    assert "called write_file" in event.data["summary"]
+    history = conversation(journal.events())
+    assert len(history) == 1 and "first job" in getattr(history[0], "text", "")
+
+
+def loopback(srv: ProviderServer) -> Route:
+    return Route(
+        name="local",
+        provider="openai-compatible",
+        vendor="vllm",
+        base_url=srv.base_url,
+        path="/v1/chat/completions",
+        model="m1",
+        account="a",
+        billing="api",
+        context_window=1000,
+    )
+
+
+async def test_loopback_turn_runs_a_read_tool_and_answers(
+    server: ProviderServer, journal: Journal, workdir: Path
+) -> None:
+    server.replies.append(Reply(chunks=openai_tool("call_1", "read_file", {"path": "README.md"})))
+    server.replies.append(Reply(chunks=openai_text("It says ", "hello.", usage=(400, 100))))
+    session = NativeSession(loopback(server), journal, workdir)
+    session.submit("what is in the readme?")
+    await session.wait_idle()
+    assert session.state == "completed"
+    second = server.seen[1].body["messages"]
+    assert second[-1] == {"role": "tool", "tool_call_id": "call_1", "content": "hello\n"}
+    snap = session.snapshot()
+    assert snap.context_left == 50
+    assert [i.text for i in snap.transcript.items if i.kind == "assistant"][-1] == "It says hello."
+
+
+async def test_provider_error_is_shown_and_the_session_stays_usable(
+    server: ProviderServer, journal: Journal, workdir: Path
+) -> None:
+    server.replies.append(Reply(chunks=openai_text("cut")[:1]))  # ends mid-stream
+    server.replies.append(Reply(chunks=openai_text("back")))
+    route = loopback(server)
+    session = NativeSession(route, journal, workdir)
+    session.provider.limits = Limits(idle=2.0, total=5.0)  # type: ignore[union-attr]
+    session.submit("hi")
+    await session.wait_idle()
+    assert session.state == "failed"
+    errors = [i for i in session.snapshot().transcript.items if i.tone == "err"]
+    assert "bad response" in errors[0].text
+    session.submit("again")
+    await session.wait_idle()
+    assert session.state == "completed"

@@ -1,0 +1,385 @@
+"""The conversation engine: route + journal + tools + approvals, on asyncio.
+
+`NativeSession` runs in the caller's event loop (the Textual app's, or a test's).
+Everything the pane shows comes from `snapshot()`: the transcript reduced from
+the journal plus the few live facts that are not journaled yet (the text being
+streamed, the open approval, the queue). `on_change` is called after every
+change so a view can redraw.
+
+Submitting depends on the state: idle → a new turn; mid-turn → steering,
+journaled at once and sent at the next request; blocked on an approval → queued
+(a queued line is never an approval answer; only `answer()` is).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from zirv_dash.native.approvals import DENY_STEERING, Answer, ApprovalRequest, Policy
+from zirv_dash.native.commands import HELP_TEXT
+from zirv_dash.native.demo_provider import structural_summary
+from zirv_dash.native.journal import Event, Journal
+from zirv_dash.native.protocol import (
+    ChatRequest,
+    ProviderError,
+    TextDelta,
+    ToolCall,
+    ToolCallDone,
+    UsageReport,
+    UserMessage,
+)
+from zirv_dash.native.providers import Provider, make_provider
+from zirv_dash.native.routes import Route
+from zirv_dash.native.tools import ToolResult, Workdir, execute, specs
+from zirv_dash.native.transcript import Transcript, build_transcript, conversation
+
+MAX_STEPS = 25
+COMPACT_PROMPT = (
+    "Summarize this conversation for a fresh context window: the objective, hard "
+    "constraints, every request the operator made, what was done (tool calls and their "
+    "outcomes, unknown ones as unknown) and what is still open. Plain text, no preamble."
+)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    transcript: Transcript
+    streaming: str
+    state: str  # idle generating executing blocked cancelled failed completed
+    pending: ApprovalRequest | None
+    queued: tuple[str, ...]
+    turn_started: float | None
+    turn_tokens: int
+    route: Route
+    context_left: int | None
+    running: bool
+
+
+def _id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+class NativeSession:
+    def __init__(
+        self,
+        route: Route,
+        journal: Journal,
+        workdir: Path,
+        *,
+        provider: Provider | None = None,
+        headless: bool = False,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        self.route = route
+        self.journal = journal
+        self.workdir = Workdir(workdir)
+        self.provider = provider or make_provider(route)
+        self.policy = Policy(headless=headless)
+        self.on_change = on_change
+        self.events: list[Event] = journal.events()
+        self.state = "idle"
+        self.streaming = ""
+        self.pending: ApprovalRequest | None = None
+        self.queued: list[str] = []
+        self._future: asyncio.Future[tuple[Answer, str]] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._turn_started: float | None = None
+        self._turn_tokens = 0
+        self._transcript = build_transcript(self.events)
+        self._record("open", route=route.name, model=route.model)
+
+    # ---- journal --------------------------------------------------------------------
+
+    def _record(self, kind: str, **data: object) -> Event:
+        event = self.journal.append(kind, **data)
+        self.events.append(event)
+        self._transcript = build_transcript(self.events)
+        self._changed()
+        return event
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+    def snapshot(self) -> Snapshot:
+        t = self._transcript
+        left: int | None = None
+        if self.route.context_window and (t.input_tokens or t.output_tokens):
+            used = t.input_tokens + t.output_tokens
+            left = max(0, 100 - used * 100 // self.route.context_window)
+        return Snapshot(
+            transcript=t,
+            streaming=self.streaming,
+            state=self.state,
+            pending=self.pending,
+            queued=tuple(self.queued),
+            turn_started=self._turn_started,
+            turn_tokens=self._turn_tokens,
+            route=self.route,
+            context_left=left,
+            running=self.busy,
+        )
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    # ---- operator actions -------------------------------------------------------------
+
+    def submit_mode(self) -> str:
+        if self.pending is not None:
+            return "queue"
+        return "steer" if self.busy else "send"
+
+    def submit(self, text: str) -> str:
+        """What happened to `text`: sent, steer, queued, command or empty."""
+        if not text.strip():
+            return "empty"
+        if text.startswith("/") and self._command(text.strip()):
+            return "command"
+        mode = self.submit_mode()
+        if mode == "queue":
+            self.queued.append(text)
+            self._changed()
+            return "queued"
+        if mode == "steer":
+            self._record("input", id=_id("steer"), text=text, steering=True)
+            return "steer"
+        self._start_turn(text)
+        return "sent"
+
+    def interrupt(self) -> bool:
+        if not self.busy:
+            return False
+        assert self._task is not None
+        self._task.cancel()
+        return True
+
+    def answer(self, call_id: str, answer: Answer, guidance: str = "") -> bool:
+        """Answer the open approval for `call_id`; a stale or foreign answer is ignored."""
+        pending, future = self.pending, self._future
+        if pending is None or future is None or future.done() or pending.call_id != call_id:
+            return False
+        if pending.headless and answer != "deny":
+            return False
+        future.set_result((answer, guidance))
+        return True
+
+    async def wait_idle(self) -> None:
+        while self._task is not None and not self._task.done():
+            await asyncio.shield(self._task)
+
+    async def close(self, reason: str = "closed") -> None:
+        if self.busy:
+            self.interrupt()
+            try:
+                await self.wait_idle()
+            except asyncio.CancelledError:
+                pass
+        self._record("ended", reason=reason)
+        self.journal.close()
+
+    # ---- slash commands -------------------------------------------------------------
+
+    def _command(self, line: str) -> bool:
+        word = line.split()[0]
+        if word == "/clear":
+            count = len(self.queued)
+            self.queued.clear()
+            self._record("notice", text=f"cleared {count} queued input(s)")
+        elif word == "/help":
+            self._record("notice", text=HELP_TEXT)
+        elif word == "/status":
+            billing = self.route.billing
+            left = self.snapshot().context_left
+            context = f" · context left {left}%" if left is not None else ""
+            text = f"{self.route.label} · {self.route.name} · {self.state} · {billing}{context}"
+            self._record("notice", text=text)
+        elif word == "/compact":
+            if self.busy:
+                self._record("notice", text="/compact waits until the turn has ended")
+            else:
+                self._task = asyncio.get_running_loop().create_task(self._compact())
+        else:
+            return False  # an unknown /word is ordinary text
+        return True
+
+    async def _compact(self) -> None:
+        history = conversation(self.events)
+        if not history:
+            self._record("notice", text="nothing to compact yet")
+            return
+        self.state = "generating"
+        self._changed()
+        summary, method = "", "route"
+        request = ChatRequest(
+            COMPACT_PROMPT, history + (UserMessage(COMPACT_PROMPT),), (), 1024, "compact"
+        )
+        try:
+            async for event in self.provider.stream(request):
+                if isinstance(event, TextDelta):
+                    summary += event.text
+        except ProviderError as exc:
+            self._record("notice", text=f"compaction through the route failed ({exc})")
+            summary = ""
+        if not summary.strip():
+            summary, method = structural_summary(history), "structural"
+        self._record("compaction", summary=summary.strip(), method=method)
+        self.state = "completed"
+        self._changed()
+
+    # ---- the turn -------------------------------------------------------------------
+
+    def _start_turn(self, text: str) -> None:
+        self._record("input", id=_id("in"), text=text, steering=False)
+        self._turn_started = time.monotonic()
+        self._turn_tokens = 0
+        self._task = asyncio.get_running_loop().create_task(self._turn())
+
+    async def _turn(self) -> None:
+        try:
+            for _ in range(MAX_STEPS):
+                step_start = self.events[-1].seq
+                calls = await self._step()
+                for call in calls:
+                    await self._run_call(call)
+                steered = any(
+                    e.kind == "input" and e.data.get("steering") and e.seq > step_start
+                    for e in self.events
+                )
+                if not calls and not steered:
+                    break
+            else:
+                self._record("notice", text=f"stopped after {MAX_STEPS} steps in one turn")
+            self._finish("completed")
+        except asyncio.CancelledError:
+            self._abandon("interrupted")
+            self._finish("cancelled")
+        except ProviderError as exc:
+            self._abandon("failed")
+            self._record(
+                "error", error_kind=exc.kind, label=str(exc).split(":")[0], message=exc.message
+            )
+            self._finish("failed")
+        except Exception as exc:  # noqa: BLE001 - the pane must survive any engine fault
+            self._abandon("failed")
+            self._record("error", error_kind="internal", label="internal error", message=repr(exc))
+            self._finish("failed")
+
+    def _finish(self, state: str) -> None:
+        self.state = state
+        self.streaming = ""
+        self._turn_started = None
+        self._changed()
+        if self.queued:
+            text = self.queued.pop(0)
+            asyncio.get_running_loop().call_soon(self._start_queued, text)
+
+    def _start_queued(self, text: str) -> None:
+        if self.busy:
+            self.queued.insert(0, text)
+            return
+        self._start_turn(text)
+
+    async def _step(self) -> list[ToolCall]:
+        self.state = "generating"
+        self._changed()
+        request = ChatRequest(
+            self._system(), conversation(self.events), specs(), self.route.max_tokens
+        )
+        calls: list[ToolCall] = []
+        self.streaming = ""
+        async for event in self.provider.stream(request):
+            if isinstance(event, TextDelta):
+                self.streaming += event.text
+                self._turn_tokens += max(1, len(event.text) // 4)
+                self._changed()
+            elif isinstance(event, ToolCallDone):
+                calls.append(event.call)
+            elif isinstance(event, UsageReport):
+                self._record("usage", input=event.input_tokens, output=event.output_tokens)
+        message_id = _id("m")
+        text, self.streaming = self.streaming, ""
+        self._record("assistant", id=message_id, text=text)
+        for call in calls:
+            self._record(
+                "tool_call",
+                id=call.id,
+                message_id=message_id,
+                name=call.name,
+                arguments=call.arguments,
+            )
+        return calls
+
+    async def _run_call(self, call: ToolCall) -> None:
+        if self.policy.needs_approval(call.name, call.arguments):
+            request = self.policy.request(call.id, call.name, call.arguments)
+            answer, guidance = await self._ask(request)
+            self._record(
+                "approval", id=call.id, answer=answer, scope=request.scope, guidance=guidance
+            )
+            self.policy.record(request, answer)
+            if answer == "deny":
+                note = f" Operator: {guidance}" if guidance else ""
+                self._record(
+                    "tool_finish",
+                    id=call.id,
+                    ok=False,
+                    display="error",
+                    output=f"denied by the operator{': ' + guidance if guidance else ''}",
+                )
+                self._record(
+                    "input",
+                    id=_id("steer"),
+                    steering=True,
+                    text=DENY_STEERING.format(scope=request.scope) + note,
+                )
+                return
+        self._record("tool_start", id=call.id)
+        self.state = "executing"
+        self._changed()
+        result: ToolResult = await execute(self.workdir, call.name, call.arguments)
+        self._record(
+            "tool_finish", id=call.id, ok=result.ok, output=result.output, display=result.display
+        )
+
+    async def _ask(self, request: ApprovalRequest) -> tuple[Answer, str]:
+        self._future = asyncio.get_running_loop().create_future()
+        self.pending = request
+        self.state = "blocked"
+        self._changed()
+        try:
+            return await self._future
+        finally:
+            self.pending = None
+            self._future = None
+
+    def _abandon(self, why: str) -> None:
+        """Settle what the turn leaves behind: partial text is kept (marked), and
+        every call not finished is cancelled — none is left to run later."""
+        if self.streaming:
+            text, self.streaming = self.streaming, ""
+            self._record("assistant", id=_id("m"), text=text, interrupted=True)
+        finished = {e.data.get("id") for e in self.events if e.kind == "tool_finish"}
+        for event in list(self.events):
+            if event.kind == "tool_call" and event.data.get("id") not in finished:
+                self._record(
+                    "tool_finish",
+                    id=event.data.get("id"),
+                    ok=False,
+                    display="cancelled",
+                    output=f"cancelled ({why})",
+                )
+
+    def _system(self) -> str:
+        return (
+            "You are zirv's native coding agent. You work in the directory "
+            f"{self.workdir.root} and can only reach files inside it through your tools. "
+            "Mutating tools wait for the operator's approval; if one is denied, follow the "
+            "operator's guidance instead of retrying."
+        )

@@ -1,0 +1,97 @@
+"""The per-session journal: an append-only SQLite log (WAL) of everything that
+happened — acknowledged inputs, steering, assistant blocks, tool calls and their
+executions, approvals, usage, errors, compactions.
+
+The journal is the truth; the transcript and the provider history are pure
+functions of it (`transcript.py`). Appends are single INSERTs in autocommit, so
+an event is durable before the step it records is taken (a tool's `tool_start`
+is committed before it runs: a crash mid-run replays as "outcome unknown",
+never a silent re-run).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zirv_dash import paths
+
+MAX_EVENT_BYTES = 2 * 1024 * 1024
+"""One event's JSON; tool output is bounded far below this before it gets here."""
+
+
+@dataclass(frozen=True)
+class Event:
+    seq: int
+    kind: str
+    data: Mapping[str, Any]
+
+
+def journal_dir() -> Path:
+    return paths.ensure_private_dir(paths.state_dir() / "native-journals")
+
+
+def journal_path(session: str) -> Path:
+    if not session or "/" in session or session.startswith("."):
+        raise ValueError(f"native journal: bad session name {session!r}")
+    return journal_dir() / f"{session}.sqlite"
+
+
+class Journal:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        paths.ensure_private_dir(path.parent)
+        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        try:
+            path.chmod(0o600)
+        except OSError:
+            pass
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS events ("
+            " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+            " kind TEXT NOT NULL,"
+            " data TEXT NOT NULL,"
+            " at_ms INTEGER NOT NULL)"
+        )
+
+    @classmethod
+    def for_session(cls, session: str) -> Journal:
+        return cls(journal_path(session))
+
+    def append(self, kind: str, **data: Any) -> Event:
+        text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+        if len(text.encode()) > MAX_EVENT_BYTES:
+            raise ValueError(f"native journal: a {kind} event is larger than {MAX_EVENT_BYTES}")
+        cur = self._db.execute(
+            "INSERT INTO events (kind, data, at_ms) VALUES (?, ?, ?)",
+            (kind, text, int(time.time() * 1000)),
+        )
+        seq = cur.lastrowid
+        assert seq is not None
+        return Event(seq, kind, data)
+
+    def events(self, after: int = 0) -> list[Event]:
+        rows = self._db.execute(
+            "SELECT seq, kind, data FROM events WHERE seq > ? ORDER BY seq", (after,)
+        ).fetchall()
+        out: list[Event] = []
+        for seq, kind, text in rows:
+            try:
+                data = json.loads(text)
+            except ValueError:
+                data = {"unreadable": True}
+            out.append(Event(int(seq), str(kind), data if isinstance(data, dict) else {}))
+        return out
+
+    def journal_mode(self) -> str:
+        return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,338 @@
+"""The native session's tools, every path contained in the workdir.
+
+Containment is checked on resolved paths (symlinks followed), so a link inside
+the workdir that points outside is refused like `../`. Reads and listings are
+bounded; writes return a unified diff; commands run in the workdir with a time
+and output bound, under `bwrap` (no network, read-only system, writable
+workdir) when it is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import os
+import shutil
+import signal
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zirv_dash.native.protocol import ToolSpec
+
+MAX_READ = 256 * 1024
+MAX_LIST = 500
+MAX_SEARCH_FILES = 2000
+MAX_SEARCH_HITS = 200
+MAX_COMMAND_OUTPUT = 64 * 1024
+COMMAND_TIMEOUT = 60.0
+SKIP_DIRS = {".git", "node_modules", "target", "__pycache__", ".venv"}
+
+
+class ToolFailure(Exception):
+    """A tool refused or failed; the message goes back to the model."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    ok: bool
+    output: str
+    display: str = "text"  # text | diff | error | cancelled
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    spec: ToolSpec
+    mutating: bool
+    run: Callable[[Workdir, Mapping[str, Any]], Awaitable[ToolResult]]
+
+
+class Workdir:
+    def __init__(self, root: Path, *, sandbox: bool = True) -> None:
+        self.root = root.resolve(strict=True)
+        self.sandbox = sandbox and shutil.which("bwrap") is not None
+
+    def inside(self, rel: object, *, must_exist: bool = True) -> Path:
+        if not isinstance(rel, str) or not rel or "\0" in rel:
+            raise ToolFailure("path: must be a non-empty string")
+        candidate = Path(rel)
+        target = candidate if candidate.is_absolute() else self.root / candidate
+        resolved = target.resolve(strict=False)
+        if resolved != self.root and not resolved.is_relative_to(self.root):
+            raise ToolFailure(f"{rel}: outside the workdir (resolved to {resolved})")
+        if must_exist and not resolved.exists():
+            raise ToolFailure(f"{rel}: does not exist")
+        return resolved
+
+    def show(self, path: Path) -> str:
+        return "." if path == self.root else str(path.relative_to(self.root))
+
+
+def _arg(args: Mapping[str, Any], key: str, default: str | None = None) -> str:
+    value = args.get(key, default)
+    if not isinstance(value, str):
+        raise ToolFailure(f"{key}: must be a string")
+    return value
+
+
+def _read_text(path: Path) -> str:
+    if not path.is_file():
+        raise ToolFailure(f"{path.name}: not a regular file")
+    with path.open("rb") as fh:
+        data = fh.read(MAX_READ + 1)
+    if len(data) > MAX_READ:
+        raise ToolFailure(f"{path.name}: larger than {MAX_READ} bytes")
+    if b"\0" in data:
+        raise ToolFailure(f"{path.name}: binary file")
+    return data.decode("utf-8", "replace")
+
+
+async def read_file(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
+    path = wd.inside(_arg(args, "path"))
+    return ToolResult(True, await asyncio.to_thread(_read_text, path))
+
+
+async def list_dir(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
+    path = wd.inside(_arg(args, "path", "."))
+    if not path.is_dir():
+        raise ToolFailure(f"{wd.show(path)}: not a directory")
+    names = sorted(os.listdir(path))
+    shown = [n + ("/" if (path / n).is_dir() else "") for n in names[:MAX_LIST]]
+    more = f"\n… {len(names) - MAX_LIST} more" if len(names) > MAX_LIST else ""
+    return ToolResult(True, ("\n".join(shown) or "(empty)") + more)
+
+
+def _search(wd: Workdir, root: Path, needle: str) -> str:
+    hits: list[str] = []
+    files = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            files += 1
+            if files > MAX_SEARCH_FILES or len(hits) >= MAX_SEARCH_HITS:
+                return "\n".join(hits + ["… search stopped at its bound"])
+            path = Path(dirpath) / name
+            try:
+                if path.is_symlink() or path.stat().st_size > MAX_READ:
+                    continue
+                text = path.read_bytes()
+            except OSError:
+                continue
+            if b"\0" in text:
+                continue
+            for number, line in enumerate(text.decode("utf-8", "replace").splitlines(), 1):
+                if needle in line:
+                    hits.append(f"{wd.show(path)}:{number}: {line.strip()[:200]}")
+    return "\n".join(hits) or "no matches"
+
+
+async def search_text(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
+    needle = _arg(args, "pattern")
+    if not needle:
+        raise ToolFailure("pattern: must not be empty")
+    root = wd.inside(_arg(args, "path", "."))
+    return ToolResult(True, await asyncio.to_thread(_search, wd, root, needle))
+
+
+def unified(rel: str, old: str, new: str) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"a/{rel}",
+        tofile=f"b/{rel}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _write(wd: Workdir, rel: str, new: str, old: str | None) -> ToolResult:
+    path = wd.inside(rel, must_exist=False)
+    if path.is_dir():
+        raise ToolFailure(f"{rel}: is a directory")
+    before = _read_text(path) if path.exists() else ""
+    if old is not None:
+        count = before.count(old)
+        if count != 1:
+            raise ToolFailure(f"{rel}: old_text found {count} times (needs exactly once)")
+        new = before.replace(old, new, 1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # The parent was checked, but a symlink swapped in since must not be followed.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(new)
+    diff = unified(wd.show(path), before, new)
+    return ToolResult(True, diff or f"{rel}: unchanged", "diff" if diff else "text")
+
+
+async def write_file(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
+    rel, content = _arg(args, "path"), _arg(args, "content")
+    return await asyncio.to_thread(_write, wd, rel, content, None)
+
+
+async def edit_file(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
+    rel, old, new = _arg(args, "path"), _arg(args, "old_text"), _arg(args, "new_text")
+    if not old:
+        raise ToolFailure("old_text: must not be empty")
+    return await asyncio.to_thread(_write, wd, rel, new, old)
+
+
+def command_argv(wd: Workdir, command: str) -> list[str]:
+    if not wd.sandbox:
+        return ["/bin/sh", "-c", command]
+    root = str(wd.root)
+    return [
+        "bwrap",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        root,
+        root,
+        "--chdir",
+        root,
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "/bin/sh",
+        "-c",
+        command,
+    ]
+
+
+async def run_command(
+    wd: Workdir, args: Mapping[str, Any], timeout: float = COMMAND_TIMEOUT
+) -> ToolResult:
+    command = _arg(args, "command")
+    proc = await asyncio.create_subprocess_exec(
+        *command_argv(wd, command),
+        cwd=wd.root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    chunks: list[bytes] = []
+    size = 0
+    truncated = False
+
+    async def drain() -> None:
+        nonlocal size, truncated
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(65536):
+            if size < MAX_COMMAND_OUTPUT:
+                chunks.append(chunk[: MAX_COMMAND_OUTPUT - size])
+            else:
+                truncated = True
+            size += len(chunk)
+        await proc.wait()
+
+    try:
+        await asyncio.wait_for(drain(), timeout)
+    except TimeoutError:
+        _kill(proc.pid)
+        await proc.wait()
+        text = b"".join(chunks).decode("utf-8", "replace")
+        return ToolResult(False, f"{text}\n[killed after {timeout:g}s]", "error")
+    except asyncio.CancelledError:
+        _kill(proc.pid)
+        raise
+    text = b"".join(chunks).decode("utf-8", "replace")
+    if truncated or size > MAX_COMMAND_OUTPUT:
+        text += f"\n[output cut at {MAX_COMMAND_OUTPUT} of {size} bytes]"
+    code = proc.returncode
+    return ToolResult(
+        code == 0, f"{text}\n[exit {code}]".lstrip("\n"), "text" if code == 0 else "error"
+    )
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _spec(name: str, description: str, props: dict[str, str], required: list[str]) -> ToolSpec:
+    schema = {
+        "type": "object",
+        "properties": {k: {"type": "string", "description": v} for k, v in props.items()},
+        "required": required,
+    }
+    return ToolSpec(name, description, schema)
+
+
+TOOLS: dict[str, ToolDef] = {
+    "read_file": ToolDef(
+        _spec("read_file", "Read a text file in the workdir.", {"path": "relative path"}, ["path"]),
+        False,
+        read_file,
+    ),
+    "list_dir": ToolDef(
+        _spec("list_dir", "List a directory in the workdir.", {"path": "relative path"}, []),
+        False,
+        list_dir,
+    ),
+    "search_text": ToolDef(
+        _spec(
+            "search_text",
+            "Find lines containing a literal text.",
+            {"pattern": "text to find", "path": "directory"},
+            ["pattern"],
+        ),
+        False,
+        search_text,
+    ),
+    "write_file": ToolDef(
+        _spec(
+            "write_file",
+            "Create or replace a file in the workdir.",
+            {"path": "relative path", "content": "the whole new content"},
+            ["path", "content"],
+        ),
+        True,
+        write_file,
+    ),
+    "edit_file": ToolDef(
+        _spec(
+            "edit_file",
+            "Replace one exact occurrence of old_text with new_text.",
+            {"path": "relative path", "old_text": "exact text", "new_text": "replacement"},
+            ["path", "old_text", "new_text"],
+        ),
+        True,
+        edit_file,
+    ),
+    "run_command": ToolDef(
+        _spec(
+            "run_command",
+            "Run a shell command in the workdir (bounded time and output).",
+            {"command": "shell command"},
+            ["command"],
+        ),
+        True,
+        run_command,
+    ),
+}
+
+
+def specs() -> tuple[ToolSpec, ...]:
+    return tuple(tool.spec for tool in TOOLS.values())
+
+
+async def execute(wd: Workdir, name: str, args: Mapping[str, Any]) -> ToolResult:
+    tool = TOOLS.get(name)
+    if tool is None:
+        return ToolResult(False, f"unknown tool {name!r}", "error")
+    try:
+        return await tool.run(wd, args)
+    except ToolFailure as exc:
+        return ToolResult(False, str(exc), "error")
+    except OSError as exc:
+        return ToolResult(False, f"{name}: {exc.strerror or exc}", "error")

@@ -1,0 +1,247 @@
+"""Pure reducers over the journal: the transcript the pane draws, and the
+history the next provider request sends. Same events in, same output out —
+no clock, no filesystem, no randomness.
+
+A tool call that was started before the latest `open` event (a restart) and
+never finished is "outcome unknown": it is shown so, and the provider is told
+so, but nothing ever runs it again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from zirv_dash.native.journal import Event
+from zirv_dash.native.protocol import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+MAX_TRANSCRIPT_ITEMS = 500
+STEERING_PREFIX = "(operator, while you worked)"
+UNKNOWN_RESULT = (
+    "outcome unknown: the session stopped while this call ran; it was not re-run. "
+    "Check its effect before trying again."
+)
+RESTART_CANCEL = "cancelled: the session restarted before this call ran"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: str  # pending running cancelled unknown diff test text error
+    body: str = ""
+    passed: int = 0
+    failed: int = 0
+
+
+@dataclass(frozen=True)
+class Item:
+    kind: str  # user assistant tool notice ended elided
+    key: str
+    text: str = ""
+    steering: bool = False
+    name: str = ""
+    args: str = ""
+    outcome: Outcome | None = None
+    tone: str = ""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    items: tuple[Item, ...]
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_output_tokens: int = 0
+    acknowledged: tuple[str, ...] = field(default=())
+
+
+def build_transcript(events: Iterable[Event], limit: int = MAX_TRANSCRIPT_ITEMS) -> Transcript:
+    items: list[Item] = []
+    where: dict[str, int] = {}
+    started: set[str] = set()
+    settled: set[str] = set()
+    usage = (0, 0)
+    total_out = 0
+    acked: list[str] = []
+
+    def set_outcome(call_id: str, outcome: Outcome) -> None:
+        if call_id in where:
+            index = where[call_id]
+            items[index] = replace(items[index], outcome=outcome)
+
+    for event in events:
+        d = event.data
+        kind = event.kind
+        if kind == "input":
+            acked.append(str(d.get("id", "")))
+            items.append(
+                Item("user", str(d.get("id")), str(d.get("text", "")), bool(d.get("steering")))
+            )
+        elif kind == "assistant":
+            text = str(d.get("text", ""))
+            if text.strip():
+                items.append(Item("assistant", str(d.get("id")), text))
+            if d.get("interrupted"):
+                items.append(Item("notice", f"int-{event.seq}", "interrupted", tone="muted"))
+        elif kind == "tool_call":
+            call_id = str(d.get("id"))
+            where[call_id] = len(items)
+            items.append(
+                Item(
+                    "tool",
+                    call_id,
+                    name=str(d.get("name")),
+                    args=args_preview(d.get("arguments")),
+                    outcome=Outcome("pending"),
+                )
+            )
+        elif kind == "tool_start":
+            started.add(str(d.get("id")))
+            set_outcome(str(d.get("id")), Outcome("running"))
+        elif kind == "tool_finish":
+            call_id = str(d.get("id"))
+            settled.add(call_id)
+            name = items[where[call_id]].name if call_id in where else ""
+            set_outcome(call_id, classify(name, d))
+        elif kind == "open":
+            for call_id in list(where):
+                if call_id in settled:
+                    continue
+                settled.add(call_id)
+                lost = Outcome("unknown") if call_id in started else Outcome("cancelled")
+                set_outcome(call_id, lost)
+        elif kind == "usage":
+            usage = (_int(d.get("input")), _int(d.get("output")))
+            total_out += usage[1]
+        elif kind == "error":
+            text = f"{d.get('label', 'error')}: {d.get('message', '')}"
+            items.append(Item("notice", f"err-{event.seq}", text, tone="err"))
+        elif kind == "notice":
+            items.append(Item("notice", f"n-{event.seq}", str(d.get("text", "")), tone="muted"))
+        elif kind == "compaction":
+            text = f"compacted the conversation ({d.get('method', 'structural')} summary)"
+            items.append(Item("notice", f"c-{event.seq}", text, tone="muted"))
+        elif kind == "ended":
+            items.append(Item("ended", f"e-{event.seq}", str(d.get("reason", ""))))
+    if len(items) > limit:
+        hidden = len(items) - (limit - 1)
+        items = [Item("elided", "elided", str(hidden))] + items[hidden:]
+    return Transcript(tuple(items), usage[0], usage[1], total_out, tuple(acked))
+
+
+_TEST_COUNTS = re.compile(r"(\d+) (passed|failed)")
+
+
+def classify(name: str, data: object) -> Outcome:
+    d = data if isinstance(data, dict) else {}
+    output = str(d.get("output", ""))
+    if d.get("display") == "cancelled":
+        return Outcome("cancelled", output)
+    if not d.get("ok"):
+        return Outcome("error", output)
+    if ("\n+++ " in output or output.startswith("--- ")) and "\n@@" in output:
+        return Outcome("diff", output)
+    if "test" in name:
+        counts = {word: int(n) for n, word in _TEST_COUNTS.findall(output)}
+        return Outcome("test", output, counts.get("passed", 0), counts.get("failed", 0))
+    return Outcome("text", output)
+
+
+def args_preview(args: object, limit: int = 80) -> str:
+    if not isinstance(args, dict):
+        return ""
+    parts = []
+    for key in sorted(args):
+        value = args[key]
+        shown = value if isinstance(value, str) else repr(value)
+        shown = shown.replace("\n", "\\n")
+        parts.append(f"{key}: {shown[:40] + '…' if len(shown) > 40 else shown}")
+    text = ", ".join(parts)
+    return text[: limit - 1] + "…" if len(text) > limit else text
+
+
+def conversation(events: Sequence[Event]) -> tuple[Message, ...]:
+    """The provider history: what the next request sends.
+
+    Steering that arrived while tool calls were outstanding waits until they all
+    have results (a tool call must be answered before anything else is said), and
+    a compaction replaces everything before it with its summary."""
+    messages: list[Message] = []
+    calls: dict[str, ToolCall] = {}
+    outstanding: list[str] = []
+    deferred: list[str] = []
+    current: AssistantMessage | None = None
+
+    def flush_assistant() -> None:
+        nonlocal current
+        if current is not None:
+            messages.append(current)
+            current = None
+
+    def settle(call_id: str, content: str, error: bool) -> None:
+        flush_assistant()
+        if call_id in outstanding:
+            outstanding.remove(call_id)
+            name = calls[call_id].name if call_id in calls else ""
+            messages.append(ToolResultMessage(call_id, name, content, error))
+        if not outstanding:
+            messages.extend(UserMessage(text) for text in deferred)
+            deferred.clear()
+
+    for event in events:
+        d = event.data
+        if event.kind == "input":
+            flush_assistant()
+            text = str(d.get("text", ""))
+            if d.get("steering"):
+                text = f"{STEERING_PREFIX} {text}"
+            if outstanding:
+                deferred.append(text)
+            else:
+                messages.append(UserMessage(text))
+        elif event.kind == "assistant":
+            flush_assistant()
+            text = str(d.get("text", ""))
+            if d.get("interrupted"):
+                text = (text + " [interrupted by the operator]").strip()
+            current = AssistantMessage(text)
+        elif event.kind == "tool_call":
+            call = ToolCall(str(d.get("id")), str(d.get("name")), _dict(d.get("arguments")))
+            calls[call.id] = call
+            outstanding.append(call.id)
+            base = current or AssistantMessage("")
+            current = AssistantMessage(base.text, base.tool_calls + (call,))
+        elif event.kind == "tool_finish":
+            settle(str(d.get("id")), str(d.get("output", "")), not d.get("ok"))
+        elif event.kind == "open":
+            for call_id in list(outstanding):
+                lost = (
+                    UNKNOWN_RESULT if _was_started(events, call_id, event.seq) else RESTART_CANCEL
+                )
+                settle(call_id, lost, True)
+        elif event.kind == "compaction":
+            flush_assistant()
+            messages = [UserMessage(str(d.get("summary", "")))]
+            messages.extend(UserMessage(text) for text in deferred)
+            deferred.clear()
+    flush_assistant()
+    return tuple(messages)
+
+
+def _was_started(events: Sequence[Event], call_id: str, before: int) -> bool:
+    return any(
+        e.kind == "tool_start" and e.data.get("id") == call_id and e.seq < before for e in events
+    )
+
+
+def _dict(value: object) -> dict[str, object]:
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
