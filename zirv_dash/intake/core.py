@@ -1,0 +1,475 @@
+"""`Intake`: the dashboard side of delegation and lifecycle, without any UI.
+
+Glue between the on-disk protocols (`spawn`, `roster`, `mail`) and a `Dashboard`:
+the spawn-request channel (stale token dirs swept at start, one token dir per
+launch, one private channel per pane, a sweep that claims, validates, launches
+and acks), kill requests and the menu's graceful stop as non-blocking ladders
+advanced by `tick()`, the deadlines of delegated panes, and retained ended rows
+with restore / retry from the kept request (re-validated) and dismiss.
+Report-back (`ReportBack`) and the restore roster (`RosterRestore`) are parts it
+is composed of.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from zirv_dash import mail, paths, roster, spawn
+from zirv_dash.dashboard import Dashboard, EndedRow
+from zirv_dash.intake.menu import disabled_reason_restore
+from zirv_dash.intake.report import ReportBack, requester_label
+from zirv_dash.intake.restore import RosterRestore
+from zirv_dash.intake.sweep import Kept, Outcome, Owner, Planned, Spawner, SweepJob, as_role
+from zirv_dash.pane import Pane
+from zirv_dash.ptysession import Ladder
+
+log = logging.getLogger("zirv.intake")
+
+ENDED_ROWS_MAX = 8
+STOP_GRACE = 5.0
+"""After the quit sequence, how long a stopped child gets (upstream `QUIT_GRACE`)."""
+PRUNE_EVERY = 60.0
+NO_CHANNEL = "no delegated agent can join this dashboard (it will still run headless instead)"
+
+
+class Intake:
+    """The dashboard side of delegation for one `Dashboard` (see the package doc)."""
+
+    def __init__(
+        self,
+        dash: Dashboard,
+        spawner: Spawner | None = None,
+        state: Path | None = None,
+        enabled: bool = True,
+    ) -> None:
+        self.dash = dash
+        self.spawner: Spawner = spawner if spawner is not None else dash.spawn
+        self.state = state if state is not None else paths.state_dir()
+        self.enabled = enabled
+        """Channels and the roster live on disk only when the dashboard manages state."""
+        self.channel: spawn.DashChannel | None = None
+        self.channel_failed = False
+        self.owners: dict[str, Owner] = {}
+        """Private channel dir name → the pane it was minted for."""
+        self.parents: dict[str, str | None] = {}
+        """Pane short → the verified short of the pane that requested it."""
+        self.kept: dict[str, Kept] = {}
+        self.titles: dict[str, str] = {}
+        self.reports = ReportBack(dash)
+        self.report_to = self.reports.to
+        self.reported = self.reports.reported
+        self.roster = RosterRestore(self)
+        self.deadlines: dict[str, float] = {}
+        """Pane short → monotonic time its request's `timeout_secs` runs out."""
+        self.stopping: dict[str, Ladder] = {}
+        """Panes being stopped (kill requests, timeouts): the PTY layer's one
+        termination ladder each, stepped by `advance_stops`."""
+        self._pruned_at = time.monotonic()
+        self._quit_done = False
+
+    # -- the restore roster (see `RosterRestore`) ------------------------------------------
+
+    @property
+    def candidates(self) -> list[roster.RosterPane]:
+        """Restore entries offered and not yet answered."""
+        return self.roster.candidates
+
+    @property
+    def deferred(self) -> list[roster.RosterPane]:
+        """Entries carried into the next roster (still live, over the cap, failed)."""
+        return self.roster.deferred
+
+    @property
+    def restored_from(self) -> dict[str, roster.RosterPane]:
+        return self.roster.restored_from
+
+    def take_restore_offer(self) -> list[roster.RosterPane]:
+        """Claim the roster; notices for entries still live; the rest is offered."""
+        return self.roster.take_offer()
+
+    def skip_restore(self) -> None:
+        """Esc: the candidates wait for the next launch."""
+        self.roster.skip()
+
+    def restore(self, checked: Sequence[roster.RosterPane]) -> list[Pane]:
+        """Enter: respawn the checked entries up to the pane cap; defer the rest."""
+        return self.roster.restore(checked)
+
+    def spawn_restored(self, entry: roster.RosterPane) -> Pane | None:
+        return self.roster.spawn_restored(entry)
+
+    def roster_entries(self) -> list[roster.RosterPane]:
+        """Every live pane, then unanswered and deferred entries (de-duplicated on write)."""
+        return self.roster.entries()
+
+    # -- channel ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Sweep dead dashboards' token dirs and hook pane-channel minting."""
+        self.dash.on_pane_added.append(self._pane_added)
+        if not self.enabled:
+            return
+        try:
+            spawn.sweep_stale_token_dirs(self.state)
+        except OSError as exc:  # pragma: no cover - sweep is already tolerant
+            log.warning("stale channel sweep failed: %s", exc)
+        self.dash.pane_channel = self._mint
+
+    def ensure_channel(self, short: str | None = None) -> spawn.DashChannel | None:
+        if self.channel is not None or not self.enabled or self.channel_failed:
+            return self.channel
+        try:
+            self.channel = spawn.DashChannel.create(self.state, short or self.dash.short)
+        except OSError as exc:
+            self.channel_failed = True
+            self.dash.error(f"{NO_CHANNEL}: {exc}")
+        return self.channel
+
+    def _mint(self, pane: Pane) -> str | None:
+        # The token dir is named after the orchestrator (the first pane).
+        channel = self.ensure_channel(pane.short if pane.role == "orchestrator" else None)
+        if channel is None:
+            return None
+        try:
+            path = channel.mint_pane_channel()
+        except OSError as exc:
+            self.dash.error(f"pane {pane.short}: no private spawn channel ({exc})")
+            return None
+        self.owners[path.name] = Owner(pane.short, as_role(pane.role), pane.session_id)
+        return str(path)
+
+    def _pane_added(self, pane: Pane) -> None:
+        """Panes opened by the spawn dialog keep a request too, so they can be retried."""
+        if pane.short in self.kept or pane.role == "orchestrator" or not pane.first_prompt:
+            return
+        if pane.spec.argv and pane.spec.headless:
+            return  # launched by this intake; `_launch` records it
+        self.kept[pane.short] = Kept(
+            spawn.SpawnRequest(
+                agent=pane.agent,
+                prompt=pane.first_prompt,
+                cwd=pane.cwd,
+                requested_by=self.dash.short,
+                model=pane.model,
+                interactive=True,
+            ),
+            None,
+        )
+
+    def context(self, owner: Owner | None, file_drop: bool = True) -> spawn.ValidationContext:
+        """Validation facts from the live settings and panes."""
+        settings = self.dash.settings.dash
+        live = self.dash.live_panes
+        return spawn.ValidationContext(
+            repo=self.dash.repo,
+            workdir_roots=list(settings.workdir_roots),
+            live_panes=len(live),
+            max_panes=settings.max_panes,
+            gate=self.dash.gate,
+            channel_owner_role=owner.role if owner else None,
+            channel_owner_short=owner.short if owner else None,
+            channel_owner_session=owner.session if owner else None,
+            live_shorts={p.short for p in live},
+            file_drop=file_drop,
+        )
+
+    def sweep(self) -> Outcome:
+        """Claim and fulfil waiting requests in every channel. Never raises.
+
+        The three steps of `prepare_sweep` / `SweepJob.run` / `finish_sweep` in a
+        row; a UI runs the middle one on a worker thread instead."""
+        job = self.prepare_sweep()
+        if job is None:
+            return Outcome()
+        job.run()
+        return self.finish_sweep(job)
+
+    def prepare_sweep(self, budget: int = spawn.SWEEP_BUDGET) -> SweepJob | None:
+        """Snapshot what validation needs (cheap; on the event loop). None when
+        there is no channel."""
+        if self.channel is None:
+            return None
+        git_dirs: dict[str, Path | None] = {}
+        live = {p.short for p in self.dash.live_panes}
+        plan: list[Planned] = []
+        for chan in self.channel.channels():
+            if chan.name == spawn.REQUESTS_DIR:
+                owner: Owner | None = None
+            else:
+                owner = self.owners.get(chan.name)
+                closed = self._closed_reason(chan.name, owner, live)
+                if closed is not None:
+                    plan.append(Planned(chan, owner, None, closed))
+                    continue
+            ctx = self.context(owner)
+            ctx.git_dirs = git_dirs
+            plan.append(Planned(chan, owner, ctx))
+        return SweepJob(plan, budget)
+
+    @staticmethod
+    def _closed_reason(name: str, owner: Owner | None, live: set[str]) -> str | None:
+        """A private channel speaks for its pane only while that pane lives; a
+        `p-*` dir this dashboard never minted speaks for nobody."""
+        if owner is None:
+            return f"channel {name} belongs to no pane of this dashboard"
+        if owner.short not in live:
+            return f"pane {owner.short} has ended; its channel grants nothing"
+        return None
+
+    def finish_sweep(self, job: SweepJob) -> Outcome:
+        """Launch what the job accepted and carry out kill requests (on the event
+        loop: both touch the dashboard). Never raises."""
+        out = Outcome(refused=job.refused)
+        for text in job.errors:
+            self.dash.error(text)
+        for claimed, planned in job.deferred:
+            if planned.ctx is not None:
+                self._fulfil_one(claimed, planned.owner, planned.ctx, out)
+        return out
+
+    def _fulfil_one(
+        self,
+        claimed: spawn.Claimed,
+        owner: Owner | None,
+        ctx: spawn.ValidationContext,
+        out: Outcome,
+    ) -> None:
+        launched: list[Pane] = []
+
+        def launch(decision: spawn.Decision) -> str:
+            pane = self._launch(decision, owner)
+            launched.append(pane)
+            return pane.short
+
+        def stop(short: str) -> None:
+            pane = self.dash.pane_by_short(short)
+            if pane is None or not pane.alive:
+                raise LookupError(f"no live pane {short}")
+            self.kill_now(pane)
+            out.killed.append(short)
+
+        try:
+            if claimed.decision is not None:
+                result = spawn.complete(claimed, claimed.decision, launch)
+            else:
+                result = spawn.fulfil(claimed, ctx, launch, stop, self.live_parents())
+        except Exception as exc:  # noqa: BLE001 - one bad claim never stops the sweep
+            log.exception("spawn request %s", claimed.req_id)
+            self.dash.error(f"spawn request {claimed.req_id}: {exc}")
+            claimed.release()
+            return
+        for text in result.errors:
+            self.dash.error(text)
+        if result.ack is not None and not result.ack.ok:
+            out.refused += 1
+        out.launched += launched
+        for pane in launched:
+            self.dash.notify(f"spawned {pane.agent} as {pane.short}")
+
+    def live_parents(self) -> dict[str, str | None]:
+        return {p.short: self.parents.get(p.short) for p in self.dash.live_panes}
+
+    def _launch(self, decision: spawn.Decision, owner: Owner | None) -> Pane:
+        req, adapter = decision.request, decision.adapter
+        if req is None or adapter is None:  # pragma: no cover - validate sets both
+            raise RuntimeError("accepted request without an adapter")
+        kept = copy.deepcopy(req)
+        argv, env_extra = spawn.build_launch(req, adapter, decision.headless)
+        # Pin the harness to our session id where it can take one, so a later
+        # handover or restore can resume this very conversation.
+        session_id = paths.new_session_id()
+        argv += adapter.pin_args(session_id) if adapter.name == "claude" else []
+        requester = decision.parent or requester_label(req.requested_by)
+        pane = self.spawner(
+            req.agent,
+            prompt=req.prompt,
+            model=req.model,
+            cwd=str(decision.run_dir or self.dash.repo),
+            role=decision.role,
+            headless=decision.headless,
+            argv=argv,
+            session_id=session_id,
+            extra_env=env_extra,
+            # ZIRV_CTX_PARENT_SESSION: only the channel the request arrived on proves
+            # a parent; what the request says of itself (`requested_by`) never does.
+            requested_by=owner.session if owner is not None and decision.parent else None,
+            focus=False,
+            worktree=req.worktree,
+        )
+        if pane.spawn_error:
+            raise RuntimeError(pane.spawn_error)
+        self.kept[pane.short] = Kept(kept, owner)
+        self.parents[pane.short] = decision.parent
+        # Every delegated pane reports back: to the pane that asked, or, for a
+        # request from a plain terminal, to the operator's inbox.
+        self.report_to[pane.short] = requester or mail.OPERATOR
+        self.titles[pane.short] = req.name or f"wrk {req.agent}"
+        if req.timeout_secs:
+            self.deadlines[pane.short] = time.monotonic() + req.timeout_secs
+        return pane
+
+    def prune(self, now: float | None = None) -> None:
+        moment = time.monotonic() if now is None else now
+        if self.channel is None or moment - self._pruned_at < PRUNE_EVERY:
+            return
+        self._pruned_at = moment
+        for chan in self.channel.channels():
+            spawn.prune_channel(chan)
+
+    # -- stopping -------------------------------------------------------------------------
+
+    def kill_now(self, pane: Pane) -> None:
+        """A kill request: the harness's clean-quit signals now, then SIGKILL to
+        every process group of its session (never a typed quit command)."""
+        if pane.pty is None or not pane.alive:
+            return
+        ladder = pane.pty.stop_for(pane.agent, b"", typed_ok=False, drain=False)
+        self.stopping[pane.short] = ladder
+        ladder.step()
+
+    def stop_gracefully(self, pane: Pane, grace: float = STOP_GRACE) -> None:
+        """A stop with time to finish: the quit command only where the screen is
+        known to be the harness's input prompt (typed into a dialog it would
+        answer it for the user), else its clean-quit signals; then the ladder."""
+        if pane.pty is None or not pane.alive:
+            return
+        ladder = pane.pty.stop_for(
+            pane.agent,
+            pane.adapter.quit_sequence,
+            typed_ok=pane.at_input_prompt(),
+            grace=grace,
+            defer_submit=pane.adapter.defer_submit,
+            drain=False,
+        )
+        self.stopping[pane.short] = ladder
+        ladder.step()
+
+    def enforce_deadlines(self, now: float | None = None) -> None:
+        """A delegated pane past its `timeout_secs` is stopped (quit sequence first)."""
+        moment = time.monotonic() if now is None else now
+        for short, deadline in list(self.deadlines.items()):
+            pane = self.dash.pane_by_short(short)
+            if pane is None or not pane.alive:
+                del self.deadlines[short]
+            elif moment >= deadline:
+                del self.deadlines[short]
+                self.dash.error(f"pane {short} outran its --timeout-secs; stopping it")
+                self.stop_gracefully(pane)
+
+    def advance_stops(self, now: float | None = None) -> None:
+        for short, ladder in list(self.stopping.items()):
+            pane = self.dash.pane_by_short(short)
+            if pane is None or pane.pty is None or ladder.step(now):
+                del self.stopping[short]
+
+    def tick(self, now: float | None = None, sweep: bool = True) -> Outcome:
+        """The 1 s fallback: sweep, deadlines, stop ladders, settled reports, pruning.
+
+        `sweep=False` leaves the request sweep to the caller (a UI runs
+        `prepare_sweep` / `SweepJob.run` on a worker thread / `finish_sweep`)."""
+        self.enforce_deadlines(now)
+        self.advance_stops(now)
+        out = self.sweep() if sweep else Outcome()
+        self.report_settled()
+        self.prune(now)
+        return out
+
+    # -- report back (see `ReportBack`) ---------------------------------------------------
+
+    def report_settled(self) -> None:
+        self.reports.settled()
+
+    def report(self, pane: Pane, ended: bool) -> bool:
+        """Mail the requester once: outcome and the last screen lines. True if mailed."""
+        return self.reports.report(pane, ended)
+
+    # -- ended rows -----------------------------------------------------------------------
+
+    def pane_ended(self, pane: Pane) -> list[Pane]:
+        """Keep the row, send the report, and return older rows dropped past the cap."""
+        self.stopping.pop(pane.short, None)
+        if not any(row.pane is pane for row in self.dash.ended):
+            self.dash.ended.append(
+                EndedRow(
+                    short=pane.short,
+                    title=self.titles.get(pane.short, pane.title),
+                    agent=pane.agent,
+                    exit_code=pane.exit_code if pane.exit_code is not None else 0,
+                    exited_at=pane.exited_at or time.time(),
+                    pane=pane,
+                )
+            )
+        self.report(pane, ended=True)
+        dropped: list[Pane] = []
+        while len(self.dash.ended) > ENDED_ROWS_MAX:
+            row = self.dash.ended.pop(0)
+            dropped.append(row.pane)
+            self._forget(row.pane)
+        return dropped
+
+    def ended_row(self, pane: Pane) -> EndedRow | None:
+        for row in self.dash.ended:
+            if row.pane is pane:
+                return row
+        return None
+
+    def _forget(self, pane: Pane) -> None:
+        """Drop a finished pane from the dashboard (its row and screen)."""
+        focused = self.dash.focused_pane
+        if pane in self.dash.panes:
+            self.dash.panes.remove(pane)
+        if focused is not None and focused in self.dash.panes:
+            self.dash.focused = self.dash.panes.index(focused)
+        for table in (self.kept, self.parents, self.report_to, self.titles):
+            table.pop(pane.short, None)
+
+    def dismiss(self, pane: Pane) -> bool:
+        row = self.ended_row(pane)
+        if row is None:
+            self.dash.error(f"dismiss {pane.short}: only a finished row can be dismissed")
+            return False
+        self.dash.ended.remove(row)
+        self._forget(pane)
+        self.dash.notify(f"dismissed {pane.short}")
+        return True
+
+    def relaunch(self, pane: Pane) -> Pane | None:
+        """Restore or retry an ended row from its kept request, every gate re-applied."""
+        short = pane.short
+        kept = self.kept.get(short)
+        if kept is None or pane.alive:
+            self.dash.error(f"restore {short}: {disabled_reason_restore(pane, kept)}")
+            return None
+        req = copy.deepcopy(kept.request)
+        # The kept request was sanitised when first accepted; re-validating it as a
+        # fresh file drop would turn a pane opened from the spawn dialog headless.
+        decision = spawn.validate(req, self.context(kept.owner, file_drop=False))
+        if not decision.ok:
+            self.dash.error(f"restore {short}: {decision.reason}")
+            return None
+        try:
+            new = self._launch(decision, kept.owner)
+        except Exception as exc:  # noqa: BLE001 - any launch failure keeps the row
+            self.dash.error(f"restore {short}: {exc}")
+            return None
+        row = self.ended_row(pane)
+        if row is not None:
+            self.dash.ended.remove(row)
+        self._forget(pane)
+        self.dash.notify(f"restored {short} as {new.short}")
+        return new
+
+    def on_quit(self) -> None:
+        """Write the roster, then remove this launch's token dir. Idempotent."""
+        if self._quit_done:
+            return
+        self._quit_done = True
+        if not self.enabled:
+            return
+        self.roster.write()
+        if self.channel is not None:
+            self.channel.remove()
