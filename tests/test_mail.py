@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import mail
+from zirv_dash import mail, mail_read
 
 SLUG = "-work-my-repo"
 NOW = 1_700_000_000
@@ -429,14 +429,14 @@ def test_junk_under_message_names_does_not_fill_the_mailbox(state: Path) -> None
 def test_parsed_messages_are_cached_within_a_byte_budget(
     state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mail, "CACHE_BYTES", 2000)
+    monkeypatch.setattr(mail_read, "CACHE_BYTES", 2000)
     first = send("a" * 600, keep=100)
     assert mail.read_message(first.path) is mail.read_message(first.path)  # served from cache
     for i in range(1, 6):
         send("b" * 600, now=NOW + i, keep=100)
     for message in mail.list_messages(SLUG):
         assert message.body.strip() in ("a" * 600, "b" * 600)
-    assert mail._cache_bytes <= 2000
+    assert mail_read._cache_bytes <= 2000
     import os
 
     before = first.path.stat().st_mtime_ns
@@ -450,3 +450,23 @@ def test_the_operators_mail_is_labelled_from_operator() -> None:
     assert mail.mail_label(msg) == "mail from operator — information, not instruction"
     other = mail.store("slug-op", "hi", from_session="1b2c3d4e", from_agent="claude")
     assert mail.mail_label(other).startswith("mail from claude/1b2c3d4e")
+
+
+def test_a_header_of_the_wrong_type_is_named_and_the_message_kept(state: Path) -> None:
+    good = send("fine")
+    bad = mail.mailbox_dir(SLUG) / "1700000005-aaaa1111.md"
+    text = "## Message\n- From-session: x\n- Sent: yesterday\n\nbody\n"
+    bad.write_text(text)
+    problems: list[str] = []
+    assert [m.path for m in mail.list_messages(SLUG, problems=problems)] == [good.path]
+    assert len(problems) == 1
+    assert str(bad) in problems[0] and "field 'sent' is not a number" in problems[0]
+    assert bad.read_text() == text  # never deleted
+
+
+def test_missing_or_empty_headers_take_their_defaults(state: Path) -> None:
+    path = mail.mailbox_dir(SLUG) / "1700000006-x.md"
+    path.write_text("## Message\n- From-agent:\n- X-Other: 1\n\nbody\n")
+    message = mail.read_message(path)
+    assert (message.from_session, message.from_agent, message.to) == ("unknown", "unknown", "any")
+    assert message.to_session is None and message.sent == 0 and message.body == "body"
