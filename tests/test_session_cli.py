@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from tests.sessionrig import short_state
-from zirv_dash.session import cli, methods, protocol, schema
+from zirv_dash.session import cli, client, methods, protocol, schema
 
 __all__ = ["short_state"]
 
@@ -120,9 +120,9 @@ def test_serve_list_call_stop_and_stop_runtime(
 def test_ensure_runtime_starts_one_on_demand_and_reuses_it(short_state: Path) -> None:
     path = cli.ensure_runtime()
     try:
-        pid, _uid = cli.client.server_credentials(path)
+        pid, _uid = client.server_credentials(path)
         assert cli.ensure_runtime() == path
-        assert cli.client.server_credentials(path)[0] == pid  # the same runtime, not a second
+        assert client.server_credentials(path)[0] == pid  # the same runtime, not a second
     finally:
         assert cli.stop_runtime() == 0
 

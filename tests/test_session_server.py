@@ -192,7 +192,7 @@ async def test_snapshots_are_redacted(short_state: Path) -> None:
 
 async def test_bad_params_unknown_method_and_unknown_session(short_state: Path) -> None:
     async with serving() as server, connected(server) as client:
-        cases = [
+        cases: list[tuple[str, dict[str, object], ErrorCode]] = [
             ("session.get", {"session": 3}, ErrorCode.BAD_PARAMS),
             ("session.get", {"session": "nope"}, ErrorCode.NOT_FOUND),
             ("session.fly", {}, ErrorCode.UNKNOWN_METHOD),

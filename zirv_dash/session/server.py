@@ -100,9 +100,13 @@ class Connection:
         self.send(encode(Output(output=session_id, seq=seq, data=data, lost=lost)))
 
     def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.writer.transport.abort() if self.pending() > HARD_LIMIT else self.writer.close()
+        if self.closed:
+            return
+        self.closed = True
+        if self.pending() > HARD_LIMIT:
+            self.writer.transport.abort()  # a graceful close would first send all of it
+        else:
+            self.writer.close()
 
 
 class Server:
@@ -288,7 +292,7 @@ class Server:
         try:
             request = decode_request(line)
         except ProtocolError as exc:
-            conn.send(_error_line(best_effort_id(line), exc.code, exc.message))
+            conn.send(_error_line(best_effort_id(line), exc.code, exc.message, self.revision))
             return
         if handlers.runs_long(request.method):
             # A wait or a stop must not hold up this client's next request.
@@ -326,5 +330,6 @@ async def _linger(conn: Connection, reader: asyncio.StreamReader) -> None:
                 pass
 
 
-def _error_line(rid: int | str | None, code: ErrorCode, message: str) -> bytes:
-    return encode(Response(id=rid, ok=False, error=ErrorInfo(code=code, message=message)))
+def _error_line(rid: int | str | None, code: ErrorCode, message: str, revision: int = 0) -> bytes:
+    error = ErrorInfo(code=code, message=message)
+    return encode(Response(id=rid, ok=False, revision=revision, error=error))
