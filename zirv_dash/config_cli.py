@@ -19,7 +19,6 @@ import os
 import shlex
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -84,24 +83,11 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _write_atomic(path: Path, data: str) -> None:
-    """temp + fsync + rename in the same directory, 0600 from the start; the
-    directory is synced so the rename survives a crash."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.is_symlink():  # appeared since we read it: do not replace it
-            raise Refused(f"{path} became a symlink while being edited; nothing was changed")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """The one atomic writer (temp + fsync + rename, 0600 from the start), then
+    the directory is synced so the rename survives a crash."""
+    if path.is_symlink():  # appeared since we read it: do not replace it
+        raise Refused(f"{path} became a symlink while being edited; nothing was changed")
+    paths.atomic_write(path, data)
     dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(dir_fd)

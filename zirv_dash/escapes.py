@@ -118,12 +118,7 @@ def record(directory: Path, pid: int, left: str) -> Escaped | None:
         return None
     entry = Escaped(pid, start, _command(pid)[:200], left, time.time())
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(entry.__dict__, handle)
-        os.replace(tmp, path)
+        paths.atomic_write(path, json.dumps(entry.__dict__))
     except OSError:
         return None
     return entry
