@@ -97,11 +97,11 @@ async def test_pane_cap_and_unknown_harness_are_reported(tmp_path: Path) -> None
         screen = dash_screen(app)
         dash = screen.dash
         await wait_for(pilot, lambda: len(dash.panes) == 2)
-        assert screen._spawn("demo") is None
+        assert screen.engine.spawn("demo") is None
         assert (
             "pane limit reached (2 live panes, dash.max_panes = 2)" in dash.errors.entries[0].text
         )
-        assert screen._spawn("no-such-harness") is None
+        assert screen.engine.spawn("no-such-harness") is None
         assert "unknown harness 'no-such-harness'" in dash.errors.entries[0].text
         await pilot.press("ctrl+a", "e")
         await wait_for(pilot, lambda: isinstance(app.screen, ErrorsScreen))

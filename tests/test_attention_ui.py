@@ -69,7 +69,7 @@ async def test_a_hidden_demo_pane_that_finished_shows_done_until_seen(
         # Focused under a dialog: no completed frame has shown it live yet.
         await pilot.press("ctrl+a", "question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
-        screen.do_focus(1)
+        screen.panes.action_focus(1)
         await pilot.pause(0.3)
         assert worker.state() is PaneState.DONE_UNSEEN
         await pilot.press("escape")
@@ -78,7 +78,7 @@ async def test_a_hidden_demo_pane_that_finished_shows_done_until_seen(
         await wait_for(pilot, lambda: worker.state() is PaneState.IDLE)
         await wait_for(pilot, lambda: row_glyph(screen, worker) == "●")
         # Looking at it away again does not bring the `◆` back.
-        screen.do_focus(0)
+        screen.panes.action_focus(0)
         await pilot.pause(0.5)
         assert worker.state() is PaneState.IDLE
 
@@ -94,7 +94,7 @@ async def test_a_scrolled_back_view_does_not_acknowledge_done(tmp_path: Path) ->
         await wait_for(pilot, lambda: worker.state() is PaneState.DONE_UNSEEN, timeout=15)
         assert worker.model_view.history_size > 3
         worker.scroll_by(3)
-        screen.do_focus(1)  # shown, but scrolled back: not the live view
+        screen.panes.action_focus(1)  # shown, but scrolled back: not the live view
         await pilot.pause(0.4)
         assert worker.state() is PaneState.DONE_UNSEEN
         await pilot.press("ctrl+a", "end")
@@ -160,7 +160,7 @@ async def test_the_timer_is_time_in_state(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: time.time() - pane.created_at > 4, timeout=10)
         pane.send(b"again\r")
         await wait_for(pilot, lambda: pane.state() is PaneState.WORKING)
-        screen._update_chrome()
+        screen.chrome.refresh()
         now = time.monotonic()
         facts = screen.query_one(PaneHeader).facts
         assert facts.state is PaneState.WORKING
@@ -233,9 +233,9 @@ async def test_ended_panes_say_how_they_ended(tmp_path: Path) -> None:
             stopped: (PaneState.STOPPED, "■ TERM", "■ stopped by SIGTERM", "SIGTERM  ■ Stopped"),
         }
         for index, (pane, (state, row, footer, header)) in enumerate(expected.items(), 1):
-            screen.do_focus(index)
+            screen.panes.action_focus(index)
             await wait_for(pilot, lambda p=pane, s=state: dash.state_of(p) is s)
-            screen._update_chrome()
+            screen.chrome.refresh()
             char, note = row.split()[0], row.split(maxsplit=1)[1]
             assert row_glyph(screen, pane) == char
             sidebar = screen.query_one(Sidebar)

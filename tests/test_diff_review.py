@@ -180,7 +180,7 @@ async def test_dashboard_worktree_pane_kept_when_dirty_and_reviewed(
         screen = dash_screen(app)
         pane.send(b"echo pane work > work.txt\n")
         await wait_for(pilot, lambda: Path(record.path, "work.txt").exists())
-        screen.run_action("diff_review")
+        screen.run_chord("diff_review")
         await wait_for(pilot, lambda: isinstance(app.screen, DiffReviewScreen))
         review = app.screen
         assert isinstance(review, DiffReviewScreen)

@@ -53,7 +53,7 @@ async def _write_until(
 
 
 async def _request(pilot: Pilot[Any], screen: DashboardScreen, repo: Path) -> dict[str, Any]:
-    channel = screen._intake.channel
+    channel = screen.engine.intake.channel
     assert channel is not None
     body = {"agent": "demo", "prompt": "say hi", "cwd": str(repo), "requested_by": "x"}
     path = spawn.write_request(channel.requests, body)
@@ -70,7 +70,7 @@ async def test_a_harness_disabled_after_start_is_refused(repo: Path) -> None:
         screen = dash_screen(app)
         dash = screen.dash
         gate = dash.gate
-        await wait_for(pilot, lambda: len(dash.panes) == 1 and screen._intake.channel is not None)
+        await wait_for(pilot, lambda: len(dash.panes) == 1 and screen.engine.intake.channel is not None)
         gate_file = repo / ".zirv" / ".settings.toml"
         await _write_until(
             pilot, gate_file, "[agents.demo]\nenabled = false\n", lambda: not gate.enabled("demo")
@@ -110,7 +110,7 @@ async def test_a_broken_gate_file_keeps_the_previous_gate_and_says_why(repo: Pat
 
 
 def test_apply_gate_adds_new_refusals_before_dropping_old() -> None:
-    from screens.sessions_actions import apply_gate
+    from zirv_dash.runtime.mail_ctl import apply_gate
 
     gate = AdapterGate({"codex": "disabled in a"})
     notice = apply_gate(gate, AdapterGate({"demo": "disabled in b"}))

@@ -16,6 +16,7 @@ from screens.handover import EMPTY_TEXT, HandoverScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, tools_only_path, wait_for
 from widgets.pane_header import PaneHeader
 from zirv_dash import handover, registry, swap
+from zirv_dash.runtime import swaps
 from zirv_dash.config import AdapterGate
 from zirv_dash.handover import HandoverRequest
 from zirv_dash.pane import Pane, PaneState
@@ -143,7 +144,7 @@ async def test_refusals_leave_the_original_pane_untouched(
             ("nope", None, "unknown harness 'nope'"),
             ("demo", "--inject", "looks like a flag"),
         ]:
-            ack = screen.request_handover(pane.short, agent, model)
+            ack = screen.engine.swaps.request(pane.short, agent, model)
             assert not ack.ok and reason in ack.reason, ack
             assert dash.errors.entries[0].text.startswith("handover: ")
             assert reason in dash.errors.entries[0].text
@@ -152,8 +153,8 @@ async def test_refusals_leave_the_original_pane_untouched(
         def cannot_start(*_: Any) -> Any:
             raise swap.SwapFailed("the successor demo could not start: no such file")
 
-        monkeypatch.setattr(dash, "start_successor", cannot_start)
-        ack = screen.request_handover(pane.short, "demo", "demo-deep")
+        monkeypatch.setattr(swaps, "start_successor", cannot_start)
+        ack = screen.engine.swaps.request(pane.short, "demo", "demo-deep")
         assert ack.ok and not ack.stored  # accepted; the failure comes from the worker
         await wait_for(pilot, lambda: "could not start" in dash.errors.entries[0].text)
         assert dash.errors.entries[0].text.startswith("handover: the successor demo")
@@ -229,7 +230,7 @@ async def test_cli_request_and_ack_round_trip(
 
         # Garbage and refused requests are answered too, and change nothing; with
         # the 1 s fallback tick switched off, the watchfiles worker alone claims them.
-        monkeypatch.setattr(screen, "_handover_tick", lambda: None)
+        monkeypatch.setattr(screen.engine.swaps, "tick", lambda: None)
         handover.write_request(short, HandoverRequest("nope"))
         await wait_for(pilot, lambda: handover.ack_path(short).exists())
         ack = handover.claim_ack(short)
@@ -262,7 +263,7 @@ async def test_busy_pane_defers_or_forces_after_confirmation(
         await pick(pilot, app, "shell / standard (–)")
         header = screen.query_one(PaneHeader)
         await wait_for(pilot, lambda: header.facts.extra == swap.PENDING_NOTE)
-        assert pane.agent == "demo" and pane.short in screen._handover_book.pending
+        assert pane.agent == "demo" and pane.short in screen.engine.swaps.book.pending
 
         # f asks first; n backs out, y forces the swap now (replacing the queued one).
         await pilot.press("ctrl+a", "o")
@@ -284,6 +285,6 @@ async def test_busy_pane_defers_or_forces_after_confirmation(
         await pilot.press("f", "y")
         await wait_for(pilot, lambda: pane.model == "demo-deep")
         assert pane.pty is not None and pane.pty.pid != busy_pid
-        assert not screen._handover_book.pending  # superseded
+        assert not screen.engine.swaps.book.pending  # superseded
         await wait_for(pilot, lambda: header.facts.extra == "")
         await wait_for(pilot, lambda: not pid_exists(busy_pid))  # killed after the grace

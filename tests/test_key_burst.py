@@ -59,13 +59,13 @@ async def test_a_spawn_form_typed_in_one_burst_keeps_every_field(repo: Path) -> 
         screen = dash_screen(app)
         await wait_for(pilot, lambda: "$" in screen_text(screen.dash.panes[0]))
         forms: list[object] = []
-        original = screen._spawn
+        original = screen.engine.spawn
 
         def spy(agent: str, **kwargs: object) -> object:
             forms.append((agent, kwargs.get("prompt")))
             return original(agent, **kwargs)  # type: ignore[arg-type]
 
-        screen._spawn = spy  # type: ignore[method-assign]
+        screen.engine.spawn = spy  # type: ignore[method-assign,assignment]
         # Harness "demo", Tab to the model, Tab to the prompt, the prompt, Enter.
         _burst(app, ["ctrl+a", "s", *_chars("demo"), "tab", "tab", *_chars("task B"), "enter"])
         await wait_for(pilot, lambda: bool(forms), timeout=15)

@@ -57,7 +57,7 @@ async def test_hostile_mailbox_files_are_never_read_and_mail_still_arrives(
         dash = screen.dash
         await wait_for(pilot, lambda: len(dash.panes) == 2 and all(p.is_idle() for p in dash.panes))
         worker: Pane = dash.panes[1]
-        await wait_for(pilot, lambda: screen._watching)
+        await wait_for(pilot, lambda: screen.engine.watcher.watching)
         box = mail.mailbox_dir(dash.slug)
         gaps = LoopGaps()
         timer = app.set_interval(0.01, gaps.tick)

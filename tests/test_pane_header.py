@@ -25,7 +25,7 @@ async def test_at_80_columns_with_the_sidebar_forced_on_the_state_is_whole(repo:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = dash_screen(app)
         header = screen.query_one(PaneHeader)
-        screen.run_action("toggle_sidebar")
+        screen.run_chord("toggle_sidebar")
         await wait_for(pilot, lambda: header.size.width < 60)
         await wait_for(pilot, lambda: "orchestrator" in header.render().plain)
         text = header.render().plain

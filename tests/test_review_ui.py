@@ -166,7 +166,11 @@ async def test_drag_selects_exact_text_across_wraps_and_wide_characters(
         line = "start-" + "x" * (cols - 10) + "漢字" + "ab漢字cd-end"
         (tmp_path / "long.txt").write_text(line + "\nsecond line\n")
         written: list[bytes] = []
-        screen._write_terminal = lambda data: written.append(data) or True  # type: ignore[method-assign]
+        def osc52(text: str) -> bool:
+            written.append(clipboard.osc52(text))
+            return True
+
+        screen.review.write_osc52 = osc52  # type: ignore[method-assign]
         await run_in_shell(pilot, f"cat {tmp_path / 'long.txt'}")
         await wait_for(pilot, lambda: "second line" in screen_text(pane))
         x0, y0 = find(pane, "start-")
@@ -389,7 +393,7 @@ async def test_grid_tiles_every_pane_and_focuses_by_click_or_digit(tmp_path: Pat
         await wait_for(pilot, lambda: "late-2" in tile_text(tiles[2]))
         assert [(p.model_view.columns, p.model_view.rows) for p in dash.panes] == sizes
         # A pane spawned meanwhile joins the grid.
-        screen._spawn("shell", focus=False)
+        screen.engine.spawn("shell", focus=False)
         await wait_for(pilot, lambda: len(app.screen.query(GridTile)) == 4)
         await pilot.click(tiles[1], offset=(5, 5))
         await wait_for(pilot, lambda: not isinstance(app.screen, GridScreen))

@@ -28,13 +28,13 @@ async def test_a_pane_opened_after_one_ends_still_shows_output(tmp_path: Path) -
         screen = dash_screen(app)
         dash = screen.dash
         await wait_for(pilot, lambda: bool(dash.panes) and "$" in screen_text(dash.panes[0]))
-        first = screen._spawn("shell", focus=False)
+        first = screen.engine.spawn("shell", focus=False)
         assert first is not None
         await wait_for(pilot, lambda: "$" in screen_text(first))
         first.send(b"seq 1 500; exit 0\r")
         time.sleep(1.0)  # the loop is blocked: the reap races the reader, as under load
-        screen._reap()
-        second = screen._spawn("shell")
+        screen.engine.reap()
+        second = screen.engine.spawn("shell")
         assert second is not None
         second.send(b"echo HELLO-FROM-$((6*7))\r")
         await wait_for(pilot, lambda: "HELLO-FROM-42" in screen_text(second))

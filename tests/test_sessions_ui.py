@@ -47,18 +47,18 @@ async def test_mail_is_delivered_when_it_arrives_and_badges_count_unread(tmp_pat
     app = sessions_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen, orch, worker = await started(pilot)
-        assert screen._watching
+        assert screen.engine.watcher.watching
         store(screen.dash.slug, "look at the tests", to_session=worker.session_id)
         await wait_for(pilot, lambda: "Working on: [zirv ▸ mail from" in screen_text(worker))
         # While the worker is busy, the next message waits and shows as ✉1.
         await wait_for(pilot, lambda: worker.state() is PaneState.WORKING)
         waiting = store(screen.dash.slug, "and the docs", to_session=worker.session_id)
-        await wait_for(pilot, lambda: screen._sessions_badge(worker) == "✉1")
-        assert screen._sessions_badge(orch) == ""
+        await wait_for(pilot, lambda: screen.engine.mail.badge(worker) == "✉1")
+        assert screen.engine.mail.badge(orch) == ""
         assert waiting.path.exists()
         # Its turn ends: delivered at the idle boundary, badge cleared.
         await wait_for(pilot, lambda: "and the docs" in screen_text(worker))
-        await wait_for(pilot, lambda: screen._sessions_badge(worker) == "")
+        await wait_for(pilot, lambda: screen.engine.mail.badge(worker) == "")
         assert not waiting.path.exists()
         # The orchestrator never sees bodies.
         assert "look at the tests" not in screen_text(orch)
@@ -67,7 +67,7 @@ async def test_mail_is_delivered_when_it_arrives_and_badges_count_unread(tmp_pat
 async def test_markers_and_mail_are_picked_up_by_the_watcher_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import screens.sessions_actions as sessions
+    import zirv_dash.runtime.mail_ctl as sessions
 
     monkeypatch.setattr(sessions, "WATCH_STARTUP_SECS", 0.0)
     app = sessions_app(tmp_path)
@@ -75,7 +75,7 @@ async def test_markers_and_mail_are_picked_up_by_the_watcher_alone(
         screen, _orch, worker = await started(pilot)
         shorts = frozenset(p.short for p in screen.dash.panes)
         # From here on the 1 s tick has nothing to sweep: only the watcher can.
-        await wait_for(pilot, lambda: screen._known_panes == shorts and screen._watching)
+        await wait_for(pilot, lambda: screen.engine.mail.known_panes == shorts and screen.engine.watcher.watching)
         nudge.write_marker(worker.short, "abcd1234")
         notice = f"nudge received for {worker.short} -- see inbox"
         await wait_for(pilot, lambda: screen.dash.current_notice() == notice, timeout=5)
@@ -96,7 +96,7 @@ async def test_sweeps_fall_back_to_the_tick_when_watching_fails(
     app = sessions_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen, _orch, worker = await started(pilot)
-        await wait_for(pilot, lambda: not screen._watching)
+        await wait_for(pilot, lambda: not screen.engine.watcher.watching)
         store(screen.dash.slug, "still delivered", to_session=worker.session_id)
         await wait_for(pilot, lambda: "Working on: [zirv ▸ mail" in screen_text(worker))
 

@@ -11,6 +11,7 @@ import pytest
 
 from tests.apphelpers import tools_only_path
 from zirv_dash import handover, registry, swap
+from zirv_dash.runtime import swaps
 from zirv_dash.config import AdapterGate, load_settings
 from zirv_dash.dashboard import Dashboard
 from zirv_dash.handover import HandoverRefused, SwapPlan
@@ -61,9 +62,9 @@ def test_demo_to_shell_and_back_keeps_short_record_and_session(tmp_path: Path) -
         assert plan.argv == ["/bin/sh"]  # the packet never goes on a shell's argv
         assert not any("Handover notes" in arg for arg in plan.argv)
 
-        successor = dash.start_successor(pane, plan)
+        successor = swaps.start_successor(dash, pane, plan)
         assert pid_exists(old_pid)  # the old child is untouched until the successor runs
-        old_pty = dash.install_successor(pane, successor)
+        old_pty = swaps.install_successor(dash, pane, successor)
         assert old_pty is not None and old_pty.pid == old_pid
         assert swap.retire(old_pty, plan.old_quit_sequence) == 0  # demo quits on /quit
         assert not pid_exists(old_pid)

@@ -19,26 +19,29 @@ real terminal to place it in (headless runs: tests and snapshots).
 
 from __future__ import annotations
 
-import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rich.cells import cell_len, set_cell_size
-from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.errors import NoWidget
-from textual.filter import ANSIToTruecolor, LineFilter
+from textual.filter import LineFilter
 from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from widgets.terminal_style import fit_run as fit_run
+from widgets.terminal_style import overlay, without_theme_colors
+from widgets.terminal_style import run_segments as run_segments
 from zirv_dash import keys as keycodes
 from zirv_dash import selection as sel
-from zirv_dash.terminal import Attr, cell_width
+
+Sender = Callable[[bytes, bool], None]
+"""(data, typed) to the pane's child."""
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -50,63 +53,6 @@ SYNC_HOLD_MAX = 1.0
 DRAG_THRESHOLD_CELLS = 1
 """A press becomes a drag once the pointer moved more than this on either axis."""
 AUTOSCROLL_INTERVAL = 0.05
-
-_style_cache: dict[Attr, Style] = {}
-_JOINED = re.compile("\u200d.")
-_SELECTORS = re.compile("[\ufe0e\ufe0f]")
-
-
-def _color(value: str | int | None) -> Color | None:
-    if value is None:
-        return None
-    if isinstance(value, int):
-        return Color.from_ansi(value) if 0 <= value <= 255 else None
-    try:
-        return Color.parse(value)
-    except Exception:  # noqa: BLE001 - a bad colour renders as default, never crashes
-        return None
-
-
-def style_for(attr: Attr) -> Style:
-    style = _style_cache.get(attr)
-    if style is None:
-        style = Style(
-            color=_color(attr.fg),
-            bgcolor=_color(attr.bg),
-            bold=attr.bold or None,
-            dim=attr.dim or None,
-            italic=attr.italic or None,
-            underline=attr.underline or None,
-            reverse=attr.reverse or None,
-            strike=attr.strike or None,
-            blink=attr.blink or None,
-        )
-        _style_cache[attr] = style
-    return style
-
-
-def fit_run(text: str) -> str:
-    """`text` as Rich should draw it so it covers exactly the cells the model gave
-    it. They agree on almost everything; where they don't (an emoji joined with
-    U+200D is one 2-cell cluster in tmux but several wide characters to Rich),
-    the joined-on parts are dropped and the width padded or cut, so the rest of
-    the row stays in its columns."""
-    if text.isascii():
-        return text
-    want = cell_width(text)
-    if cell_len(text) == want:
-        return text
-    # Variation selectors first (VS16 makes Rich count an emoji as 2 cells where
-    # tmux keeps the base character's width), then joined-on emoji parts.
-    fitted = _SELECTORS.sub("", text)
-    if cell_len(fitted) != want:
-        fitted = _JOINED.sub("", fitted)
-    return fitted if cell_len(fitted) == want else set_cell_size(fitted, want)
-
-
-def run_segments(runs: list[tuple[str, Attr]]) -> list[Segment]:
-    return [Segment(fit_run(text), style_for(attr)) for text, attr in runs]
-
 
 CURSOR_STYLE = Style(reverse=True)
 SELECTION_STYLE = Style(reverse=True)
@@ -145,9 +91,13 @@ class TerminalView(Widget, can_focus=True):
     }
     """
 
-    def __init__(self, pane: Pane, *, id: str | None = None) -> None:
+    def __init__(
+        self, pane: Pane, *, send: Sender | None = None, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.pane = pane
+        self._send: Sender = send or (lambda data, typed: pane.send(data, typed=typed))
+        """Where this view's mouse reports go (the engine, in a dashboard)."""
         self._row_cache: dict[int, tuple[tuple[object, ...], Strip]] = {}
         self._flush_pending = False
         self._last_flush = 0.0
@@ -288,9 +238,9 @@ class TerminalView(Widget, can_focus=True):
         segments = run_segments(runs)
         strip = Strip(segments).apply_style(self.rich_style)
         if cursor_x >= 0:
-            strip = _overlay(strip, cursor_x, cursor_x + 1, CURSOR_STYLE)
+            strip = overlay(strip, cursor_x, cursor_x + 1, CURSOR_STYLE)
         for start, stop, style in marks:
-            strip = _overlay(strip, start, stop, style)
+            strip = overlay(strip, start, stop, style)
         strip = strip.adjust_cell_length(width, self.rich_style)
         if corner:
             mark = corner
@@ -388,7 +338,7 @@ class TerminalView(Widget, can_focus=True):
         model = self.pane.model_view
         column = max(1, min(x + 1, model.columns))
         row = max(1, min(y + 1, model.rows))
-        self.pane.send(
+        self._send(
             keycodes.encode_mouse(
                 button,
                 column,
@@ -399,7 +349,7 @@ class TerminalView(Widget, can_focus=True):
                 alt=event.meta,
                 ctrl=event.ctrl,
             ),
-            typed=False,
+            False,
         )
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
@@ -505,12 +455,6 @@ class TerminalView(Widget, can_focus=True):
             self.post_message(self.CopyRequest(self, text))
 
 
-def without_theme_colors(filters: Sequence[LineFilter]) -> list[LineFilter]:
-    """`filters` less the one that maps ANSI colours to the theme's RGB: for any
-    widget that draws a child's screen."""
-    return [f for f in filters if not isinstance(f, ANSIToTruecolor)]
-
-
 def cursor_shape(model: object) -> int:
     """The DECSCUSR shape the child asked for (0: the terminal's default)."""
     shape = getattr(model, "cursor_shape", 0)
@@ -520,14 +464,3 @@ def cursor_shape(model: object) -> int:
 def _app_places_cursor(widget: Widget) -> bool:
     """Whether the app shows the real terminal cursor (then no block is drawn)."""
     return bool(getattr(widget.app, "places_real_cursor", False))
-
-
-def _overlay(strip: Strip, start: int, end: int, style: Style) -> Strip:
-    """Apply `style` on top of cells [start, end) of `strip`."""
-    length = strip.cell_length
-    if start >= length:
-        pad = Strip([Segment(" " * (end - start), style)])
-        return Strip.join([strip.extend_cell_length(start), pad])
-    left, middle, right = strip.divide([start, min(end, length), length])
-    middle = Strip([Segment(seg.text, (seg.style or Style()) + style) for seg in middle])
-    return Strip.join([left, middle, right])

@@ -115,7 +115,8 @@ def main(argv: list[str]) -> int:
     os.environ.setdefault("TEXTUAL_FPS", "240")
     # Asked before the UI takes the terminal: its colour system and colours.
     outer = outer_terminal.probe(settings.dash.truecolor)
-    from screens.app import LaunchOptions, run_dashboard
+    from screens.app import run_dashboard
+    from zirv_dash.launch import LaunchOptions
 
     extra = []
     for spec in args.pane:

@@ -1,9 +1,9 @@
-"""The multiplexer itself, without any UI: panes, focus, zoom, errors, notices.
+"""The multiplexer's state, without any UI: panes, focus, zoom, errors, notices.
 
-The Textual layer owns the event loop and calls in here; everything that decides
-*what* happens (which pane is focused, whether a spawn is allowed, what the
-header counts say, how quitting proceeds) lives here so it can be tested
-without a terminal and reused by a future headless runtime.
+The engine (`zirv_dash.runtime`) owns the event loop side and calls in here;
+everything that decides *what* happens (which pane is focused, whether a spawn
+is allowed, what the header counts say, how quitting proceeds) lives here so it
+can be tested without a loop or a terminal.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from zirv_dash import adapters, catalogue, escapes, guard, paths, registry, swap
+from zirv_dash import adapters, catalogue, escapes, guard, paths, registry
 from zirv_dash import worktree as worktrees
 from zirv_dash.config import AdapterGate, Settings
-from zirv_dash.handover import SwapPlan
+from zirv_dash.errorlog import ErrorEntry as ErrorEntry
+from zirv_dash.errorlog import ErrorLog as ErrorLog
 from zirv_dash.pane import Pane, PaneSpec, PaneState
 from zirv_dash.ptysession import Ladder, PtySession
 from zirv_dash.session_env import child_env
@@ -28,7 +29,6 @@ from zirv_dash.turn_signal import TurnSignalError, TurnSignalServer
 
 log = logging.getLogger("zirv.dashboard")
 
-ERROR_LOG_MAX = 5
 NOTICE_TTL = 4.0
 ENDED_ROWS_MAX = 8
 STOP_SIGNALS = frozenset({signal.SIGHUP, signal.SIGINT, signal.SIGKILL, signal.SIGTERM})
@@ -41,38 +41,6 @@ QUICK_EXIT_SECS = 10.0
 
 class DashError(Exception):
     """A refused request; the message is shown to the user as is."""
-
-
-@dataclass
-class ErrorEntry:
-    text: str
-    count: int = 1
-    at: float = field(default_factory=time.time)
-    acked: bool = False
-
-
-class ErrorLog:
-    """The sticky error buffer: newest first, at most 5, repeats counted (×N)."""
-
-    def __init__(self) -> None:
-        self.entries: list[ErrorEntry] = []
-
-    def add(self, text: str) -> None:
-        log.warning("%s", text)
-        if self.entries and not self.entries[0].acked and self.entries[0].text == text:
-            self.entries[0].count += 1
-            self.entries[0].at = time.time()
-            return
-        self.entries.insert(0, ErrorEntry(text))
-        del self.entries[ERROR_LOG_MAX:]
-
-    @property
-    def unacked(self) -> list[ErrorEntry]:
-        return [e for e in self.entries if not e.acked]
-
-    def ack_all(self) -> None:
-        for entry in self.entries:
-            entry.acked = True
 
 
 @dataclass
@@ -104,6 +72,8 @@ class Dashboard:
         self.zoomed = False
         self.sidebar_forced: bool | None = None
         self.errors = ErrorLog()
+        self.listener: Callable[[str, str], None] | None = None
+        """Told of every error and notice ("error"/"notice", text): the engine's events."""
         self.notice: str | None = None
         self.notice_until = 0.0
         self.pane_columns = 80
@@ -261,7 +231,7 @@ class Dashboard:
             self.error(f"{agent} pane {pane.short} could not start: {pane.spawn_error}")
             self._release(pane)
         else:
-            self._register(pane, reachable=socket_path is not None)
+            self.register(pane, reachable=socket_path is not None)
         for hook in self.on_pane_added:
             hook(pane)
         if focus:
@@ -301,7 +271,7 @@ class Dashboard:
             return None
         return str(path)
 
-    def _register(self, pane: Pane, reachable: bool) -> None:
+    def register(self, pane: Pane, reachable: bool) -> None:
         if not self.manage_state or pane.pty is None:
             return
         record = registry.SessionRecord.new(
@@ -399,10 +369,14 @@ class Dashboard:
 
     def error(self, text: str) -> None:
         self.errors.add(text)
+        if self.listener is not None:
+            self.listener("error", text)
 
     def notify(self, text: str) -> None:
         self.notice = text
         self.notice_until = time.monotonic() + NOTICE_TTL
+        if self.listener is not None:
+            self.listener("notice", text)
 
     def current_notice(self) -> str | None:
         if self.notice and time.monotonic() < self.notice_until:
@@ -516,47 +490,6 @@ class Dashboard:
                 pane.exited_at = pane.exited_at or time.time()
         for pane in self.panes:
             self._release(pane)
-
-    # -- handover (issue 6) ------------------------------------------------------------
-
-    def successor_env(self, pane: Pane, plan: SwapPlan) -> dict[str, str]:
-        """The successor's env: same session id and turn-signal socket as the pane."""
-        bound = self.manage_state and pane.short in self.signals
-        return child_env(
-            pane.session_id,
-            plan.agent,
-            socket_path=str(registry.socket_path(pane.short)) if bound else None,
-            dash_requests=self.channels.get(pane.short),
-            headless=pane.spec.headless,
-            parent_session=pane.spec.requested_by,
-            extra=plan.env_extra,
-        )
-
-    def start_successor(self, pane: Pane, plan: SwapPlan) -> swap.Successor:
-        """Start the pane's successor (swap.SwapFailed if it cannot); the pane and
-        its old child are not touched."""
-        return swap.start_successor(
-            plan,
-            pane.cwd,
-            self.successor_env(pane, plan),
-            pane.model_view.columns,
-            pane.model_view.rows,
-            self.settings.dash.scrollback_bytes,
-        )
-
-    def install_successor(self, pane: Pane, successor: swap.Successor) -> PtySession | None:
-        """Put a started successor in the pane and rewrite its registry record (same
-        short, new pid and harness). Returns the old PTY, to be retired."""
-        plan = successor.plan
-        adapter = adapters.get(plan.agent)
-        if adapter is None:  # plan_swap resolved it; defensive
-            raise swap.SwapFailed(f"unknown harness {plan.agent!r}")
-        prompted = plan.agent != "shell" and plan.mode != "resume"
-        old_pty, _ = pane.install_successor(
-            successor.pty, successor.model_view, adapter, plan.argv, plan.model, prompted
-        )
-        self._register(pane, reachable=pane.short in self.signals)
-        return old_pty
 
 
 def _pane_name(pane: Pane) -> str:

@@ -1,0 +1,283 @@
+"""The dashboard's chrome (header, sidebar, pane header, footer) from engine facts.
+
+The chrome is redrawn from events: any engine event but output asks for one
+debounced refresh (coalesced to the next turn of the loop). Between events, a
+timer runs only while it has something to show: the spinner while a pane works,
+the age of the focused pane's state once a second, and a notice's expiry.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from textual.timer import Timer
+
+from screens.outer_notify import announce as announce_outer
+from widgets.footer_bar import FooterBar
+from widgets.glyphs import SPINNER_PERIOD, glyph
+from widgets.header_bar import HeaderBar, HeaderFacts, Tab
+from widgets.pane_header import PaneHeader, PaneHeaderFacts
+from widgets.sidebar import RosterRow, Sidebar
+from zirv_dash.attention import Transition
+from zirv_dash.dashboard import NOTICE_TTL
+from zirv_dash.keymap import ACTION_BY_ID, describe_key
+from zirv_dash.pane import Pane, PaneState
+from zirv_dash.runtime import events as ev
+from zirv_dash.textfmt import age_text
+
+if TYPE_CHECKING:
+    from screens.dashboard import DashboardScreen
+
+AGE_PERIOD = 1.0
+"""The focused pane's "time in state" changes once a second."""
+
+
+class Chrome:
+    def __init__(self, screen: DashboardScreen) -> None:
+        self._screen = screen
+        self._pending = False
+        self._spinner: Timer | None = None
+        self._ages: Timer | None = None
+        self._awaiting_frame: set[str] = set()
+
+    # -- scheduling ----------------------------------------------------------------------
+
+    def on_event(self, event: ev.EngineEvent) -> None:
+        if isinstance(event, ev.PaneOutput):
+            return
+        if isinstance(event, ev.StateChanged):
+            screen = self._screen
+            pane = screen.engine.pane(event.short)
+            if pane is not None:
+                mode = screen.options.settings.dash.notify
+                change = Transition(event.old, event.new, event.reason, time.monotonic())
+                announce_outer(screen, mode, pane, change, event.focused)
+        if isinstance(event, ev.Notice | ev.ErrorRaised):
+            # The notice disappears on time without anything else changing.
+            self._screen.set_timer(NOTICE_TTL + 0.05, self.schedule, name="notice-expiry")
+        self.schedule()
+
+    def schedule(self) -> None:
+        """One refresh on the next turn of the loop, however many asked."""
+        if self._pending:
+            return
+        self._pending = True
+        self._screen.call_later(self._refresh_due)
+
+    def _refresh_due(self) -> None:
+        self._pending = False
+        self.refresh()
+
+    def _set_timers(self, animating: bool, ages: bool) -> None:
+        screen = self._screen
+        if animating and self._spinner is None:
+            self._spinner = screen.set_interval(SPINNER_PERIOD, self.refresh, name="spinner")
+        elif not animating and self._spinner is not None:
+            self._spinner.stop()
+            self._spinner = None
+        if ages and self._ages is None and not animating:
+            self._ages = screen.set_interval(AGE_PERIOD, self.refresh, name="ages")
+        elif (not ages or animating) and self._ages is not None:
+            self._ages.stop()
+            self._ages = None
+
+    # -- visibility ----------------------------------------------------------------------
+
+    def _shown_live(self, pane: Pane) -> bool:
+        screen = self._screen
+        view = screen.views.get(pane.short)
+        return (
+            pane is screen.dash.focused_pane
+            and pane.scroll_offset == 0
+            and screen.app.screen is screen
+            and view is not None
+            and view.display
+        )
+
+    def _observe(self) -> None:
+        """A pane counts as seen only once a completed frame has shown it at the
+        live view with no dialog over it: the check runs again after the next
+        refresh, and only then is the pane marked visible. A hidden, scrolled
+        back or covered pane is unseen at once, so one that finishes there turns
+        `◆`."""
+        screen = self._screen
+        for pane in screen.dash.panes:
+            if not self._shown_live(pane):
+                screen.engine.set_visible(pane.short, False)
+            elif not pane.tracker.visible and pane.short not in self._awaiting_frame:
+                self._awaiting_frame.add(pane.short)
+                screen.call_after_refresh(self._confirm_seen, pane)
+
+    def _confirm_seen(self, pane: Pane) -> None:
+        self._awaiting_frame.discard(pane.short)
+        if self._shown_live(pane):
+            self._screen.engine.set_visible(pane.short, True)
+
+    # -- drawing -------------------------------------------------------------------------
+
+    def tick(self) -> int:
+        options = self._screen.options
+        if not options.spinner or options.deterministic:
+            return 0
+        return int(time.monotonic() / SPINNER_PERIOD)
+
+    def refresh(self) -> None:
+        screen = self._screen
+        if not screen.is_mounted:
+            return
+        dash = screen.dash
+        self._observe()
+        now = time.monotonic()
+        focused = dash.focused_pane
+        states = {p.short: dash.state_of(p, now) for p in dash.panes}
+        animating = any(s in (PaneState.WORKING, PaneState.STARTING) for s in states.values())
+        self._set_timers(
+            animating and screen.options.spinner and not screen.options.deterministic,
+            focused is not None and not screen.options.deterministic,
+        )
+        tick = self.tick()
+        sidebar_visible = screen.sidebar_visible()
+        if sidebar_visible:
+            screen.query_one(Sidebar).update_rows(self._rows(states, focused), tick)
+        self._header(states, focused, sidebar_visible, tick)
+        if focused is not None:
+            self._pane_header(focused, states[focused.short], now, tick)
+            self._footer(focused, states[focused.short])
+
+    def _badge(self, pane: Pane) -> str:
+        return self._screen.engine.mail.badge(pane)
+
+    def _rows(self, states: dict[str, PaneState], focused: Pane | None) -> list[RosterRow]:
+        return [
+            RosterRow(
+                key=p.short,
+                name=p.title,
+                harness=p.agent,
+                state=states[p.short],
+                focused=p is focused,
+                selected=p is focused,
+                dim=not p.alive,
+                badge=self._badge(p),
+                note=p.ended_note(),
+            )
+            for p in self._screen.dash.panes
+        ]
+
+    def _header(
+        self, states: dict[str, PaneState], focused: Pane | None, sidebar: bool, tick: int
+    ) -> None:
+        screen = self._screen
+        dash = screen.dash
+        sessions, working, needs = dash.counts(states)
+        unacked = dash.errors.unacked
+        tabs = None
+        if not sidebar:
+            tabs = [
+                Tab(
+                    name=p.title if p.role == "orchestrator" else p.short[:4],
+                    state=states[p.short],
+                    focused=p is focused,
+                    badge=self._badge(p),
+                )
+                for p in dash.panes
+            ]
+        facts = HeaderFacts(
+            sessions=sessions,
+            working=working,
+            needs_you=needs,
+            ended=len(dash.panes) - sessions,
+            notice=dash.current_notice(),
+            errors=len(unacked),
+            latest_error=unacked[0].text if unacked else "",
+            tip=screen.tip,
+            hints=self.header_hints(focused),
+            tabs=tabs,
+            tick=tick if tabs else 0,
+        )
+        screen.query_one(HeaderBar).update_facts(facts)
+
+    def _pane_header(self, focused: Pane, state: PaneState, now: float, tick: int) -> None:
+        screen = self._screen
+        extra = ""
+        if focused.exit_code is not None and not focused.spawn_error:
+            # Next to the state word: the exit code, or the signal that stopped it.
+            stopped = state is PaneState.STOPPED
+            words = focused.ended_words()
+            extra = words.removeprefix("stopped by ") if stopped else f"exit {focused.exit_code}"
+        extra = extra or screen.engine.swaps.note(focused)
+        deterministic = screen.options.deterministic
+        screen.query_one(PaneHeader).update_facts(
+            PaneHeaderFacts(
+                harness=focused.agent,
+                role=focused.role,
+                model=focused.model,
+                cwd=focused.cwd,
+                state=state,
+                title=focused.model_view.title[:40],
+                # Time in the state shown, not the session's age.
+                age="" if deterministic else age_text(max(0.0, now - focused.state_since(now))),
+                tick=tick,
+                extra=extra,
+            )
+        )
+
+    def _footer(self, focused: Pane, state: PaneState) -> None:
+        screen = self._screen
+        segments = [f"{focused.agent} {focused.short}"]
+        if focused.pty is None:
+            segments.append("no process")
+        elif not screen.options.deterministic:
+            segments.append(f"pid {focused.pty.pid}")
+        if focused.scroll_offset:
+            segments.append(f"scrolled back {focused.scroll_offset}")
+        if focused.exit_code is not None:
+            segments.append(f"{glyph(state, 0)[0]} {focused.ended_words()}")
+        prefix = describe_key(screen.keys.keymap.prefix)
+        hint = self.footer_hint(prefix)
+        if screen.keys.armed:
+            hint = f"{prefix} … waiting for a chord (? for help)"
+        screen.query_one(FooterBar).update_footer(tuple(segments), hint)
+
+    def footer_hint(self, prefix: str) -> str:
+        """`^A ? help · ^A q quit` from the live keymap: a rebound or unbound
+        chord shows as it is (or not at all)."""
+        keymap = self._screen.keys.keymap
+        parts = []
+        for action, label in (("help", "help"), ("quit", "quit")):
+            chords = keymap.chords_for(action)
+            if chords:
+                parts.append(f"{prefix} {describe_key(chords[0])} {label}")
+        return " · ".join(parts)
+
+    def header_hints(self, focused: Pane | None) -> list[tuple[str, str]]:
+        """Up to four clickable chord hints, chosen by what the focused pane can do."""
+        screen = self._screen
+        keymap = screen.keys.keymap
+        prefix = describe_key(keymap.prefix)
+        labels: dict[str, str] = {}
+        if focused is None:
+            wanted = ["spawn", "errors", "help"]
+        elif not focused.alive:
+            wanted = ["inspect", "context_menu", "help"]
+            # ^A r only where a relaunch can work: an ended row with a kept
+            # request whose harness did start (a missing binary would fail again).
+            from zirv_dash.intake import menu_entries
+
+            entries = {e.label: e for e in menu_entries(screen.engine.intake.intake, focused)}
+            restore = entries.get("restore")
+            if restore is not None and restore.enabled and not focused.spawn_error:
+                wanted.insert(1, "restore_row")
+                if (focused.exit_code or 0) != 0:
+                    labels["restore_row"] = "retry"
+        else:
+            wanted = ["context_menu", "nudge", "mail", "help"]
+        if screen.dash.errors.unacked and "errors" not in wanted:
+            wanted[-2] = "errors"
+        hints = []
+        for action in wanted:
+            chords = keymap.chords_for(action)
+            if chords:
+                label = labels.get(action, ACTION_BY_ID[action].label)
+                hints.append((f"{prefix} {describe_key(chords[0])}", label))
+        return hints

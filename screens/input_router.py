@@ -1,0 +1,89 @@
+"""Keys, pastes and the wheel: to the focused pane's child, or to a chord.
+
+Every byte for a child goes through the engine; this module only decides what
+a key means (the keymap's prefix state machine) and encodes it for the child's
+modes (application cursor keys, the kitty keyboard flags, bracketed paste,
+mouse encodings).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import IO, TYPE_CHECKING
+
+from textual import events
+
+from zirv_dash import keys as keycodes
+from zirv_dash.keymap import Verdict
+
+if TYPE_CHECKING:
+    from screens.dashboard import DashboardScreen
+
+WHEEL_STEP = 3
+
+
+class InputRouter:
+    def __init__(self, screen: DashboardScreen) -> None:
+        self._screen = screen
+        self._wheel_told: set[str] = set()
+        path = os.environ.get("ZIRV_CTX_DASH_KEYLOG")
+        self._keylog: IO[str] | None = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115
+
+    def close(self) -> None:
+        if self._keylog is not None:
+            self._keylog.close()
+            self._keylog = None
+
+    def key(self, key: str, character: str | None) -> None:
+        screen = self._screen
+        result = screen.keys.feed(key, character)
+        if self._keylog is not None:
+            # Diagnostics without content: printable keys are logged by kind only.
+            shown = key if not (character and character.isprintable()) else "<char>"
+            self._keylog.write(f"{time.monotonic():.3f} {shown} {result.verdict.value}\n")
+            self._keylog.flush()
+        pane = screen.dash.focused_pane
+        if result.verdict is Verdict.TO_CHILD:
+            if pane is not None:
+                model = pane.model_view
+                data = keycodes.encode_key(
+                    key, character, model.app_cursor_keys, model.keyboard_flags
+                )
+                screen.engine.send_input(data)
+            return  # typing costs nothing beyond the write
+        if result.verdict is Verdict.LITERAL_PREFIX:
+            screen.engine.send_input(keycodes.encode_key(screen.keys.keymap.prefix, None))
+        elif result.verdict is Verdict.ACTION and result.action:
+            screen.dismiss_tip()
+            screen.run_chord(result.action)
+        screen.chrome.schedule()  # the armed prefix shows in the footer
+
+    def paste(self, text: str) -> None:
+        self._screen.engine.paste(text)
+
+    def wheel(self, event: events.MouseEvent, lines: int) -> None:
+        screen = self._screen
+        pane = screen.dash.focused_pane
+        if pane is None:
+            return
+        event.stop()
+        model = pane.model_view
+        if model.mouse_tracking and not pane.scroll_offset:
+            # The child asked for mouse reports (claude does): it scrolls itself.
+            view = screen.views.get(pane.short)
+            offset = event.get_content_offset(view) if view is not None else None
+            if offset is None:
+                return
+            button = keycodes.WHEEL_UP if lines > 0 else keycodes.WHEEL_DOWN
+            column = max(1, min(offset.x + 1, model.columns))
+            row = max(1, min(offset.y + 1, model.rows))
+            data = keycodes.encode_mouse(button, column, row, encoding=model.mouse_encoding)
+            screen.engine.send_input(data, typed=False)
+            if pane.short not in self._wheel_told:
+                self._wheel_told.add(pane.short)
+                screen.dash.notify(
+                    "pane is in full-screen mode -- scrolling is forwarded to the app"
+                )
+            return
+        screen.panes.scroll(lines)

@@ -1,0 +1,174 @@
+"""Chords about panes and the dashboard: focus, zoom, scroll, spawn, review, quit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zirv_dash import mail
+from zirv_dash import worktree as worktrees
+
+if TYPE_CHECKING:
+    from screens.dashboard import DashboardScreen
+
+
+class PaneActions:
+    def __init__(self, screen: DashboardScreen) -> None:
+        self._screen = screen
+
+    # -- focus -----------------------------------------------------------------------
+
+    def action_focus(self, index: int) -> None:
+        self._screen.engine.focus(index)
+
+    def action_next_pane(self) -> None:
+        self._screen.engine.focus_next()
+
+    def action_select_up(self) -> None:
+        self._screen.engine.focus_next(-1)
+
+    def action_select_down(self) -> None:
+        self._screen.engine.focus_next()
+
+    def action_next_needs_you(self) -> None:
+        if not self._screen.engine.focus_needing_you():
+            self._screen.dash.notify("no pane needs you")
+
+    def action_zoom(self) -> None:
+        screen = self._screen
+        screen.dash.zoomed = not screen.dash.zoomed
+        screen.apply_layout()
+
+    def action_toggle_sidebar(self) -> None:
+        screen = self._screen
+        screen.dash.sidebar_forced = not screen.sidebar_visible()
+        screen.apply_layout()
+
+    # -- scrollback --------------------------------------------------------------------
+
+    def scroll(self, lines: int) -> None:
+        screen = self._screen
+        pane = screen.dash.focused_pane
+        if pane is None:
+            return
+        if pane.model_view.alternate_screen and lines > 0:
+            screen.dash.notify("this pane is on its alternate screen: the app scrolls itself")
+            return
+        before = pane.scroll_offset
+        after = pane.scroll_by(lines)
+        if after == before:
+            screen.dash.notify(
+                "already at the oldest line" if lines > 0 else "already at the live view"
+            )
+        elif after == 0:
+            screen.dash.notify("back to the live view")
+        screen.redraw_focused()
+
+    def _half_page(self) -> int:
+        pane = self._screen.dash.focused_pane
+        return 0 if pane is None else max(1, pane.model_view.rows // 2)
+
+    def action_scroll_page_up(self) -> None:
+        if self._half_page():
+            self.scroll(self._half_page())
+
+    def action_scroll_page_down(self) -> None:
+        if self._half_page():
+            self.scroll(-self._half_page())
+
+    def action_scroll_top(self) -> None:
+        pane = self._screen.dash.focused_pane
+        if pane is not None:
+            pane.scroll_top()
+            self._screen.redraw_focused()
+
+    def action_scroll_live(self) -> None:
+        pane = self._screen.dash.focused_pane
+        if pane is not None:
+            pane.scroll_live()
+            self._screen.redraw_focused()
+
+    # -- overlays ----------------------------------------------------------------------
+
+    def action_spawn(self) -> None:
+        from screens.spawn import SpawnRequestForm, SpawnScreen
+
+        screen = self._screen
+        dash = screen.dash
+
+        def done(form: SpawnRequestForm | None) -> None:
+            if form is None:
+                return
+            if form.worktree:
+                screen.engine.worktrees.spawn(form.agent, form.prompt, form.model)
+                return
+            pane = screen.engine.spawn(
+                form.agent, prompt=form.prompt, model=form.model, cwd=form.cwd
+            )
+            if pane is not None:
+                dash.notify(f"spawned {pane.agent} as {pane.short}")
+
+        screen.app.push_screen(
+            SpawnScreen(str(dash.repo), dash.gate, screen.options.settings), done
+        )
+
+    def action_diff_review(self) -> None:
+        """The focused pane's changes: against its worktree's base, else its cwd
+        against HEAD. Reading the record is one small file; git runs in the
+        overlay's worker."""
+        from screens.diff_review import CommentRoute, DiffReviewScreen, ReviewTarget
+
+        screen = self._screen
+        dash = screen.dash
+        pane = dash.focused_pane
+        if pane is None:
+            dash.notify("diff review: no pane")
+            return
+        record = worktrees.load(dash.repo, pane.short)
+        label = f"pane {pane.short} ({pane.agent})"
+        if record is not None:
+            target = ReviewTarget(Path(record.path), record.base, label, record.branch, dash.repo)
+        else:
+            target = ReviewTarget(Path(pane.cwd), "HEAD", label, repo=dash.repo)
+        route = CommentRoute(
+            slug=dash.slug,
+            from_session=dash.short,
+            from_agent=mail.OPERATOR,
+            to_agent=pane.agent,
+            to_session=pane.session_id,
+            keep=dash.settings.mail.keep,
+            max_message_bytes=dash.settings.mail.max_message_bytes,
+        )
+        screen.app.push_screen(DiffReviewScreen(target, route), lambda _: screen.chrome.schedule())
+
+    def action_knowledge(self) -> None:
+        """The repo's `.zavet/` decisions and specs, read-only."""
+        from screens.knowledge import KnowledgeScreen
+
+        self._screen.app.push_screen(KnowledgeScreen(str(self._screen.dash.repo)))
+
+    def action_errors(self) -> None:
+        from screens.errors import ErrorsScreen
+
+        screen = self._screen
+        screen.app.push_screen(ErrorsScreen(screen.dash.errors), lambda _: screen.chrome.schedule())
+
+    def action_help(self) -> None:
+        from screens.help import HelpScreen
+
+        self._screen.app.push_screen(HelpScreen(self._screen.keys.keymap))
+
+    def action_quit(self) -> None:
+        screen = self._screen
+        working = screen.dash.working_panes()
+        if not working:
+            screen.engine.shutdown()
+            return
+        from screens.quit_confirm import QuitConfirmScreen
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                screen.engine.shutdown()
+
+        titles = [f"{p.title} ({p.agent})" for p in working]
+        screen.app.push_screen(QuitConfirmScreen(titles), done)

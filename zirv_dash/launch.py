@@ -1,0 +1,34 @@
+"""What the CLI decided before a dashboard opens (no UI types: the CLI builds it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zirv_dash.config import AdapterGate, Settings
+from zirv_dash.keymap import Keymap
+from zirv_dash.outer_terminal import OuterTerminal
+
+
+@dataclass
+class LaunchOptions:
+    """What the CLI decided before the dashboard opened."""
+
+    repo: Path
+    settings: Settings
+    keymap: Keymap
+    gate: AdapterGate
+    agent: str
+    agent_reason: str = ""
+    model: str | None = None
+    initial_panes: list[tuple[str, str | None]] = field(default_factory=list)
+    """Extra panes to open at start (agent, prompt), e.g. for demos and tests."""
+    spinner: bool = True
+    manage_state: bool = True
+    """Write registry records, spawn channels and the roster (off in unit tests)."""
+    session_ids: list[str] = field(default_factory=list)
+    """Session ids for the first panes, in order (tests pin them for stable output)."""
+    deterministic: bool = False
+    """Freeze clocks, pids and spinners in the chrome (snapshot tests)."""
+    outer: OuterTerminal = field(default_factory=OuterTerminal)
+    """The outer terminal's colour system and default colours, probed at start-up."""

@@ -1,0 +1,428 @@
+"""The engine: panes and their I/O, reaping, states, and the controllers.
+
+I/O model. Each pane's PTY fd is watched with `loop.add_reader`; the callback only
+moves bytes into the pane's inbox (cheap). The pump (`runtime.pump`) parses
+inboxes in budgeted slices, the focused pane first, so input is handled within
+one slice even while every other pane floods. A pane whose inbox passes its
+high-water mark stops being read until it drains: the child then blocks on
+write, the same back-pressure a slow terminal applies.
+
+Commands are plain method calls on the loop; what changed comes out as typed
+events (`runtime.events`) to every subscriber. `start()` and `close()` bracket
+everything the engine opens: the pump task, the SIGCHLD handler, fd readers and
+writers, the file watcher, timers and worker tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from zirv_dash import keys as keycodes
+from zirv_dash.dashboard import Dashboard, DashError
+from zirv_dash.pane import Pane, PaneState
+from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.fdwatch import FdWatch
+from zirv_dash.runtime.mail_ctl import MailController
+from zirv_dash.runtime.pump import Pump
+from zirv_dash.runtime.stops import StopController
+from zirv_dash.runtime.swaps import SwapScheduler
+from zirv_dash.runtime.watch import StateWatcher
+from zirv_dash.runtime.worktrees import WorktreeController
+
+log = logging.getLogger("zirv.engine")
+
+Subscriber = Callable[[ev.EngineEvent], None]
+
+TICK_SECS = 1.0
+"""The fallback tick: exits SIGCHLD did not report, pending writes, retries."""
+STATE_POLL_BUSY = 0.1
+STATE_POLL_IDLE = 1.0
+
+
+class Engine:
+    def __init__(self, dash: Dashboard, *, session_ids: list[str] | None = None) -> None:
+        self.dash = dash
+        self.session_ids = list(session_ids or [])
+        self._subscribers: list[Subscriber] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._fds: FdWatch | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._sigchld = False
+        self._reap_pending = False
+        self.quitting = False
+        self.closed = False
+        self.watcher = StateWatcher(self._watch_failed)
+        self.pump = Pump(self)
+        self.mail = MailController(self)
+        self.stops = StopController(self)
+        self.swaps = SwapScheduler(self)
+        self.worktrees = WorktreeController(self)
+        # Imported here: the intake controller pulls in the spawn protocol.
+        from zirv_dash.runtime.intake_ctl import IntakeController
+
+        self.intake = IntakeController(self)
+        dash.listener = self._dash_said
+
+    # -- subscribers -------------------------------------------------------------------
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback` with every event from now on; returns the unsubscribe."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def emit(self, event: ev.EngineEvent) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(event)
+            except Exception:  # noqa: BLE001 - one subscriber's bug must not stop the engine
+                log.exception("subscriber failed on %s", type(event).__name__)
+
+    def _dash_said(self, kind: str, text: str) -> None:
+        self.emit(ev.ErrorRaised(text) if kind == "error" else ev.Notice(text))
+
+    def changed(self) -> None:
+        """Something the chrome shows changed (badges, notes)."""
+        self.emit(ev.ChromeChanged())
+
+    # -- lifetime ----------------------------------------------------------------------
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            raise RuntimeError("engine not started")
+        return self._loop
+
+    @property
+    def started(self) -> bool:
+        return self._loop is not None
+
+    def start(self) -> None:
+        """Begin serving on the running loop (panes may be spawned afterwards)."""
+        self._loop = asyncio.get_running_loop()
+        self._fds = FdWatch(self._loop)
+        self.pump.start()
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            self._loop.add_signal_handler(signal.SIGCHLD, self.schedule_reap)
+            self._sigchld = True
+        self.call_later("tick", TICK_SECS, self._tick)
+        self.call_later("states", STATE_POLL_IDLE, self.poll_states)
+        self.intake.start()
+        self.mail.start()
+        self.swaps.start()
+
+    def close(self) -> None:
+        """Release everything `start()` and the panes opened on the loop."""
+        if self.closed:
+            return
+        self.closed = True
+        self.quitting = True
+        self.intake.close()
+        self.watcher.close()
+        self.pump.close()
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._sigchld and self._loop is not None:
+            with contextlib.suppress(RuntimeError, ValueError):
+                self._loop.remove_signal_handler(signal.SIGCHLD)
+            self._sigchld = False
+        if self._fds is not None:
+            self._fds.close()
+        self._subscribers.clear()
+
+    # -- scheduling helpers --------------------------------------------------------------
+
+    def call_later(self, name: str, delay: float, callback: Callable[[], None]) -> None:
+        """One named timer: arming it again replaces the previous one."""
+        self.cancel_timer(name)
+        if self.closed or self._loop is None:
+            return
+
+        def fire() -> None:
+            self._timers.pop(name, None)
+            if not self.closed:
+                callback()
+
+        self._timers[name] = self._loop.call_later(max(0.0, delay), fire)
+
+    def cancel_timer(self, name: str) -> None:
+        handle = self._timers.pop(name, None)
+        if handle is not None:
+            handle.cancel()
+
+    def run_task(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """A worker task the engine owns (cancelled on close; failures logged)."""
+        task = self.loop.create_task(coro, name=name)
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                exc = t.exception()
+                log.error("task %s failed", name, exc_info=exc)
+                self.dash.error(f"{name}: {exc}")
+
+        task.add_done_callback(done)
+        return task
+
+    def _watch_failed(self, reason: str) -> None:
+        self.dash.notify("file watching unavailable; checking every second")
+        log.warning("watcher: %s", reason)
+
+    def _tick(self) -> None:
+        self.call_later("tick", TICK_SECS, self._tick)
+        if self.quitting:
+            return
+        for pane in self.dash.live_panes:
+            self.ensure_flush(pane)
+        if any(p.exit_code is None and p.pty is not None for p in self.dash.panes):
+            self.schedule_reap()  # exits SIGCHLD did not report
+        self.mail.tick()
+        self.intake.tick()
+        self.swaps.tick()
+
+    # -- fds -----------------------------------------------------------------------------
+
+    def watch(self, pane: Pane) -> None:
+        fds = self._fds
+        if fds is None or self.quitting:
+            return
+        server = self.dash.signals.get(pane.short)
+        if server is not None:
+            fds.add_reader(server.fileno(), server, lambda: self._on_signal(pane))
+        fd = pane.fd
+        if fd is not None and pane.pty is not None:
+            fds.add_reader(fd, pane.pty, lambda: self._on_readable(pane))
+
+    def unwatch(self, pane: Pane) -> None:
+        pty = pane.pty
+        if pty is None or self._fds is None:
+            return
+        self._fds.remove_writer(pty.fd, pty)
+        self._fds.remove_reader(pty.fd, pty)
+
+    def unwatch_signal(self, pane: Pane) -> None:
+        server = self.dash.signals.get(pane.short)
+        if server is not None and self._fds is not None:
+            self._fds.remove_reader(server.fileno(), server)
+
+    def ensure_flush(self, pane: Pane) -> None:
+        """If the child has not taken all its input yet (a big paste), finish the
+        write as soon as its PTY can take more, instead of on the next keystroke."""
+        pty = pane.pty
+        fds = self._fds
+        if pty is None or fds is None or not pty.has_pending_writes or pty.eof:
+            return
+        fds.add_writer(pty.fd, pty, lambda: self._on_writable(pane))
+
+    def _on_writable(self, pane: Pane) -> None:
+        pty = pane.pty
+        if pty is not None and (pty.flush() or pty.eof) and self._fds is not None:
+            self._fds.remove_writer(pty.fd, pty)
+
+    def _on_signal(self, pane: Pane) -> None:
+        server = self.dash.signals.get(pane.short)
+        if server is not None and server.drain():
+            pane.turn_signal()
+            self.poll_states()
+
+    def _on_readable(self, pane: Pane) -> None:
+        if pane.read_available() == 0 and pane.pty is not None and pane.pty.eof:
+            self.unwatch(pane)
+            self.schedule_reap()
+        elif not pane.wants_read:
+            self.unwatch(pane)
+        self.pump.wake()
+
+    # -- panes ---------------------------------------------------------------------------
+
+    def spawn(self, agent: str, *, focus: bool = True, **kw: Any) -> Pane | None:
+        """Open a pane; None (and an error in the log) when refused."""
+        if "session_id" not in kw and self.session_ids:
+            kw["session_id"] = self.session_ids.pop(0)
+        try:
+            return self.open_pane(agent, focus=focus, **kw)
+        except DashError as exc:
+            self.dash.error(f"spawn: {exc}")
+            return None
+
+    def open_pane(self, agent: str, *, focus: bool = True, **kw: Any) -> Pane:
+        """Dashboard.spawn plus I/O and an event; raises DashError when refused."""
+        pane = self.dash.spawn(agent, focus=focus, **kw)
+        self.watch(pane)
+        self.emit(ev.PaneAdded(pane.short, focus))
+        if focus:
+            self.emit(ev.FocusChanged(pane.short))
+        self.poll_states()
+        return pane
+
+    def pane(self, short: str) -> Pane | None:
+        return self.dash.pane_by_short(short)
+
+    def focus(self, index: int) -> bool:
+        if not self.dash.focus(index):
+            return False
+        self._focus_changed()
+        return True
+
+    def focus_next(self, step: int = 1) -> None:
+        if step >= 0:
+            self.dash.next_pane()
+        else:
+            self.dash.prev_pane()
+        self._focus_changed()
+
+    def focus_needing_you(self) -> bool:
+        if not self.dash.next_needing_you():
+            return False
+        self._focus_changed()
+        return True
+
+    def _focus_changed(self) -> None:
+        focused = self.dash.focused_pane
+        self.emit(ev.FocusChanged(focused.short if focused else None))
+        self.poll_states()
+
+    def remove_pane(self, pane: Pane) -> None:
+        """A row left the roster (the intake dismissed or replaced it)."""
+        self.emit(ev.PaneRemoved(pane.short))
+
+    # -- input ---------------------------------------------------------------------------
+
+    def send_input(self, data: bytes, *, typed: bool = True, short: str | None = None) -> None:
+        """Bytes for a pane's child (the focused pane by default)."""
+        pane = self.pane(short) if short else self.dash.focused_pane
+        if pane is None or not data:
+            return
+        was_scrolled = pane.scroll_offset
+        pane.send(data, typed=typed)
+        self.ensure_flush(pane)
+        if was_scrolled and not pane.scroll_offset:
+            self.emit(ev.PaneReplaced(pane.short))
+
+    def paste(self, text: str, short: str | None = None) -> None:
+        pane = self.pane(short) if short else self.dash.focused_pane
+        if pane is not None:
+            self.send_input(keycodes.bracket_paste(text, pane.model_view.bracketed_paste))
+
+    def resize(self, columns: int, rows: int) -> None:
+        if columns > 0 and rows > 0:
+            self.dash.resize_panes(columns, rows)
+
+    def set_visible(self, short: str, visible: bool) -> None:
+        """What a completed frame showed: only the UI can know it."""
+        pane = self.pane(short)
+        if pane is not None and pane.tracker.visible != visible:
+            pane.set_visible(visible)
+            self.poll_states()
+
+    # -- states --------------------------------------------------------------------------
+
+    def poll_states(self) -> None:
+        """Ask every tracker for transitions; announce each once, then re-arm."""
+        now = time.monotonic()
+        focused = self.dash.focused_pane
+        busy = False
+        for pane in self.dash.panes:
+            pane.check_screen(now)
+            change = pane.tracker.poll(now)
+            state = self.dash.state_of(pane, now)
+            # Unknown is quiet by definition: output wakes the poll (poll_soon).
+            busy = busy or state in (PaneState.WORKING, PaneState.STARTING)
+            if change is None:
+                continue
+            is_focused = pane is focused
+            reason = change.reason or ""
+            self.emit(ev.StateChanged(pane.short, change.old, change.new, reason, is_focused))
+            if not is_focused:
+                self._announce(pane, change.new, reason)
+            self.swaps.state_changed(pane)
+            self.mail.state_changed()
+        self.call_later("states", STATE_POLL_BUSY if busy else STATE_POLL_IDLE, self.poll_states)
+
+    def poll_soon(self) -> None:
+        """Output arrived: look at states within STATE_POLL_BUSY, not a second."""
+        handle = self._timers.get("states")
+        due = self.loop.time() + STATE_POLL_BUSY
+        if handle is None or handle.when() > due:
+            self.call_later("states", STATE_POLL_BUSY, self.poll_states)
+
+    def _announce(self, pane: Pane, new: PaneState, reason: str) -> None:
+        note = f" ({reason})" if reason else ""
+        if new is PaneState.NEEDS_YOU:
+            self.dash.notify(f"▲ {pane.short} {reason or 'needs you'}")
+        elif new is PaneState.FAILED:
+            self.dash.notify(f"✗ {pane.short} failed{note}")
+        elif new is PaneState.DONE_UNSEEN:
+            self.dash.notify(f"◆ {pane.short} done")
+
+    # -- exits ---------------------------------------------------------------------------
+
+    def schedule_reap(self) -> None:
+        if not self._reap_pending and self._loop is not None and not self.closed:
+            self._reap_pending = True
+            self._loop.call_soon(self.reap)
+
+    def reap(self) -> list[Pane]:
+        self._reap_pending = False
+        if self.quitting:
+            return []  # the shutdown owns the children now
+        for pane in self.dash.panes:
+            # Stop watching a finished child's PTY and socket before reaping
+            # closes them: a reader left on a closed fd would later swallow the
+            # fd number of the next pane opened.
+            if pane.exit_code is None and pane.pty is not None and pane.pty.poll() is not None:
+                self.unwatch(pane)
+                self.unwatch_signal(pane)
+        ended = self.dash.reap()
+        for pane in ended:
+            self.intake.pane_ended(pane)
+            self.worktrees.pane_ended(pane)
+            self.unwatch(pane)
+            self.emit(ev.PaneEnded(pane.short, pane.exit_code))
+        if ended:
+            self.poll_states()
+        self.check_all_ended()
+        return ended
+
+    def check_all_ended(self) -> None:
+        if self.dash.close_when_all_ended and not self.quitting and not self.intake.restore_open:
+            code = 1 if any((p.exit_code or 0) != 0 for p in self.dash.panes) else 0
+            self.emit(ev.AllEnded(code))
+
+    # -- quitting ------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """End every pane's session (off the loop), then emit Closed."""
+        if self.quitting:
+            return
+        self.quitting = True
+        self.intake.before_quit()
+        live = len(self.dash.live_panes)
+        self.dash.notify(f"shutting down {live} pane(s)…")
+        for pane in self.dash.panes:
+            self.unwatch(pane)
+            self.unwatch_signal(pane)
+        self.run_task(self._shutdown(), "shutdown")
+
+    async def _shutdown(self) -> None:
+        try:
+            await asyncio.to_thread(self.dash.shutdown_all)
+        finally:
+            # Whatever happened above, the dashboard closes; the caller then
+            # makes sure nothing is left running.
+            self.emit(ev.Closed())

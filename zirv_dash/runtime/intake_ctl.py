@@ -1,0 +1,150 @@
+"""Spawn-request intake, the restore roster and ended rows, wired to the engine.
+
+The decisions live in `zirv_dash.intake`; this controller schedules them: a
+watcher route sweeps the spawn channel the moment a request lands (the tick is
+only a fallback), claiming, validating and refusing (files and `git`) run on a
+worker thread, and only launches and kills come back to the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from zirv_dash.intake import Intake
+from zirv_dash.pane import Pane
+from zirv_dash.roster import RosterPane
+from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.watch import Route
+
+if TYPE_CHECKING:
+    from zirv_dash.runtime.engine import Engine
+
+
+def _any_change(_path: str) -> bool:
+    return True
+
+
+class IntakeController:
+    def __init__(self, engine: Engine, *, enabled: bool | None = None) -> None:
+        self._engine = engine
+        dash = engine.dash
+        self.intake = Intake(
+            dash,
+            spawner=self._spawner,
+            enabled=dash.manage_state if enabled is None else enabled,
+        )
+        self.restore_open = False
+        self._sweeping = False
+        self._again = False
+        self._closed = False
+
+    @property
+    def channel(self) -> Any:
+        return self.intake.channel
+
+    @property
+    def titles(self) -> dict[str, str]:
+        return self.intake.titles
+
+    def start(self) -> None:
+        """Before the first pane: the intake learns of every pane from its start."""
+        self.intake.start()
+
+    def begin(self) -> None:
+        """The first panes exist: open the channel, offer the restore roster."""
+        intake = self.intake
+        channel = intake.ensure_channel()
+        if channel is not None:
+            self._engine.watcher.add(Route("intake", channel.root, _any_change, self.sweep))
+        offer = intake.take_restore_offer()
+        if offer:
+            self.restore_open = True
+            self._engine.emit(ev.RestoreOffered(tuple(offer)))
+        self.sweep()
+
+    def _spawner(self, agent: str, **kw: Any) -> Pane:
+        """Panes the intake opens get I/O and an event like any other."""
+        return self._engine.open_pane(agent, **kw)
+
+    # -- sweeping ----------------------------------------------------------------------
+
+    def sweep(self) -> None:
+        engine = self._engine
+        if engine.quitting or self._closed or not engine.started:
+            return
+        if self._sweeping:
+            self._again = True
+            return
+        self._sweeping = True
+        engine.run_task(self._sweep(), "intake sweep")
+
+    async def _sweep(self) -> None:
+        engine = self._engine
+        try:
+            while not engine.quitting:
+                self._again = False
+                job = self.intake.prepare_sweep()
+                if job is None:
+                    return
+                await asyncio.to_thread(job.run)
+                if engine.quitting:
+                    # What it accepted goes unanswered; the requester sees claimed_no_ack.
+                    return
+                if self.intake.finish_sweep(job):
+                    engine.changed()
+                if not self._again:
+                    return
+        finally:
+            self._sweeping = False
+
+    def tick(self) -> None:
+        if self._engine.quitting:
+            return
+        if self.intake.tick(sweep=False):
+            self._engine.changed()
+        self.sweep()
+
+    # -- rows --------------------------------------------------------------------------
+
+    def pane_ended(self, pane: Pane) -> None:
+        for old in self.intake.pane_ended(pane):
+            self._engine.remove_pane(old)
+        if not self._engine.dash.live_panes and not self.restore_open:
+            self.intake.on_quit()
+
+    def restore_done(self, checked: list[RosterPane] | None) -> None:
+        self.restore_open = False
+        if checked is None:
+            self.intake.skip_restore()
+        else:
+            self.intake.restore(checked)
+        self._engine.changed()
+
+    def relaunch(self, pane: Pane) -> Pane | None:
+        new = self.intake.relaunch(pane)
+        if new is not None:
+            self._engine.remove_pane(pane)
+            if new in self._engine.dash.panes:
+                self._engine.focus(self._engine.dash.panes.index(new))
+        self._engine.changed()
+        return new
+
+    def dismiss(self, pane: Pane) -> bool:
+        if not self.intake.dismiss(pane):
+            return False
+        self._engine.remove_pane(pane)
+        self._engine.changed()
+        return True
+
+    # -- quitting ----------------------------------------------------------------------
+
+    def before_quit(self) -> None:
+        self._closed = True
+        self._engine.watcher.remove("intake")
+        self.intake.on_quit()
+
+    def close(self) -> None:
+        # Safety net for exits that bypass the quit path: the token dir goes.
+        if not self._closed:
+            self.before_quit()

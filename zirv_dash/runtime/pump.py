@@ -1,0 +1,84 @@
+"""The parse pump: PTY bytes into terminal models, in budgeted slices.
+
+One task parses every pending inbox in slices of at most PARSE_SLICE seconds,
+the focused pane first, and yields to the loop between slices, so input and
+chords are handled within one slice even while every other pane floods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from zirv_dash.runtime import events as ev
+
+if TYPE_CHECKING:
+    from zirv_dash.runtime.engine import Engine
+
+log = logging.getLogger("zirv.pump")
+
+PARSE_SLICE = 0.001
+"""Longest stretch of parsing before the event loop gets a turn (input, timers, paint)."""
+PARSE_CHUNK = 4096
+BACKGROUND_REST = 2.0
+"""While only hidden panes have a backlog, rest this many times the time just spent
+parsing: flooding neighbours get at most a third of a core and typing stays prompt."""
+
+
+class Pump:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._loop(), name="pump")
+
+    def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        engine = self._engine
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self.drain()
+            except Exception as exc:  # noqa: BLE001 - output must keep flowing
+                # A bug while parsing one pane must not freeze every pane.
+                log.exception("pump")
+                engine.dash.error(f"dashboard: output handling failed ({exc})")
+
+    async def drain(self) -> None:
+        """Parse every pending inbox, in slices, until none is left."""
+        engine = self._engine
+        dash = engine.dash
+        while True:
+            busy = [p for p in dash.panes if p.inbox]
+            if not busy:
+                break
+            focused = dash.focused_pane
+            busy.sort(key=lambda p: p is not focused)
+            started = time.monotonic()
+            deadline = started + PARSE_SLICE
+            for pane in busy:
+                while pane.inbox and time.monotonic() < deadline:
+                    pane.pump(PARSE_CHUNK)
+                engine.emit(ev.PaneOutput(pane.short))
+                if pane.wants_read and pane.exit_code is None:
+                    engine.watch(pane)
+                    engine.ensure_flush(pane)  # query replies, injected text
+                if time.monotonic() >= deadline:
+                    break
+            engine.poll_soon()
+            if focused is not None and focused.inbox:
+                await asyncio.sleep(0)
+            else:
+                await asyncio.sleep((time.monotonic() - started) * BACKGROUND_REST)

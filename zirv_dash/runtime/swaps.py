@@ -1,0 +1,289 @@
+"""In-place harness or model swaps (handover), scheduled so the loop never waits.
+
+The swap itself is `zirv_dash.swap`: packet building (git, transcripts) and the
+old child's quit grace run in worker threads, the successor is started and
+installed on the loop. Swaps asked for while a pane is busy wait for its next
+idle boundary (the pane header says `⤓ switching when idle`) unless forced. CLI
+requests (`<short>.handover-req`) arrive through a watcher route, with the tick
+as a fallback, and are answered with `<short>.handover-ack`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from zirv_dash import adapters, catalogue, handover, registry, swap
+from zirv_dash.handover import HandoverAck, HandoverError, HandoverFileError, HandoverRefused
+from zirv_dash.handover_cli import DELIVERY
+from zirv_dash.pane import Pane
+from zirv_dash.ptysession import PtySession
+from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.watch import Route
+from zirv_dash.session_env import child_env
+from zirv_dash.swap import SwapBook, SwapRequest
+
+if TYPE_CHECKING:
+    from zirv_dash.dashboard import Dashboard
+    from zirv_dash.runtime.engine import Engine
+
+log = logging.getLogger("zirv.handover")
+
+
+def _is_request(path: str) -> bool:
+    return path.endswith(".handover-req")
+
+
+class SwapScheduler:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.book = SwapBook()
+
+    def start(self) -> None:
+        dash = self._engine.dash
+        if not dash.manage_state:
+            return
+        swap.sweep_old_packets()
+        try:
+            sessions = registry.sessions_dir()
+        except OSError as exc:
+            log.warning("handover: cannot watch requests: %s", exc)
+            return
+        self._engine.watcher.add(Route("handover", sessions, _is_request, self.claim_requests))
+
+    def tick(self) -> None:
+        """Once a second (a fallback; event-driven work should not wait for it)."""
+        self.claim_requests()
+        self.start_due()
+        book = self.book
+        if book.packets:
+            book.sweep_packets({p.short for p in self._engine.dash.panes if p.alive})
+
+    def state_changed(self, pane: Pane) -> None:
+        if pane.short in self.book.pending:
+            self.start_due()
+
+    def note(self, pane: Pane) -> str:
+        """The pane header note for a pending or running swap, or ""."""
+        return self.book.note(pane.short)
+
+    # -- requests ------------------------------------------------------------------------
+
+    def request(
+        self,
+        short: str,
+        agent: str,
+        model: str | None,
+        *,
+        force: bool = False,
+        from_cli: bool = False,
+    ) -> HandoverAck:
+        """Swap pane `short` to `agent`/`model`: at once if it is idle (or `force`),
+        else at its next idle boundary. Returns the immediate answer (a started
+        swap may still fail; that is logged in the error list)."""
+        dash = self._engine.dash
+        pane = dash.pane_by_short(short)
+        request = SwapRequest(
+            short,
+            agent,
+            None if model == catalogue.NO_MODEL else model,
+            force=force,
+            from_cli=from_cli,
+            from_agent=pane.agent if pane else None,
+            from_model=pane.model if pane else None,
+        )
+        if pane is None:
+            return self._refuse(request, f"no pane {short} in this dashboard")
+        book = self.book
+        if book.busy(short):
+            return self._refuse(request, f"a handover of pane {short} is already in progress")
+        try:
+            swap.precheck(pane, request.agent, request.model, dash.gate)
+        except HandoverRefused as exc:
+            return self._refuse(request, str(exc))
+        if force or pane.is_idle():
+            book.pending.pop(short, None)  # superseded by this one
+            self._start(pane, request)
+            return request.ack(True)
+        book.defer(request)
+        ack = request.ack(True, "queued until the pane is idle", stored=True)
+        if from_cli:
+            self._answer(short, ack)
+            request.from_cli = False  # answered: the swap itself is reported in the UI
+        dash.notify(
+            f"handover: pane {short} switches to "
+            f"{swap.describe(request.agent, request.model)} when idle"
+        )
+        return ack
+
+    def _refuse(self, request: SwapRequest, reason: str) -> HandoverAck:
+        self._engine.dash.error(f"handover: {reason}")
+        ack = request.ack(False, reason)
+        if request.from_cli:
+            self._answer(request.short, ack)
+            request.from_cli = False
+        return ack
+
+    def _answer(self, short: str, ack: HandoverAck) -> None:
+        try:
+            handover.write_ack(short, ack)
+        except (OSError, ValueError) as exc:
+            self._engine.dash.error(f"handover: could not answer pane {short}'s request: {exc}")
+
+    def start_due(self) -> None:
+        """Start deferred swaps whose pane reached an idle boundary."""
+        engine = self._engine
+        if engine.quitting or not self.book.pending:
+            return
+        for request in self.book.due(engine.dash.panes):
+            pane = engine.dash.pane_by_short(request.short)
+            if pane is None or not pane.alive:
+                self._refuse(request, f"pane {request.short} ended before it was idle")
+                continue
+            try:
+                swap.precheck(pane, request.agent, request.model, engine.dash.gate)
+            except HandoverRefused as exc:
+                self._refuse(request, str(exc))
+                continue
+            self._start(pane, request)
+
+    def claim_requests(self) -> None:
+        """Claim `<short>.handover-req` files for panes this dashboard hosts."""
+        dash = self._engine.dash
+        if not dash.manage_state or self._engine.quitting:
+            return
+        try:
+            shorts = handover.pending_request_shorts()
+        except OSError as exc:
+            log.warning("handover: cannot list requests: %s", exc)
+            return
+        for short in shorts:
+            if dash.pane_by_short(short) is None:
+                continue  # another dashboard's pane
+            try:
+                request = handover.claim_request(short)
+            except HandoverFileError as exc:
+                dash.error(f"handover: {exc}")
+                self._answer(short, HandoverAck(False, str(exc)))
+                continue
+            except (OSError, ValueError) as exc:
+                log.warning("handover: cannot claim %s: %s", short, exc)
+                continue
+            if request is None:
+                continue
+            self.request(
+                short,
+                request.target_agent,
+                request.target_model,
+                force=request.force,
+                from_cli=True,
+            )
+
+    # -- the swap --------------------------------------------------------------------------
+
+    def _start(self, pane: Pane, request: SwapRequest) -> None:
+        self.book.running[pane.short] = request
+        snapshot = swap.capture(pane)
+        self._engine.run_task(
+            self._run(pane, pane.pty, snapshot, request), f"handover {pane.short}"
+        )
+        self._engine.changed()
+
+    async def _run(
+        self,
+        pane: Pane,
+        old_pty: PtySession | None,
+        snapshot: swap.Snapshot,
+        request: SwapRequest,
+    ) -> None:
+        engine = self._engine
+        dash = engine.dash
+        book = self.book
+        plan: handover.SwapPlan | None = None
+        retiring: PtySession | None = None
+        typed_quit_ok = False
+        try:
+            plan = await asyncio.to_thread(
+                swap.prepare, snapshot, request.agent, request.model, dash.gate
+            )
+            if pane.pty is not old_pty or not pane.alive or pane not in dash.panes:
+                raise swap.SwapFailed(f"pane {pane.short} ended before its successor started")
+            successor = start_successor(dash, pane, plan)
+            # Judged on the old screen, before the successor replaces it: a quit
+            # command typed into a dialog would answer it for the user.
+            typed_quit_ok = pane.at_input_prompt()
+            engine.unwatch(pane)
+            try:
+                retiring = install_successor(dash, pane, successor)
+            except BaseException:
+                successor.pty.force_stop()
+                engine.watch(pane)
+                raise
+            engine.watch(pane)
+            book.keep_packet(pane.short, plan)
+        except HandoverError as exc:
+            swap.discard_packet(plan)
+            book.running.pop(pane.short, None)
+            self._refuse(request, str(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - any failure keeps the original pane
+            log.exception("handover of pane %s failed", pane.short)
+            swap.discard_packet(plan)
+            book.running.pop(pane.short, None)
+            self._refuse(request, f"swap failed unexpectedly ({exc}); pane kept")
+            return
+        book.running.pop(pane.short, None)
+        engine.emit(ev.PaneReplaced(pane.short))
+        old = swap.describe(request.from_agent or "?", request.from_model)
+        new = swap.describe(plan.agent, plan.model)
+        dash.notify(f"handover: pane {pane.short} {old} → {new}")
+        if request.from_cli:
+            delivery = DELIVERY.get(plan.mode, plan.mode)
+            if plan.packet_file is not None and plan.agent == "shell":
+                delivery = f"handoff packet in {plan.packet_file} (never on a shell's argv)"
+            self._answer(pane.short, request.ack(True, delivery))
+            request.from_cli = False
+        if retiring is not None:
+            outgoing = adapters.get(snapshot.agent)
+            defer = bool(outgoing and outgoing.defer_submit)
+            quit_sequence = plan.old_quit_sequence if typed_quit_ok else b""
+            await asyncio.to_thread(swap.retire, retiring, quit_sequence, None, defer)
+
+
+def start_successor(dash: Dashboard, pane: Pane, plan: handover.SwapPlan) -> swap.Successor:
+    """Start the pane's successor (swap.SwapFailed if it cannot); the pane and
+    its old child are not touched. Same session id and turn-signal socket."""
+    bound = dash.manage_state and pane.short in dash.signals
+    env = child_env(
+        pane.session_id,
+        plan.agent,
+        socket_path=str(registry.socket_path(pane.short)) if bound else None,
+        dash_requests=dash.channels.get(pane.short),
+        headless=pane.spec.headless,
+        parent_session=pane.spec.requested_by,
+        extra=plan.env_extra,
+    )
+    return swap.start_successor(
+        plan,
+        pane.cwd,
+        env,
+        pane.model_view.columns,
+        pane.model_view.rows,
+        dash.settings.dash.scrollback_bytes,
+    )
+
+
+def install_successor(dash: Dashboard, pane: Pane, successor: swap.Successor) -> PtySession | None:
+    """Put a started successor in the pane and rewrite its registry record (same
+    short, new pid and harness). Returns the old PTY, to be retired."""
+    plan = successor.plan
+    adapter = adapters.get(plan.agent)
+    if adapter is None:  # plan_swap resolved it; defensive
+        raise swap.SwapFailed(f"unknown harness {plan.agent!r}")
+    prompted = plan.agent != "shell" and plan.mode != "resume"
+    old_pty, _ = pane.install_successor(
+        successor.pty, successor.model_view, adapter, plan.argv, plan.model, prompted
+    )
+    dash.register(pane, reachable=pane.short in dash.signals)
+    return old_pty
