@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -26,6 +28,29 @@ def short_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("ZIRV_CTX_STATE_DIR", str(state))
     yield state
     shutil.rmtree(state, ignore_errors=True)
+
+
+@pytest.fixture
+def runtime(short_state: Path) -> Iterator[subprocess.Popen[str]]:
+    """`session serve` in its own process, listening once this returns."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()  # printed once the socket answers
+    assert "listening at" in line, proc.stderr.read() if proc.stderr else line
+    yield proc
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 @contextlib.asynccontextmanager

@@ -7,17 +7,15 @@ import json
 import os
 import stat
 import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 import pytest
 
-from tests.sessionrig import short_state
+from tests.sessionrig import runtime, short_state
 from zirv_dash.session import cli, client, methods, protocol, schema
 
-__all__ = ["short_state"]
+__all__ = ["runtime", "short_state"]
 
 
 def test_schema_text_names_every_method_and_frame(capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,24 +66,6 @@ def test_call_without_a_runtime_says_how_to_start_one(
     assert "zirv session serve" in capsys.readouterr().err
     assert cli.api_main(["call", "server.ping", "{not json"]) == 2
     assert "not JSON" in capsys.readouterr().err
-
-
-@pytest.fixture
-def runtime(short_state: Path) -> Iterator[subprocess.Popen[str]]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()  # printed once the socket answers
-    assert "listening at" in line, proc.stderr.read() if proc.stderr else line
-    yield proc
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait(10)
 
 
 def test_serve_list_call_stop_and_stop_runtime(

@@ -125,6 +125,7 @@ class Server:
         self._lock_fd: int | None = None
         self._unsubscribe = host.subscribe(self._on_host_event)
         self._stopped = asyncio.Event()
+        self._stopping = False
         self._handlers: set[asyncio.Task[None]] = set()
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -156,6 +157,9 @@ class Server:
         await self._stopped.wait()
 
     async def stop(self, *, close_host: bool = True) -> None:
+        if self._stopped.is_set() or self._stopping:
+            return
+        self._stopping = True
         if self._server is not None:
             self._server.close()
         if self.path is not None:
