@@ -1,0 +1,157 @@
+"""The native pane in a small Textual app, driven with Pilot over the demo route."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from widgets.native_approval import NativeApproval
+from widgets.native_composer import NativeComposer
+from widgets.native_pane import NativePane, TranscriptItem
+from zirv_dash.native.demo_provider import NOTE_FILE, DemoProvider
+from zirv_dash.native.engine import NativeSession
+from zirv_dash.native.journal import Journal
+from zirv_dash.native.routes import demo_route
+
+
+class PaneApp(App[None]):
+    def __init__(self, session: NativeSession) -> None:
+        super().__init__()
+        self.session = session
+        self.closed = 0
+
+    def compose(self) -> ComposeResult:
+        yield NativePane(self.session, id="pane")
+
+    def on_native_pane_close_requested(self, message: NativePane.CloseRequested) -> None:
+        self.closed += 1
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> PaneApp:
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / ".git").mkdir()
+    (wd / ".git" / "HEAD").write_text("ref: refs/heads/feature-x\n")
+    session = NativeSession(
+        demo_route(), Journal(tmp_path / "p.sqlite"), wd, provider=DemoProvider(delay=0.01)
+    )
+    return PaneApp(session)
+
+
+async def until(pilot: object, check: Callable[[], bool], timeout: float = 15.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not check():
+            await pilot.pause(0.02)  # type: ignore[attr-defined]
+
+
+def plain(app: PaneApp) -> str:
+    parts = [w.render().plain for w in app.query(TranscriptItem)]
+    return "\n".join(parts)
+
+
+def status(app: PaneApp) -> str:
+    return str(app.query_one("#native-status", Static).render())
+
+
+async def submit(pilot: object, app: PaneApp, text: str) -> None:
+    composer = app.query_one(NativeComposer)
+    composer.focus()
+    composer.load_text(text)
+    await pilot.press("enter")  # type: ignore[attr-defined]
+
+
+async def test_a_turn_streams_asks_and_writes_after_1(app: PaneApp) -> None:
+    async with app.run_test(size=(100, 32)) as pilot:
+        assert "zirv/demo" in status(app) and "(feature-x)" in status(app)
+        await submit(pilot, app, "tidy up")
+        dialog = app.query_one(NativeApproval)
+        await until(pilot, lambda: dialog.ready)
+        assert "> tidy up" in plain(app) and "⏺ list_dir(path: .)" in plain(app)
+        assert "▲ blocked" in status(app)
+        assert app.focused is dialog
+        await pilot.press("1")
+        wd = app.session.workdir.root
+        await until(pilot, lambda: (wd / NOTE_FILE).exists() and not app.session.busy)
+        await until(pilot, lambda: "Done." in plain(app))
+        assert "⎿ ✓ diff (ctrl+r to expand)" in plain(app)
+        assert "✓ completed" in status(app)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: "+Notes from the zirv demo route." in plain(app))
+        assert isinstance(app.focused, NativeComposer)
+
+
+async def test_the_composer_can_never_answer_the_dialog(app: PaneApp) -> None:
+    async with app.run_test(size=(100, 32)) as pilot:
+        await submit(pilot, app, "go")
+        dialog = app.query_one(NativeApproval)
+        await until(pilot, lambda: dialog.ready)
+        await submit(pilot, app, "1")
+        await pilot.pause()
+        assert app.session.queued == ["1"] and app.session.pending is not None
+        assert "⧗ 1 queued" in str(app.query_one("#native-hint", Static).render())
+        assert not (app.session.workdir.root / NOTE_FILE).exists()
+        dialog.focus()
+        await pilot.press("escape")  # Esc is the last option: deny
+        await until(pilot, lambda: "denied by the operator" in plain(app))
+        assert not (app.session.workdir.root / NOTE_FILE).exists()
+
+
+async def test_a_key_before_the_dialog_was_drawn_answers_nothing(app: PaneApp) -> None:
+    async with app.run_test(size=(100, 32)) as pilot:
+        await submit(pilot, app, "go")
+        await until(pilot, lambda: app.session.pending is not None)
+        dialog = app.query_one(NativeApproval)
+        dialog.drawn_for = None  # as if this frame had not been painted yet
+        assert not dialog.ready
+        dialog.post_message(events.Key("1", "1"))
+        assert app.session.pending is not None
+        await pilot.pause()
+        assert app.session.pending is not None  # the early key answered nothing
+        dialog.refresh()
+        await until(pilot, lambda: dialog.ready)  # the next paint arms it
+        await pilot.press("3")
+        await until(pilot, lambda: app.session.pending is None)
+
+
+async def test_escape_interrupts_a_running_turn(tmp_path: Path) -> None:
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    slow = NativeSession(
+        demo_route(), Journal(tmp_path / "s.sqlite"), wd, provider=DemoProvider(delay=0.3)
+    )
+    app = PaneApp(slow)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await submit(pilot, app, "start")
+        activity = app.query_one("#native-activity", Static)
+        await until(
+            pilot, lambda: activity.display and "esc to interrupt" in str(activity.render())
+        )
+        await pilot.press("escape")
+        await until(pilot, lambda: app.session.state == "cancelled")
+        assert "⊘ cancelled" in status(app) and not activity.display
+
+
+async def test_double_ctrl_c_closes_and_history_walks(app: PaneApp) -> None:
+    async with app.run_test(size=(100, 32)) as pilot:
+        composer = app.query_one(NativeComposer)
+        await submit(pilot, app, "/help")
+        await submit(pilot, app, "/status")
+        await until(pilot, lambda: "zirv/demo · demo" in plain(app))
+        await pilot.press("up")
+        assert composer.text == "/status"
+        await pilot.press("up")
+        assert composer.text == "/help"
+        await pilot.press("down", "down")
+        assert composer.text == ""
+        await pilot.press("ctrl+c")
+        assert app.closed == 0 and "ctrl+c again" in status(app)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.closed == 1

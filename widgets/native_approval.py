@@ -1,0 +1,120 @@
+"""The numbered approval dialog of the native pane.
+
+It is answered only by its own keys (1–3, ↑/↓, Tab/Shift+Tab, Enter, Esc = the
+last option), and only once it has been drawn: a key that arrives before the
+dialog was painted cannot answer something the operator never saw.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.widget import Widget
+
+from zirv_dash.native.approvals import Answer, ApprovalRequest
+
+
+class NativeApproval(Widget, can_focus=True):
+    DEFAULT_CSS = """
+    NativeApproval {
+        height: auto;
+        border: round $warning;
+        padding: 0 1;
+        display: none;
+    }
+    NativeApproval.-open { display: block; }
+    """
+
+    class Answered(Message):
+        def __init__(self, dialog: NativeApproval, call_id: str, answer: Answer) -> None:
+            super().__init__()
+            self.dialog = dialog
+            self.call_id = call_id
+            self.answer = answer
+
+        @property
+        def control(self) -> NativeApproval:
+            return self.dialog
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.request: ApprovalRequest | None = None
+        self.cursor = 0
+        self.drawn_for: str | None = None
+
+    def show(self, request: ApprovalRequest | None) -> None:
+        if request == self.request:
+            return
+        self.request = request
+        self.cursor = 0
+        self.drawn_for = None
+        self.set_class(request is not None, "-open")
+        self.refresh(layout=True)
+        if request is not None:
+            self.focus()
+
+    @property
+    def ready(self) -> bool:
+        return self.request is not None and self.drawn_for == self.request.call_id
+
+    def render(self) -> Text:
+        request = self.request
+        if request is None:
+            return Text("")
+        text = Text()
+        text.append(f"{request.tool} — approval needed\n", style="bold")
+        text.append("  scope  ", style="dim")
+        text.append(f"{request.scope}\n")
+        text.append("  actor  ", style="dim")
+        text.append("native agent\n")
+        for line in request.preview:
+            text.append(f"  {line}\n", style="dim")
+        text.append("Do you want to proceed?\n")
+        for index, (_, label) in enumerate(request.options()):
+            mark = "❯ " if index == self.cursor else "  "
+            style = "bold cyan" if index == self.cursor else ""
+            text.append(f"{mark}{index + 1}. {label}\n", style=style)
+        text.rstrip()
+        # Rendering is what puts it on screen: from here on a key may answer it.
+        self.drawn_for = request.call_id
+        return text
+
+    def deny(self) -> bool:
+        if not self.ready or self.request is None:
+            return False
+        options = self.request.options()
+        return self._choose(len(options) - 1)
+
+    def _choose(self, index: int) -> bool:
+        request = self.request
+        if request is None or not self.ready:
+            return False
+        options = request.options()
+        if not 0 <= index < len(options):
+            return False
+        self.post_message(self.Answered(self, request.call_id, options[index][0]))
+        return True
+
+    async def _on_key(self, event: events.Key) -> None:
+        request = self.request
+        if request is None:
+            return
+        event.stop()
+        event.prevent_default()
+        if not self.ready:
+            return  # not drawn yet: nothing to answer
+        count = len(request.options())
+        key = event.key
+        if key.isdigit() and len(key) == 1:
+            self._choose(int(key) - 1)
+        elif key in ("up", "shift+tab"):
+            self.cursor = (self.cursor - 1) % count
+            self.refresh()
+        elif key in ("down", "tab"):
+            self.cursor = (self.cursor + 1) % count
+            self.refresh()
+        elif key == "enter":
+            self._choose(self.cursor)
+        elif key == "escape":
+            self._choose(count - 1)

@@ -1,0 +1,131 @@
+"""The native pane's composer: a bordered draft box with the §12.5 key contract.
+
+Enter submits (the pane decides whether that sends, steers or queues);
+Shift+Enter / Alt+Enter insert a newline; ↑ on the first line and ↓ on the last
+walk the submit history (the live draft is stashed and restored); Ctrl+U clears;
+a paste is one block with CRLF/CR normalised; Shift+Tab cycles a decorative
+mode label. The composer never answers an approval: it has no path to one.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+MODES = ("default", "accept-edits", "plan")
+NEWLINE_KEYS = ("shift+enter", "alt+enter", "ctrl+j")
+
+
+class NativeComposer(TextArea):
+    DEFAULT_CSS = """
+    NativeComposer {
+        height: auto;
+        min-height: 3;
+        max-height: 10;
+        border: round $primary 60%;
+        padding: 0 1;
+    }
+    NativeComposer:focus { border: round $primary; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, composer: NativeComposer, text: str) -> None:
+            super().__init__()
+            self.composer = composer
+            self.text = text
+
+        @property
+        def control(self) -> NativeComposer:
+            return self.composer
+
+    class ModeChanged(Message):
+        def __init__(self, composer: NativeComposer, mode: str) -> None:
+            super().__init__()
+            self.composer = composer
+            self.mode = mode
+
+        @property
+        def control(self) -> NativeComposer:
+            return self.composer
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        self.submit_history: list[str] = []
+        self._walk: int | None = None  # index into history, 0 = newest
+        self._stash = ""
+        self.mode = MODES[0]
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if key == "enter":
+            self._stop(event)
+            self._submit()
+            return
+        if key in NEWLINE_KEYS:
+            self._stop(event)
+            self.insert("\n")
+            return
+        if key == "ctrl+u":
+            self._stop(event)
+            self.clear()
+            return
+        if key == "shift+tab":
+            self._stop(event)
+            self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+            self.post_message(self.ModeChanged(self, self.mode))
+            return
+        if key == "up" and self.cursor_location[0] == 0 and self._history_step(1):
+            self._stop(event)
+            return
+        last = self.document.line_count - 1
+        if key == "down" and self.cursor_location[0] == last and self._history_step(-1):
+            self._stop(event)
+            return
+        await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        self._stop(event)
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        start, end = self.selection
+        self.replace(text, start, end)  # one edit: the paste is one block
+
+    @staticmethod
+    def _stop(event: events.Event) -> None:
+        event.stop()
+        event.prevent_default()
+
+    def _submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        if not self.submit_history or self.submit_history[0] != text:
+            self.submit_history.insert(0, text)
+        self._walk = None
+        self.clear()
+        self.post_message(self.Submitted(self, text))
+
+    def _history_step(self, direction: int) -> bool:
+        """Walk history: +1 older, -1 newer; past the newest restores the stash."""
+        if direction > 0:
+            target = 0 if self._walk is None else self._walk + 1
+            if target >= len(self.submit_history):
+                return False
+            if self._walk is None:
+                self._stash = self.text
+            self._walk = target
+            self._show(self.submit_history[target])
+            return True
+        if self._walk is None:
+            return False
+        if self._walk == 0:
+            self._walk = None
+            self._show(self._stash)
+        else:
+            self._walk -= 1
+            self._show(self.submit_history[self._walk])
+        return True
+
+    def _show(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
