@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
+from widgets.pane_header import shorten_home
 from zirv_dash.intake import Section
 
 
@@ -30,7 +31,8 @@ def sections_text(sections: list[Section], focus: str | None = None) -> Text:
         out.append(f"{title}\n", heading)
         for key, value in rows:
             out.append(f"{key:<12}", Style(dim=True))
-            out.append(f"{value}\n")
+            # A path under HOME reads `~/…`, as the pane header shows it.
+            out.append(f"{shorten_home(value) if key == 'cwd' else value}\n")
     out.rstrip()
     return out
 

@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 
 from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
+from widgets.pane_header import shorten_home
 from widgets.pick_list import PickList
 from zirv_dash import adapters
 from zirv_dash.config import AdapterGate, Settings
@@ -106,7 +107,7 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             yield Label("first prompt (optional)", classes="field-label")
             yield Input(placeholder="what should it work on?", id="prompt")
             yield Label("working directory", classes="field-label")
-            yield Input(value=self.repo, id="cwd")
+            yield Input(value=shorten_home(self.repo), id="cwd")
             yield Checkbox("own git worktree (branch zirv/<short>)", id="worktree", compact=True)
             yield Label("", id="error", classes="dialog-error", markup=False)
             yield KeyHints(FOOTER, classes="dialog-footer")

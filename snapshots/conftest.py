@@ -7,7 +7,17 @@ import pytest
 
 from tests.conftest import isolated_state
 
-__all__ = ["isolated_state", "no_vendor_clis"]
+__all__ = ["isolated_state", "no_vendor_clis", "snap_home"]
+
+
+@pytest.fixture(autouse=True)
+def snap_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private HOME for each snapshot: the repo the dashboards open lives under
+    it, so the chrome shows it as `~/…` and no SVG embeds a temp-dir path."""
+    home = (tmp_path / "home").resolve()
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    return home
 
 
 @pytest.fixture(autouse=True)

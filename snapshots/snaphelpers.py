@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,10 @@ from textual.pilot import Pilot
 from screens.app import ZirvApp
 from tests.apphelpers import dash_screen, make_app, wait_for
 
-SNAP_REPO = Path(tempfile.gettempdir()) / "zirv-snapshot-repo"
+SNAP_REPO_HOME_PATH = "projects/zirv-samples"
+"""The repo every snapshot dashboard opens, under a per-test HOME: the chrome
+shows it as `~/projects/zirv-samples` (the `~/…` it shows for any repo under
+HOME), the same on every machine and run, never a temp dir's path."""
 IDS = [
     "0a1b2c3d-0000-4000-8000-000000000001",
     "1b2c3d4e-0000-4000-8000-000000000002",
@@ -22,6 +24,11 @@ IDS = [
     "4e5f6071-0000-4000-8000-000000000005",
     "5f607182-0000-4000-8000-000000000006",
 ]
+
+
+def snap_repo() -> Path:
+    """The snapshot repo under the current HOME (the `snap_home` fixture's)."""
+    return Path.home() / SNAP_REPO_HOME_PATH
 
 
 @pytest.fixture(autouse=True)
@@ -33,13 +40,14 @@ def quiet_demo(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def snap_app(
-    agent: str = "demo", extra: list[tuple[str, str | None]] | None = None, **kw: Any
+    agent: str = "demo", extra: Sequence[tuple[str, str | None]] | None = None, **kw: Any
 ) -> ZirvApp:
-    SNAP_REPO.mkdir(exist_ok=True)
+    repo = snap_repo()
+    repo.mkdir(parents=True, exist_ok=True)
     return make_app(
-        SNAP_REPO,
+        repo,
         agent=agent,
-        extra=extra,
+        extra=list(extra) if extra is not None else None,
         deterministic=True,
         spinner=False,
         session_ids=list(IDS),
@@ -66,7 +74,7 @@ def settled(count: int, needle: str = ">") -> Callable[[Pilot[Any]], Awaitable[N
         await wait_for(pilot, ready)
         # Chrome refreshes on a timer; draw it now so the states shown are the
         # settled ones, whatever the timer's phase.
-        dash_screen(app)._update_chrome()
+        dash_screen(app).chrome.refresh()
         await pilot.pause(0.3)
 
     return run_before

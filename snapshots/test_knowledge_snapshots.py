@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 
 from screens.knowledge import KnowledgeScreen
-from snapshots.snaphelpers import SNAP_REPO, quiet_demo, settled, snap_app
+from snapshots.snaphelpers import quiet_demo, settled, snap_app, snap_repo
 from tests.apphelpers import wait_for
 
 __all__ = ["quiet_demo"]
@@ -36,15 +35,13 @@ RECORDS = {
 
 
 @pytest.fixture(autouse=True)
-def zavet() -> Iterator[None]:
-    base = SNAP_REPO / ".zavet"
-    shutil.rmtree(base, ignore_errors=True)
+def zavet(snap_home: Path) -> None:
+    """The records, in this test's own repo (under its private HOME)."""
+    base = snap_repo() / ".zavet"
     for relative, text in RECORDS.items():
         path = base / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    yield
-    shutil.rmtree(base, ignore_errors=True)
 
 
 def opened(*keys: str) -> Any:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from textual.pilot import Pilot
 
 from screens.inspector import InspectorScreen
 from screens.menu import MenuScreen
 from screens.restore import RestoreScreen
-from snapshots.snaphelpers import SNAP_REPO, quiet_demo, settled, snap_app
+from snapshots.snaphelpers import quiet_demo, settled, snap_app, snap_repo
 from tests.apphelpers import wait_for
 from zirv_dash import paths, roster
 
@@ -29,15 +30,14 @@ def overlay(kind: type, *keys: str, count: int = 2) -> Any:
 
 
 def test_restore_overlay(snap_compare: Any) -> None:
-    SNAP_REPO.mkdir(exist_ok=True)
+    snap_repo().mkdir(parents=True, exist_ok=True)
     entries = [
         roster.RosterPane("claude", "9a8b7c6d-0000-4000-8000-00000000000a", title="wrk claude"),
         roster.RosterPane("codex", "8b7c6d5e-0000-4000-8000-00000000000b", title="fix the tests"),
         roster.RosterPane("demo", "7c6d5e4f-0000-4000-8000-00000000000c", title="wrk demo"),
     ]
-    for entry in entries:
-        entry.short = paths.short_id(entry.session_id)
-    roster.write_roster(paths.state_dir(), paths.repo_slug(SNAP_REPO), entries)
+    entries = [msgspec.structs.replace(e, short=paths.short_id(e.session_id)) for e in entries]
+    roster.write_roster(paths.state_dir(), paths.repo_slug(snap_repo()), entries)
     app = snap_app()
     app.options.manage_state = True
 

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from textual.pilot import Pilot
 
@@ -84,7 +85,7 @@ def test_inspector(snap_compare: Any, size: tuple[int, int]) -> None:
 
 
 async def _one_error(pilot: Pilot[Any]) -> None:
-    dash_screen(app_of(pilot))._spawn("no-such-harness")
+    dash_screen(app_of(pilot)).engine.spawn("no-such-harness")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
@@ -122,8 +123,7 @@ def test_restore(snap_compare: Any, size: tuple[int, int]) -> None:
         roster.RosterPane("codex", "8b7c6d5e-0000-4000-8000-00000000000b", title="fix the tests"),
         roster.RosterPane("demo", "7c6d5e4f-0000-4000-8000-00000000000c", title="write docs"),
     ]
-    for entry in entries:
-        entry.short = entry.session_id[:8]
+    entries = [msgspec.structs.replace(e, short=e.session_id[:8]) for e in entries]
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settled(1)(pilot)
