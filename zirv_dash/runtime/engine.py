@@ -130,7 +130,9 @@ class Engine:
         self.quitting = True
         self.intake.close()
         self.watcher.close()
-        self.pump.close()
+        pump = self.pump.close()
+        if pump is not None:
+            self._tasks.add(pump)
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
@@ -143,6 +145,12 @@ class Engine:
         if self._fds is not None:
             self._fds.close()
         self._subscribers.clear()
+
+    async def wait_closed(self) -> None:
+        """After close(): until every task the engine ran has finished."""
+        tasks = [*self._tasks, *self.watcher.stopping]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- scheduling helpers --------------------------------------------------------------
 

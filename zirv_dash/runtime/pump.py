@@ -36,10 +36,12 @@ class Pump:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._loop(), name="pump")
 
-    def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
+    def close(self) -> asyncio.Task[None] | None:
+        """Stop the pump; the task to await until it has."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+        return task
 
     def wake(self) -> None:
         self._wake.set()

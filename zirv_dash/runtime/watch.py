@@ -44,6 +44,8 @@ class StateWatcher:
     def __init__(self, on_failure: Callable[[str], None]) -> None:
         self._routes: dict[str, Route] = {}
         self._task: asyncio.Task[None] | None = None
+        self.stopping: set[asyncio.Task[None]] = set()
+        """Watcher tasks told to stop, until they have (the engine awaits them)."""
         self._stop: asyncio.Event | None = None
         self._on_failure = on_failure
         self.failed = False
@@ -69,8 +71,11 @@ class StateWatcher:
     def _halt(self) -> None:
         if self._stop is not None:
             self._stop.set()
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            self.stopping.add(task)
+            task.add_done_callback(self.stopping.discard)
         self._task = None
         self._stop = None
 
