@@ -12,36 +12,66 @@ not have is called unknown, with the close names).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import AliasChoices, ValidationError
-from pydantic_settings import BaseSettings
+from typing import TYPE_CHECKING, Any
 
 from zirv_dash import paths, safeio
-from zirv_dash.settings_model import FOREIGN_SECTIONS as FOREIGN_SECTIONS
-from zirv_dash.settings_model import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
-from zirv_dash.settings_model import REPO_ALLOWED_EXCEPTIONS as REPO_ALLOWED_EXCEPTIONS
-from zirv_dash.settings_model import REPO_FORBIDDEN as REPO_FORBIDDEN
-from zirv_dash.settings_model import REPO_FORBIDDEN_TOP as REPO_FORBIDDEN_TOP
-from zirv_dash.settings_model import SECTION_MODELS as SECTION_MODELS
-from zirv_dash.settings_model import TOP_ENV as TOP_ENV
-from zirv_dash.settings_model import DashSettings as DashSettings
-from zirv_dash.settings_model import MailSettings as MailSettings
-from zirv_dash.settings_model import Settings as Settings
-from zirv_dash.settings_model import all_keys as all_keys
-from zirv_dash.settings_model import env_var as env_var
-from zirv_dash.settings_model import file_only as file_only
-from zirv_dash.settings_model import gate_env as gate_env
-from zirv_dash.settings_model import handover_env as handover_env
-from zirv_dash.settings_model import handover_hint as handover_hint
-from zirv_dash.settings_model import operator_hint as operator_hint
-from zirv_dash.settings_model import repo_settable as repo_settable
-from zirv_dash.settings_model import section_hint, top_hint
-from zirv_dash.settings_model import unknown_key_words as unknown_key_words
+from zirv_dash.settings_policy import FOREIGN_SECTIONS as FOREIGN_SECTIONS
+from zirv_dash.settings_policy import MAIL_KEEP_DEFAULT, MAIL_KEEP_MIN, section_hint, top_hint
+from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_DEFAULT as _BYTES_DEFAULT
+from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_MAX as _BYTES_MAX
+from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_MIN as _BYTES_MIN
+from zirv_dash.settings_policy import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
+from zirv_dash.settings_policy import REPO_ALLOWED_EXCEPTIONS as REPO_ALLOWED_EXCEPTIONS
+from zirv_dash.settings_policy import REPO_FORBIDDEN as REPO_FORBIDDEN
+from zirv_dash.settings_policy import REPO_FORBIDDEN_TOP as REPO_FORBIDDEN_TOP
+from zirv_dash.settings_policy import TOP_ENV as TOP_ENV
+from zirv_dash.settings_policy import gate_env as gate_env
+from zirv_dash.settings_policy import handover_env as handover_env
+from zirv_dash.settings_policy import handover_hint as handover_hint
+from zirv_dash.settings_policy import repo_settable as repo_settable
+from zirv_dash.settings_policy import unknown_key_words as unknown_key_words
 from zirv_dash.textcheck import UnencodableText, require_encodable
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+    from pydantic_settings import BaseSettings
+
+    from zirv_dash.settings_model import SECTION_MODELS as SECTION_MODELS
+    from zirv_dash.settings_model import DashSettings as DashSettings
+    from zirv_dash.settings_model import MailSettings as MailSettings
+    from zirv_dash.settings_model import Settings as Settings
+    from zirv_dash.settings_model import all_keys as all_keys
+    from zirv_dash.settings_model import env_var as env_var
+    from zirv_dash.settings_model import file_only as file_only
+    from zirv_dash.settings_model import operator_hint as operator_hint
+
+_MODEL_NAMES = frozenset(
+    {
+        "SECTION_MODELS",
+        "DashSettings",
+        "MailSettings",
+        "Settings",
+        "all_keys",
+        "env_var",
+        "file_only",
+        "operator_hint",
+    }
+)
+"""Names re-exported from `settings_model` on first use: importing pydantic costs
+more than the whole of `zirv ctx send` may take, and only loading the settings
+(or naming a model) needs it."""
+
+
+def __getattr__(name: str) -> object:
+    if name in _MODEL_NAMES:
+        from zirv_dash import settings_model
+
+        return getattr(settings_model, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ConfigError(Exception):
@@ -115,12 +145,14 @@ def _check_repo_layer(data: Mapping[str, Any], path: Path) -> None:
 def _repo_refusal(path: Path, section: str, key: str) -> str:
     """Why the repo layer may not hold `section.key`: an unknown key is named as
     such (with close names), a real one says where the operator sets it."""
-    model = SECTION_MODELS.get(section)
+    from zirv_dash import settings_model
+
+    model = settings_model.SECTION_MODELS.get(section)
     if model is not None and key not in model.model_fields:
-        return f"{path}: {unknown_key_words(f'{section}.{key}', all_keys())}"
+        return f"{path}: {unknown_key_words(f'{section}.{key}', settings_model.all_keys())}"
     return (
         f"{path}: `{section}.{key}` is repo-forbidden (a checkout may not set it); "
-        f"{operator_hint(section, key)}"
+        f"{settings_model.operator_hint(section, key)}"
     )
 
 
@@ -149,25 +181,15 @@ def _handover_env() -> dict[str, dict[str, str]]:
 
 def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = None) -> Settings:
     """Load and validate every layer. Raises ConfigError with a fixable message."""
-    repo = repo or paths.repo_root()
-    operator_file = paths.operator_dir() / "ctx.toml"
-    repo_file = repo / ".zirv" / "ctx.toml"
+    from pydantic import ValidationError
+
+    from zirv_dash.settings_model import SECTION_MODELS, Settings
+
+    layers = _file_layers(repo or paths.repo_root())
+    sources = [name for name, _ in layers]
     merged: dict[str, Any] = {}
-    sources: list[str] = []
-    layers: list[tuple[str, Mapping[str, Any]]] = []
-    op = _read_toml(operator_file)
-    check_shape(op, operator_file)
-    if op:
-        sources.append(str(operator_file))
-        layers.append((str(operator_file), op))
-    merged = _merge(merged, op)
-    if repo_file.resolve() != operator_file.resolve():
-        rp = _read_toml(repo_file)
-        if rp:
-            _check_repo_layer(rp, repo_file)
-            sources.append(str(repo_file))
-            layers.append((str(repo_file), rp))
-        merged = _merge(merged, rp)
+    for _, layer in layers:
+        merged = _merge(merged, layer)
     if flags:
         merged = _merge(merged, flags)
         layers.append(("the command line", flags))
@@ -197,6 +219,68 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
     )
 
 
+def _file_layers(repo: Path) -> list[tuple[str, Mapping[str, Any]]]:
+    """The non-empty file layers, lowest first, each checked (shape; the repo
+    layer's forbidden keys) and named by its path."""
+    operator_file = paths.operator_dir() / "ctx.toml"
+    repo_file = repo / ".zirv" / "ctx.toml"
+    layers: list[tuple[str, Mapping[str, Any]]] = []
+    op = _read_toml(operator_file)
+    check_shape(op, operator_file)
+    if op:
+        layers.append((str(operator_file), op))
+    if repo_file.resolve() != operator_file.resolve():
+        rp = _read_toml(repo_file)
+        if rp:
+            _check_repo_layer(rp, repo_file)
+            layers.append((str(repo_file), rp))
+    return layers
+
+
+_PLAIN_COUNT = re.compile(r"[0-9]{1,12}")
+
+
+def mail_limits(repo: Path | None = None) -> tuple[int, int]:
+    """(`mail.keep`, `mail.max_message_bytes`) exactly as `load_settings` would
+    give them, without importing pydantic: `zirv ctx send` runs many times a
+    minute and needs only these two. The same file layers are read with the same
+    checks; a value this does not plainly accept (not a whole number, out of
+    range, an odd environment variable) is handed to `load_settings`, so its
+    error reads the same. Other sections are not validated here."""
+    repo = repo or paths.repo_root()
+    mail: dict[str, Any] = {}
+    for _, layer in _file_layers(repo):
+        mail.update(_section(layer, "mail"))
+    values: list[int] = []
+    for name, default, low, high in (
+        ("keep", MAIL_KEEP_DEFAULT, MAIL_KEEP_MIN, None),
+        ("max_message_bytes", _BYTES_DEFAULT, _BYTES_MIN, _BYTES_MAX),
+    ):
+        value = _plain_limit(name, mail.get(name, default), low, high)
+        if value is None:
+            settings = load_settings(repo)
+            return settings.mail.keep, settings.mail.max_message_bytes
+        values.append(value)
+    return values[0], values[1]
+
+
+def _plain_limit(name: str, value: object, low: int, high: int | None) -> int | None:
+    """`value` (or its environment variable, which outranks it) if it is plainly
+    a whole number in range, else None."""
+    var = f"ZIRV_CTX_MAIL_{name.upper()}"
+    # pydantic-settings matches names case-insensitively: any spelling counts.
+    given = [v for k, v in os.environ.items() if k.upper() == var]
+    if len(given) > 1:
+        return None
+    if given:
+        if not _PLAIN_COUNT.fullmatch(given[0]):
+            return None
+        value = int(given[0])
+    if type(value) is not int or value < low or (high is not None and value > high):
+        return None
+    return value
+
+
 def _section(merged: Mapping[str, Any], name: str) -> dict[str, Any]:
     value = merged.get(name, {})
     return dict(value) if isinstance(value, Mapping) else {}
@@ -208,6 +292,8 @@ def _describe_validation(
     """Each bad value named by key and blamed on where it came from: the
     environment variable when one is set (it outranks the files), else the
     highest layer that holds the key."""
+    from zirv_dash.settings_model import SECTION_MODELS
+
     model = SECTION_MODELS[section]
     parts = []
     for err in exc.errors():
@@ -222,6 +308,8 @@ def _describe_validation(
 def _field_of(model: type[BaseSettings], loc: str) -> str:
     """The field an error location names (an env alias such as `ZIRV_CTX_DASH`
     names the `enabled` field)."""
+    from pydantic import AliasChoices
+
     if loc in model.model_fields:
         return loc
     for name, info in model.model_fields.items():
@@ -232,6 +320,8 @@ def _field_of(model: type[BaseSettings], loc: str) -> str:
 
 
 def _origin(section: str, name: str, layers: list[tuple[str, Mapping[str, Any]]]) -> str:
+    from zirv_dash.settings_model import SECTION_MODELS, env_var
+
     if name in SECTION_MODELS[section].model_fields:
         var = env_var(section, name)
         # pydantic-settings matches names case-insensitively.

@@ -13,11 +13,29 @@ tokens. Those keys are *repo-forbidden* (`REPO_FORBIDDEN`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from zirv_dash.settings_policy import FOREIGN_SECTIONS as FOREIGN_SECTIONS
+from zirv_dash.settings_policy import MAIL_KEEP_DEFAULT as MAIL_KEEP_DEFAULT
+from zirv_dash.settings_policy import MAIL_KEEP_MIN as MAIL_KEEP_MIN
+from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_DEFAULT as MAIL_MESSAGE_BYTES_DEFAULT
+from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_MAX as MAIL_MESSAGE_BYTES_MAX
+from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_MIN as MAIL_MESSAGE_BYTES_MIN
+from zirv_dash.settings_policy import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
+from zirv_dash.settings_policy import REPO_ALLOWED_EXCEPTIONS as REPO_ALLOWED_EXCEPTIONS
+from zirv_dash.settings_policy import REPO_FORBIDDEN as REPO_FORBIDDEN
+from zirv_dash.settings_policy import REPO_FORBIDDEN_TOP as REPO_FORBIDDEN_TOP
+from zirv_dash.settings_policy import TOP_ENV as TOP_ENV
+from zirv_dash.settings_policy import gate_env as gate_env
+from zirv_dash.settings_policy import handover_env as handover_env
+from zirv_dash.settings_policy import handover_hint as handover_hint
+from zirv_dash.settings_policy import repo_settable as repo_settable
+from zirv_dash.settings_policy import section_hint as section_hint
+from zirv_dash.settings_policy import top_hint as top_hint
+from zirv_dash.settings_policy import unknown_key_words as unknown_key_words
 
 
 class _EnvFirst(BaseSettings):
@@ -91,11 +109,13 @@ class MailSettings(_EnvFirst):
     model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_MAIL_", extra="ignore")
 
     enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_MAIL", "enabled"))
-    max_message_bytes: int = Field(default=4096, ge=64, le=1024 * 1024)
+    max_message_bytes: int = Field(
+        default=MAIL_MESSAGE_BYTES_DEFAULT, ge=MAIL_MESSAGE_BYTES_MIN, le=MAIL_MESSAGE_BYTES_MAX
+    )
     """Bodies over this are cut (the whole text goes to a `full/` sidecar); at
     most 1 MiB so a reader never needs more than a bounded read."""
     max_delivered_bytes: int = Field(default=4096, ge=64, le=1024 * 1024)
-    keep: int = Field(default=50, ge=1)
+    keep: int = Field(default=MAIL_KEEP_DEFAULT, ge=MAIL_KEEP_MIN)
 
 
 class Settings(BaseModel):
@@ -110,41 +130,13 @@ class Settings(BaseModel):
     """Files that contributed, for `zirv ctx config`-style diagnostics."""
 
 
-# Keys a repository checkout may not set (section → forbidden keys; "*" = all but
-# the listed exceptions). See the module docstring for why.
-REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "dash": ("*",),
-    # Upstream forbids `enabled` and `max_delivered_bytes`; `keep` too, because a
-    # checkout that shrinks it prunes every other session's mail history.
-    "mail": ("enabled", "max_delivered_bytes", "keep"),
-    "handover": ("*",),
-    "worker": ("*",),
-}
-REPO_ALLOWED_EXCEPTIONS: dict[str, tuple[str, ...]] = {"dash": ("idle_quiet_ms",)}
-REPO_FORBIDDEN_TOP = ("agent",)
-
-
 # --- names of settings, for hints (every hint is built from the models) -------------
 
-OPERATOR_FILE_SHOWN = "~/.zirv/ctx.toml"
 SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "dash": DashSettings,
     "mail": MailSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
-FOREIGN_SECTIONS: dict[str, str] = {
-    "supervise": (
-        "zirv-dash does not read `[supervise]`: its keys (max_nudges, poll_ms, "
-        "max_restarts, …) drive upstream zirv's headless exec/loop supervisors, which "
-        "zirv-dash does not have (a dashboard pane takes a nudge as typed text, never a "
-        "restart, and watches its state directory instead of polling)"
-    ),
-}
-"""Sections `~/.zirv/ctx.toml` may hold for upstream zirv (the file is shared)
-that no setting here reads: loading ignores them, as it ignores any key no model
-has, and `zirv ctx config` refuses them with this reason."""
-TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
-"""Top-level keys and the environment variable each is read from (`load_settings`)."""
 
 
 def env_var(section: str, name: str) -> str:
@@ -159,19 +151,6 @@ def env_var(section: str, name: str) -> str:
     return f"{model.model_config.get('env_prefix', '')}{name}".upper()
 
 
-def handover_env(agent: str, tier: str) -> str:
-    """The variable `_handover_env` reads for `handover.<agent>.<tier>`."""
-    return f"ZIRV_CTX_HANDOVER_{agent.upper().replace('-', '_')}_{tier.upper()}"
-
-
-def repo_settable(section: str, name: str) -> bool:
-    """May `<repo>/.zirv/ctx.toml` set `section.name`?"""
-    if name in REPO_ALLOWED_EXCEPTIONS.get(section, ()):
-        return True
-    forbidden = REPO_FORBIDDEN.get(section, ())
-    return "*" not in forbidden and name not in forbidden
-
-
 def all_keys() -> list[str]:
     """Every scalar key `zirv ctx config` can set (handover keys are patterns)."""
     keys = list(TOP_ENV)
@@ -180,56 +159,12 @@ def all_keys() -> list[str]:
     return keys
 
 
-def unknown_key_words(key: str, known: list[str]) -> str:
-    """`unknown key `dash.max_pane`; did you mean `dash.max_panes`?`: close names
-    compared within the key's own section (the shared `dash.` prefix would make
-    every dash key look close), else every known key of that section."""
-    import difflib
-
-    section, dot, name = key.rpartition(".")
-    same = [k for k in known if k.rpartition(".")[0] == section] if dot else []
-    by_name = {k.rpartition(".")[2]: k for k in same}
-    close = [by_name[n] for n in difflib.get_close_matches(name, list(by_name), n=3)]
-    if not same:
-        close = difflib.get_close_matches(key, known, n=3)
-    if close:
-        return f"unknown key `{key}`; did you mean {', '.join(f'`{k}`' for k in close[:3])}?"
-    return f"unknown key `{key}`; known keys: {', '.join(same or known)}"
-
-
 def operator_hint(section: str, name: str) -> str:
     key = f"{section}.{name}"
     return (
         f"set it with `zirv ctx config set {key} <value>` (writes {OPERATOR_FILE_SHOWN}) "
         f"or {env_var(section, name)} instead"
     )
-
-
-def top_hint(key: str) -> str:
-    return (
-        f"set it with `zirv ctx config set {key} <value>` (writes {OPERATOR_FILE_SHOWN}) "
-        f"or {TOP_ENV[key]} instead"
-    )
-
-
-def handover_hint(agent: str, tier: str) -> str:
-    return (
-        f"set it with `zirv ctx config set handover.{agent}.{tier} <model>` "
-        f"(writes {OPERATOR_FILE_SHOWN}) or {handover_env(agent, tier)} instead"
-    )
-
-
-def section_hint(section: str, value: object) -> str:
-    """Where a wholly forbidden section is set instead, naming the first real
-    `handover.<agent>.<tier>` the checkout tried when there is one."""
-    if section == "handover":
-        if isinstance(value, Mapping):
-            for agent, tiers in value.items():
-                if isinstance(tiers, Mapping):
-                    for tier in tiers:
-                        return handover_hint(str(agent), str(tier))
-        return handover_hint("<agent>", "<tier>")
-    return f"set it in {OPERATOR_FILE_SHOWN} instead"
 
 
 _FILE_ONLY: dict[type[BaseSettings], type[BaseSettings]] = {}
@@ -257,8 +192,3 @@ def file_only(model: type[BaseSettings]) -> type[BaseSettings]:
     FileOnly.__name__ = model.__name__
     _FILE_ONLY[model] = FileOnly
     return FileOnly
-
-
-def gate_env(agent: str) -> str:
-    """The variable that enables or disables harness `agent` (wins over the files)."""
-    return f"ZIRV_AGENT_{agent.upper().replace('-', '_')}_ENABLED"
