@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from zirv_dash import paths, registry
@@ -80,8 +81,7 @@ def register(
     env: Env, session: str, pid: int, *, agent: str = "claude", verb: str = "dash", **kw: object
 ) -> registry.SessionRecord:
     record = registry.SessionRecord.new(session, agent, env.repo, verb, pid)
-    for key, value in kw.items():
-        setattr(record, key, value)
+    record = msgspec.structs.replace(record, **kw)
     registry.register(record)
     return record
 
