@@ -19,14 +19,14 @@ NEWLINE_KEYS = ("shift+enter", "alt+enter", "ctrl+j")
 
 class NativeComposer(TextArea):
     DEFAULT_CSS = """
-    NativeComposer {
+    NativeComposer, NativeComposer:focus {
         height: auto;
-        min-height: 3;
-        max-height: 10;
-        border: round $primary 60%;
-        padding: 0 1;
+        min-height: 1;
+        max-height: 8;
+        border: none;
+        padding: 0;
+        background: transparent;
     }
-    NativeComposer:focus { border: round $primary; }
     """
 
     class Submitted(Message):

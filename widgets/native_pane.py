@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -85,7 +85,9 @@ class TranscriptItem(Widget):
         return render_item(self.item, max(10, width), self.expanded)
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        return max(1, len(self.lines(width)))
+        # Measured as Rich will draw it: a line wider than the pane folds.
+        text = to_text(self.lines(width))
+        return max(1, len(text.wrap(self.app.console, max(1, width))))
 
     def render(self) -> Text:
         return to_text(self.lines(self.size.width))
@@ -128,6 +130,9 @@ class NativePane(Widget):
     NativePane #native-streaming { height: auto; }
     NativePane #native-activity { height: auto; }
     NativePane > #native-hint { height: 1; color: $text-muted; }
+    NativePane > #native-box { height: auto; border: round $primary 50%; padding: 0 1; }
+    NativePane > #native-box:focus-within { border: round $primary; }
+    NativePane #native-prompt { width: 2; color: $text-muted; }
     """
     BINDINGS = [
         Binding("escape", "escape", show=False, priority=True),
@@ -162,7 +167,9 @@ class NativePane(Widget):
             yield Static(id="native-streaming")
             yield Static(id="native-activity")
         yield NativeApproval(id="native-approval")
-        yield NativeComposer(id="native-composer")
+        with Horizontal(id="native-box"):
+            yield Static("> ", id="native-prompt")
+            yield NativeComposer(id="native-composer")
         yield Static(id="native-hint")
 
     @property

@@ -190,7 +190,9 @@ def render_item(item: Item, width: int, expanded: bool = False) -> list[Line]:
     if item.kind == "assistant":
         return _bulleted(("⏺ ", "accent"), markdown_lines(item.text, inner))
     if item.kind == "tool":
-        head: Line = (("⏺ ", "accent"), (item.name, "emph"), (f"({item.args})", "muted"))
+        room = max(8, width - cells(item.name) - 4)
+        args = item.args if cells(item.args) <= room else item.args[: room - 1] + "…"
+        head: Line = (("⏺ ", "accent"), (item.name, "emph"), (f"({args})", "muted"))
         outcome = item.outcome or Outcome("pending")
         tree: list[Span] = [("  ⎿ ", "muted"), summary(outcome)]
         if expandable(item) and not expanded:
