@@ -128,15 +128,17 @@ async def test_a_controller_that_disconnects_frees_the_seat(short_state: Path) -
 
 async def test_attach_returns_the_screen_then_streams_output(short_state: Path) -> None:
     async with serving() as server, connected(server) as client:
-        sid = await start_cat(client)
+        script = 'read line; echo "got $line"; exec cat'
+        started = await client.call("session.start", {"argv": ["/bin/sh", "-c", script]})
+        sid = started["session"]["id"]
         await client.call("session.send_input", {"session": sid, "text": "before\r"})
-        await client.call("session.wait", {"session": sid, "text": "before"})
+        await client.call("session.wait", {"session": sid, "text": "got before"})  # the last
         got = await client.call("session.attach", {"session": sid, "mode": "controller"})
-        assert "before" in got["screen"]["lines"]
+        assert "got before" in got["screen"]["lines"]
         await client.call("session.send_input", {"session": sid, "text": "after\r"})
         seen = b""
         async with asyncio.timeout(10):
-            while b"after" not in seen:
+            while seen.count(b"after") < 2:  # the terminal's echo and cat's copy
                 out = await client.outputs.get()
                 assert out.output == sid and out.seq > got["screen"]["seq"]
                 seen += out.data

@@ -30,6 +30,7 @@ from zirv_dash.session.methods import (
     ReadParams,
     ReadResult,
     ResizeParams,
+    ScreenParams,
     ScreenResult,
     SendInputParams,
     SendInputResult,
@@ -161,7 +162,7 @@ def require_seat(server: Server, conn: Connection, session_id: str) -> None:
         )
 
 
-def screen_of(server: Server, session_id: str) -> ScreenResult:
+def screen_of(server: Server, session_id: str, repaint: bool = False) -> ScreenResult:
     screen = server.host.screen(session_id)
     return ScreenResult(
         session=session_id,
@@ -171,6 +172,7 @@ def screen_of(server: Server, session_id: str) -> ScreenResult:
         lines=screen.lines,
         version=screen.version,
         seq=server.seq.get(session_id, 0),
+        repaint=server.host.repaint(session_id) if repaint else b"",
     )
 
 
@@ -277,7 +279,7 @@ def _matches(server: Server, facts: SessionFacts, text: str) -> str | None:
 async def _attach(server: Server, conn: Connection, params: AttachParams) -> AttachResult:
     facts = resolve(server, params.session)
     change = server.seats.attach(facts.id, conn.client_id, params.mode)
-    return _attached(server, conn, facts.id, change)
+    return _attached(server, conn, facts.id, change, params.repaint)
 
 
 async def _takeover(server: Server, conn: Connection, params: SessionRef) -> AttachResult:
@@ -286,10 +288,12 @@ async def _takeover(server: Server, conn: Connection, params: SessionRef) -> Att
     return _attached(server, conn, facts.id, change)
 
 
-def _attached(server: Server, conn: Connection, session_id: str, change: Any) -> AttachResult:
+def _attached(
+    server: Server, conn: Connection, session_id: str, change: Any, repaint: bool = False
+) -> AttachResult:
     # Screen first, then subscribe: both happen before any later output is
     # delivered (one loop thread), so the client misses nothing and sees no byte twice.
-    screen = screen_of(server, session_id)
+    screen = screen_of(server, session_id, repaint)
     conn.attached.add(session_id)
     conn.subscribed = True
     server.publish_seat(change, EventKind.CLIENT_ATTACHED if change.attached else None)
@@ -317,8 +321,8 @@ async def _resize(server: Server, conn: Connection, params: ResizeParams) -> Get
     return GetResult(session=server.facts(resized))
 
 
-async def _screen(server: Server, conn: Connection, params: SessionRef) -> ScreenResult:
-    return screen_of(server, resolve(server, params.session).id)
+async def _screen(server: Server, conn: Connection, params: ScreenParams) -> ScreenResult:
+    return screen_of(server, resolve(server, params.session).id, params.repaint)
 
 
 async def _subscribe(server: Server, conn: Connection, params: SubscribeParams) -> SubscribeResult:

@@ -82,6 +82,10 @@ class Host(Protocol):
         """Raises HostError(not_found) for an unknown session."""
         ...
 
+    def repaint(self, session_id: str) -> bytes:
+        """Bytes that rebuild the screen in a fresh model (`repaint.repaint(model)`)."""
+        ...
+
     def send_input(self, session_id: str, data: bytes) -> None:
         """Queue bytes for the child (never blocks). HostError if it is gone."""
         ...

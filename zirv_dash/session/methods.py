@@ -108,6 +108,16 @@ class WaitResult(Frame, frozen=True):
 class AttachParams(Frame, frozen=True):
     session: str
     mode: SeatMode = SeatMode.OBSERVER
+    repaint: bool = False
+    """Also send `screen.repaint`."""
+
+
+class ScreenParams(Frame, frozen=True):
+    session: str
+    repaint: bool = False
+    """Also send `repaint`: bytes that rebuild the styled screen, cursor and
+    key/mouse modes in a fresh terminal model of this size (feed it, then every
+    `Output` after `seq`, and the model tracks the runtime's)."""
 
 
 class ScreenResult(Frame, frozen=True):
@@ -119,6 +129,7 @@ class ScreenResult(Frame, frozen=True):
     version: int = 0
     seq: int = 0
     """The `Output` sequence number this screen already includes."""
+    repaint: bytes = b""
 
 
 class AttachResult(Frame, frozen=True):
@@ -206,7 +217,7 @@ METHODS: dict[Method, MethodSpec] = {
         summary="resize the terminal",
     ),
     Method.SESSION_SCREEN: MethodSpec(
-        SessionRef, ScreenResult, capability="session.attach", summary="the current screen"
+        ScreenParams, ScreenResult, capability="session.attach", summary="the current screen"
     ),
     Method.EVENTS_SUBSCRIBE: MethodSpec(
         SubscribeParams, SubscribeResult, summary="receive every event from now on"

@@ -19,6 +19,7 @@ from pathlib import Path
 import msgspec
 
 from zirv_dash.ptysession import PtySession, SpawnError, quit_signals
+from zirv_dash.session import repaint
 from zirv_dash.session.host import (
     HostError,
     HostEvent,
@@ -77,6 +78,9 @@ class PtyHost:
     def screen(self, session_id: str) -> Screen:
         model = self._entry(session_id).model
         return Screen(model.columns, model.rows, model.cursor, model.lines(), model.version)
+
+    def repaint(self, session_id: str) -> bytes:
+        return repaint.repaint(self._entry(session_id).model)
 
     def subscribe(self, listener: Listener) -> Unsubscribe:
         self._listeners.append(listener)
