@@ -523,6 +523,30 @@ def test_ctx_cli_imports_no_configuration_model() -> None:
     assert out.stdout.strip() == "False"
 
 
+def test_send_runs_without_the_settings_model_or_the_ui(env: Env) -> None:
+    """`zirv ctx send` runs many times a minute: storing a note (with the repo's
+    mail limits applied) must not import pydantic, pydantic-settings or Textual."""
+    (env.repo / ".zirv").mkdir()
+    (env.repo / ".zirv" / "ctx.toml").write_text("[mail]\nmax_message_bytes = 1024\n")
+    probe = (
+        "import sys\n"
+        "from zirv_dash.cli import main\n"
+        "sys.argv = ['zirv', 'ctx', 'send', '--message', 'x' * 3000]\n"
+        "code = main()\n"
+        "heavy = sorted(m for m in ('pydantic', 'pydantic_settings', 'textual', 'rich') "
+        "if m in sys.modules)\n"
+        "print(code, heavy)\n"
+    )
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ZIRV_")}
+    full_env.update(ZIRV_CTX_STATE_DIR=str(env.state), ZIRV_HOME=str(env.state / "home"))
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=env.repo, env=full_env, capture_output=True, text=True
+    )
+    assert out.stdout.splitlines()[-1] == "0 []", out.stderr
+    [stored] = (env.state / "mail" / env.slug).glob("*.md")
+    assert "[truncated; full body:" in stored.read_text()  # the repo's limit was applied
+
+
 def test_status_lists_processes_that_left_a_panes_session(
     env: Env, sleeper: subprocess.Popen[bytes]
 ) -> None:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from zirv_dash import escapes, mail, paths, registry, turn_signal
+from zirv_dash import mail, paths, registry
 from zirv_dash.ctx_common import (
     Parser,
     err,
@@ -71,6 +71,8 @@ def _status(argv: list[str]) -> int:
     rows = [(r, registry.liveness(r)) for r in records]
     # Processes that left a pane's session with setsid outlive quit on purpose
     # (they asked to); the dashboard and its guard record them for us to list.
+    from zirv_dash import escapes  # only status lists them; send need not import it
+
     escaped = escapes.listed(paths.state_dir() / "escaped")
     if args.json:
         out: dict[str, Any] = {
@@ -130,6 +132,8 @@ def hook_main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: zirv ctx hook stop", file=sys.stderr if not argv else sys.stdout)
         return 2 if not argv else 0
+    from zirv_dash import turn_signal
+
     kind = argv[0].lower()
     if kind not in turn_signal.KNOWN_KINDS:
         err("hook", f"unknown hook {argv[0]!r}; the only hook is `stop`")

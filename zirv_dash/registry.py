@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from zirv_dash import paths, procinfo, record_fields, records, safeio, turn_signal
+from zirv_dash import paths, procinfo, record_fields, records, safeio
 from zirv_dash.record_fields import Int64, Pid
 from zirv_dash.textcheck import UnencodableText, require_encodable
 
@@ -343,6 +343,10 @@ def orphan_sockets(records: Iterable[SessionRecord], sweep: bool = True) -> list
 
 def socket_listening(path: Path) -> bool:
     """True if something is bound to the unix socket at `path`."""
+    # Imported here: its socket and hmac modules are not needed by the many
+    # short CLIs that only read records.
+    from zirv_dash import turn_signal
+
     return turn_signal.listening(path)
 
 
