@@ -1,0 +1,261 @@
+"""Start-up cost: the dashboard's first frame, and one `zirv ctx send`.
+
+(a) `zirv chat --agent demo` in a real tmux pane (a private server, 120x40): the
+clock starts just before `tmux new-session` and stops when `capture-pane` first
+shows the dashboard's header row. Each run gets a fresh state dir and HOME (a
+second launch would offer a restore roster instead of the plain first frame).
+(b) `zirv ctx send --message …` to a throwaway state dir and HOME, as a process
+start to exit.
+
+    python bench/startup.py [--runs 5] [--sends 10] [--importtime]
+
+`--importtime` also prints the heaviest imports of each (`python -X importtime`,
+cumulative microseconds, top level packages only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SERVER = "startupbench"
+COLS, ROWS = 120, 40
+HEADER = re.compile(r"zirv · \d+ session")
+"""The header's first words: drawn with the first completed frame."""
+FIRST_FRAME_TARGET = 0.5
+SEND_TARGET = 0.080
+POLL = 0.005
+"""capture-pane interval; each capture itself costs a few ms of tmux client."""
+FRAME_TIMEOUT = 20.0
+VENV_BIN = Path(sys.executable).parent
+
+
+def zirv_binary() -> str:
+    found = VENV_BIN / "zirv"
+    if not found.exists():
+        sys.exit(f"no zirv next to {sys.executable}; run this bench with the venv's python")
+    return str(found)
+
+
+def throwaway(root: Path, name: str) -> tuple[Path, dict[str, str]]:
+    """A fresh repo, HOME and state dir under `root`, and the environment for them."""
+    base = root / name
+    repo = base / "repo"
+    repo.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(base / "home"),
+        "ZIRV_HOME": str(base / "home" / ".zirv"),
+        "ZIRV_CTX_STATE_DIR": str(base / "state"),
+        "TERM": "xterm-256color",
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "SHELL": "/bin/sh",
+    }
+    return repo, env
+
+
+def tmux(*args: str) -> str:
+    done = subprocess.run(
+        ["tmux", "-L", SERVER, *args], capture_output=True, text=True, check=False
+    )
+    return done.stdout
+
+
+def first_frame(root: Path, run: int, importtime: Path | None = None) -> tuple[float, float]:
+    """Seconds from `new-session` until the header is on the pane's screen, and
+    the CPU seconds the dashboard process had used by then.
+
+    With `importtime` the run also writes `-X importtime` (stderr) to that file."""
+    repo, env = throwaway(root, f"chat{run}")
+    exports = " ".join(f"{k}={_quote(v)}" for k, v in env.items())
+    program = zirv_binary()
+    if importtime is not None:
+        program = (
+            f"{sys.executable} -X importtime -c {_quote(_LOG_IMPORTS.format(log=str(importtime)))}"
+        )
+    command = f"cd {_quote(str(repo))} && exec env -i {exports} {program} chat --agent demo"
+    name = f"run{run}"
+    start = time.perf_counter()
+    tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), "-s", name, command)
+    pid = tmux("display-message", "-p", "-t", name, "#{pane_pid}").strip()
+    try:
+        while True:
+            top = tmux("capture-pane", "-p", "-t", name, "-S", "0", "-E", "0")
+            if HEADER.search(top):
+                took = time.perf_counter() - start
+                return took, _cpu_seconds(pid)
+            if time.perf_counter() - start > FRAME_TIMEOUT:
+                screen = tmux("capture-pane", "-p", "-t", name)
+                sys.exit(
+                    f"no dashboard header after {FRAME_TIMEOUT:.0f} s; the pane shows:\n{screen}"
+                )
+            time.sleep(POLL)
+    finally:
+        tmux("kill-session", "-t", name)
+        _wait_gone(int(pid) if pid.isdigit() else None)
+
+
+_LOG_IMPORTS = """\
+import os, sys
+# Textual draws on stderr, where -X importtime also writes: the log gets fd 2 and
+# the UI a copy of the terminal.
+tty = os.dup(2)
+os.dup2(os.open({log!r}, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
+sys.stderr = sys.__stderr__ = os.fdopen(tty, "w")
+sys.argv[0] = "zirv"
+from zirv_dash.cli import main
+sys.exit(main())
+"""
+
+
+def _wait_gone(pid: int | None, timeout: float = 10.0) -> None:
+    """The previous dashboard has exited before the next run starts."""
+    if pid is None:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.02)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _cpu_seconds(pid: str) -> float:
+    """User + system time of a live process (clock-tick resolution)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def send_once(repo: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one `zirv ctx send`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [zirv_binary(), "ctx", "send", "--message", "startup bench note"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    if done.returncode != 0:
+        sys.exit(f"zirv ctx send failed ({done.returncode}): {done.stderr.strip()}")
+    return took, cpu
+
+
+def top_imports(log: str, count: int = 15) -> list[tuple[int, int, str]]:
+    """The costliest imports of an -X importtime log: (cumulative us, depth, name)
+    for the outermost two levels (deeper ones are inside these figures)."""
+    found = []
+    for line in log.splitlines():
+        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( +)(\S+)", line)
+        if match is None:
+            continue
+        depth = (len(match.group(2)) - 1) // 2
+        if depth <= 1:
+            found.append((int(match.group(1)), depth, match.group(3)))
+    return sorted(found, reverse=True)[:count]
+
+
+def send_importtime(root: Path) -> str:
+    repo, env = throwaway(root, "send-importtime")
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", zirv_binary(), "ctx", "send", "--message", "x"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stderr
+
+
+def chat_importtime(root: Path) -> str:
+    log = root / "chat-importtime.log"
+    first_frame(root, 99, importtime=log)
+    return log.read_text() if log.exists() else ""
+
+
+def python_floor(count: int = 5) -> float:
+    """Seconds for the venv's bare interpreter to start and exit (`-c pass`)."""
+    samples = []
+    for _ in range(count):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="dashboard launches (median)")
+    parser.add_argument("--sends", type=int, default=10, help="zirv ctx send runs (median)")
+    parser.add_argument("--importtime", action="store_true", help="also list import costs")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        sys.exit("tmux is not on PATH")
+    with tempfile.TemporaryDirectory(prefix="zirv-startup-") as tmp:
+        root = Path(tmp)
+        load_before = os.getloadavg()[0]
+        tmux("kill-server")
+        # The server and a holder session first, so no run pays for the server start.
+        tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), "-s", "hold", "cat")
+        try:
+            first_frame(root, 0)  # warm-up: disk caches, .pyc files
+            frames = [first_frame(root, i + 1) for i in range(args.runs)]
+            log = chat_importtime(root) if args.importtime else ""
+        finally:
+            tmux("kill-server")
+        repo, env = throwaway(root, "send")
+        send_once(repo, env)  # warm-up
+        sends = [send_once(repo, env) for _ in range(args.sends)]
+        floor = python_floor()
+        load = f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}"
+        print(f"start-up, {COLS}x{ROWS} tmux pane, {os.cpu_count()} cores, {load} (s = seconds)")
+        print(f"{'figure':<38}{'median':>9}{'min':>9}{'max':>9}{'target':>9}  met{'cpu':>8}")
+        rows = (
+            (f"first frame, zirv chat --agent demo x{args.runs}", frames, FIRST_FRAME_TARGET),
+            (f"zirv ctx send x{args.sends}", sends, SEND_TARGET),
+        )
+        for label, timed, target in rows:
+            samples = [wall for wall, _ in timed]
+            cpu = statistics.median(c for _, c in timed)
+            mid = statistics.median(samples)
+            print(
+                f"{label:<38}{mid:>8.3f}s{min(samples):>8.3f}s{max(samples):>8.3f}s"
+                f"{target:>8.3f}s  {'yes' if mid <= target else 'no ':<3}{cpu:>7.3f}s"
+            )
+        print(f"{'python -c pass (floor)':<38}{floor:>8.3f}s")
+        if args.importtime:
+            for title, text in (("zirv chat", log), ("zirv ctx send", send_importtime(root))):
+                print(
+                    f"\nheaviest imports, {title} (cumulative ms; indented: imported by the above)"
+                )
+                for us, depth, name in top_imports(text):
+                    print(f"  {us / 1000:8.1f}  {'  ' * depth}{name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
