@@ -14,7 +14,7 @@ from pathlib import Path
 from tests.sessionrig import connected, serving, short_state, start_cat
 from zirv_dash.session.client import Client
 from zirv_dash.session.protocol import MAX_FRAME_BYTES
-from zirv_dash.session.server import Server
+from zirv_dash.session.server import MAX_CLIENTS, Server
 
 __all__ = ["short_state"]
 
@@ -135,3 +135,19 @@ async def test_a_client_that_never_reads_cannot_stall_a_flooding_session(
         stuck.close()
         del stuck_reader
         await still_serving(good, quiet)
+
+
+async def test_a_connection_flood_is_refused_past_the_limit(short_state: Path) -> None:
+    async with serving() as server, connected(server) as good:
+        sid = await start_cat(good)
+        held = [await raw(server) for _ in range(MAX_CLIENTS - 1)]
+        assert server.path is not None
+        reader, writer = await asyncio.open_unix_connection(os.fspath(server.path))
+        refused = json.loads(await reader.readline())
+        assert refused["error"]["code"] == "busy" and await reader.read() == b""
+        writer.close()
+        for _, extra in held:
+            extra.close()
+        await clients_become(good, 1)
+        assert good.supports("session.attach")
+        await still_serving(good, sid)

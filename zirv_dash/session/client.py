@@ -104,6 +104,11 @@ class Client:
     def client_id(self) -> str:
         return self.hello.client_id
 
+    def supports(self, capability: str) -> bool:
+        """Whether the server advertised `capability`: a client disables locally
+        what the server lacks instead of calling it and being refused."""
+        return capability in self.hello.capabilities
+
     async def call(
         self, method: str, params: dict[str, Any] | None = None, idempotency_key: str | None = None
     ) -> Any:

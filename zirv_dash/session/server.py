@@ -53,8 +53,11 @@ log = logging.getLogger("zirv.session.server")
 
 OUTPUT_BUDGET = 1024 * 1024
 """Unsent bytes to one client above which its `Output` frames are dropped."""
-HARD_LIMIT = 16 * 1024 * 1024
+HARD_LIMIT = 4 * 1024 * 1024
 """Unsent bytes to one client above which it is disconnected."""
+MAX_CLIENTS = 64
+"""Connections served at once; one more is told `busy` and closed, so a client
+opening connections in a loop cannot exhaust our descriptors."""
 LINGER_SECS = 2.0
 """How long a dropped client's remaining input is discarded before the hang-up."""
 EVENT_LOG = 1024
@@ -245,6 +248,10 @@ class Server:
     ) -> None:
         if not self._peer_allowed(writer):
             writer.write(_error_line(None, ErrorCode.FORBIDDEN, "not the runtime's owner"))
+            writer.close()
+            return
+        if len(self.connections) >= MAX_CLIENTS:
+            writer.write(_error_line(None, ErrorCode.BUSY, f"{MAX_CLIENTS} clients already"))
             writer.close()
             return
         task = asyncio.current_task()
