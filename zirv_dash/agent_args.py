@@ -1,0 +1,112 @@
+"""`zirv agent` arguments, the delegation receipt and the error line form."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+USAGE = (
+    "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR | --worktree] [--json] "
+    "[--timeout-secs N] [--max-tool-calls N] [--force] [-- flags]\n"
+)
+EXIT_BUDGET_EXHAUSTED = 77
+MAX_STDIN_PROMPT = 1024 * 1024
+PREFIX = "zirv agent"
+"""How errors are labelled (also reached as `zirv ctx agent`, the same command)."""
+
+
+class UsageError(ValueError):
+    pass
+
+
+@dataclass
+class AgentArgs:
+    harness: str
+    prompt: str
+    model: str | None = None
+    workdir: str | None = None
+    json: bool = False
+    timeout_secs: int | None = None
+    max_tool_calls: int | None = None
+    force: bool = False
+    worktree: bool = False
+    """Run in a git worktree of its own (branch `zirv/<short>`)."""
+    flags: list[str] = field(default_factory=list)
+
+
+def parse_args(argv: list[str]) -> AgentArgs:
+    """Hand-rolled so a trailing `--` block is kept verbatim and options may come
+    before or after the positionals."""
+    head, flags = argv, []
+    if "--" in argv:
+        cut = argv.index("--")
+        head, flags = argv[:cut], argv[cut + 1 :]
+    positionals: list[str] = []
+    opts: dict[str, str] = {}
+    switches: set[str] = set()
+    i = 0
+    while i < len(head):
+        tok = head[i]
+        name, eq, value = tok.partition("=")
+        if name == "--timeout":
+            name = "--timeout-secs"  # a short alias: headless runs end on it too
+        if name in ("--model", "--workdir", "--timeout-secs", "--max-tool-calls"):
+            if not eq:
+                if i + 1 >= len(head):
+                    raise UsageError(f"{name} needs a value")
+                i += 1
+                value = head[i]
+            opts[name] = value
+        elif tok in ("--json", "--force", "--worktree"):
+            switches.add(tok)
+        elif tok in ("-h", "--help"):
+            raise UsageError("")
+        elif tok.startswith("-") and tok != "-":
+            raise UsageError(
+                f"unknown option {tok!r} "
+                "(a prompt that starts with '-' can be passed on stdin with -)"
+            )
+        else:
+            positionals.append(tok)
+        i += 1
+    if len(positionals) != 2:
+        raise UsageError("expected HARNESS and PROMPT (or - to read the prompt from stdin)")
+    args = AgentArgs(positionals[0], positionals[1], flags=flags)
+    args.model = opts.get("--model")
+    args.workdir = opts.get("--workdir")
+    args.json = "--json" in switches
+    args.force = "--force" in switches
+    args.worktree = "--worktree" in switches
+    if args.worktree and args.workdir is not None:
+        raise UsageError("--worktree and --workdir exclude each other (a worktree is its own dir)")
+    for name, attr in (("--timeout-secs", "timeout_secs"), ("--max-tool-calls", "max_tool_calls")):
+        if name in opts:
+            try:
+                number = int(opts[name])
+            except ValueError:
+                raise UsageError(f"{name} must be a whole number, not {opts[name]!r}") from None
+            if number < 0:
+                raise UsageError(f"{name} must not be negative")
+            setattr(args, attr, number)
+    return args
+
+
+def receipt(**values: Any) -> str:
+    """The delegation receipt: schema_version 1, empty fields omitted."""
+    doc: dict[str, Any] = {"schema_version": 1}
+    for key in ("harness", "model", "mode", "state", "exit_code", "session", "workdir", "reason"):
+        value = values.get(key)
+        if value is None or value == "" or value == []:
+            continue
+        doc[key] = value
+    for key in ("capability_warnings", "errors"):
+        if values.get(key):
+            doc[key] = values[key]
+    return json.dumps(doc)
+
+
+def err(text: str) -> None:
+    sys.stderr.write(text.rstrip("\n") + "\n")
+    sys.stderr.flush()
