@@ -474,3 +474,19 @@ def test_typing_at_the_prompt_is_not_work() -> None:
     t.output(3.6)
     t.screen(["$ echo typing", "typing"], 3.6, (0, 2))
     assert t.state(3.7) is PaneState.WORKING
+
+
+OLD_PUBLIC = (
+    "PATTERNS_VERSION SCAN_LINES NEEDS_YOU_DEBOUNCE SIGNAL_IDLE_DEBOUNCE NEEDS_PERMISSION "
+    "NEEDS_APPROVAL NEEDS_ANSWER NEEDS_LOGIN ScreenPattern PATTERNS patterns_for match_needs_you "
+    "detect_needs_you InputPrompt INPUT_PROMPTS at_input_prompt PaneState ENDED_STATES "
+    "SIGNAL_EXIT_BASE MAX_SIGNAL killed_by ended_state Transition AttentionTracker REPAINT_WINDOW "
+    "REPAINT_BYTES_PER_CELL REPAINT_SLACK RepaintFilter"
+).split()
+
+
+def test_every_name_of_the_single_module_is_still_exported_by_attention() -> None:
+    assert sorted(attention.__all__) == sorted(OLD_PUBLIC)
+    namespace: dict[str, object] = {}
+    exec("from zirv_dash.attention import *", namespace)
+    assert set(OLD_PUBLIC) <= set(namespace)
