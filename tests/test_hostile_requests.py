@@ -27,8 +27,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.intakehelpers import (
+    ask,
+    drive,
+    git_repo,
+    live_dashboard,
+    plain_shell_env,
+    private_channel,
+    request,
+)
 from tests.test_agent_cli import zirv
-from tests.test_intake import ask, close, drive, private_channel, request
 from tests.test_spawn import FakeDashboard, make_repo
 from zirv_dash import catalogue, handover, roster, spawn
 from zirv_dash.config import load_settings
@@ -68,29 +76,18 @@ CORPUS: list[tuple[str, dict[str, object], str]] = [
 
 @pytest.fixture(autouse=True)
 def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    monkeypatch.setenv("PS1", "$ ")
+    plain_shell_env(monkeypatch)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "work" / "repo"
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path.resolve()
+    return git_repo(tmp_path)
 
 
 @pytest.fixture
 def setup(repo: Path) -> Iterator[tuple[Dashboard, Intake]]:
-    dash = Dashboard(load_settings(repo), repo, manage_state=True)
-    intake = Intake(dash)
-    intake.start()
-    dash.spawn("shell", role="orchestrator")
-    try:
-        yield dash, intake
-    finally:
-        close(dash)
-        intake.on_quit()
+    with live_dashboard(repo) as both:
+        yield both
 
 
 # --- the corpus, through a live dashboard ------------------------------------------------
@@ -347,11 +344,7 @@ def test_flood_costs_no_git_per_request(
 ) -> None:
     sub = repo / "src"
     sub.mkdir()
-    dash = Dashboard(load_settings(repo, flags={"dash": {"max_panes": 1}}), repo)
-    intake = Intake(dash)
-    intake.start()
-    dash.spawn("shell", role="orchestrator")
-    try:
+    with live_dashboard(repo, flags={"dash": {"max_panes": 1}}) as (dash, intake):
         assert intake.channel is not None
         log = git_counter(tmp_path, monkeypatch)
         for _ in range(300):
@@ -371,9 +364,6 @@ def test_flood_costs_no_git_per_request(
         refusals = list(intake.channel.requests.glob("ack-req-*.json"))
         assert len(refusals) == 300
         assert all("pane limit" in p.read_text() for p in refusals[:20])
-    finally:
-        close(dash)
-        intake.on_quit()
 
 
 def test_sweep_validates_off_the_event_loop(setup: tuple[Dashboard, Intake], repo: Path) -> None:
@@ -457,6 +447,8 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
     max_leaves=12,
 )
+
+
 def field_names(record: type) -> list[str]:
     """A record's field names, whether it is a dataclass or a msgspec struct."""
     if dataclasses.is_dataclass(record):

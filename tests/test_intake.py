@@ -8,15 +8,23 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.intakehelpers import (
+    ask,
+    close,
+    drive,
+    git_repo,
+    live_dashboard,
+    plain_shell_env,
+    private_channel,
+    request,
+)
 from zirv_dash import mail, paths, registry, roster, spawn
 from zirv_dash.config import load_settings
 from zirv_dash.dashboard import Dashboard
@@ -34,85 +42,28 @@ from zirv_dash.pane import Pane
 
 pytestmark = pytest.mark.timeout(60)
 
+# Other test modules still import these from here; they live in tests/intakehelpers.py.
+__all__ = ["close", "drive", "format_sections"]
+
 
 @pytest.fixture(autouse=True)
 def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    monkeypatch.setenv("PS1", "$ ")
+    plain_shell_env(monkeypatch)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "work" / "repo"
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path.resolve()
+    return git_repo(tmp_path)
 
 
 @pytest.fixture
 def setup(repo: Path) -> Iterator[tuple[Dashboard, Intake]]:
-    dash = Dashboard(load_settings(repo), repo, manage_state=True)
-    intake = Intake(dash)
-    intake.start()
-    dash.spawn("shell", role="orchestrator")
-    try:
-        yield dash, intake
-    finally:
-        close(dash)
-        intake.on_quit()
-
-
-def close(dash: Dashboard) -> None:
-    """Shut down fast: interactive shells ignore SIGTERM, so ask them to exit first."""
-    for pane in dash.live_panes:
-        if pane.agent == "shell":
-            pane.send(b"exit\r")
-    dash.shutdown_all(grace=1.0)
-
-
-def drive(dash: Dashboard, intake: Intake, until: Callable[[], bool], timeout: float = 10) -> None:
-    """One dashboard loop: read and parse output, reap, tick the intake."""
-    deadline = time.monotonic() + timeout
-    while True:
-        for pane in dash.panes:
-            pane.read_available()
-            pane.pump(1 << 20)
-        for pane in dash.reap():
-            intake.pane_ended(pane)
-        intake.tick()
-        if until():
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.02)
+    with live_dashboard(repo) as both:
+        yield both
 
 
 def ended(pane: Pane) -> Callable[[], bool]:
     return lambda: not pane.alive
-
-
-def request(repo: Path, **kw: object) -> dict[str, object]:
-    body: dict[str, object] = {
-        "agent": "demo", "prompt": "say hi", "cwd": str(repo), "requested_by": "tester",
-    }  # fmt: skip
-    body.update(kw)
-    return body
-
-
-def ask(
-    dash: Dashboard, intake: Intake, channel: Path, body: object, raw: bytes | None = None
-) -> spawn.SpawnAck | None:
-    if raw is None and not isinstance(body, dict):
-        raw = json.dumps(body).encode()
-    if raw is None:
-        assert isinstance(body, dict)
-        path = spawn.write_request(channel, body)
-    else:
-        path = channel / "req-raw.json"
-        path.write_bytes(raw)
-    intake.sweep()
-    got = spawn.wait_for_ack(path, timeout=0.5, claim_extension=0.2, poll=0.02)
-    return got.ack
 
 
 # --- channel ---------------------------------------------------------------------------
@@ -239,22 +190,10 @@ def test_widening_fields_are_stripped(setup: tuple[Dashboard, Intake], repo: Pat
 
 
 def test_pane_cap_refuses(repo: Path, isolated_state: Path) -> None:
-    dash = Dashboard(load_settings(repo, flags={"dash": {"max_panes": 1}}), repo)
-    intake = Intake(dash)
-    intake.start()
-    dash.spawn("shell", role="orchestrator")
-    try:
+    with live_dashboard(repo, flags={"dash": {"max_panes": 1}}) as (dash, intake):
         assert intake.channel is not None
         ack = ask(dash, intake, intake.channel.requests, request(repo))
         assert ack is not None and "pane limit reached" in (ack.reason or "")
-    finally:
-        close(dash)
-
-
-def private_channel(intake: Intake, short: str) -> Path:
-    assert intake.channel is not None
-    [name] = [n for n, o in intake.owners.items() if o.short == short]
-    return intake.channel.root / name
 
 
 def test_kill_only_own_children_from_own_channel(
@@ -336,18 +275,12 @@ def test_no_report_when_the_worker_already_mailed(
 
 
 def test_settled_report(repo: Path, isolated_state: Path) -> None:
-    dash = Dashboard(load_settings(repo, flags={"dash": {"idle_quiet_ms": 200}}), repo)
-    intake = Intake(dash)
-    intake.start()
-    dash.spawn("shell", role="orchestrator")
-    try:
+    with live_dashboard(repo, flags={"dash": {"idle_quiet_ms": 200}}) as (dash, intake):
         orch = dash.panes[0]
         ack = ask(dash, intake, private_channel(intake, orch.short), request(repo))
         assert ack is not None and ack.short
         drive(dash, intake, lambda: bool(mails_to(dash, orch.short)))
         assert "settled with unread output" in mails_to(dash, orch.short)[0].body
-    finally:
-        close(dash)
 
 
 def test_screen_tail_is_capped(setup: tuple[Dashboard, Intake]) -> None:
@@ -477,11 +410,7 @@ def test_restore_offer_drops_orchestrator_and_keeps_live(
 
 
 def test_restore_over_the_cap_defers_with_error(repo: Path, isolated_state: Path) -> None:
-    dash = Dashboard(load_settings(repo, flags={"dash": {"max_panes": 2}}), repo)
-    intake = Intake(dash)
-    intake.start()
-    dash.spawn("shell", role="orchestrator")
-    try:
+    with live_dashboard(repo, flags={"dash": {"max_panes": 2}}) as (dash, intake):
         entries = [
             roster.RosterPane("shell", f"{i}{i}{i}{i}{i}{i}{i}{i}-x", short=f"{i}" * 8)
             for i in range(1, 4)
@@ -493,8 +422,6 @@ def test_restore_over_the_cap_defers_with_error(repo: Path, isolated_state: Path
         )
         assert [e.short for e in intake.deferred] == ["22222222", "33333333"]
         intake.skip_restore()
-    finally:
-        close(dash)
 
 
 def test_restore_respects_the_adapter_gate(repo: Path, isolated_state: Path) -> None:

@@ -13,21 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_intake import close, drive, private_channel
+from tests.intakehelpers import drive, git_repo, live_dashboard, private_channel
 from zirv_dash import delegation_result, mail, paths
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.intake import Intake
 
 pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "work" / "repo"
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path.resolve()
+    return git_repo(tmp_path)
 
 
 def zirv_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -90,11 +84,8 @@ def test_inline_run_from_a_pane_is_mailed_to_that_pane(repo: Path) -> None:
 
 
 def test_dashboard_pane_run_is_recorded_and_mailed(repo: Path) -> None:
-    dash = Dashboard(load_settings(repo), repo, manage_state=True)
-    intake = Intake(dash)
-    intake.start()
-    orch = dash.spawn("shell", role="orchestrator")
-    try:
+    with live_dashboard(repo) as (dash, intake):
+        orch = dash.panes[0]
         channel = private_channel(intake, orch.short)
         proc = subprocess.Popen(
             [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "fix it", "--json"],
@@ -118,9 +109,6 @@ def test_dashboard_pane_run_is_recorded_and_mailed(repo: Path) -> None:
         assert "demo failure requested" in str(result["body"])
         mails = [m for m in mail.list_messages(dash.slug) if m.to_short == orch.short]
         assert len(mails) == 1 and mails[0].body.startswith(f"pane {pane.short} (demo, ")
-    finally:
-        close(dash)
-        intake.on_quit()
 
 
 def test_a_result_that_cannot_be_stored_never_stops_the_run(repo: Path, tmp_path: Path) -> None:
@@ -155,11 +143,7 @@ def test_the_output_tee_passes_everything_through_and_keeps_a_bounded_tail(tmp_p
 def test_dashboard_pane_from_a_plain_terminal_reports_to_the_operator(repo: Path) -> None:
     """`zirv agent` from a terminal that is no pane, into a live dashboard: the
     pane's outcome is recorded and mailed to the operator's inbox."""
-    dash = Dashboard(load_settings(repo), repo, manage_state=True)
-    intake = Intake(dash)
-    intake.start()
-    dash.spawn("shell", role="orchestrator")
-    try:
+    with live_dashboard(repo) as (dash, intake):
         proc = subprocess.Popen(
             [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "fix it", "--json"],
             cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -179,6 +163,3 @@ def test_dashboard_pane_from_a_plain_terminal_reports_to_the_operator(repo: Path
         assert result["requested_by"] == mail.OPERATOR and result["outcome"] == "ended"
         mails = [m for m in mail.list_messages(dash.slug) if m.to == mail.OPERATOR]
         assert len(mails) == 1 and mails[0].body.startswith(f"pane {pane.short} (demo, ")
-    finally:
-        close(dash)
-        intake.on_quit()

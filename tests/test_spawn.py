@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -13,9 +14,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
 import pytest
 
-from zirv_dash import paths, spawn
+from zirv_dash import paths, records, spawn
 from zirv_dash.adapters import ADAPTERS
 from zirv_dash.config import AdapterGate
 from zirv_dash.spawn import (
@@ -624,6 +626,66 @@ def test_request_json_roundtrip(repo: Path) -> None:
     assert SpawnRequest.from_json(wire) == req
     assert SpawnRequest.from_json({"agent": "codex", "prompt": "do the thing", "cwd": ".",
                                    "requested_by": "sess-1"}).mode == "writing"  # fmt: skip
+
+
+# --- the typed decode -------------------------------------------------------------------
+
+REQUEST_FIELDS = [f.name for f in msgspec.structs.fields(SpawnRequest)]
+
+
+@pytest.mark.parametrize("name", REQUEST_FIELDS)
+def test_a_wrong_type_is_refused_naming_the_field(repo: Path, name: str) -> None:
+    # An object is the wrong type for every field the request declares.
+    with pytest.raises(spawn.RequestError) as caught:
+        SpawnRequest.from_json(minimal(repo, **{name: {"not": "right"}}))
+    assert f"field `{name}`" in str(caught.value), str(caught.value)
+    assert isinstance(caught.value, records.RecordError)  # the one strict decoder's error
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"depth": 256}, "field `depth` is out of range (0..255)"),
+        ({"max_restarts": -1}, "field `max_restarts` is out of range (0..4294967295)"),
+        ({"timeout_secs": 2**64}, "field `timeout_secs` is out of range (0..18446744073709551615)"),
+        ({"budget_tokens": True}, "field `budget_tokens` must be a whole number, not a boolean"),
+        ({"worktree": 1}, "field `worktree` must be true or false, not a number"),
+        ({"flags": ["a", 2]}, "field `flags` must be a list of strings"),
+        ({"mode": "yolo"}, 'field `mode` must be "read-only" or "writing", not yolo'),
+        ({"name": 3, "agent": 4}, "field `agent` must be a string, not a number"),
+        ({"path_scope": ["ok", "a\x00b"]}, "field `path_scope[1]` contains a NUL character"),
+    ],
+)
+def test_refusals_name_the_field_in_declared_order(
+    repo: Path, fields: dict[str, object], reason: str
+) -> None:
+    # Keys are given in reverse: the record's declared order decides what is named.
+    body = dict(reversed(list(minimal(repo, **fields).items())))
+    with pytest.raises(spawn.RequestError, match="^" + re.escape(reason) + "$"):
+        SpawnRequest.from_json(body)
+
+
+def test_nulls_take_defaults_and_unknown_fields_are_ignored(repo: Path) -> None:
+    req = SpawnRequest.from_json(
+        minimal(repo, interactive=None, flags=None, mode=None, timeout_secs=2**64 - 1,
+                later_field={"x": [1]})
+    )  # fmt: skip
+    assert (req.interactive, req.flags, req.mode) == (False, [], "writing")
+    assert req.timeout_secs == 2**64 - 1
+    with pytest.raises(spawn.RequestError, match="missing the required field `cwd`"):
+        SpawnRequest.from_json({"agent": 7, "prompt": "p", "requested_by": "x"})
+
+
+def test_ack_decode_is_strict() -> None:
+    good = spawn.decode_ack({"ok": True, "short": "abcd1234", "later": 1, "reason": None})
+    assert good == SpawnAck(ok=True, short="abcd1234")
+    assert spawn.decode_ack({"ok": True, "short": "abcd1234", "retryable": "yes"}) is None
+    assert spawn.decode_ack({"ok": "true"}) is None
+    assert spawn.decode_ack([True]) is None
+    # The wire form the dashboard writes is unchanged: every field, no empty warnings.
+    assert SpawnAck.refused("no", retryable=True).to_json() == {
+        "ok": False, "short": None, "reason": "no", "retryable": True, "budget_exhausted": False,
+    }  # fmt: skip
 
 
 def test_relative_cwd_is_the_repo(repo: Path) -> None:
