@@ -13,7 +13,8 @@ from textual.widgets import Static
 
 from widgets.native_approval import NativeApproval
 from widgets.native_composer import NativeComposer
-from widgets.native_pane import NativePane, TranscriptItem
+from widgets.native_pane import NativePane
+from widgets.native_transcript import TranscriptView
 from zirv_dash.native.demo_provider import NOTE_FILE, DemoProvider
 from zirv_dash.native.engine import NativeSession
 from zirv_dash.native.journal import Journal
@@ -52,8 +53,7 @@ async def until(pilot: object, check: Callable[[], bool], timeout: float = 15.0)
 
 
 def plain(app: PaneApp) -> str:
-    parts = [w.render().plain for w in app.query(TranscriptItem)]
-    return "\n".join(parts)
+    return app.query_one(TranscriptView).plain()
 
 
 def status(app: PaneApp) -> str:
@@ -74,7 +74,7 @@ async def test_a_turn_streams_asks_and_writes_after_1(app: PaneApp) -> None:
         dialog = app.query_one(NativeApproval)
         await until(pilot, lambda: dialog.ready)
         assert "> tidy up" in plain(app) and "⏺ list_dir(path: .)" in plain(app)
-        assert "▲ blocked" in status(app)
+        assert "▲ blocked" in status(app) and "⎿ ▲ waiting for approval" in plain(app)
         assert app.focused is dialog
         await pilot.press("1")
         wd = app.session.workdir.root
@@ -129,13 +129,13 @@ async def test_escape_interrupts_a_running_turn(tmp_path: Path) -> None:
     app = PaneApp(slow)
     async with app.run_test(size=(100, 32)) as pilot:
         await submit(pilot, app, "start")
-        activity = app.query_one("#native-activity", Static)
-        await until(
-            pilot, lambda: activity.display and "esc to interrupt" in str(activity.render())
-        )
+        pane = app.query_one(NativePane)
+        await until(pilot, lambda: "esc to interrupt" in plain(app))
+        assert pane.activity().endswith("tokens · esc to interrupt)")
         await pilot.press("escape")
         await until(pilot, lambda: app.session.state == "cancelled")
-        assert "⊘ cancelled" in status(app) and not activity.display
+        assert "⊘ cancelled" in status(app) and pane.activity() == ""
+        assert "esc to interrupt" not in plain(app)
 
 
 async def test_double_ctrl_c_closes_and_history_walks(app: PaneApp) -> None:

@@ -20,7 +20,8 @@ from tests.fixtures.native.server import (
 )
 from widgets.native_approval import NativeApproval
 from widgets.native_composer import NativeComposer
-from widgets.native_pane import NativePane, TranscriptItem
+from widgets.native_pane import NativePane
+from widgets.native_transcript import TranscriptView
 from zirv_dash import paths
 from zirv_dash.native import NativeSession, open_session
 
@@ -80,7 +81,7 @@ async def until(pilot: object, check: Callable[[], bool], timeout: float = 15.0)
 
 
 def shown(app: App[None]) -> str:
-    return "\n".join(w.render().plain for w in app.query(TranscriptItem))
+    return app.query_one(TranscriptView).plain()
 
 
 @pytest.mark.parametrize("provider", ["openai-compatible", "anthropic"])

@@ -219,3 +219,12 @@ async def test_nothing_listening_is_a_network_error() -> None:
     with pytest.raises(ProviderError) as err:
         await collect(OpenAICompatProvider(dead, FAST))
     assert err.value.kind == "network"
+
+
+async def test_a_missing_credential_is_an_auth_error_before_any_request(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ZIRV_TEST_KEY")
+    with pytest.raises(ProviderError, match="ZIRV_TEST_KEY is not set") as err:
+        await collect(OpenAICompatProvider(route(server), FAST))
+    assert err.value.kind == "auth" and server.seen == []

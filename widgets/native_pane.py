@@ -16,36 +16,18 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
 from widgets.native_approval import NativeApproval
 from widgets.native_composer import NativeComposer
+from widgets.native_transcript import TranscriptView, to_text
 from zirv_dash.native.engine import NativeSession
-from zirv_dash.native.render import (
-    Line,
-    activity_line,
-    expandable,
-    git_branch,
-    render_item,
-    status_line,
-)
+from zirv_dash.native.render import Line, activity_line, git_branch, render_item, status_line
 from zirv_dash.native.transcript import Item
 
-TONES = {
-    "": "",
-    "muted": "dim",
-    "accent": "bold #d97757",
-    "warn": "yellow",
-    "err": "red",
-    "ok": "green",
-    "emph": "bold",
-    "code": "dim cyan",
-    "add": "green",
-    "del": "red",
-}
 QUIT_WINDOW = 2.0
 HINTS = {
     "send": "enter sends",
@@ -54,81 +36,10 @@ HINTS = {
 }
 
 
-def to_text(lines: list[Line]) -> Text:
-    text = Text(no_wrap=False, overflow="fold")
-    for index, line in enumerate(lines):
-        if index:
-            text.append("\n")
-        for part, tone in line:
-            text.append(part, style=TONES.get(tone, ""))
-    return text
-
-
-class TranscriptItem(Widget):
-    DEFAULT_CSS = "TranscriptItem { height: auto; margin: 0 0 1 0; }"
-
-    def __init__(self, item: Item) -> None:
-        super().__init__()
-        self.item = item
-        self.expanded = False
-
-    def set_item(self, item: Item) -> None:
-        if item != self.item:
-            self.item = item
-            self.refresh(layout=True)
-
-    def toggle(self) -> None:
-        self.expanded = not self.expanded
-        self.refresh(layout=True)
-
-    def lines(self, width: int) -> list[Line]:
-        return render_item(self.item, max(10, width), self.expanded)
-
-    def get_content_height(self, container: object, viewport: object, width: int) -> int:
-        # Measured as Rich will draw it: a line wider than the pane folds.
-        text = to_text(self.lines(width))
-        return max(1, len(text.wrap(self.app.console, max(1, width))))
-
-    def render(self) -> Text:
-        return to_text(self.lines(self.size.width))
-
-
-class Transcript(VerticalScroll, can_focus=True):
-    DEFAULT_CSS = (
-        "Transcript { height: 1fr; padding: 0 1; } Transcript:focus { background: $boost; }"
-    )
-    BINDINGS = [
-        Binding("up", "step(-1)", show=False),
-        Binding("down", "step(1)", show=False),
-        Binding("pageup", "step(-10)", show=False),
-        Binding("pagedown", "step(10)", show=False),
-        Binding("home", "scroll_home", show=False),
-        Binding("end", "bottom", show=False),
-        Binding("e,enter", "expand", show=False),
-    ]
-
-    def action_step(self, lines: int) -> None:
-        self.scroll_relative(y=lines * 2, animate=False)
-
-    def action_bottom(self) -> None:
-        self.scroll_end(animate=False)
-        pane = next((a for a in self.ancestors if isinstance(a, NativePane)), None)
-        if pane is not None:
-            pane.unread = False
-            pane.refresh_status()
-
-    def action_expand(self) -> None:
-        pane = next((a for a in self.ancestors if isinstance(a, NativePane)), None)
-        if pane is not None:
-            pane.action_expand_last()
-
-
 class NativePane(Widget):
     DEFAULT_CSS = """
     NativePane { layout: vertical; height: 1fr; }
     NativePane > #native-status { height: 1; background: $boost; padding: 0 1; }
-    NativePane #native-streaming { height: auto; }
-    NativePane #native-activity { height: auto; }
     NativePane > #native-hint { height: 1; color: $text-muted; }
     NativePane > #native-box { height: auto; border: round $primary 50%; padding: 0 1; }
     NativePane > #native-box:focus-within { border: round $primary; }
@@ -155,17 +66,15 @@ class NativePane(Widget):
         self.session = session
         self.unread = False
         self.notice = ""
-        self._items: dict[str, TranscriptItem] = {}
-        self._order: list[str] = []
+        self._known: set[str] = set()
         self._dirty = False
+        self._shown: dict[str, str] = {}
         self._quit_armed = 0.0
         self._branch = git_branch(str(session.workdir.root))
 
     def compose(self) -> ComposeResult:
         yield Static(id="native-status")
-        with Transcript(id="native-transcript"):
-            yield Static(id="native-streaming")
-            yield Static(id="native-activity")
+        yield TranscriptView(id="native-transcript")
         yield NativeApproval(id="native-approval")
         with Horizontal(id="native-box"):
             yield Static("> ", id="native-prompt")
@@ -173,8 +82,8 @@ class NativePane(Widget):
         yield Static(id="native-hint")
 
     @property
-    def transcript(self) -> Transcript:
-        return self.query_one("#native-transcript", Transcript)
+    def transcript(self) -> TranscriptView:
+        return self.query_one("#native-transcript", TranscriptView)
 
     @property
     def composer(self) -> NativeComposer:
@@ -204,59 +113,53 @@ class NativePane(Widget):
     def _sync(self) -> None:
         self._dirty = False
         snap = self.session.snapshot()
-        following = self.transcript.is_vertical_scroll_end or not self.transcript.max_scroll_y
-        added = self._sync_items(snap.transcript.items)
-        if added and not following and any(i.kind == "tool" for i in added):
+        view = self.transcript
+        settled = {
+            i.key
+            for i in snap.transcript.items
+            if i.kind == "tool"
+            and i.outcome is not None
+            and i.outcome.kind not in ("pending", "awaiting", "running")
+        }
+        if settled - self._known and not view.follow:
             self.unread = True
-        streaming = self.query_one("#native-streaming", Static)
-        if snap.streaming:
-            item = Item("assistant", "streaming", snap.streaming)
-            streaming.update(to_text(render_item(item, max(10, self.transcript.size.width - 2))))
-            streaming.display = True
-        else:
-            streaming.display = False
+        self._known = settled
         self.approval.show(snap.pending)
         if snap.pending is None and self.approval.has_focus:
             self.composer.focus()
         self._tick()
         self.refresh_status()
-        if following:
-            self.transcript.scroll_end(animate=False, immediate=False)
 
-    def _sync_items(self, items: tuple[Item, ...]) -> list[Item]:
-        keys = [item.key for item in items]
-        wanted = set(keys)
-        for key in [k for k in self._order if k not in wanted]:
-            self._items.pop(key).remove()
-        self._order = [k for k in self._order if k in wanted]
-        added: list[Item] = []
-        anchor = self.query_one("#native-streaming", Static)
-        for item in items:
-            widget = self._items.get(item.key)
-            if widget is not None:
-                widget.set_item(item)
-                continue
-            widget = TranscriptItem(item)
-            self._items[item.key] = widget
-            if item.kind == "elided" and self._order:
-                self.transcript.mount(widget, before=self._items[self._order[0]])
-                self._order.insert(0, item.key)
-            else:
-                self.transcript.mount(widget, before=anchor)
-                self._order.append(item.key)
-            added.append(item)
-        return added
+    def _tail(self) -> list[list[Line]]:
+        snap = self.session.snapshot()
+        tail: list[list[Line]] = []
+        width = max(10, self.transcript.scrollable_content_region.width)
+        if snap.streaming:
+            tail.append(render_item(Item("assistant", "streaming", snap.streaming), width))
+        if snap.running and snap.turn_started is not None and snap.state != "blocked":
+            elapsed = time.monotonic() - snap.turn_started
+            tail.append([activity_line(elapsed, snap.turn_tokens)])
+        return tail
+
+    def activity(self) -> str:
+        """The activity line as drawn, or '' when no turn runs."""
+        tail = self._tail()
+        last = tail[-1] if tail else []
+        text = "".join(part for part, _ in last[0]) if last else ""
+        return text if "esc to interrupt" in text else ""
 
     def _tick(self) -> None:
         snap = self.session.snapshot()
-        activity = self.query_one("#native-activity", Static)
-        if snap.running and snap.turn_started is not None and snap.state != "blocked":
-            elapsed = time.monotonic() - snap.turn_started
-            activity.update(to_text([activity_line(elapsed, snap.turn_tokens)]))
-            activity.display = True
-        else:
-            activity.display = False
+        self.transcript.show(snap.transcript.items, self._tail())
         self._hint(snap.queued)
+
+    def _put(self, selector: str, content: Text | str) -> None:
+        """Update a one-line static only when its content changed (an update is a
+        relayout; the activity tick must not cause one)."""
+        key = content.plain if isinstance(content, Text) else content
+        if self._shown.get(selector) != key:
+            self._shown[selector] = key
+            self.query_one(selector, Static).update(content)
 
     def _hint(self, queued: tuple[str, ...]) -> None:
         mode = HINTS[self.session.submit_mode()]
@@ -282,7 +185,7 @@ class NativePane(Widget):
             self._branch,
             self.notice,
         )
-        self.query_one("#native-status", Static).update(to_text([line]))
+        self._put("#native-status", to_text([line]))
 
     # ---- input ----------------------------------------------------------------------
 
@@ -324,11 +227,13 @@ class NativePane(Widget):
         self.post_message(self.CloseRequested(self))
 
     def action_expand_last(self) -> None:
-        for key in reversed(self._order):
-            widget = self._items[key]
-            if expandable(widget.item):
-                widget.toggle()
-                return
+        self.transcript.toggle_last()
+
+    def on_transcript_view_reached_bottom(self, message: TranscriptView.ReachedBottom) -> None:
+        message.stop()
+        if self.unread:
+            self.unread = False
+            self.refresh_status()
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "question_mark" and not self.composer.has_focus:

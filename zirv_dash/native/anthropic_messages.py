@@ -20,7 +20,7 @@ from zirv_dash.native.protocol import (
     UserMessage,
 )
 from zirv_dash.native.routes import Route
-from zirv_dash.native.transport import Limits, parse_json, post_events
+from zirv_dash.native.transport import Limits, parse_json, post_events, route_secret
 
 API_VERSION = "2023-06-01"
 
@@ -97,7 +97,7 @@ class AnthropicProvider:
             "accept": "text/event-stream",
             "anthropic-version": API_VERSION,
         }
-        secret = self.route.secret()
+        secret = route_secret(self.route)
         if secret is not None:
             headers["x-api-key"] = secret.reveal()
         return headers

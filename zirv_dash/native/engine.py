@@ -36,7 +36,7 @@ from zirv_dash.native.protocol import (
 from zirv_dash.native.providers import Provider, make_provider
 from zirv_dash.native.routes import Route
 from zirv_dash.native.tools import ToolResult, Workdir, execute, specs
-from zirv_dash.native.transcript import Transcript, build_transcript, conversation
+from zirv_dash.native.transcript import Reducer, Transcript, conversation
 
 MAX_STEPS = 25
 COMPACT_PROMPT = (
@@ -90,7 +90,10 @@ class NativeSession:
         self._task: asyncio.Task[None] | None = None
         self._turn_started: float | None = None
         self._turn_tokens = 0
-        self._transcript = build_transcript(self.events)
+        self._reducer = Reducer()
+        for event in self.events:
+            self._reducer.feed(event)
+        self._transcript = self._reducer.result()
         self._record("open", route=route.name, model=route.model)
 
     # ---- journal --------------------------------------------------------------------
@@ -98,7 +101,8 @@ class NativeSession:
     def _record(self, kind: str, **data: object) -> Event:
         event = self.journal.append(kind, **data)
         self.events.append(event)
-        self._transcript = build_transcript(self.events)
+        self._reducer.feed(event)
+        self._transcript = self._reducer.result()
         self._changed()
         return event
 
@@ -349,6 +353,7 @@ class NativeSession:
         )
 
     async def _ask(self, request: ApprovalRequest) -> tuple[Answer, str]:
+        self._record("approval_request", id=request.call_id, scope=request.scope)
         self._future = asyncio.get_running_loop().create_future()
         self.pending = request
         self.state = "blocked"

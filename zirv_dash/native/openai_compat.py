@@ -21,7 +21,7 @@ from zirv_dash.native.protocol import (
     UserMessage,
 )
 from zirv_dash.native.routes import Route
-from zirv_dash.native.transport import Limits, error_message, parse_json, post_events
+from zirv_dash.native.transport import Limits, error_message, parse_json, post_events, route_secret
 
 
 def request_body(route: Route, request: ChatRequest) -> dict[str, Any]:
@@ -83,7 +83,7 @@ class OpenAICompatProvider:
 
     def headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
-        secret = self.route.secret()
+        secret = route_secret(self.route)
         if secret is not None:
             headers["authorization"] = f"Bearer {secret.reveal()}"
         return headers

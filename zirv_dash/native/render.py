@@ -126,6 +126,8 @@ def summary(outcome: Outcome) -> Span:
     k = outcome.kind
     if k == "pending":
         return ("▷ pending", "muted")
+    if k == "awaiting":
+        return ("▲ waiting for approval", "warn")
     if k == "running":
         return ("▷ running…", "warn")
     if k == "cancelled":

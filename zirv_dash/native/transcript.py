@@ -33,7 +33,7 @@ RESTART_CANCEL = "cancelled: the session restarted before this call ran"
 
 @dataclass(frozen=True)
 class Outcome:
-    kind: str  # pending running cancelled unknown diff test text error
+    kind: str  # pending awaiting running cancelled unknown diff test text error
     body: str = ""
     passed: int = 0
     failed: int = 0
@@ -60,28 +60,33 @@ class Transcript:
     acknowledged: tuple[str, ...] = field(default=())
 
 
-def build_transcript(events: Iterable[Event], limit: int = MAX_TRANSCRIPT_ITEMS) -> Transcript:
-    items: list[Item] = []
-    where: dict[str, int] = {}
-    started: set[str] = set()
-    settled: set[str] = set()
-    usage = (0, 0)
-    total_out = 0
-    acked: list[str] = []
+class Reducer:
+    """The transcript reducer, fed one event at a time (a live session feeds each
+    new event; a replay feeds them all). `build_transcript` is the pure form."""
 
-    def set_outcome(call_id: str, outcome: Outcome) -> None:
-        if call_id in where:
-            index = where[call_id]
-            items[index] = replace(items[index], outcome=outcome)
+    def __init__(self, limit: int = MAX_TRANSCRIPT_ITEMS) -> None:
+        self.limit = limit
+        self.items: list[Item] = []
+        self.where: dict[str, int] = {}
+        self.started: set[str] = set()
+        self.settled: set[str] = set()
+        self.usage = (0, 0)
+        self.total_out = 0
+        self.acked: list[str] = []
 
-    for event in events:
+    def _outcome(self, call_id: str, outcome: Outcome) -> None:
+        if call_id in self.where:
+            index = self.where[call_id]
+            self.items[index] = replace(self.items[index], outcome=outcome)
+
+    def feed(self, event: Event) -> None:
         d = event.data
         kind = event.kind
+        items = self.items
         if kind == "input":
-            acked.append(str(d.get("id", "")))
-            items.append(
-                Item("user", str(d.get("id")), str(d.get("text", "")), bool(d.get("steering")))
-            )
+            self.acked.append(str(d.get("id", "")))
+            steering = bool(d.get("steering"))
+            items.append(Item("user", str(d.get("id")), str(d.get("text", "")), steering))
         elif kind == "assistant":
             text = str(d.get("text", ""))
             if text.strip():
@@ -90,48 +95,62 @@ def build_transcript(events: Iterable[Event], limit: int = MAX_TRANSCRIPT_ITEMS)
                 items.append(Item("notice", f"int-{event.seq}", "interrupted", tone="muted"))
         elif kind == "tool_call":
             call_id = str(d.get("id"))
-            where[call_id] = len(items)
-            items.append(
-                Item(
-                    "tool",
-                    call_id,
-                    name=str(d.get("name")),
-                    args=args_preview(d.get("arguments")),
-                    outcome=Outcome("pending"),
-                )
-            )
+            self.where[call_id] = len(items)
+            args = args_preview(d.get("arguments"))
+            name = str(d.get("name"))
+            items.append(Item("tool", call_id, name=name, args=args, outcome=Outcome("pending")))
+        elif kind == "approval_request":
+            self._outcome(str(d.get("id")), Outcome("awaiting"))
         elif kind == "tool_start":
-            started.add(str(d.get("id")))
-            set_outcome(str(d.get("id")), Outcome("running"))
+            self.started.add(str(d.get("id")))
+            self._outcome(str(d.get("id")), Outcome("running"))
         elif kind == "tool_finish":
             call_id = str(d.get("id"))
-            settled.add(call_id)
-            name = items[where[call_id]].name if call_id in where else ""
-            set_outcome(call_id, classify(name, d))
+            self.settled.add(call_id)
+            name = items[self.where[call_id]].name if call_id in self.where else ""
+            self._outcome(call_id, classify(name, d))
         elif kind == "open":
-            for call_id in list(where):
-                if call_id in settled:
+            for call_id in list(self.where):
+                if call_id in self.settled:
                     continue
-                settled.add(call_id)
-                lost = Outcome("unknown") if call_id in started else Outcome("cancelled")
-                set_outcome(call_id, lost)
+                self.settled.add(call_id)
+                lost = "unknown" if call_id in self.started else "cancelled"
+                self._outcome(call_id, Outcome(lost))
         elif kind == "usage":
-            usage = (_int(d.get("input")), _int(d.get("output")))
-            total_out += usage[1]
-        elif kind == "error":
+            self.usage = (_int(d.get("input")), _int(d.get("output")))
+            self.total_out += self.usage[1]
+        else:
+            self._notice(event)
+
+    def _notice(self, event: Event) -> None:
+        d = event.data
+        if event.kind == "error":
             text = f"{d.get('label', 'error')}: {d.get('message', '')}"
-            items.append(Item("notice", f"err-{event.seq}", text, tone="err"))
-        elif kind == "notice":
-            items.append(Item("notice", f"n-{event.seq}", str(d.get("text", "")), tone="muted"))
-        elif kind == "compaction":
+            self.items.append(Item("notice", f"err-{event.seq}", text, tone="err"))
+        elif event.kind == "notice":
+            text = str(d.get("text", ""))
+            self.items.append(Item("notice", f"n-{event.seq}", text, tone="muted"))
+        elif event.kind == "compaction":
             text = f"compacted the conversation ({d.get('method', 'structural')} summary)"
-            items.append(Item("notice", f"c-{event.seq}", text, tone="muted"))
-        elif kind == "ended":
-            items.append(Item("ended", f"e-{event.seq}", str(d.get("reason", ""))))
-    if len(items) > limit:
-        hidden = len(items) - (limit - 1)
-        items = [Item("elided", "elided", str(hidden))] + items[hidden:]
-    return Transcript(tuple(items), usage[0], usage[1], total_out, tuple(acked))
+            self.items.append(Item("notice", f"c-{event.seq}", text, tone="muted"))
+        elif event.kind == "ended":
+            self.items.append(Item("ended", f"e-{event.seq}", str(d.get("reason", ""))))
+
+    def result(self) -> Transcript:
+        items = self.items
+        if len(items) > self.limit:
+            hidden = len(items) - (self.limit - 1)
+            items = [Item("elided", "elided", str(hidden))] + items[hidden:]
+        return Transcript(
+            tuple(items), self.usage[0], self.usage[1], self.total_out, tuple(self.acked)
+        )
+
+
+def build_transcript(events: Iterable[Event], limit: int = MAX_TRANSCRIPT_ITEMS) -> Transcript:
+    reducer = Reducer(limit)
+    for event in events:
+        reducer.feed(event)
+    return reducer.result()
 
 
 _TEST_COUNTS = re.compile(r"(\d+) (passed|failed)")

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from zirv_dash.native.protocol import ProviderError, error_for_status
+from zirv_dash.native.routes import CredentialError, Route, Secret
 from zirv_dash.native.sse import SSEEvent, read_events
 
 
@@ -31,6 +32,14 @@ class Limits:
     max_bytes: int = 16 * 1024 * 1024
     max_line: int = 1024 * 1024
     max_error_body: int = 64 * 1024
+
+
+def route_secret(route: Route) -> Secret | None:
+    """The route's credential, or an `auth` error naming the reference (never a value)."""
+    try:
+        return route.secret()
+    except CredentialError as exc:
+        raise ProviderError("auth", str(exc)) from exc
 
 
 def _local(url: str) -> bool:
