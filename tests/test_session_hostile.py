@@ -12,8 +12,10 @@ import resource
 from pathlib import Path
 
 from tests.sessionrig import connected, serving, short_state, start_cat
+from zirv_dash.ptysession import READ_CHUNK
 from zirv_dash.session.client import Client
 from zirv_dash.session.protocol import MAX_FRAME_BYTES
+from zirv_dash.session.ptyhost import BACKLOG_MAX, PtyHost
 from zirv_dash.session.server import MAX_CLIENTS, Server
 
 __all__ = ["short_state"]
@@ -127,10 +129,14 @@ async def test_a_client_that_never_reads_cannot_stall_a_flooding_session(
         async with asyncio.timeout(20):  # the unread socket fills up: its output is dropped
             while not any(conn.lost for conn in server.connections.values()):
                 await asyncio.sleep(0.02)
+        host = server.host
+        assert isinstance(host, PtyHost)
         for n in range(5):
             await good.call("session.send_input", {"session": quiet, "text": f"key{n}\r"})
             async with asyncio.timeout(10):
                 await good.call("session.wait", {"session": quiet, "text": f"key{n}"})
+            # The flood is parsed in slices and its PTY paused past the cap.
+            assert host.backlog(flood["session"]["id"]) <= BACKLOG_MAX + READ_CHUNK
         await good.call("session.stop", {"session": flood["session"]["id"], "grace": 1.0})
         stuck.close()
         del stuck_reader

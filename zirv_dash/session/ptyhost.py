@@ -33,9 +33,14 @@ from zirv_dash.session.host import (
 from zirv_dash.session.protocol import ENDED_STATES, ErrorCode, SessionFacts, SessionState
 from zirv_dash.terminal import TerminalModel
 
-READS_PER_WAKEUP = 4
-"""Chunks read per readable callback: a flooding child yields the loop after
-~256 KiB, so other sessions' input and other clients' frames keep flowing."""
+FEED_SLICE = 16 * 1024
+"""Bytes fed to a terminal model per loop turn. The model's parser is the costly
+part of a flood; fed in slices, one turn stays short and another session's
+keystroke or another client's frame waits for one slice, not for a backlog."""
+BACKLOG_MAX = 256 * 1024
+"""Unparsed bytes at which a session's PTY is no longer read: the child then
+blocks on its full terminal, as it would under any terminal, and the runtime's
+memory stays bounded."""
 REAP_INTERVAL = 0.02
 SCROLLBACK_BYTES = 2 * 1024 * 1024
 
@@ -47,7 +52,10 @@ class _Entry:
     model: TerminalModel
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     reading: bool = True
+    paused: bool = False
     writing: bool = False
+    backlog: bytearray = field(default_factory=bytearray)
+    feeding: bool = False
 
 
 def repo_label(cwd: str | None) -> str:
@@ -76,11 +84,19 @@ class PtyHost:
         return entry.facts if entry else None
 
     def screen(self, session_id: str) -> Screen:
-        model = self._entry(session_id).model
+        entry = self._entry(session_id)
+        self._catch_up(entry)
+        model = entry.model
         return Screen(model.columns, model.rows, model.cursor, model.lines(), model.version)
 
     def repaint(self, session_id: str) -> bytes:
-        return repaint.repaint(self._entry(session_id).model)
+        entry = self._entry(session_id)
+        self._catch_up(entry)
+        return repaint.repaint(entry.model)
+
+    def backlog(self, session_id: str) -> int:
+        """Bytes read from the session's PTY and not yet parsed (bounded)."""
+        return len(self._entry(session_id).backlog)
 
     def subscribe(self, listener: Listener) -> Unsubscribe:
         self._listeners.append(listener)
@@ -180,20 +196,49 @@ class PtyHost:
         self._emit(SessionEvent(kind, entry.facts))
 
     def _on_readable(self, entry: _Entry) -> None:
-        for _ in range(READS_PER_WAKEUP):
-            data = entry.pty.read()
-            if not data:
-                break
-            entry.model.feed(data)
-            replies = entry.model.take_replies()
-            if replies:
-                entry.pty.write(replies)
-                self._watch_writes(entry)
+        data = entry.pty.read()
+        if data:
+            # Clients get the bytes now; the model parses them in slices.
             self._emit(SessionOutput(entry.facts.id, data))
+            entry.backlog += data
+            if not entry.feeding:
+                entry.feeding = True
+                asyncio.get_running_loop().call_soon(self._feed_slice, entry)
+            if len(entry.backlog) >= BACKLOG_MAX and not entry.paused:
+                entry.paused = True
+                asyncio.get_running_loop().remove_reader(entry.pty.fd)
         if entry.pty.eof and entry.reading:
             entry.reading = False
-            asyncio.get_running_loop().remove_reader(entry.pty.fd)
+            if not entry.paused:
+                asyncio.get_running_loop().remove_reader(entry.pty.fd)
+            self._catch_up(entry)
             self._reap(entry)
+
+    def _feed(self, entry: _Entry, size: int) -> None:
+        chunk = bytes(entry.backlog[:size])
+        del entry.backlog[:size]
+        entry.model.feed(chunk)
+        replies = entry.model.take_replies()
+        if replies:
+            entry.pty.write(replies)
+            self._watch_writes(entry)
+
+    def _feed_slice(self, entry: _Entry) -> None:
+        if entry.backlog:
+            self._feed(entry, FEED_SLICE)
+        loop = asyncio.get_running_loop()
+        if entry.paused and len(entry.backlog) < BACKLOG_MAX // 2 and entry.reading:
+            entry.paused = False
+            loop.add_reader(entry.pty.fd, self._on_readable, entry)
+        if entry.backlog:
+            loop.call_soon(self._feed_slice, entry)
+        else:
+            entry.feeding = False
+
+    def _catch_up(self, entry: _Entry) -> None:
+        """Parse everything read so far (a screen must include every byte sent)."""
+        if entry.backlog:
+            self._feed(entry, len(entry.backlog))
 
     def _watch_writes(self, entry: _Entry) -> None:
         if entry.pty.has_pending_writes and not entry.writing:
@@ -217,7 +262,9 @@ class PtyHost:
         loop = asyncio.get_running_loop()
         if entry.reading:
             entry.reading = False
-            loop.remove_reader(entry.pty.fd)
+            if not entry.paused:
+                loop.remove_reader(entry.pty.fd)
+        self._catch_up(entry)
         if entry.writing:
             entry.writing = False
             loop.remove_writer(entry.pty.fd)
