@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import stat
 from pathlib import Path
 
@@ -38,6 +39,16 @@ async def test_socket_is_private_and_derived_from_the_state_dir(short_state: Pat
         async with connected(server) as client:
             assert (await client.call("server.ping"))["pong"]
     assert not (short_state / "s" / "api.sock").exists()
+
+
+async def test_a_stale_socket_left_by_a_killed_runtime_is_replaced(short_state: Path) -> None:
+    directory = endpoint.prepare_dir()
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(os.fspath(directory / "api.sock"))
+    stale.close()  # the file stays, nothing listens: what a kill -9 leaves behind
+    assert (directory / "api.sock").exists()
+    async with serving() as server, connected(server) as client:
+        assert (await client.call("server.ping"))["pong"]
 
 
 async def test_a_peer_of_another_uid_is_refused(short_state: Path) -> None:

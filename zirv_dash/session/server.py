@@ -86,6 +86,9 @@ class Connection:
     def send(self, line: bytes) -> None:
         if self.closed:
             return
+        if self.writer.transport.is_closing():
+            self.closed = True  # the peer is gone; its read loop will clean up
+            return
         if self.pending() > HARD_LIMIT:
             log.warning("client %s stopped reading; dropping it", self.client_id)
             self.close()
