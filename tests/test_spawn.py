@@ -760,14 +760,38 @@ def test_live_dashboards_order(state: Path, repo: Path, monkeypatch: pytest.Monk
         sessions.mkdir()
         me = "meme1234-5678"
         (sessions / "meme1234.json").write_text(
-            json.dumps({"session": me, "short": "meme1234", "owner_pid": sleepers[1].pid})
+            json.dumps(
+                {
+                    "session": me,
+                    "short": "meme1234",
+                    "pid": os.getpid(),
+                    "owner_pid": sleepers[1].pid,
+                }
+            )
         )
         (sessions / "repo0000.json").write_text(
             json.dumps(
-                {"session": "repo0000-x", "short": "repo0000", "verb": "dash", "repo": str(repo)}
+                {
+                    "session": "repo0000-x",
+                    "short": "repo0000",
+                    "pid": os.getpid(),
+                    "verb": "dash",
+                    "repo": str(repo),
+                }
             )
         )
         (sessions / "garbage1.json").write_text("{{{{")
+        # A record the registry's decoder refuses is not trusted, even naming the caller.
+        (sessions / "forged01.json").write_text(
+            json.dumps(
+                {
+                    "session": me,
+                    "short": "forged01",
+                    "pid": "not a pid",
+                    "owner_pid": sleepers[2].pid,
+                }
+            )
+        )
         pane = chans["inhe"].mint_pane_channel()
         env = {"ZIRV_CTX_DASH_REQUESTS": str(pane), "ZIRV_CTX_SESSION": me}
         notes: list[str] = []

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from zirv_dash import paths
+from zirv_dash import paths, registry
 from zirv_dash.spawn.channel import (
     OWNER_PID,
     REQUESTS_DIR,
@@ -230,48 +230,47 @@ def _same_path(a: Path, b: Path) -> bool:
         return False
 
 
-def _registry_records(state: Path) -> list[dict[str, Any]]:
-    """Registry records read directly and tolerantly (garbage files skipped)."""
-    out: list[dict[str, Any]] = []
+def _registry_records(state: Path) -> list[registry.SessionRecord]:
+    """Registry records, each through the registry's own strict decoder; one that
+    fails it is skipped (discovery never fails on another process's garbage)."""
+    out: list[registry.SessionRecord] = []
     try:
         files = sorted((state / "sessions").glob("*.json"))
     except OSError:
         return out
     for path in files[:4096]:
-        rec = read_json_tolerant(path, 256 * 1024)
-        if rec is not None:
-            out.append(rec)
+        try:
+            out.append(registry.read_record(path))
+        except (registry.RecordError, OSError):
+            continue
     return out
 
 
-def _hosting_owner_pid(records: Iterable[Mapping[str, Any]], env: Mapping[str, str]) -> int | None:
+def _hosting_owner_pid(
+    records: Iterable[registry.SessionRecord], env: Mapping[str, str]
+) -> int | None:
     session = env.get("ZIRV_CTX_SESSION", "")
     if not session:
         return None
     short = paths.short_id(session)
     for rec in records:
-        if rec.get("session") == session or (short and rec.get("short") == short):
-            pid = rec.get("owner_pid")
-            if isinstance(pid, int) and not isinstance(pid, bool):
-                return pid
+        if (rec.session == session or (short and rec.short == short)) and rec.owner_pid:
+            return rec.owner_pid
     return None
 
 
-def _repo_dash_shorts(records: Iterable[Mapping[str, Any]], repo: Path | None) -> set[str]:
+def _repo_dash_shorts(records: Iterable[registry.SessionRecord], repo: Path | None) -> set[str]:
     if repo is None:
         return set()
     want = str(repo.resolve())
     out: set[str] = set()
     for rec in records:
-        if rec.get("verb") not in ("dash", "chat"):
+        if rec.verb not in ("dash", "chat") or not rec.repo:
             continue
-        where = rec.get("repo")
-        short = rec.get("short")
-        if isinstance(where, str) and isinstance(short, str):
-            try:
-                same = str(Path(where).resolve()) == want
-            except (OSError, RuntimeError, ValueError):
-                same = False
-            if same:
-                out.add(short)
+        try:
+            same = str(Path(rec.repo).resolve()) == want
+        except (OSError, RuntimeError, ValueError):
+            same = False
+        if same:
+            out.add(rec.short)
     return out
