@@ -14,7 +14,6 @@ host replaces it when the engine is wired in.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import logging
 import os
@@ -24,18 +23,21 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from zirv_dash import paths
-from zirv_dash.session import client, endpoint, schema
-from zirv_dash.session.host import Host
+from zirv_dash.session import blocking as client
+from zirv_dash.session import endpoint
 from zirv_dash.session.protocol import ProtocolError
-from zirv_dash.session.ptyhost import PtyHost
-from zirv_dash.session.server import Server
 
-HostFactory = Callable[[], Host]
+if TYPE_CHECKING:
+    from zirv_dash.session.host import Host
+
+# The server, the PTY host and the schema are imported only by the verbs that
+# use them: `zirv ctx api call` and `zirv session list` start in milliseconds.
+HostFactory = Callable[[], "Host"]
 LOG_NAME = "runtime.log"
 STOP_WAIT = 10.0
 
@@ -94,6 +96,8 @@ def api_main(argv: Sequence[str]) -> int:
         call.add_argument("--timeout", type=float, default=30.0)
         args = parser.parse_args(list(argv))
         if args.verb == "schema":
+            from zirv_dash.session import schema
+
             if args.json:
                 _print_json(schema.document())
             else:
@@ -120,7 +124,13 @@ def api_main(argv: Sequence[str]) -> int:
 # -- zirv session --------------------------------------------------------------------------
 
 
-def session_main(argv: Sequence[str], host_factory: HostFactory = PtyHost) -> int:
+def default_host() -> Host:
+    from zirv_dash.session.ptyhost import PtyHost
+
+    return PtyHost()
+
+
+def session_main(argv: Sequence[str], host_factory: HostFactory = default_host) -> int:
     prog = "zirv session"
 
     def parse() -> int:
@@ -135,6 +145,8 @@ def session_main(argv: Sequence[str], host_factory: HostFactory = PtyHost) -> in
         stop.add_argument("--yes", action="store_true", help="do not ask")
         args = parser.parse_args(list(argv))
         if args.verb == "serve":
+            import asyncio
+
             return asyncio.run(serve(host_factory))
         if args.verb == "list":
             return _list(args.json)
@@ -151,6 +163,10 @@ def session_main(argv: Sequence[str], host_factory: HostFactory = PtyHost) -> in
 
 async def serve(host_factory: HostFactory, ready: Callable[[Path], None] | None = None) -> int:
     """Run a runtime until SIGTERM/SIGINT; a hang-up is ignored (it needs no terminal)."""
+    import asyncio
+
+    from zirv_dash.session.server import Server
+
     _log_to_state_dir()
     server = Server(host_factory())
     try:
