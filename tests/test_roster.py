@@ -307,3 +307,11 @@ def test_a_handed_over_model_comes_back_on_restore() -> None:
     assert forged is not None and forged.model is None
     assert "--dangerously" not in " ".join(roster.restore_argv(ADAPTERS["claude"], forged))
     assert problems and "looks like a flag" in problems[0]
+
+
+def test_a_roster_whose_field_name_is_not_text_is_ignored_and_kept(state: Path) -> None:
+    path = roster.roster_path(state, SLUG)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b'{"\\ud800": null, "written": 100, "panes": []}')
+    assert roster.take_roster(state, SLUG, max_age_secs=10, now=105) == []
+    assert roster.consumed_path(state, SLUG).read_bytes().startswith(b'{"\\ud800"')

@@ -4,12 +4,12 @@ The UI-agnostic half of the swap (inventory §9), one module per concern, all
 re-exported here:
 
 - `handover_files`: the CLI request/ack files `<state>/sessions/<short>.handover-req`
-  / `.handover-ack` (typed records, upstream JSON; written atomically and private; claimed by rename + delete so two
-  readers never both act on one request; garbage is removed and reported, never
-  acted on);
+  / `.handover-ack` (typed records, upstream JSON; written atomically and private;
+  claimed by rename + delete so two readers never both act on one request; garbage
+  is removed and reported, never acted on);
 - `handover_packet` and `handover_transcript`: the handoff packet: task, cwd + git
-  status, recent terminal output and, for claude and codex, the tail of their transcript — bounded in size and stripped of
-  control bytes;
+  status, recent terminal output and, for claude and codex, the tail of their
+  transcript — bounded in size and stripped of control bytes;
 - `handover_plan`: `plan_swap`, the successor's argv/env. Same harness that can resume → resume the
   conversation (no packet). Otherwise the packet goes through the target adapter's
   system-prompt channel, else as the first prompt — always as one argv element,

@@ -115,6 +115,10 @@ def validate(model: type[R], value: Any, *, source: str) -> R:
         return records.validate(model, value, source=source)
     except records.RecordError as exc:
         raise _reworded(exc, source) from exc
+    except UnicodeEncodeError as exc:
+        # msgspec encodes each key to look its field up: a key with a lone
+        # surrogate (legal in JSON as "\ud800") fails there.
+        raise FieldError(source, f"a field name is not valid UTF-8 text ({exc.reason})") from exc
 
 
 def decode(model: type[R], text: str | bytes, *, source: str) -> R:
