@@ -6,6 +6,7 @@ import asyncio
 import os
 import socket
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,10 @@ import pytest
 from tests.sessionrig import connected, serving, short_state, start_cat
 from zirv_dash.session import endpoint
 from zirv_dash.session.client import Client, RemoteError
-from zirv_dash.session.protocol import ErrorCode, EventKind, SessionState
+from zirv_dash.session.host import HostEvent, SessionOutput, on_loop
+from zirv_dash.session.protocol import ErrorCode, EventData, EventKind, SessionState
+from zirv_dash.session.ptyhost import PtyHost
+from zirv_dash.session.server import EVENT_LOG, Server
 
 __all__ = ["short_state"]
 
@@ -237,3 +241,50 @@ def test_client_reports_a_runtime_that_is_not_running(short_state: Path) -> None
         blocking.call("server.ping")
     with pytest.raises(NotRunning):
         asyncio.run(Client.connect())
+
+
+async def test_a_server_without_terminals_does_not_offer_attach(short_state: Path) -> None:
+    server = Server(PtyHost(), capabilities=("core", "events"))
+    await server.start()
+    try:
+        async with connected(server) as client:
+            assert not client.supports("session.attach")
+            offered = (await client.call("server.capabilities"))["methods"]
+            assert "session.list" in offered and "session.attach" not in offered
+            sid = await start_cat(client)
+            with pytest.raises(RemoteError) as refused:
+                await client.call("session.attach", {"session": sid})
+            assert refused.value.code is ErrorCode.UNSUPPORTED
+    finally:
+        await server.stop()
+
+
+async def test_a_subscriber_too_far_behind_is_told_to_refresh(short_state: Path) -> None:
+    async with serving() as server, connected(server) as client:
+        for _ in range(EVENT_LOG + 5):
+            server.publish(EventKind.UNKNOWN, EventData())
+        behind = await client.call("events.subscribe", {"since": 1})
+        assert behind["gap"] is True and behind["replayed"] == []
+        recent = await client.call("events.subscribe", {"since": server.revision - 2})
+        assert [e["revision"] for e in recent["replayed"]] == [
+            server.revision - 1,
+            server.revision,
+        ]
+
+
+async def test_a_host_emitting_from_another_thread_is_relayed_on_the_loop() -> None:
+    loop = asyncio.get_running_loop()
+    seen: list[tuple[HostEvent, bool]] = []
+    done = asyncio.Event()
+
+    def listener(event: HostEvent) -> None:
+        seen.append((event, threading.current_thread() is threading.main_thread()))
+        done.set()
+
+    relay = on_loop(loop, listener)
+    event = SessionOutput("s1", b"x")
+    worker = threading.Thread(target=relay, args=(event,))
+    worker.start()
+    await asyncio.wait_for(done.wait(), 10)
+    worker.join()
+    assert seen == [(event, True)]

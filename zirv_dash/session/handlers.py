@@ -18,7 +18,6 @@ import msgspec
 
 from zirv_dash.session.host import HostError, StartSpec
 from zirv_dash.session.methods import (
-    CAPABILITIES,
     METHODS,
     AttachParams,
     AttachResult,
@@ -108,6 +107,10 @@ async def handle(server: Server, conn: Connection, request: Request) -> Answer:
     spec = METHODS.get(method)
     if spec is None:
         return _refusal(ErrorCode.UNKNOWN_METHOD, f"unknown method {request.method!r}")
+    if spec.capability not in server.capabilities:
+        return _refusal(
+            ErrorCode.UNSUPPORTED, f"{request.method} needs the {spec.capability!r} capability"
+        )
 
     async def work() -> Answer:
         try:
@@ -184,8 +187,8 @@ async def _ping(server: Server, conn: Connection, params: Frame) -> PingResult:
 
 
 async def _capabilities(server: Server, conn: Connection, params: Frame) -> CapabilitiesResult:
-    methods = [m.value for m in METHODS]
-    return CapabilitiesResult(capabilities=list(CAPABILITIES), methods=methods)
+    offered = [m.value for m, spec in METHODS.items() if spec.capability in server.capabilities]
+    return CapabilitiesResult(capabilities=list(server.capabilities), methods=offered)
 
 
 async def _snapshot(server: Server, conn: Connection, params: Frame) -> SnapshotResult:

@@ -14,6 +14,7 @@ server fills in the seat fields (`controller`, `observers`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -69,6 +70,15 @@ class SessionOutput:
 HostEvent = SessionEvent | SessionOutput
 Listener = Callable[[HostEvent], None]
 Unsubscribe = Callable[[], None]
+
+
+def on_loop(loop: asyncio.AbstractEventLoop, listener: Listener) -> Listener:
+    """`listener` called on `loop`'s thread, for a host that emits from other threads."""
+
+    def relay(event: HostEvent) -> None:
+        loop.call_soon_threadsafe(listener, event)
+
+    return relay
 
 
 class Host(Protocol):

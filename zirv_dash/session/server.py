@@ -22,6 +22,7 @@ import fcntl
 import logging
 import os
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -116,8 +117,17 @@ class Connection:
 
 
 class Server:
-    def __init__(self, host: Host, *, owner_uid: int | None = None) -> None:
+    def __init__(
+        self,
+        host: Host,
+        *,
+        owner_uid: int | None = None,
+        capabilities: Sequence[str] = CAPABILITIES,
+    ) -> None:
         self.host = host
+        self.capabilities = tuple(capabilities)
+        """What `hello` advertises; a method of another capability is refused
+        `unsupported` (a server owning no terminals leaves out `session.attach`)."""
         self.seats = Seats()
         self.revision = 0
         self.events: collections.deque[Event] = collections.deque(maxlen=EVENT_LOG)
@@ -221,6 +231,12 @@ class Server:
             )
 
     def _on_host_event(self, event: HostEvent) -> None:
+        try:
+            self._relay(event)
+        except Exception:  # never let a publishing bug break the host's own loop
+            log.exception("could not publish %r", type(event).__name__)
+
+    def _relay(self, event: HostEvent) -> None:
         if isinstance(event, SessionOutput):
             sid = event.session_id
             seq = self.seq.get(sid, 0) + 1
@@ -263,7 +279,7 @@ class Server:
             task.add_done_callback(self._handlers.discard)
         conn = Connection(writer, uuid.uuid4().hex[:12])
         self.connections[conn.client_id] = conn
-        hello = Hello(capabilities=list(CAPABILITIES), client_id=conn.client_id)
+        hello = Hello(capabilities=list(self.capabilities), client_id=conn.client_id)
         conn.send(encode(HelloFrame(hello=msgspec.structs.replace(hello, revision=self.revision))))
         try:
             await self._read_loop(conn, reader)
