@@ -21,7 +21,7 @@ from zirv_dash.native.journal import Journal
 from zirv_dash.native.routes import demo_route
 
 
-class PaneApp(App[None]):
+class PaneApp(App[None], inherit_bindings=False):
     def __init__(self, session: NativeSession) -> None:
         super().__init__()
         self.session = session
@@ -155,3 +155,30 @@ async def test_double_ctrl_c_closes_and_history_walks(app: PaneApp) -> None:
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app.closed == 1
+
+
+async def test_draft_and_queue_survive_a_restart(tmp_path: Path) -> None:
+    wd = tmp_path / "wd"
+    wd.mkdir()
+
+    def session() -> NativeSession:
+        journal = Journal(tmp_path / "keep.sqlite")
+        return NativeSession(demo_route(), journal, wd, provider=DemoProvider(delay=0))
+
+    app = PaneApp(session())
+    async with app.run_test(size=(100, 32)) as pilot:
+        await submit(pilot, app, "first")
+        await until(pilot, lambda: app.query_one(NativeApproval).ready)
+        await submit(pilot, app, "queued one")
+        app.query_one(NativeComposer).load_text("half a thought")
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        assert app.closed == 1
+    again = PaneApp(session())
+    async with again.run_test(size=(100, 32)) as pilot:
+        assert again.query_one(NativeComposer).text == "half a thought"
+        # the queued line is sent once the session is ready: a fresh turn asks again
+        await until(pilot, lambda: again.session.pending is not None)
+        assert "> queued one" in plain(again)
+        assert "⁉ outcome unknown" not in plain(again)  # the old call never started
+        assert "⊘ cancelled" in plain(again)

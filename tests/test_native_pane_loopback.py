@@ -28,7 +28,7 @@ from zirv_dash.native import NativeSession, open_session
 server = pytest.fixture(serve)
 
 
-class PaneApp(App[None]):
+class PaneApp(App[None], inherit_bindings=False):
     def __init__(self, session: NativeSession) -> None:
         super().__init__()
         self.session = session

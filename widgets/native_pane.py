@@ -24,6 +24,7 @@ from textual.widgets import Static
 from widgets.native_approval import NativeApproval
 from widgets.native_composer import NativeComposer
 from widgets.native_transcript import TranscriptView, to_text
+from zirv_dash.native.drafts import PersistedDraft, QueuedInput, load_draft, save_draft
 from zirv_dash.native.engine import NativeSession
 from zirv_dash.native.render import Line, activity_line, git_branch, render_item, status_line
 from zirv_dash.native.transcript import Item
@@ -69,6 +70,7 @@ class NativePane(Widget):
         self._known: set[str] = set()
         self._dirty = False
         self._shown: dict[str, str] = {}
+        self._draft = ""  # mirrors the composer, so unmount can save it
         self._quit_armed = 0.0
         self._branch = git_branch(str(session.workdir.root))
 
@@ -94,14 +96,27 @@ class NativePane(Widget):
         return self.query_one("#native-approval", NativeApproval)
 
     def on_mount(self) -> None:
+        saved = load_draft(self.session.name)
+        if saved.draft:
+            self.composer.load_text(saved.draft)
         self.session.on_change = self._session_changed
+        self.session.restore_queue([q.text for q in saved.queued])
         self.set_interval(0.12, self._tick)
         self._sync()
         self.composer.focus()
 
     async def on_unmount(self) -> None:
+        self.save_draft()
         self.session.on_change = None
         await self.session.close()
+
+    def save_draft(self) -> None:
+        """Persist the draft and the queue (Ctrl+Q and unmount both do)."""
+        queued = [QueuedInput(text=text) for text in self.session.queued]
+        try:
+            save_draft(self.session.name, PersistedDraft(draft=self._draft, queued=queued))
+        except OSError as exc:
+            self.notice = f"draft not saved: {exc.strerror or exc}"
 
     # ---- session -> view ------------------------------------------------------------
 
@@ -193,6 +208,10 @@ class NativePane(Widget):
         message.stop()
         self.session.submit(message.text)
 
+    def on_text_area_changed(self, message: NativeComposer.Changed) -> None:
+        if message.text_area is self.composer:
+            self._draft = message.text_area.text
+
     def on_native_composer_mode_changed(self, message: NativeComposer.ModeChanged) -> None:
         message.stop()
         self._tick()
@@ -224,6 +243,7 @@ class NativePane(Widget):
             self.refresh_status()
 
     def action_close_now(self) -> None:
+        self.save_draft()
         self.post_message(self.CloseRequested(self))
 
     def action_expand_last(self) -> None:

@@ -77,6 +77,7 @@ class NativeSession:
     ) -> None:
         self.route = route
         self.journal = journal
+        self.name = journal.path.stem
         self.workdir = Workdir(workdir)
         self.provider = provider or make_provider(route)
         self.policy = Policy(headless=headless)
@@ -86,6 +87,7 @@ class NativeSession:
         self.streaming = ""
         self.pending: ApprovalRequest | None = None
         self.queued: list[str] = []
+        self.closed = False
         self._future: asyncio.Future[tuple[Answer, str]] | None = None
         self._task: asyncio.Task[None] | None = None
         self._turn_started: float | None = None
@@ -146,7 +148,7 @@ class NativeSession:
             return "empty"
         if text.startswith("/") and self._command(text.strip()):
             return "command"
-        mode = self.submit_mode()
+        mode = "queue" if self.closed else self.submit_mode()
         if mode == "queue":
             self.queued.append(text)
             self._changed()
@@ -156,6 +158,14 @@ class NativeSession:
             return "steer"
         self._start_turn(text)
         return "sent"
+
+    def restore_queue(self, texts: list[str]) -> None:
+        """Queued input kept from an earlier run: sent in order once the session is
+        ready, as if it had been queued just now."""
+        self.queued.extend(t for t in texts if t.strip())
+        if self.queued and not self.busy and self.pending is None:
+            self._start_turn(self.queued.pop(0))
+        self._changed()
 
     def interrupt(self) -> bool:
         if not self.busy:
@@ -179,12 +189,15 @@ class NativeSession:
             await asyncio.shield(self._task)
 
     async def close(self, reason: str = "closed") -> None:
-        if self.busy:
-            self.interrupt()
-            try:
-                await self.wait_idle()
-            except asyncio.CancelledError:
-                pass
+        """Stop the turn (its calls settle as cancelled), journal the end, close.
+        Queued input is not sent: it stays in `queued` for the caller to keep."""
+        if self.closed:
+            return
+        self.closed = True
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait([task])
         self._record("ended", reason=reason)
         self.journal.close()
 
@@ -280,11 +293,14 @@ class NativeSession:
         self.streaming = ""
         self._turn_started = None
         self._changed()
-        if self.queued:
+        if self.queued and not self.closed:
             text = self.queued.pop(0)
             asyncio.get_running_loop().call_soon(self._start_queued, text)
 
     def _start_queued(self, text: str) -> None:
+        if self.closed:
+            self.queued.insert(0, text)
+            return
         if self.busy:
             self.queued.insert(0, text)
             return
