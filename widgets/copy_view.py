@@ -7,6 +7,8 @@ arrives meanwhile does not move what is shown: the position is pinned to the tex
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.style import Style
 from textual import events
 
@@ -14,8 +16,6 @@ from widgets.terminal_view import SELECTION_STYLE, Mark, TerminalView
 from zirv_dash import selection as sel
 from zirv_dash.pane import Pane
 
-MATCH_STYLE = Style(bgcolor="yellow", color="black")
-CURRENT_MATCH_STYLE = Style(bgcolor="bright_yellow", color="black", bold=True, underline=True)
 COPY_CURSOR_STYLE = Style(reverse=True, bold=True)
 
 
@@ -23,6 +23,16 @@ class CopyView(TerminalView):
     """A pane's lines at copy mode's own position, with cursor, matches, selection."""
 
     can_focus = False
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"copy-view--match", "copy-view--current-match"}
+    """Every search match, and the one the cursor is on."""
+    DEFAULT_CSS = """
+    CopyView .copy-view--match { background: ansi_yellow; color: ansi_black; }
+    CopyView .copy-view--current-match {
+        background: ansi_bright_yellow;
+        color: ansi_black;
+        text-style: bold underline;
+    }
+    """
 
     def __init__(self, pane: Pane) -> None:
         super().__init__(pane)
@@ -122,7 +132,8 @@ class CopyView(TerminalView):
         if self.pattern:
             current = sel.columns_in_line(self.current, line, columns)
             for c0, c1 in sel.matches_in_line(self.lines(), line, self.pattern):
-                style = CURRENT_MATCH_STYLE if (c0, c1) == current else MATCH_STYLE
+                part = "current-match" if (c0, c1) == current else "match"
+                style = self.get_component_rich_style(f"copy-view--{part}", partial=True)
                 out.append((c0, c1, style))
         span = sel.columns_in_line(self.selection, line, columns)
         if span is not None:

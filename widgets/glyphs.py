@@ -1,12 +1,15 @@
-"""State glyphs shared by the sidebar, header tabs and grid labels.
+"""State glyphs shared by the sidebar, header tabs, pane header and grid labels.
 
 Each state differs in both shape and colour, so it reads on monochrome
-terminals and for colour-blind users alike.
+terminals and for colour-blind users alike. The colours are defined once here
+and reach a widget as component classes (`state--idle`, …) in its DEFAULT_CSS,
+so an app stylesheet or theme can restyle them; `render()` never names a colour.
 """
 
 from __future__ import annotations
 
 from rich.style import Style
+from textual.widget import Widget
 
 from zirv_dash.pane import PaneState
 
@@ -26,10 +29,46 @@ GLYPHS: dict[PaneState, tuple[str, Style]] = {
     PaneState.FAILED: ("✗", Style(color="red", bold=True)),
     PaneState.STOPPED: ("■", Style(color="blue")),
 }
+"""The palette: ANSI colours, so they follow the operator's terminal palette."""
 
 
 def glyph(state: PaneState, tick: int) -> tuple[str, Style]:
+    """The state's glyph (a spinner frame while it works) and its palette style,
+    for text built outside a widget; a widget uses `state_class` instead."""
     char, style = GLYPHS[state]
     if state in (PaneState.WORKING, PaneState.STARTING):
         char = SPINNER[tick % len(SPINNER)]
     return char, style
+
+
+def state_class(state: PaneState) -> str:
+    """The component class that styles `state`'s glyph and words."""
+    return f"state--{state.name.lower().replace('_', '-')}"
+
+
+def state_style(widget: Widget, state: PaneState) -> Style:
+    """`state`'s style as `widget`'s stylesheet says (its `state--*` component
+    class); the palette's own before the widget has a stylesheet (unmounted)."""
+    return widget.get_component_rich_style(
+        state_class(state), partial=True, default=GLYPHS[state][1]
+    )
+
+
+STATE_CLASSES = frozenset(state_class(state) for state in GLYPHS)
+"""Add to a widget's COMPONENT_CLASSES, with `state_css(...)` in its DEFAULT_CSS."""
+
+
+def _css_rule(style: Style) -> str:
+    flags = [name for name in ("bold", "dim", "italic") if getattr(style, name)]
+    rules = [f"color: ansi_{style.color.name};"] if style.color is not None else []
+    if flags:
+        rules.append(f"text-style: {' '.join(flags)};")
+    return " ".join(rules)
+
+
+def state_css(widget: str) -> str:
+    """DEFAULT_CSS rules giving `widget`'s state component classes the palette."""
+    return "\n".join(
+        f"{widget} .{state_class(state)} {{ {_css_rule(style)} }}"
+        for state, (_, style) in GLYPHS.items()
+    )

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual.events import Click
 from textual.filter import LineFilter
+from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from widgets.glyphs import glyph
-from widgets.terminal_view import run_segments, without_theme_colors
+from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
+from widgets.terminal_style import run_segments, without_theme_colors
 from zirv_dash.pane import STATE_WORDS, Pane, PaneState
 
 
@@ -34,6 +36,8 @@ class TileFacts:
 
 
 class GridTile(Widget):
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(STATE_CLASSES)
+    """`state--*`: the state glyph in the tile's label."""
     DEFAULT_CSS = """
     GridTile {
         border: round $panel-lighten-2;
@@ -49,7 +53,7 @@ class GridTile(Widget):
     GridTile.-focused-pane {
         border-title-style: bold;
     }
-    """
+    """ + state_css("GridTile")
 
     class Chosen(Message):
         """The tile was clicked: focus its pane."""
@@ -73,19 +77,33 @@ class GridTile(Widget):
         self.facts = facts
         self._cache: dict[int, tuple[tuple[object, ...], Strip]] = {}
         self._seen = (-1, -1)
+        self._first = 0
+        """The model row on the tile's first line, fixed for one paint."""
+
+    def on_mount(self) -> None:
+        # The label's glyph style comes from the stylesheet: there is one now.
         self._set_label()
+
+    def notify_style_update(self) -> None:
+        # A new theme or stylesheet: the label and cached rows carry old styles.
+        super().notify_style_update()
+        self._cache.clear()
+        if self.is_mounted:
+            self._set_label()
 
     # -- facts and refresh ---------------------------------------------------------------
 
     def update_facts(self, facts: TileFacts) -> None:
         if facts != self.facts:
             self.facts = facts
-            self._set_label()
+            if self.is_mounted:
+                self._set_label()
 
     def _set_label(self) -> None:
         f = self.facts
         pane = self.pane
-        char, gstyle = glyph(f.state, f.tick)
+        char = glyph(f.state, f.tick)[0]
+        gstyle = state_style(self, f.state)
         label = Text()
         label.append(f" {f.number} ", Style(bold=True))
         label.append(char, gstyle)
@@ -123,14 +141,15 @@ class GridTile(Widget):
                 break
         return max(0, used - height)
 
-    def render_lines(self, crop: object) -> list[Strip]:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # One crop decision per paint, so every row of it shows the same window.
         self._first = self.first_row()
-        return super().render_lines(crop)  # type: ignore[arg-type]
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         model = self.pane.model_view
         width = self.size.width
-        row = getattr(self, "_first", 0) + y
+        row = self._first + y
         if row >= model.rows:
             return Strip.blank(width, self.rich_style)
         key = (id(model), row, model.row_version(row), width)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -10,7 +11,7 @@ from textual.events import Click
 from textual.message import Message
 from textual.widget import Widget
 
-from widgets.glyphs import glyph
+from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
 from zirv_dash.pane import PaneState
 
 NUMBERED_TABS = 9
@@ -45,6 +46,18 @@ class HeaderFacts:
 
 
 class HeaderBar(Widget):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "header-bar--brand",
+        "header-bar--working",
+        "header-bar--needs-you",
+        "header-bar--focused-tab",
+        "header-bar--notice",
+        "header-bar--error-count",
+        "header-bar--error",
+        *STATE_CLASSES,
+    }
+    """The brand mark, the working / needs-you counts, the focused tab (under 100
+    columns), a notice, the error count and text, and `state--*` the tab glyphs."""
     DEFAULT_CSS = """
     HeaderBar {
         height: 1;
@@ -52,7 +65,14 @@ class HeaderBar(Widget):
         background: $panel;
         color: $foreground;
     }
-    """
+    HeaderBar .header-bar--brand { color: ansi_cyan; text-style: bold; }
+    HeaderBar .header-bar--working { color: ansi_cyan; }
+    HeaderBar .header-bar--needs-you { color: ansi_yellow; text-style: bold; }
+    HeaderBar .header-bar--focused-tab { background: $panel-lighten-2; text-style: bold; }
+    HeaderBar .header-bar--notice { color: ansi_green; }
+    HeaderBar .header-bar--error-count { color: ansi_red; text-style: bold; }
+    HeaderBar .header-bar--error { color: ansi_red; }
+    """ + state_css("HeaderBar")
 
     class HintClicked(Message):
         """A hint (e.g. `^A s spawn`) was clicked: run its action (id or label)."""
@@ -112,18 +132,19 @@ class HeaderBar(Widget):
         """The brand and counts, or (under 100 columns) one tab per pane."""
         f = self.facts
         left = Text()
-        left.append("▌", Style(color="cyan", bold=True))
+        left.append("▌", self._part("brand"))
         left.append("zirv", Style(bold=True))
         self.tab_spans = []
         if f.tabs is None:
             left.append(f" · {_sessions_words(f.sessions, f.ended)}", Style(dim=True))
             if f.working:
-                left.append(f" · {f.working} working", Style(color="cyan"))
+                left.append(f" · {f.working} working", self._part("working"))
             if f.needs_you:
-                left.append(f" · {f.needs_you} needs you", Style(color="yellow", bold=True))
+                left.append(f" · {f.needs_you} needs you", self._part("needs-you"))
             return left
         for index, tab in enumerate(f.tabs):
-            char, style = glyph(tab.state, f.tick)
+            char = glyph(tab.state, f.tick)[0]
+            style = state_style(self, tab.state)
             label = Text()
             label.append(" ")
             if index < NUMBERED_TABS:  # the digit of its `^A <n>` chord
@@ -131,7 +152,7 @@ class HeaderBar(Widget):
             label.append(char, style)
             label.append(f" {tab.name}{(' ' + tab.badge) if tab.badge else ''} ")
             if tab.focused:
-                label.stylize(Style(bgcolor="grey23", bold=True))
+                label.stylize(self._part("focused-tab"))
             if left.cell_len + label.cell_len > width - 12:
                 break
             self.tab_spans.append((left.cell_len, left.cell_len + label.cell_len, index))
@@ -142,16 +163,20 @@ class HeaderBar(Widget):
         f = self.facts
         middle = Text(no_wrap=True)
         if f.notice:
-            middle.append(f"  {f.notice}", Style(color="green"))
+            middle.append(f"  {f.notice}", self._part("notice"))
         elif f.errors:
             # One error reads `⚠ <text>`: a bare `1` before a text that starts
             # with its own number read as a doubled count.
             count = f"{f.errors} errors · " if f.errors > 1 else ""
-            middle.append(f"  ⚠ {count}", Style(color="red", bold=True))
-            middle.append(f.latest_error, Style(color="red"))
+            middle.append(f"  ⚠ {count}", self._part("error-count"))
+            middle.append(f.latest_error, self._part("error"))
         elif f.tip:
             middle.append(f"  {f.tip}", Style(dim=True, italic=True))
         return middle
+
+    def _part(self, name: str) -> Style:
+        """The style of component class `header-bar--<name>` (its own rules only)."""
+        return self.get_component_rich_style(f"header-bar--{name}", partial=True, default=Style())
 
     def tab_at(self, x: int) -> int | None:
         """The index (in the roster's order) of the tab drawn at column x."""

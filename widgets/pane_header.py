@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from widgets.glyphs import glyph
+from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
 from zirv_dash.pane import STATE_WORDS, PaneState
 
 
@@ -34,13 +35,22 @@ def shorten_home(path: str) -> str:
 
 
 class PaneHeader(Widget):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "pane-header--harness",
+        "pane-header--extra",
+        *STATE_CLASSES,
+    }
+    """The harness name, the extra flag before the state, and `state--*` the
+    state's glyph and word."""
     DEFAULT_CSS = """
     PaneHeader {
         height: 1;
         width: 1fr;
         background: $boost;
     }
-    """
+    PaneHeader .pane-header--harness { color: ansi_cyan; text-style: bold; }
+    PaneHeader .pane-header--extra { color: ansi_yellow; text-style: bold; }
+    """ + state_css("PaneHeader")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -56,8 +66,12 @@ class PaneHeader(Widget):
         width = self.size.width
         right = Text(no_wrap=True)
         if f.extra:
-            right.append(f"{f.extra}  ", Style(color="yellow", bold=True))
-        char, style = glyph(f.state, f.tick)
+            right.append(
+                f"{f.extra}  ",
+                self.get_component_rich_style("pane-header--extra", partial=True, default=Style()),
+            )
+        char = glyph(f.state, f.tick)[0]
+        style = state_style(self, f.state)
         right.append(char, style)
         right.append(f" {STATE_WORDS[f.state].capitalize()}", style)
         if f.age:
@@ -72,6 +86,9 @@ class PaneHeader(Widget):
         (title, then the cwd's parents, then the cwd) so the state stays whole."""
         f = self.facts
         cwd = shorten_home(f.cwd)
+        harness = self.get_component_rich_style(
+            "pane-header--harness", partial=True, default=Style()
+        )
         for title, path in (
             (f.title, cwd),
             ("", cwd),
@@ -79,7 +96,7 @@ class PaneHeader(Widget):
             ("", ""),
         ):
             text = Text(no_wrap=True, overflow="ellipsis")
-            text.append(f" {f.harness}", Style(color="cyan", bold=True))
+            text.append(f" {f.harness}", harness)
             text.append(" ▸ ")
             text.append(f.role)
             text.append(f" · {f.model or '–'}", Style(dim=True))

@@ -7,6 +7,7 @@ the ninth keep the column blank so names stay aligned.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -16,7 +17,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from widgets.glyphs import glyph
+from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
 from zirv_dash.pane import PaneState
 
 NUMBERED_ROWS = 9
@@ -48,6 +49,13 @@ class RosterRow:
 
 
 class Sidebar(Widget):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "sidebar--badge",
+        "sidebar--selected",
+        *STATE_CLASSES,
+    }
+    """`sidebar--badge` the mail badge, `sidebar--selected` the selected row's
+    background, `state--*` each state's glyph and note."""
     DEFAULT_CSS = """
     Sidebar {
         width: 28;
@@ -55,7 +63,9 @@ class Sidebar(Widget):
         border-right: vkey $panel-lighten-2;
         background: $surface;
     }
-    """
+    Sidebar .sidebar--badge { color: ansi_yellow; text-style: bold; }
+    Sidebar .sidebar--selected { background: $surface-lighten-2; }
+    """ + state_css("Sidebar")
 
     class RowClicked(Message):
         """A roster row was clicked (button 1 = left, 3 = right)."""
@@ -125,8 +135,14 @@ class Sidebar(Widget):
             Strip(segments).apply_style(self.rich_style).adjust_cell_length(width, self.rich_style)
         )
 
+    def notify_style_update(self) -> None:
+        # Cached rows hold the old theme's colours.
+        self._cache.clear()
+        super().notify_style_update()
+
     def _render_row(self, row: RosterRow, width: int, number: int | None = None) -> Text:
-        char, gstyle = glyph(row.state, self.tick)
+        char = glyph(row.state, self.tick)[0]
+        gstyle = state_style(self, row.state)
         line = Text(no_wrap=True, overflow="crop")
         line.append(str(number) if number is not None else " ", Style(dim=True))
         line.append(row.tree)
@@ -144,16 +160,21 @@ class Sidebar(Widget):
             line.append(" ")
             line.append(f"{row.harness[:harness_width]:<{harness_width}}", Style(dim=True))
         if row.note:
-            char_style = glyph(row.state, 0)[1]
             line.append(" ")
-            line.append(row.note, Style(color=char_style.color, dim=True))
+            line.append(row.note, Style(color=gstyle.color, dim=True))
         if row.badge:
             line.append(" ")
-            line.append(row.badge, Style(color="yellow", bold=True))
+            line.append(
+                row.badge,
+                self.get_component_rich_style("sidebar--badge", partial=True, default=Style()),
+            )
         line.truncate(width)
         line.append(" " * max(0, width - line.cell_len))
         if row.selected:
-            line.stylize(Style(bgcolor="grey23"))
+            selected = self.get_component_rich_style(
+                "sidebar--selected", partial=True, default=Style()
+            )
+            line.stylize(Style(bgcolor=selected.bgcolor))
         return line
 
     def row_at(self, y: int) -> RosterRow | None:
