@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.fuzzy import FuzzySearch, Matcher
 from textual.message import Message
 from textual.widget import Widget
 
@@ -26,46 +28,77 @@ class Entry:
     """Why the action cannot run now, or None."""
 
 
-def fuzzy_score(query: str, *fields: str) -> tuple[int, int, int] | None:
-    """How well `query` matches as a subsequence (case-insensitive, whitespace
-    ignored) of one of `fields`: lower is better (earlier field, earlier start,
-    tighter span); None when it matches none."""
-    needle = "".join(query.lower().split())
+Match = tuple[int, float, tuple[int, ...]]
+"""(field rank, -score, matched offsets in that field): lower sorts first."""
+
+
+COMBINATIONS = 2_000
+"""Above this many ways to place the query in a field, the fuzzy search (which
+tries them all) would stall a keystroke for seconds (`eeeeee` over a long
+description): the leftmost placement is scored instead."""
+
+
+def _leftmost(needle: str, hay: str) -> list[int]:
+    offsets: list[int] = []
+    for ch in needle:
+        at = hay.find(ch, offsets[-1] + 1 if offsets else 0)
+        if at < 0:
+            return []
+        offsets.append(at)
+    return offsets
+
+
+def _field_match(search: FuzzySearch, needle: str, field: str) -> tuple[float, Sequence[int]]:
+    hay, low = field.lower(), needle.lower()
+    ways = 1
+    for ch in low:
+        ways *= max(1, hay.count(ch))
+    if ways <= COMBINATIONS:
+        return search.match(needle, field)
+    offsets = _leftmost(low, hay)
+    return (search.score(hay, offsets), offsets) if offsets else (0.0, ())
+
+
+def fuzzy_best(query: str, *fields: str) -> Match | None:
+    """The best match of `query` (case-insensitive, whitespace ignored) in `fields`
+    by Textual's fuzzy Matcher: an earlier field wins (a label beats a chord beats
+    a description), then the higher score; None when no field matches."""
+    needle = "".join(query.split())
     if not needle:
-        return (0, 0, 0)
-    best: tuple[int, int, int] | None = None
+        return (0, 0.0, ())
+    matcher = Matcher(needle)
     for rank, field in enumerate(fields):
-        hay = field.lower()
-        start = hay.find(needle[0])
-        while start >= 0:
-            pos = start + 1
-            for ch in needle[1:]:
-                pos = hay.find(ch, pos)
-                if pos < 0:
-                    break
-                pos += 1
-            if pos < 0:
-                break
-            score = (rank, start, pos - start)
-            if best is None or score < best:
-                best = score
-            start = hay.find(needle[0], start + 1)
-    return best
+        score, offsets = _field_match(matcher.fuzzy_search, needle, field)
+        if score:
+            return (rank, -score, tuple(offsets))
+    return None
+
+
+def fuzzy_score(query: str, *fields: str) -> tuple[int, float] | None:
+    """How well `query` matches one of `fields`: lower is better (earlier
+    field, then higher score); None when it matches none."""
+    best = fuzzy_best(query, *fields)
+    return None if best is None else best[:2]
 
 
 def fuzzy_match(query: str, *fields: str) -> bool:
-    return fuzzy_score(query, *fields) is not None
+    return fuzzy_best(query, *fields) is not None
 
 
 class PaletteList(Widget):
     """The rows: a cursor drawn reversed, headings, click / double-click."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"palette-list--heading", "palette-list--match"}
+    """`palette-list--heading`: a section's heading row (empty query only);
+    `palette-list--match`: the characters the query matched."""
     DEFAULT_CSS = """
     PaletteList {
         height: 1fr;
         min-height: 3;
         background: $surface;
     }
+    PaletteList .palette-list--heading { color: ansi_cyan; text-style: bold; }
+    PaletteList .palette-list--match { text-style: bold underline; }
     """
 
     class Activated(Message):
@@ -85,6 +118,8 @@ class PaletteList(Widget):
         self.entries = entries
         self.filter_text = ""
         self.rows: list[Entry | str] = []
+        self.matches: dict[Entry, Match] = {}
+        """Under a query: how each shown entry matched (for highlighting)."""
         self.cursor = 0
         self.top = 0
         self._last_click: tuple[int, float] | None = None
@@ -102,13 +137,15 @@ class PaletteList(Widget):
     def set_query(self, query: str) -> None:
         self.filter_text = query
         rows: list[Entry | str] = []
+        self.matches = {}
         if query.strip():
-            scored = [
-                (score, i, e)
-                for i, e in enumerate(self.entries)
-                if (score := fuzzy_score(query, e.label, e.chord, e.description)) is not None
-            ]
-            rows = [e for _, _, e in sorted(scored, key=lambda t: (t[0], t[1]))]
+            for e in self.entries:
+                found = fuzzy_best(query, e.label, e.chord, e.description)
+                if found is not None:
+                    self.matches[e] = found
+            order = {e: i for i, e in enumerate(self.entries)}
+            ranked = sorted(self.matches, key=lambda e: (self.matches[e][:2], order[e]))
+            rows = list(ranked)
         else:
             section = ""
             for e in self.entries:
@@ -157,21 +194,31 @@ class PaletteList(Widget):
             out.append("(nothing matches)", Style(dim=True))
             return out
         current = self.current
+        heading = self.get_component_rich_style("palette-list--heading", partial=True)
+        match = self.get_component_rich_style("palette-list--match", partial=True)
         chord_width = max(14, *(len(e.chord) for e in self.entries)) + 2
         for i, row in enumerate(self.rows[self.top : self.top + height]):
             if i:
                 out.append("\n")
             if isinstance(row, str):
-                out.append(row, Style(bold=True, color="cyan"))
+                out.append(row, heading)
                 continue
             line = Text(no_wrap=True, overflow="crop")
             dim = row.disabled is not None and row is not current
+            starts = [2]  # where the label, chord and description start
             line.append(f"  {row.label:<18}", Style(bold=not dim, dim=dim))
+            starts.append(line.cell_len)
             line.append(row.chord.ljust(chord_width), Style(dim=dim))
+            starts.append(line.cell_len)
             if row.disabled:
                 line.append(f"disabled: {row.disabled}", Style(dim=dim, italic=True))
             else:
                 line.append(row.description, Style(dim=row is not current))
+            found = self.matches.get(row)
+            if found is not None and not (found[0] == 2 and row.disabled):
+                for offset in found[2]:
+                    at = starts[found[0]] + offset
+                    line.stylize(match, at, at + 1)
             line.truncate(width, overflow="ellipsis")  # a cut word shows it was cut
             line.append(" " * max(0, width - line.cell_len))
             if row is current:
