@@ -479,3 +479,20 @@ def test_a_timed_out_pane_at_a_dialog_is_stopped_without_typing_into_it(
     assert not pane.at_input_prompt()
     drive(dash, intake, ended(pane), timeout=20)
     assert not trust.exists(), "the stop answered the trust dialog"
+
+
+FORMER_INTAKE_NAMES = """
+CLEAN_EXIT ENDED ENDED_ROWS_MAX Intake Kept MENU_LABELS MenuEntry NOT_FINISHED NOT_OURS NO_CHANNEL
+NO_CWD NO_REQUEST Outcome Owner PRUNE_EVERY Planned REPORT_TAIL_BYTES REPORT_TAIL_LINES
+STILL_RUNNING STOP_GRACE Section Spawner SweepJob THE_DASHBOARD dashboard_sections
+disabled_reason_restore format_sections inspect_sections menu_entries menu_letters report_body
+screen_tail
+""".split()
+
+
+def test_every_former_public_name_is_still_exported() -> None:
+    import zirv_dash.intake as intake_package
+
+    missing = [name for name in FORMER_INTAKE_NAMES if not hasattr(intake_package, name)]
+    assert missing == []
+    assert set(FORMER_INTAKE_NAMES) <= set(intake_package.__all__)

@@ -817,3 +817,24 @@ def test_live_dashboards_order(state: Path, repo: Path, monkeypatch: pytest.Monk
 
 def test_no_dashboards(state: Path) -> None:
     assert spawn.live_dashboards(state, {}, None) == []
+
+
+# --- the package keeps the single module's names ------------------------------------------
+
+FORMER_SPAWN_NAMES = """
+ACK_TIMEOUT_SECS ARGV_GUARD AckStatus AckWait CLAIM_BATCH CLAIM_EXTENSION_SECS Claimed DASH_DIR
+DashChannel DashTarget Decision Fulfilment GIT_CACHE_MAX Gate KillDecision LEFTOVER_MAX_AGE_SECS
+MAX_ACK_BYTES MAX_REQUEST_BYTES MAX_TIMEOUT_SECS MODEL_MAX_CHARS MODEL_RE OWNER_PID PANE_CHANNEL_RE
+PID_REUSE_SLACK_SECS POLL_SECS REQUESTS_DIR REQ_ID_RE RESTART_ENV_HEADLESS RESTART_ENV_INTERACTIVE
+RequestError Role SHORT_RE STALE_GRACE_SECS SWEEP_BUDGET SYSTEM_PROMPT_CAP SpawnAck SpawnRequest
+TOKEN_DIR_RE ValidationContext ack_path answer authorize_kill build_launch claim_path
+claim_requests complete dash_root fulfil is_within live_dashboards model_refusal new_token
+owner_alive prompt_refusal prune_channel read_json_tolerant read_owner_pid refuse request_id
+sanitize_file_drop show sweep_stale_token_dirs validate wait_for_ack write_ack write_request
+""".split()
+
+
+def test_every_former_public_name_is_still_exported() -> None:
+    missing = [name for name in FORMER_SPAWN_NAMES if not hasattr(spawn, name)]
+    assert missing == []
+    assert set(FORMER_SPAWN_NAMES) <= set(spawn.__all__)

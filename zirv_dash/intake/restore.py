@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from zirv_dash import adapters, mail, paths, roster, spawn
+from zirv_dash.dashboard import Dashboard
 from zirv_dash.pane import Pane
 from zirv_dash.textcheck import text_problem
 
@@ -34,6 +35,10 @@ class RosterRestore:
         self.deferred: list[roster.RosterPane] = []
         """Entries carried into the next roster (still live, over the cap, failed)."""
 
+    @property
+    def dash(self) -> Dashboard:
+        return self.intake.dash
+
     def take_offer(self) -> list[roster.RosterPane]:
         """Claim the roster; notices for entries still live; the rest is offered."""
         if not self.intake.enabled:
@@ -41,17 +46,17 @@ class RosterRestore:
         problems: list[str] = []
         panes = roster.take_roster(
             self.intake.state,
-            self.intake.dash.slug,
-            self.intake.dash.settings.dash.roster_max_age_secs,
+            self.dash.slug,
+            self.dash.settings.dash.roster_max_age_secs,
             problems=problems,
         )
         for problem in problems:  # a refused or corrected entry must reach `^A e`
-            self.intake.dash.error(problem)
+            self.dash.error(problem)
         offer, kept = roster.partition_live(panes, state=self.intake.state)
         for entry in kept:
             notice = roster.kept_notice(entry)
             log.info("%s", notice)
-            self.intake.dash.notify(notice)
+            self.dash.notify(notice)
         self.deferred += kept
         self.candidates = list(offer)
         return offer
@@ -64,13 +69,13 @@ class RosterRestore:
     def restore(self, checked: Sequence[roster.RosterPane]) -> list[Pane]:
         """Enter: respawn the checked entries up to the pane cap; defer the rest."""
         self.candidates = []
-        settings = self.intake.dash.settings.dash
+        settings = self.dash.settings.dash
         now, later, error = roster.split_for_cap(
-            list(checked), len(self.intake.dash.live_panes), settings.max_panes
+            list(checked), len(self.dash.live_panes), settings.max_panes
         )
         self.deferred += later
         if error:
-            self.intake.dash.error(error)
+            self.dash.error(error)
         out: list[Pane] = []
         for entry in now:
             pane = self.spawn_restored(entry)
@@ -79,7 +84,7 @@ class RosterRestore:
             else:
                 out.append(pane)
         if out:
-            self.intake.dash.notify(f"restored {len(out)} pane(s)")
+            self.dash.notify(f"restored {len(out)} pane(s)")
         return out
 
     def spawn_restored(self, entry: roster.RosterPane) -> Pane | None:
@@ -90,17 +95,15 @@ class RosterRestore:
                 # Checked again here, not only when the roster is read: these
                 # strings go to argv and env, and one that cannot be encoded
                 # must never reach a spawn.
-                self.intake.dash.error(f"restore {spawn.show(entry.short, 16)}: `{name}` {problem}")
+                self.dash.error(f"restore {spawn.show(entry.short, 16)}: `{name}` {problem}")
                 return None
         adapter = adapters.get(entry.agent)
         if adapter is None:
-            self.intake.dash.error(
-                f"restore {entry.short}: unknown harness {spawn.show(entry.agent, 40)}"
-            )
+            self.dash.error(f"restore {entry.short}: unknown harness {spawn.show(entry.agent, 40)}")
             return None
-        refusal = self.intake.dash.gate.refusal(entry.agent)
+        refusal = self.dash.gate.refusal(entry.agent)
         if refusal:
-            self.intake.dash.error(f"restore {entry.short}: adapter {entry.agent} is {refusal}")
+            self.dash.error(f"restore {entry.short}: adapter {entry.agent} is {refusal}")
             return None
         role = "sub-orchestrator" if entry.role == "sub-orchestrator" else "worker"
         try:
@@ -118,10 +121,10 @@ class RosterRestore:
                 focus=False,
             )
         except Exception as exc:  # noqa: BLE001 - DashError and spawn failures alike
-            self.intake.dash.error(f"restore {entry.short}: {exc}")
+            self.dash.error(f"restore {entry.short}: {exc}")
             return None
         if pane.spawn_error:
-            self.intake.dash.error(f"restore {entry.short}: {pane.spawn_error}")
+            self.dash.error(f"restore {entry.short}: {pane.spawn_error}")
             return None
         self.restored_from[pane.short] = entry
         if entry.report_to:
@@ -136,7 +139,7 @@ class RosterRestore:
     def entries(self) -> list[roster.RosterPane]:
         """Every live pane, then unanswered and deferred entries (de-duplicated on write)."""
         out: list[roster.RosterPane] = []
-        for pane in self.intake.dash.live_panes:
+        for pane in self.dash.live_panes:
             before = self.restored_from.get(pane.short)
             parent = self.intake.parents.get(pane.short)
             out.append(
@@ -164,6 +167,6 @@ class RosterRestore:
         entries = self.entries()
         if entries:
             try:
-                roster.write_roster(self.intake.state, self.intake.dash.slug, entries)
+                roster.write_roster(self.intake.state, self.dash.slug, entries)
             except OSError as exc:
-                self.intake.dash.error(f"restore roster could not be written: {exc}")
+                self.dash.error(f"restore roster could not be written: {exc}")
