@@ -256,3 +256,45 @@ async def test_provider_error_is_shown_and_the_session_stays_usable(
     session.submit("again")
     await session.wait_idle()
     assert session.state == "completed"
+
+
+async def test_a_shell_line_goes_through_the_approval_gate(journal: Journal, workdir: Path) -> None:
+    session = demo(journal, workdir)
+    assert session.submit("!echo from-the-shell > shell.txt; cat shell.txt") == "sent"
+    await until(lambda: session.pending is not None)
+    assert session.pending is not None and session.pending.tool == "run_command"
+    assert not (workdir / "shell.txt").exists()
+    session.answer(session.pending.call_id, "once")
+    await session.wait_idle()
+    assert (workdir / "shell.txt").read_text() == "from-the-shell\n"
+    history = conversation(journal.events())
+    assert len(history) == 1 and "from-the-shell" in getattr(history[0], "text", "")
+    session.submit("!rm -rf shell.txt")
+    await until(lambda: session.pending is not None)
+    assert session.pending is not None
+    session.answer(session.pending.call_id, "deny")
+    await session.wait_idle()
+    assert (workdir / "shell.txt").exists()
+    assert not [e for e in journal.events() if e.kind == "input" and e.data.get("steering")]
+    assert session.submit("!echo mail", commands=False) == "sent"  # mail is never a shell line
+    await until(lambda: session.pending is not None)
+    assert session.pending is not None and session.pending.tool == "write_file"
+    session.interrupt()
+    await session.wait_idle()
+
+
+async def test_interrupting_a_running_command_kills_it(journal: Journal, workdir: Path) -> None:
+    session = demo(journal, workdir)
+    session.submit("!sleep 30; echo late > late.txt")
+    await until(lambda: session.pending is not None)
+    assert session.pending is not None
+    session.answer(session.pending.call_id, "once")
+    await until(lambda: session.state == "executing")
+    await asyncio.sleep(0.2)
+    session.interrupt()
+    async with asyncio.timeout(5):
+        await session.wait_idle()
+    tool = [i for i in session.snapshot().transcript.items if i.kind == "tool"][-1]
+    assert tool.outcome is not None and tool.outcome.kind == "cancelled"
+    await asyncio.sleep(0.3)
+    assert not (workdir / "late.txt").exists()

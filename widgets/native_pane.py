@@ -62,8 +62,35 @@ class NativePane(Widget):
         def control(self) -> NativePane:
             return self.pane
 
+    class StateChanged(Message):
+        """The pane's presentation state changed (for the sidebar and attention):
+        one of generating, executing, idle, blocked, cancelled, failed, unread, completed."""
+
+        def __init__(self, pane: NativePane, state: str) -> None:
+            super().__init__()
+            self.pane = pane
+            self.state = state
+
+        @property
+        def control(self) -> NativePane:
+            return self.pane
+
+    class ErrorRaised(Message):
+        """A provider or engine error the pane now shows (for the dashboard's error log)."""
+
+        def __init__(self, pane: NativePane, text: str) -> None:
+            super().__init__()
+            self.pane = pane
+            self.text = text
+
+        @property
+        def control(self) -> NativePane:
+            return self.pane
+
     def __init__(self, session: NativeSession, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.state = ""
+        self._errors_seen: set[str] = set()
         self.session = session
         self.unread = False
         self.notice = ""
@@ -96,6 +123,10 @@ class NativePane(Widget):
         return self.query_one("#native-approval", NativeApproval)
 
     def on_mount(self) -> None:
+        # Errors already in a replayed journal were reported when they happened.
+        self._errors_seen = {
+            i.key for i in self.session.snapshot().transcript.items if i.tone == "err"
+        }
         saved = load_draft(self.session.name)
         if saved.draft:
             self.composer.load_text(saved.draft)
@@ -139,6 +170,10 @@ class NativePane(Widget):
         if settled - self._known and not view.follow:
             self.unread = True
         self._known = settled
+        for item in snap.transcript.items:
+            if item.tone == "err" and item.key not in self._errors_seen:
+                self._errors_seen.add(item.key)
+                self.post_message(self.ErrorRaised(self, item.text))
         self.approval.show(snap.pending)
         if snap.pending is None and self.approval.has_focus:
             self.composer.focus()
@@ -182,6 +217,13 @@ class NativePane(Widget):
         label = f"   {self.composer.mode} mode" if self.composer.mode != "default" else ""
         self.query_one("#native-hint", Static).update(f"  ? for shortcuts   {mode}{waiting}{label}")
 
+    def deliver(self, text: str) -> str:
+        """Text from outside the composer (mail, a nudge) through the same submit
+        path as the operator's Enter: sent, steer or queued (never an approval answer)."""
+        outcome = self.session.submit(text, commands=False)
+        self._session_changed()
+        return outcome
+
     def refresh_status(self) -> None:
         snap = self.session.snapshot()
         state = snap.state
@@ -189,6 +231,9 @@ class NativePane(Widget):
             state = "blocked"
         elif state == "completed" and self.unread:
             state = "unread"
+        if state != self.state:
+            self.state = state
+            self.post_message(self.StateChanged(self, state))
         route = snap.route
         line = status_line(
             route.label,

@@ -142,11 +142,12 @@ class NativeSession:
             return "queue"
         return "steer" if self.busy else "send"
 
-    def submit(self, text: str) -> str:
-        """What happened to `text`: sent, steer, queued, command or empty."""
+    def submit(self, text: str, *, commands: bool = True) -> str:
+        """What happened to `text`: sent, steer, queued, command or empty.
+        `commands=False` (mail, nudges) never runs a /command or a !shell line."""
         if not text.strip():
             return "empty"
-        if text.startswith("/") and self._command(text.strip()):
+        if commands and text.startswith("/") and self._command(text.strip()):
             return "command"
         mode = "queue" if self.closed else self.submit_mode()
         if mode == "queue":
@@ -156,7 +157,10 @@ class NativeSession:
         if mode == "steer":
             self._record("input", id=_id("steer"), text=text, steering=True)
             return "steer"
-        self._start_turn(text)
+        if not commands and text.startswith("!"):
+            self._start_turn(text)  # mail is text for the model, never a shell line
+        else:
+            self._start(text)
         return "sent"
 
     def restore_queue(self, texts: list[str]) -> None:
@@ -164,7 +168,7 @@ class NativeSession:
         ready, as if it had been queued just now."""
         self.queued.extend(t for t in texts if t.strip())
         if self.queued and not self.busy and self.pending is None:
-            self._start_turn(self.queued.pop(0))
+            self._start(self.queued.pop(0))
         self._changed()
 
     def interrupt(self) -> bool:
@@ -252,6 +256,37 @@ class NativeSession:
 
     # ---- the turn -------------------------------------------------------------------
 
+    def _start(self, text: str) -> None:
+        if text.startswith("!") and text[1:].strip():
+            self._start_shell(text)
+        else:
+            self._start_turn(text)
+
+    def _start_shell(self, text: str) -> None:
+        """A `!` line: the operator's own command, through the same tool and the
+        same approval gate as any call the model makes."""
+        self._record("input", id=_id("in"), text=text, steering=False, shell=True)
+        self._turn_started = time.monotonic()
+        self._turn_tokens = 0
+        call = ToolCall(_id("sh"), "run_command", {"command": text[1:].strip()})
+        self._task = asyncio.get_running_loop().create_task(self._shell(call))
+
+    async def _shell(self, call: ToolCall) -> None:
+        self._record(
+            "tool_call",
+            id=call.id,
+            message_id="operator",
+            name=call.name,
+            arguments=call.arguments,
+            operator=True,
+        )
+        try:
+            await self._run_call(call, operator=True)
+            self._finish("completed")
+        except asyncio.CancelledError:
+            self._abandon("interrupted")
+            self._finish("cancelled")
+
     def _start_turn(self, text: str) -> None:
         self._record("input", id=_id("in"), text=text, steering=False)
         self._turn_started = time.monotonic()
@@ -304,7 +339,7 @@ class NativeSession:
         if self.busy:
             self.queued.insert(0, text)
             return
-        self._start_turn(text)
+        self._start(text)
 
     async def _step(self) -> list[ToolCall]:
         self.state = "generating"
@@ -336,7 +371,7 @@ class NativeSession:
             )
         return calls
 
-    async def _run_call(self, call: ToolCall) -> None:
+    async def _run_call(self, call: ToolCall, operator: bool = False) -> None:
         if self.policy.needs_approval(call.name, call.arguments):
             request = self.policy.request(call.id, call.name, call.arguments)
             answer, guidance = await self._ask(request)
@@ -353,6 +388,8 @@ class NativeSession:
                     display="error",
                     output=f"denied by the operator{': ' + guidance if guidance else ''}",
                 )
+                if operator:
+                    return
                 self._record(
                     "input",
                     id=_id("steer"),

@@ -24,6 +24,8 @@ from zirv_dash.native.protocol import (
 
 MAX_TRANSCRIPT_ITEMS = 500
 STEERING_PREFIX = "(operator, while you worked)"
+SHELL_SHARE = 8000
+"""How much of a `!` line's output the model is shown."""
 UNKNOWN_RESULT = (
     "outcome unknown: the session stopped while this call ran; it was not re-run. "
     "Check its effect before trying again."
@@ -194,6 +196,7 @@ def conversation(events: Sequence[Event]) -> tuple[Message, ...]:
     calls: dict[str, ToolCall] = {}
     outstanding: list[str] = []
     deferred: list[str] = []
+    shell: dict[str, str] = {}
     current: AssistantMessage | None = None
 
     def flush_assistant() -> None:
@@ -214,6 +217,21 @@ def conversation(events: Sequence[Event]) -> tuple[Message, ...]:
 
     for event in events:
         d = event.data
+        if event.kind == "input" and d.get("shell"):
+            continue  # the operator's `!` line reaches the model with its output
+        if event.kind == "tool_call" and d.get("operator"):
+            shell[str(d.get("id"))] = str(_dict(d.get("arguments")).get("command", ""))
+            continue
+        if event.kind == "tool_finish" and str(d.get("id")) in shell:
+            command = shell.pop(str(d.get("id")))
+            output = str(d.get("output", ""))[:SHELL_SHARE]
+            note = f"(the operator ran `{command}` in the workdir; its output follows)\n{output}"
+            if outstanding:
+                deferred.append(note)
+            else:
+                flush_assistant()
+                messages.append(UserMessage(note))
+            continue
         if event.kind == "input":
             flush_assistant()
             text = str(d.get("text", ""))
