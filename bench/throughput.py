@@ -6,6 +6,10 @@ prints one table (MB/s, higher is better) plus the cost of one Claude-Code-like
 
     python bench/throughput.py [--size-mb 4] [--pyte-kb 512] [--no-tmux]
 
+The model measured is the compiled build when one is installed and current
+(see zirv_dash/terminal/compiled.py), else the pure-Python one; the second
+line says which.
+
 * ours:  ``TerminalModel(200, 50)`` (8 MiB scrollback), fed in 32 KiB chunks.
 * pyte:  stock ``pyte.HistoryScreen(200, 50)`` + ``pyte.ByteStream``, fed the
   first ``--pyte-kb`` of each corpus (it is ~100x slower; the rate is what
@@ -31,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from zirv_dash.terminal import TerminalModel  # noqa: E402
+from zirv_dash.terminal import COMPILED, TerminalModel  # noqa: E402
 
 COLS, ROWS = 200, 50
 CHUNK = 32 * 1024
@@ -264,7 +268,9 @@ def main() -> None:
 
     size = int(args.size_mb * 1_000_000)
     have_tmux = not args.no_tmux and shutil.which("tmux") is not None
+    build = "compiled with mypyc" if COMPILED else "pure Python"
     print(f"terminal throughput at {COLS}x{ROWS} with scrollback, MB/s (1 MB = 10^6 bytes)")
+    print(f"model: {build} (ZIRV_PURE_PYTHON=1 forces pure Python)")
     print(
         f"{'corpus':<9}{'bytes':>10}{'ours':>9}{'pyte':>9}{'tmux':>9}{'ours/pyte':>11}{'ours/tmux':>11}"
     )
