@@ -3,6 +3,7 @@ its own process (real socket, real children)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -14,6 +15,7 @@ import pytest
 
 from tests.sessionrig import runtime, short_state
 from zirv_dash.session import cli, client, methods, protocol, schema
+from zirv_dash.session.client import Client
 
 __all__ = ["runtime", "short_state"]
 
@@ -95,6 +97,29 @@ def test_serve_list_call_stop_and_stop_runtime(
     assert runtime.wait(10) == 0
     assert not (short_state / "s" / "api.sock").exists()
     assert cli.api_main(["call", "server.ping"]) == 1
+
+
+def test_session_detach_releases_the_clients(
+    runtime: subprocess.Popen[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def attached() -> None:
+        watcher = await Client.connect()
+        try:
+            await watcher.call("session.start", {"argv": ["/bin/cat"], "name": "kept"})
+            await watcher.call("session.attach", {"session": "kept", "mode": "controller"})
+            # The CLI runs in a thread: this loop keeps reading meanwhile.
+            code = await asyncio.to_thread(cli.session_main, ["detach", "kept"])
+            assert code == 0
+            event = await watcher.next_event(protocol.EventKind.CONTROLLER_CHANGED)
+            while event.data.controller is not None:
+                event = await watcher.next_event(protocol.EventKind.CONTROLLER_CHANGED)
+        finally:
+            await watcher.close()
+
+    asyncio.run(attached())
+    assert "released 1 client(s); s1 keeps running" in capsys.readouterr().out
+    facts = client.call("session.get", {"session": "kept"})["session"]
+    assert facts["state"] == "running" and facts["controller"] is None
 
 
 def test_ensure_runtime_starts_one_on_demand_and_reuses_it(short_state: Path) -> None:

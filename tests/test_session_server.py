@@ -288,3 +288,23 @@ async def test_a_host_emitting_from_another_thread_is_relayed_on_the_loop() -> N
     await asyncio.wait_for(done.wait(), 10)
     worker.join()
     assert seen == [(event, True)]
+
+
+async def test_detach_all_releases_every_client_and_stops_nothing(short_state: Path) -> None:
+    async with serving() as server, connected(server) as a, connected(server) as b:
+        sid = await start_cat(a)
+        await a.call("session.attach", {"session": sid, "mode": "controller"})
+        await b.call("session.attach", {"session": sid})
+        async with connected(server) as operator:
+            released = await operator.call("session.detach", {"session": sid, "all": True})
+        assert released == {"session": sid, "detached": True, "clients": 2}
+        for client in (a, b):
+            freed = await client.next_event(EventKind.CONTROLLER_CHANGED)
+            while freed.data.previous != a.client_id:
+                freed = await client.next_event(EventKind.CONTROLLER_CHANGED)
+            assert freed.data.controller is None
+        facts = (await b.call("session.get", {"session": sid}))["session"]
+        assert facts["controller"] is None and facts["observers"] == 0
+        assert facts["state"] == "running"
+        await a.call("session.send_input", {"session": sid, "text": "unattached\r"})
+        await a.call("session.wait", {"session": sid, "text": "unattached"})

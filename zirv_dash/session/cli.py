@@ -4,6 +4,7 @@
     zirv ctx api call METHOD [JSON]           one request to the running runtime
     zirv session serve                        run the runtime (owns the terminals)
     zirv session list [--json]                what it holds, and who is attached
+    zirv session detach NAME|ID               release its clients; it keeps running
     zirv session stop NAME|ID [--yes]         end one session (asks first)
     zirv session stop --runtime               stop the service
 
@@ -139,6 +140,8 @@ def session_main(argv: Sequence[str], host_factory: HostFactory = default_host) 
         sub.add_parser("serve", help="run the runtime in the foreground")
         listing = sub.add_parser("list", help="sessions and who is attached")
         listing.add_argument("--json", action="store_true")
+        detach = sub.add_parser("detach", help="release every client of a session")
+        detach.add_argument("session")
         stop = sub.add_parser("stop", help="end a session, or the runtime")
         stop.add_argument("session", nargs="?")
         stop.add_argument("--runtime", action="store_true", help="stop the service")
@@ -150,6 +153,10 @@ def session_main(argv: Sequence[str], host_factory: HostFactory = default_host) 
             return asyncio.run(serve(host_factory))
         if args.verb == "list":
             return _list(args.json)
+        if args.verb == "detach":
+            released = client.call("session.detach", {"session": args.session, "all": True})
+            print(f"released {released['clients']} client(s); {released['session']} keeps running")
+            return 0
         if args.runtime:
             if args.session:
                 raise _Usage(f"{prog} stop: --runtime takes no session")

@@ -22,6 +22,7 @@ from zirv_dash.session.methods import (
     AttachParams,
     AttachResult,
     CapabilitiesResult,
+    DetachParams,
     DetachResult,
     GetResult,
     ListResult,
@@ -305,14 +306,19 @@ def _attached(
     return AttachResult(session=facts, mode=mode, screen=screen)
 
 
-async def _detach(server: Server, conn: Connection, params: SessionRef) -> DetachResult:
+async def _detach(server: Server, conn: Connection, params: DetachParams) -> DetachResult:
     facts = resolve(server, params.session)
-    change = server.seats.detach(facts.id, conn.client_id)
-    conn.attached.discard(facts.id)
-    if change is None:
-        return DetachResult(session=facts.id, detached=False)
-    server.publish_seat(change, EventKind.CLIENT_DETACHED)
-    return DetachResult(session=facts.id, detached=True)
+    targets = server.seats.attached_clients(facts.id) if params.all else {conn.client_id}
+    released = 0
+    for client_id in sorted(targets):
+        change = server.seats.detach(facts.id, client_id)
+        holder = server.connections.get(client_id)
+        if holder is not None:
+            holder.attached.discard(facts.id)
+        if change is not None:
+            released += 1
+            server.publish_seat(change, EventKind.CLIENT_DETACHED)
+    return DetachResult(session=facts.id, detached=released > 0, clients=released)
 
 
 async def _resize(server: Server, conn: Connection, params: ResizeParams) -> GetResult:

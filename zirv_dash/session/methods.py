@@ -138,9 +138,17 @@ class AttachResult(Frame, frozen=True):
     screen: ScreenResult
 
 
+class DetachParams(Frame, frozen=True):
+    session: str
+    all: bool = False
+    """Release every attached client (`zirv session detach`), not only the caller."""
+
+
 class DetachResult(Frame, frozen=True):
     session: str
     detached: bool
+    clients: int = 0
+    """How many clients were released."""
 
 
 class ResizeParams(Frame, frozen=True):
@@ -201,7 +209,7 @@ METHODS: dict[Method, MethodSpec] = {
         summary="observe (or control) a session: its screen, then its output",
     ),
     Method.SESSION_DETACH: MethodSpec(
-        SessionRef, DetachResult, capability="session.attach", summary="release; stops nothing"
+        DetachParams, DetachResult, capability="session.attach", summary="release; stops nothing"
     ),
     Method.SESSION_TAKEOVER: MethodSpec(
         SessionRef,
