@@ -298,3 +298,13 @@ async def test_interrupting_a_running_command_kills_it(journal: Journal, workdir
     assert tool.outcome is not None and tool.outcome.kind == "cancelled"
     await asyncio.sleep(0.3)
     assert not (workdir / "late.txt").exists()
+
+
+async def test_a_file_reference_reaches_the_model(journal: Journal, workdir: Path) -> None:
+    session = demo(journal, workdir)
+    session.submit("summarize @README.md")
+    await until(lambda: session.pending is not None)
+    first = conversation(journal.events())[0]
+    assert '<file path="README.md">\nhello\n\n</file>' in getattr(first, "text", "")
+    session.interrupt()
+    await session.wait_idle()

@@ -182,3 +182,16 @@ async def test_draft_and_queue_survive_a_restart(tmp_path: Path) -> None:
         assert "> queued one" in plain(again)
         assert "⁉ outcome unknown" not in plain(again)  # the old call never started
         assert "⊘ cancelled" in plain(again)
+
+
+async def test_at_completion_and_tab_accepts_it(app: PaneApp) -> None:
+    (app.session.workdir.root / "README.md").write_text("hi\n")
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.press("s", "e", "e", "space", "@", "R")
+        box = app.query_one("#native-complete", Static)
+        await until(pilot, lambda: box.display and "@README.md" in str(box.render()))
+        await pilot.press("tab")
+        composer = app.query_one(NativeComposer)
+        assert composer.text == "see @README.md " and app.focused is composer
+        await pilot.press("tab")  # nothing to complete: Tab moves focus
+        assert app.focused is app.query_one(TranscriptView)

@@ -55,6 +55,7 @@ class NativeComposer(TextArea):
         self._walk: int | None = None  # index into history, 0 = newest
         self._stash = ""
         self.mode = MODES[0]
+        self.completion: str | None = None  # what Tab puts in place of the last token
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
@@ -65,6 +66,10 @@ class NativeComposer(TextArea):
         if key in NEWLINE_KEYS:
             self._stop(event)
             self.insert("\n")
+            return
+        if key == "tab" and self.completion:
+            self._stop(event)
+            self._accept(self.completion)
             return
         if key == "ctrl+u":
             self._stop(event)
@@ -94,6 +99,12 @@ class NativeComposer(TextArea):
     def _stop(event: events.Event) -> None:
         event.stop()
         event.prevent_default()
+
+    def _accept(self, completion: str) -> None:
+        text = self.text
+        cut = max(text.rfind(" "), text.rfind("\n")) + 1
+        spacer = "" if completion.endswith("/") else " "
+        self._show(text[:cut] + completion + spacer)
 
     def _submit(self) -> None:
         text = self.text

@@ -26,6 +26,7 @@ from widgets.native_composer import NativeComposer
 from widgets.native_transcript import TranscriptView, to_text
 from zirv_dash.native.drafts import PersistedDraft, QueuedInput, load_draft, save_draft
 from zirv_dash.native.engine import NativeSession
+from zirv_dash.native.filerefs import completions
 from zirv_dash.native.render import Line, activity_line, git_branch, render_item, status_line
 from zirv_dash.native.transcript import Item
 
@@ -45,6 +46,7 @@ class NativePane(Widget):
     NativePane > #native-box { height: auto; border: round $primary 50%; padding: 0 1; }
     NativePane > #native-box:focus-within { border: round $primary; }
     NativePane #native-prompt { width: 2; color: $text-muted; }
+    NativePane > #native-complete { height: auto; max-height: 6; display: none; }
     """
     BINDINGS = [
         Binding("escape", "escape", show=False, priority=True),
@@ -105,6 +107,7 @@ class NativePane(Widget):
         yield Static(id="native-status")
         yield TranscriptView(id="native-transcript")
         yield NativeApproval(id="native-approval")
+        yield Static(id="native-complete")
         with Horizontal(id="native-box"):
             yield Static("> ", id="native-prompt")
             yield NativeComposer(id="native-composer")
@@ -256,6 +259,17 @@ class NativePane(Widget):
     def on_text_area_changed(self, message: NativeComposer.Changed) -> None:
         if message.text_area is self.composer:
             self._draft = message.text_area.text
+            self._complete(self._draft)
+
+    def _complete(self, draft: str) -> None:
+        """Completions above the box: `/` commands or a last `@path` token."""
+        rows = completions(self.session.workdir, draft)[:6]
+        box = self.query_one("#native-complete", Static)
+        self.composer.completion = rows[0][0] if rows else None
+        box.display = bool(rows)
+        if rows:
+            text = "\n".join(f"  {label:<28}{detail}" for label, detail in rows)
+            box.update(Text(text, style="dim"))
 
     def on_native_composer_mode_changed(self, message: NativeComposer.ModeChanged) -> None:
         message.stop()

@@ -23,6 +23,7 @@ from pathlib import Path
 from zirv_dash.native.approvals import DENY_STEERING, Answer, ApprovalRequest, Policy
 from zirv_dash.native.commands import HELP_TEXT
 from zirv_dash.native.demo_provider import structural_summary
+from zirv_dash.native.filerefs import resolve_refs
 from zirv_dash.native.journal import Event, Journal
 from zirv_dash.native.protocol import (
     ChatRequest,
@@ -288,7 +289,11 @@ class NativeSession:
             self._finish("cancelled")
 
     def _start_turn(self, text: str) -> None:
-        self._record("input", id=_id("in"), text=text, steering=False)
+        refs, notes = resolve_refs(self.workdir, text)
+        files = [{"path": r.path, "content": r.content} for r in refs]
+        self._record("input", id=_id("in"), text=text, steering=False, files=files)
+        for note in notes:
+            self._record("notice", text=note)
         self._turn_started = time.monotonic()
         self._turn_tokens = 0
         self._task = asyncio.get_running_loop().create_task(self._turn())

@@ -237,6 +237,9 @@ def conversation(events: Sequence[Event]) -> tuple[Message, ...]:
             text = str(d.get("text", ""))
             if d.get("steering"):
                 text = f"{STEERING_PREFIX} {text}"
+            for ref in d.get("files") or ():
+                if isinstance(ref, dict):
+                    text += f'\n\n<file path="{ref.get("path")}">\n{ref.get("content")}\n</file>'
             if outstanding:
                 deferred.append(text)
             else:
