@@ -35,23 +35,15 @@ class DialogScreen(ModalScreen[ResultType]):
 
     The look is DEFAULT_CSS scoped to DialogScreen, not an app-wide CSS file:
     a file's rules would reach every ModalScreen (the grid, copy mode) and
-    outrank each dialog's own DEFAULT_CSS, which then had to set styles inline."""
+    outrank each dialog's own DEFAULT_CSS, which then had to set styles inline.
+    A subclass's DEFAULT_CSS outranks this one, so a dialog adjusts its look
+    (`MenuScreen .dialog { width: … }`) without `!important` or inline styles."""
 
-    DEFAULT_CLASSES = "dim-behind"
-    SCOPED_CSS = False
-    """`CSS` is loaded under each subclass's name; scoped, its rule would only
-    match screens inside that subclass, never the dialog screen itself."""
-    CSS = """
-    /* Dim, never hide, what is behind: the app stylesheet's opaque `Screen`
-       background outranks any DEFAULT_CSS, so this rule is app-level CSS and
-       more specific (type + class) than that `Screen` rule. */
-    DialogScreen.dim-behind {
-        background: $background 40%;
-    }
-    """
     DEFAULT_CSS = """
+    /* Dim, never hide, what is behind (ModalScreen's own is 60%). */
     DialogScreen {
         align: center middle;
+        background: $background 40%;
     }
     DialogScreen .dialog {
         width: 80%;
