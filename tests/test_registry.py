@@ -238,7 +238,9 @@ def _records() -> list[SessionRecord]:
         make("abcd1234-0000", 1),
         make("abcd5678-1111", 2),
         make("ff001122-2222", 3),
-        SessionRecord("ab1", "ab1", "shell", "/r", "-r", "wrap", 4, 0),
+        SessionRecord(
+            session="ab1", short="ab1", agent="shell", repo="/r", repo_slug="-r", verb="wrap", pid=4
+        ),
     ]
 
 

@@ -56,7 +56,7 @@ class ResolveError(LookupError):
         self.candidates = candidates
 
 
-class SessionRecord(records.Record, frozen=True, kw_only=False):
+class SessionRecord(records.Record, frozen=True, kw_only=True):
     """One registry record, field for field the upstream JSON."""
 
     session: Annotated[str, msgspec.Meta(min_length=1)]
@@ -65,7 +65,7 @@ class SessionRecord(records.Record, frozen=True, kw_only=False):
     repo: str = ""
     repo_slug: str = ""
     verb: str = "unknown"
-    pid: Pid = 1
+    pid: Pid
     started_at: Int64 = 0
     reachable: bool = True
     owner_pid: Pid | None = None
@@ -130,8 +130,6 @@ class SessionRecord(records.Record, frozen=True, kw_only=False):
         extra = {k: v for k, v in data.items() if k not in _KNOWN_FIELDS}
         if known.get("short") is None and isinstance(known.get("session"), str):
             known["short"] = paths.short_id(known["session"])
-        if "pid" not in known:
-            raise record_fields.FieldError(source, "field 'pid' is missing", "pid")
         record = record_fields.validate(cls, {**known, "extra": extra}, source=source)
         if not _valid_short(record.short):
             raise record_fields.FieldError(
