@@ -308,3 +308,25 @@ async def test_a_file_reference_reaches_the_model(journal: Journal, workdir: Pat
     assert '<file path="README.md">\nhello\n\n</file>' in getattr(first, "text", "")
     session.interrupt()
     await session.wait_idle()
+
+
+async def test_compact_goes_through_the_route_and_falls_back_offline(
+    server: ProviderServer, journal: Journal, workdir: Path
+) -> None:
+    server.replies.append(Reply(chunks=openai_text("Hi there.")))
+    server.replies.append(Reply(chunks=openai_text("The operator said hi; ", "nothing is open.")))
+    server.replies.append(Reply(status=503, content_type="text/plain", chunks=[b"down"]))
+    session = NativeSession(loopback(server), journal, workdir)
+    session.submit("hi")
+    await session.wait_idle()
+    session.submit("/compact")
+    await session.wait_idle()
+    request = server.seen[1].body
+    assert "tools" not in request and "Summarize this conversation" in str(request["messages"])
+    first = [e.data for e in journal.events() if e.kind == "compaction"][0]
+    assert first == {"summary": "The operator said hi; nothing is open.", "method": "route"}
+    session.submit("/compact")  # the route is down now: a structural summary instead
+    await session.wait_idle()
+    second = [e.data for e in journal.events() if e.kind == "compaction"][1]
+    assert second["method"] == "structural" and "nothing is open" in second["summary"]
+    assert "compaction through the route failed" in session.snapshot().transcript.items[-2].text

@@ -195,3 +195,21 @@ async def test_at_completion_and_tab_accepts_it(app: PaneApp) -> None:
         assert composer.text == "see @README.md " and app.focused is composer
         await pilot.press("tab")  # nothing to complete: Tab moves focus
         assert app.focused is app.query_one(TranscriptView)
+
+
+async def test_question_mark_on_an_empty_draft_shows_the_keys_and_transcript_steps(
+    app: PaneApp,
+) -> None:
+    async with app.run_test(size=(100, 20)) as pilot:
+        for _ in range(4):
+            await pilot.press("question_mark")
+        await until(pilot, lambda: plain(app).count("esc interrupts") == 4)
+        view = app.query_one(TranscriptView)
+        await pilot.press("tab")
+        assert app.focused is view and view.follow
+        await pilot.press("home")
+        assert view.scroll_y == 0 and not view.follow
+        await pilot.press("down")
+        assert view.scroll_y == view._starts[1]
+        await pilot.press("end")
+        assert view.follow

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
 
 from zirv_dash.native.approvals import Answer, ApprovalRequest
@@ -76,9 +78,15 @@ class NativeApproval(Widget, can_focus=True):
             style = "bold cyan" if index == self.cursor else ""
             text.append(f"{mark}{index + 1}. {label}\n", style=style)
         text.rstrip()
-        # Rendering is what puts it on screen: from here on a key may answer it.
-        self.drawn_for = request.call_id
         return text
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The compositor asks for lines only to paint them: from here on a key
+        # may answer what the operator can now see.
+        lines = super().render_lines(crop)
+        if self.request is not None and lines:
+            self.drawn_for = self.request.call_id
+        return lines
 
     def deny(self) -> bool:
         if not self.ready or self.request is None:

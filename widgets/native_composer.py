@@ -67,6 +67,10 @@ class NativeComposer(TextArea):
             self._stop(event)
             self.insert("\n")
             return
+        if key == "question_mark" and not self.text:
+            self._stop(event)
+            self.post_message(self.Submitted(self, "/help"))  # "? for shortcuts"
+            return
         if key == "tab" and self.completion:
             self._stop(event)
             self._accept(self.completion)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -313,7 +312,3 @@ class NativePane(Widget):
         if self.unread:
             self.unread = False
             self.refresh_status()
-
-    def on_key(self, event: events.Key) -> None:
-        if event.key == "question_mark" and not self.composer.has_focus:
-            self.session.submit("/help")

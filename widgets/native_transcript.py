@@ -146,8 +146,17 @@ class TranscriptView(ScrollView, can_focus=True):
             self.post_message(self.ReachedBottom())
         self.follow = at_end
 
-    def action_step(self, rows: int) -> None:
-        self.scroll_to(y=self.scroll_y + rows * 2, animate=False)
+    def action_step(self, items: int) -> None:
+        """Move by whole items (not lines), so a resize never shifts what a step means."""
+        if not self._starts:
+            return
+        top = int(self.scroll_y)
+        current = max((i for i, start in enumerate(self._starts) if start <= top), default=0)
+        target = min(max(0, current + items), len(self._starts) - 1)
+        if items > 0 and target == len(self._starts) - 1 and current == target:
+            self.scroll_end(animate=False)
+            return
+        self.scroll_to(y=self._starts[target], animate=False)
 
     def action_oldest(self) -> None:
         self.scroll_to(y=0, animate=False)
