@@ -4,6 +4,7 @@
     zirv ctx api call METHOD [JSON]           one request to the running runtime
     zirv session serve                        run the runtime (owns the terminals)
     zirv session list [--json]                what it holds, and who is attached
+    zirv session attach [NAME|ID] [--takeover] this terminal shows it (Ctrl+A d detaches)
     zirv session detach NAME|ID               release its clients; it keeps running
     zirv session stop NAME|ID [--yes]         end one session (asks first)
     zirv session stop --runtime               stop the service
@@ -140,6 +141,9 @@ def session_main(argv: Sequence[str], host_factory: HostFactory = default_host) 
         sub.add_parser("serve", help="run the runtime in the foreground")
         listing = sub.add_parser("list", help="sessions and who is attached")
         listing.add_argument("--json", action="store_true")
+        attach = sub.add_parser("attach", help="show and type into a session (Ctrl+A d detaches)")
+        attach.add_argument("session", nargs="?")
+        attach.add_argument("--takeover", action="store_true", help="take the controller seat")
         detach = sub.add_parser("detach", help="release every client of a session")
         detach.add_argument("session")
         stop = sub.add_parser("stop", help="end a session, or the runtime")
@@ -153,6 +157,8 @@ def session_main(argv: Sequence[str], host_factory: HostFactory = default_host) 
             return asyncio.run(serve(host_factory))
         if args.verb == "list":
             return _list(args.json)
+        if args.verb == "attach":
+            return _attach(args.session, args.takeover)
         if args.verb == "detach":
             released = client.call("session.detach", {"session": args.session, "all": True})
             print(f"released {released['clients']} client(s); {released['session']} keeps running")
@@ -207,6 +213,18 @@ def _log_to_state_dir() -> None:
     root = logging.getLogger("zirv.session")
     root.addHandler(handler)
     root.setLevel(logging.INFO)
+
+
+def _attach(ref: str | None, takeover: bool) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise _Usage("zirv session attach: needs a terminal")
+    import asyncio
+
+    from zirv_dash.session.attach import attach
+
+    why = asyncio.run(attach(ref, takeover))
+    print(f"\r\n[{why}]")
+    return 0 if why != "runtime gone" else 1
 
 
 def _list(as_json: bool) -> int:

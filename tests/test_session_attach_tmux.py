@@ -1,0 +1,88 @@
+"""`zirv session attach` in a real terminal (a private tmux server): type, kill -9
+the client, reattach and see the same screen with the same processes; Ctrl+A d
+detaches and stops nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.sessionrig import runtime, short_state
+from tests.tmuxharness import Tmux, base_env
+from zirv_dash.session import client
+
+__all__ = ["runtime", "short_state"]
+
+pytestmark = pytest.mark.tmux
+ATTACH = [sys.executable, "-m", "zirv_dash.session.cli", "session", "attach"]
+
+
+@pytest.fixture
+def term(short_state: Path) -> Iterator[Tmux]:
+    t = Tmux(short_state, base_env(short_state, short_state / "operator"))
+    yield t
+    t.kill()
+
+
+def attach_pids(t: Tmux) -> list[int]:
+    found = []
+    for pid in t.marked_pids():
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"zirv_dash.session.cli" in cmdline and b"attach" in cmdline:
+            found.append(pid)
+    return found
+
+
+def eventually(check: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def facts() -> dict[str, object]:
+    got: dict[str, object] = client.call("session.get", {"session": "work"})["session"]
+    return got
+
+
+def test_attach_type_kill_9_reattach_then_detach(
+    runtime: subprocess.Popen[str], term: Tmux
+) -> None:
+    pid = client.call("session.start", {"argv": ["/bin/sh"], "name": "work"})["session"]["pid"]
+    term.start([*ATTACH, "work"], 100, 30)
+    eventually(lambda: facts()["controller"] is not None, "the attach to take the seat")
+    term.text("echo hi-$((6*7))")
+    term.keys("Enter")
+    term.wait_for("hi-42")
+    assert (facts()["columns"], facts()["rows"]) == (100, 30)  # follows the terminal
+
+    (client_pid,) = attach_pids(term)
+    os.kill(client_pid, signal.SIGKILL)
+    term.wait_for("EXITED 137")
+    eventually(lambda: facts()["controller"] is None, "the killed client's seat to be freed")
+
+    term.start([*ATTACH, "work"], 100, 30, name="again")
+    screen = term.wait_for("hi-42", name="again")  # the same screen, repainted
+    assert "EXITED" not in screen
+    eventually(lambda: facts()["controller"] is not None, "the new attach to take the seat")
+    term.text("echo $$", name="again")
+    term.keys("Enter", name="again")
+    term.wait_for(str(pid), name="again")  # the same shell, not a relaunched one
+
+    term.keys("C-a", "d", name="again")
+    term.wait_for("[detached]", name="again")
+    term.wait_for("EXITED 0", name="again")
+    after = facts()
+    assert after["state"] == "running" and after["pid"] == pid and after["controller"] is None
+    os.kill(pid, 0)
+    assert len(client.call("session.list")["sessions"]) == 1

@@ -1,0 +1,186 @@
+"""`zirv session attach`: this terminal shows one runtime session and types into it.
+
+The terminal is put in raw mode, cleared, and painted with the session's
+repaint; then every `Output` after the repaint's `seq` is written as it comes.
+Keys go to the session (`Ctrl+A d` detaches, `Ctrl+A Ctrl+A` sends a literal
+Ctrl+A); the terminal's size follows SIGWINCH while this client holds the
+controller seat. Detaching, or this process dying, stops nothing: the session
+keeps running in the runtime and a later attach repaints the same screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import os
+import signal
+import termios
+import tty
+from typing import Any
+
+from zirv_dash.session.client import Client, RemoteError
+from zirv_dash.session.protocol import ErrorCode, EventKind
+
+PREFIX = 0x01  # Ctrl+A
+DETACH = ord("d")
+RESET_TERMINAL = (
+    "\x1b[0m\x1b[?1l\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l"
+    "\x1b[?1004l\x1b[<u\x1b[0 q\x1b[?25h\x1b[?1049l"
+)
+"""What a session may have switched on in this terminal, switched off again."""
+
+
+class _Attachment:
+    def __init__(self, client: Client, session: str, in_fd: int, out_fd: int) -> None:
+        self.client = client
+        self.session = session
+        self.in_fd = in_fd
+        self.out_fd = out_fd
+        self.seq = 0
+        self.controller = False
+        self.done: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._prefixed = False
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(self.out_fd, view)
+            view = view[written:]
+
+    async def paint(self) -> None:
+        params = {"session": self.session, "repaint": True}
+        screen = await self.client.call("session.screen", params)
+        self.seq = int(screen["seq"])
+        self.write(b"\x1b[H\x1b[2J" + base64.b64decode(screen["repaint"]))
+
+    async def resize(self) -> None:
+        if not self.controller:
+            return
+        with contextlib.suppress(OSError):
+            columns, rows = os.get_terminal_size(self.out_fd)
+            await self.client.call(
+                "session.resize", {"session": self.session, "columns": columns, "rows": rows}
+            )
+
+    async def pump_output(self) -> None:
+        while True:
+            out = await self.client.outputs.get()
+            if out.output != self.session or out.seq <= self.seq:
+                continue
+            if out.lost:  # bytes were dropped for us: start again from a fresh screen
+                await self.paint()
+                continue
+            self.seq = out.seq
+            self.write(out.data)
+
+    async def watch_events(self) -> None:
+        while True:
+            event = await self.client.events.get()
+            data = event.data
+            if event.event is EventKind.SESSION_EXITED and data.session is not None:
+                if data.session.id == self.session:
+                    self._finish("exited")
+            elif event.event is EventKind.CONTROLLER_CHANGED and data.session_id == self.session:
+                self.controller = data.controller == self.client.client_id
+            elif event.event is EventKind.CLIENT_DETACHED and data.session_id == self.session:
+                if data.client_id == self.client.client_id:
+                    self._finish("detached")
+
+    def on_input(self) -> None:
+        try:
+            data = os.read(self.in_fd, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            self._finish("detached")
+            return
+        keys = self._keys(data)
+        if keys and self.controller:
+            text = base64.b64encode(keys).decode()
+            asyncio.ensure_future(self._send(text))
+
+    def _keys(self, data: bytes) -> bytes:
+        """`data` without the prefix chords (which act here)."""
+        out = bytearray()
+        for byte in data:
+            if self._prefixed:
+                self._prefixed = False
+                if byte == DETACH:
+                    self._finish("detached")
+                    return bytes(out)
+                out.append(byte)  # Ctrl+A Ctrl+A is a literal Ctrl+A, anything else as typed
+            elif byte == PREFIX:
+                self._prefixed = True
+            else:
+                out.append(byte)
+        return bytes(out)
+
+    async def _send(self, data: str) -> None:
+        with contextlib.suppress(RemoteError, ConnectionError):
+            await self.client.call("session.send_input", {"session": self.session, "data": data})
+
+    def _finish(self, why: str) -> None:
+        if not self.done.done():
+            self.done.set_result(why)
+
+
+async def _choose(client: Client, ref: str | None) -> str:
+    if ref:
+        return str((await client.call("session.get", {"session": ref}))["session"]["id"])
+    sessions = (await client.call("session.list"))["sessions"]
+    live = [s for s in sessions if s["state"] in ("starting", "running")]
+    if len(live) != 1:
+        names = ", ".join(s["name"] for s in live) or "none"
+        raise RemoteError(ErrorCode.BAD_PARAMS, f"name a session to attach (running: {names})")
+    return str(live[0]["id"])
+
+
+async def _seat(client: Client, session: str, takeover: bool) -> dict[str, Any]:
+    params = {"session": session, "mode": "controller"}
+    try:
+        result: dict[str, Any] = await client.call("session.attach", params)
+    except RemoteError as exc:
+        if exc.code is not ErrorCode.BUSY:
+            raise
+        if takeover:
+            result = await client.call("session.takeover", {"session": session})
+        else:  # someone else controls it: watch, and say how to take it
+            result = await client.call("session.attach", {"session": session})
+    return result
+
+
+async def attach(ref: str | None, takeover: bool = False, in_fd: int = 0, out_fd: int = 1) -> str:
+    """Attach until detached or the session ends; returns why ("detached", "exited",
+    "runtime gone")."""
+    client = await Client.connect()
+    loop = asyncio.get_running_loop()
+    saved = termios.tcgetattr(in_fd)
+    try:
+        session = await _choose(client, ref)
+        seat = await _seat(client, session, takeover)
+        link = _Attachment(client, session, in_fd, out_fd)
+        link.controller = seat["mode"] == "controller"
+        tty.setraw(in_fd)
+        await link.resize()
+        await link.paint()
+        loop.add_reader(in_fd, link.on_input)
+        loop.add_signal_handler(signal.SIGWINCH, lambda: asyncio.ensure_future(link.resize()))
+        tasks = [asyncio.ensure_future(link.pump_output())]
+        tasks.append(asyncio.ensure_future(link.watch_events()))
+        closed = asyncio.ensure_future(client.closed.wait())
+        waits: list[asyncio.Future[Any]] = [link.done, closed]
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        why = link.done.result() if link.done.done() else "runtime gone"
+        for task in (*tasks, closed):
+            task.cancel()
+        return why
+    finally:
+        with contextlib.suppress(ValueError, OSError):
+            loop.remove_reader(in_fd)
+        with contextlib.suppress(ValueError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGWINCH)
+        termios.tcsetattr(in_fd, termios.TCSADRAIN, saved)
+        with contextlib.suppress(OSError):
+            os.write(out_fd, RESET_TERMINAL.encode())
+        await client.close()
