@@ -86,3 +86,27 @@ def test_attach_type_kill_9_reattach_then_detach(
     assert after["state"] == "running" and after["pid"] == pid and after["controller"] is None
     os.kill(pid, 0)
     assert len(client.call("session.list")["sessions"]) == 1
+
+
+def test_observer_busy_and_takeover_between_two_terminals(
+    runtime: subprocess.Popen[str], term: Tmux
+) -> None:
+    client.call("session.start", {"argv": ["/bin/sh"], "name": "work"})
+    term.start([*ATTACH, "work"], 100, 30, name="first")
+    eventually(lambda: facts()["controller"] is not None, "the first attach to take the seat")
+    first = facts()["controller"]
+    term.start([*ATTACH, "work"], 100, 30, name="second")  # seat taken: it observes
+    eventually(lambda: facts()["observers"] == 1, "the second attach to observe")
+    term.text("echo typed-$((1+1))", name="second")
+    term.keys("Enter", name="second")
+    term.text("echo from-first-$((2+3))", name="first")
+    term.keys("Enter", name="first")
+    term.wait_for("from-first-5", name="second")  # the observer sees it live
+    assert "typed-2" not in term.capture(name="first")  # an observer's keys go nowhere
+    assert facts()["controller"] == first
+    term.start([*ATTACH, "work", "--takeover"], 100, 30, name="third")
+    eventually(lambda: facts()["controller"] not in (None, first), "the takeover")
+    assert facts()["observers"] == 2  # the old controller still watches
+    term.text("echo third-$((3+4))", name="third")
+    term.keys("Enter", name="third")
+    term.wait_for("third-7", name="first")

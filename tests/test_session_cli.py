@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import msgspec
@@ -135,3 +136,34 @@ def test_ensure_runtime_starts_one_on_demand_and_reuses_it(short_state: Path) ->
 def test_schema_module_is_what_the_cli_prints(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.api_main(["schema"]) == 0
     assert capsys.readouterr().out == schema.text()
+
+
+def session_members(leader: int) -> list[int]:
+    """Live processes whose session id is `leader` (from /proc)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat_line = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat_line.rsplit(")", 1)[1].split()
+        if fields[0] != "Z" and int(fields[3]) == leader:
+            members.append(int(entry.name))
+    return members
+
+
+def test_stop_yes_leaves_no_process_of_the_session(
+    runtime: subprocess.Popen[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = "sleep 300 & sleep 301 & trap '' HUP TERM; wait"
+    started = client.call("session.start", {"argv": ["/bin/sh", "-c", script], "name": "jobs"})
+    leader = started["session"]["pid"]
+    deadline = time.monotonic() + 20
+    while len(session_members(leader)) < 3:
+        assert time.monotonic() < deadline, session_members(leader)
+        time.sleep(0.05)
+    assert cli.session_main(["stop", "jobs", "--yes"]) == 0
+    assert "stopped" in capsys.readouterr().out
+    assert session_members(leader) == []
