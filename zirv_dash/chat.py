@@ -131,6 +131,7 @@ def main(argv: list[str]) -> int:
         agent_reason=reason,
         model=args.model,
         initial_panes=extra,
+        spinner=settings.dash.animated,
         outer=outer,
     )
     return run_dashboard(options)
