@@ -2,21 +2,26 @@
 
 Rows `[x] worker · login form · claude · 9a8b7c6d` (role, the title when it is
 not the default one, harness, model when zirv knows it, short id), all checked.
-Space toggles, Enter restores the checked ones (the caller applies the pane cap),
-Esc skips them — they are carried into the next roster.
+Space (or a double click) toggles, Enter restores the checked ones (the caller
+applies the pane cap), Esc skips them — they are carried into the next roster.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.style import Style
 from rich.text import Text
-from textual import events
+from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Static
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
 
 from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
+from widgets.nav_pick_list import NavPickList
 from zirv_dash.catalogue import implicit_model
 from zirv_dash.roster import RosterPane
 
@@ -43,77 +48,84 @@ def row_label(entry: RosterPane, checked: bool) -> str:
 
 
 class RestoreScreen(DialogScreen[list[RosterPane] | None]):
+    """The rows are an OptionList (j/k, arrows, Home/End, the wheel and a click
+    move the highlight); Space or a double click toggles the row, Enter
+    restores the checked ones, Esc skips them all."""
+
+    DEFAULT_CSS = """
+    RestoreScreen #restore-body { max-height: 70vh; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Priority: the list's own Enter would select (here: toggle) the row.
+        Binding("enter", "restore", show=False, priority=True),
+        Binding("escape", "skip", show=False),
+        Binding("space", "toggle_row", show=False),
+        Binding("pageup", "jump(0)", show=False, priority=True),
+        Binding("pagedown", "jump(-1)", show=False, priority=True),
+    ]
+
     def __init__(self, entries: list[RosterPane]) -> None:
         super().__init__()
         self.entries = list(entries)
         self.checked = [True] * len(self.entries)
-        self.cursor = 0
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = f"restore · {len(self.entries)}"
-            with VerticalScroll():
-                yield Static(self.body(), id="restore-body")
+            rows = [Option(self._prompt(i)) for i in range(len(self.entries))]
+            if not rows:
+                rows = [Option(Text("(nothing to restore)", Style(dim=True)), disabled=True)]
+            yield NavPickList(*rows, id="restore-body")
             yield KeyHints(
                 [("space", "toggle"), ("⏎", "restore checked"), ("esc", "skip")],
                 classes="dialog-footer",
             )
 
+    def on_mount(self) -> None:
+        self.query_one("#restore-body", NavPickList).focus()
+
+    @property
+    def cursor(self) -> int:
+        """The highlighted row."""
+        if not self.is_mounted:
+            return 0
+        return self.query_one("#restore-body", NavPickList).highlighted or 0
+
+    def _row(self, index: int) -> str:
+        return row_label(self.entries[index], self.checked[index])
+
+    def _prompt(self, index: int) -> Text:
+        # Text, not a str: a str prompt is markup, and `[x]` would be a tag.
+        return Text(self._row(index))
+
     def body(self) -> Text:
+        """The rows as shown, one a line."""
         if not self.entries:
             return Text("(nothing to restore)", Style(dim=True))
-        out = Text()
-        for i, entry in enumerate(self.entries):
-            if i:
-                out.append("\n")
-            line = row_label(entry, self.checked[i])
-            out.append(line, Style(reverse=True) if i == self.cursor else Style())
-        return out
+        return Text("\n".join(self._row(i) for i in range(len(self.entries))))
 
-    def _redraw(self) -> None:
-        self.query_one("#restore-body", Static).update(self.body())
+    def _toggle(self, index: int) -> None:
+        self.checked[index] = not self.checked[index]
+        rows = self.query_one("#restore-body", NavPickList)
+        rows.replace_option_prompt_at_index(index, self._prompt(index))
 
-    def on_click(self, event: events.Click) -> None:
-        """A click selects a row; a double-click toggles it."""
-        body = self.query_one("#restore-body", Static)
-        offset = event.get_content_offset(body)
-        if offset is None or not 0 <= offset.y < len(self.entries):
-            return
-        self.cursor = offset.y
-        if event.chain >= 2:
-            self.checked[self.cursor] = not self.checked[self.cursor]
-        self._redraw()
-
-    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+    @on(OptionList.OptionSelected, "#restore-body")
+    def _double_clicked(self, event: OptionList.OptionSelected) -> None:
+        # Enter is the screen's (priority): only a double click selects here.
         event.stop()
-        self._move(1)
+        self._toggle(event.option_index)
 
-    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
-        event.stop()
-        self._move(-1)
-
-    def _move(self, delta: int) -> None:
+    def action_toggle_row(self) -> None:
         if self.entries:
-            self.cursor = max(0, min(len(self.entries) - 1, self.cursor + delta))
-            self._redraw()
+            self._toggle(self.cursor)
 
-    def on_key(self, event: events.Key) -> None:
-        event.stop()
-        event.prevent_default()
-        key = event.key
-        count = len(self.entries)
-        if key == "escape":
-            self.dismiss(None)
-        elif key == "enter":
-            self.dismiss([e for e, on in zip(self.entries, self.checked, strict=True) if on])
-        elif key == "space" and count:
-            self.checked[self.cursor] = not self.checked[self.cursor]
-        elif key in ("down", "j") and count:
-            self.cursor = min(count - 1, self.cursor + 1)
-        elif key in ("up", "k") and count:
-            self.cursor = max(0, self.cursor - 1)
-        elif key in ("home", "pageup"):
-            self.cursor = 0
-        elif key in ("end", "pagedown"):
-            self.cursor = max(0, count - 1)
-        self._redraw()
+    def action_jump(self, index: int) -> None:
+        if self.entries:
+            rows = self.query_one("#restore-body", NavPickList)
+            rows.highlighted = index % len(self.entries)
+
+    def action_restore(self) -> None:
+        self.dismiss([e for e, on in zip(self.entries, self.checked, strict=True) if on])
+
+    def action_skip(self) -> None:
+        self.dismiss(None)
