@@ -213,3 +213,19 @@ async def test_question_mark_on_an_empty_draft_shows_the_keys_and_transcript_ste
         assert view.scroll_y == view._starts[1]
         await pilot.press("end")
         assert view.follow
+
+
+async def test_newline_keys_paste_and_ctrl_u(app: PaneApp) -> None:
+    async with app.run_test(size=(100, 32)) as pilot:
+        composer = app.query_one(NativeComposer)
+        await pilot.press("a", "shift+enter", "b", "alt+enter", "c")
+        assert composer.text == "a\nb\nc" and app.session.events[-1].kind == "open"
+        await pilot.press("ctrl+u")
+        assert composer.text == ""
+        composer.post_message(events.Paste("one\r\ntwo\rthree"))
+        await pilot.pause()
+        assert composer.text == "one\ntwo\nthree"
+        await pilot.press("up")  # not on the first line: the cursor moves, no history
+        assert composer.text == "one\ntwo\nthree"
+        await pilot.press("shift+tab")
+        assert "accept-edits mode" in str(app.query_one("#native-hint", Static).render())

@@ -11,7 +11,7 @@ import pytest
 
 from zirv_dash.native import tools
 from zirv_dash.native.approvals import Policy
-from zirv_dash.native.journal import Journal
+from zirv_dash.native.journal import Journal, JournalError
 from zirv_dash.native.tools import Workdir, execute
 
 
@@ -106,3 +106,11 @@ def test_journal_is_wal_and_private(tmp_path: Path) -> None:
     assert journal.journal_mode() == "wal"
     assert (tmp_path / "j.sqlite").stat().st_mode & 0o077 == 0
     assert [e.kind for e in Journal(tmp_path / "j.sqlite").events()] == ["input"]
+
+
+def test_a_journal_that_is_not_sqlite_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"not a database at all, just some bytes" * 100)
+    with pytest.raises(JournalError, match=f"native journal {bad}: cannot be used"):
+        Journal(bad)
+    assert bad.read_bytes().startswith(b"not a database")  # nothing was lost

@@ -25,6 +25,13 @@ MAX_EVENT_BYTES = 2 * 1024 * 1024
 """One event's JSON; tool output is bounded far below this before it gets here."""
 
 
+class JournalError(OSError):
+    """A journal file that cannot be opened as one; the message names the file."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "native journal error"
+
+
 @dataclass(frozen=True)
 class Event:
     seq: int
@@ -46,20 +53,25 @@ class Journal:
     def __init__(self, path: Path) -> None:
         self.path = path
         paths.ensure_private_dir(path.parent)
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        try:
+            self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS events ("
+                " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+                " kind TEXT NOT NULL,"
+                " data TEXT NOT NULL,"
+                " at_ms INTEGER NOT NULL)"
+            )
+        except sqlite3.Error as exc:
+            raise JournalError(
+                f"native journal {path}: cannot be used ({exc}); not opened"
+            ) from exc
         try:
             path.chmod(0o600)
         except OSError:
             pass
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS events ("
-            " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-            " kind TEXT NOT NULL,"
-            " data TEXT NOT NULL,"
-            " at_ms INTEGER NOT NULL)"
-        )
 
     @classmethod
     def for_session(cls, session: str) -> Journal:

@@ -54,8 +54,8 @@ async def read_events(
                 event = value
         if len(buffer) > max_line or sum(map(len, data)) > max_line:
             raise ProviderError("bad_response", f"an event exceeded {max_line} bytes")
-    if data:
-        yield SSEEvent(event or "message", "\n".join(data))
+    # An event not closed by a blank line when the stream ends is discarded, as
+    # the SSE spec says: it may be the first half of something never finished.
 
 
 def _line_end(text: str) -> tuple[int, int] | None:
