@@ -12,6 +12,7 @@ from tests.fixtures.native.server import ProviderServer, Reply, openai_text, ope
 from zirv_dash.native.demo_provider import NOTE_FILE, DemoProvider
 from zirv_dash.native.engine import NativeSession
 from zirv_dash.native.journal import Journal
+from zirv_dash.native.openai_compat import OpenAICompatProvider
 from zirv_dash.native.routes import Route, demo_route
 from zirv_dash.native.transcript import build_transcript, conversation
 from zirv_dash.native.transport import Limits
@@ -330,3 +331,46 @@ async def test_compact_goes_through_the_route_and_falls_back_offline(
     second = [e.data for e in journal.events() if e.kind == "compaction"][1]
     assert second["method"] == "structural" and "nothing is open" in second["summary"]
     assert "compaction through the route failed" in session.snapshot().transcript.items[-2].text
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        (Reply(chunks=openai_text("slow")[:1], hang=True), "no data for"),
+        (Reply(huge=100 * 1024 * 1024), "exceeded"),
+        (Reply(chunks=[b"data: {broken\n\n"]), "not JSON"),
+    ],
+)
+async def test_a_misbehaving_server_ends_the_turn_in_bounded_time_and_the_session_goes_on(
+    server: ProviderServer,
+    journal: Journal,
+    workdir: Path,
+    bad: Reply,
+    words: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ZIRV_LOOPBACK_KEY", "sk-never-in-the-journal")
+    server.replies.extend([bad, Reply(chunks=openai_text("recovered"))])
+    route = Route(
+        name="local",
+        provider="openai-compatible",
+        vendor="vllm",
+        base_url=server.base_url,
+        path="/v1/chat/completions",
+        model="m1",
+        account="a",
+        billing="api",
+        credential_ref="env:ZIRV_LOOPBACK_KEY",
+    )
+    limits = Limits(connect=2.0, idle=1.0, total=10.0, max_bytes=8 * 1024 * 1024)
+    session = NativeSession(route, journal, workdir, provider=OpenAICompatProvider(route, limits))
+    session.submit("hi")
+    async with asyncio.timeout(15):
+        await session.wait_idle()
+    assert session.state == "failed"
+    assert words in session.snapshot().transcript.items[-1].text
+    session.submit("again")
+    await session.wait_idle()
+    assert session.state == "completed"
+    assert b"sk-never" not in journal.path.read_bytes()
+    assert not any(b"sk-never" in p.read_bytes() for p in journal.path.parent.glob("*-wal"))

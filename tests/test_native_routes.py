@@ -138,3 +138,22 @@ def test_credentials_resolve_late_and_never_show(
     write(GOOD.replace("env:ZIRV_TEST_ANTHROPIC_KEY", f"file:{keyfile}"))
     filed = load_config().routes["deep"].secret()
     assert filed is not None and filed.reveal() == "sk-file-secret"
+
+
+def test_extensions_are_a_typed_allow_list() -> None:
+    from zirv_dash.native.openai_compat import request_body
+    from zirv_dash.native.protocol import ChatRequest
+
+    write(GOOD + "\n[route.fast.extensions]\ntemperature = 0.2\nseed = 7\n")
+    fast = load_config().routes["fast"]
+    body = request_body(fast, ChatRequest("", ()))
+    assert body["temperature"] == 0.2 and body["seed"] == 7 and body["stream"] is True
+    for extra, words in [
+        ("messages = 1", "unknown key 'messages' for openai-compatible (accepted: "),
+        ("temperature = 9", "extensions.temperature: must be between 0 and 2"),
+        ("seed = 1.5", "extensions.seed: must be int"),
+        ('top_p = "high"', "extensions.top_p: must be float"),
+    ]:
+        write(GOOD + f"\n[route.fast.extensions]\n{extra}\n")
+        with pytest.raises(RouteError, match=words.replace("(", r"\(")):
+            load_config()

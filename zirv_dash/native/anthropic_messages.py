@@ -66,6 +66,7 @@ def request_body(route: Route, request: ChatRequest) -> dict[str, Any]:
         "messages": messages,
         "stream": True,
     }
+    body.update(dict(route.extensions))
     if request.system:
         body["system"] = request.system
     if request.tools:

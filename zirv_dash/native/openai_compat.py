@@ -54,6 +54,7 @@ def request_body(route: Route, request: ChatRequest) -> dict[str, Any]:
         "stream_options": {"include_usage": True},
         "max_tokens": request.max_tokens,
     }
+    body.update(dict(route.extensions))
     if request.tools:
         body["tools"] = [
             {

@@ -145,6 +145,7 @@ class Route:
     credential_class: str = "none"
     context_window: int = 0
     max_tokens: int = 4096
+    extensions: tuple[tuple[str, float], ...] = ()
 
     @property
     def url(self) -> str:
@@ -208,7 +209,23 @@ def load_config(path: Path | None = None) -> NativeConfig:
 _TOP_KEYS = {"schema", "endpoint", "account", "route", "roles"}
 _ENDPOINT_KEYS = {"provider", "base_url", "vendor"}
 _ACCOUNT_KEYS = {"provider", "credential", "billing"}
-_ROUTE_KEYS = {"account", "endpoint", "model", "context_window", "max_tokens"}
+_ROUTE_KEYS = {"account", "endpoint", "model", "context_window", "max_tokens", "extensions"}
+# Provider-native request options a route may set: (type, low, high). Nothing
+# else passes through, and none of these can overwrite a protocol-owned field.
+EXTENSIONS: dict[str, dict[str, tuple[type, float, float]]] = {
+    "openai-compatible": {
+        "temperature": (float, 0.0, 2.0),
+        "top_p": (float, 0.0, 1.0),
+        "presence_penalty": (float, -2.0, 2.0),
+        "frequency_penalty": (float, -2.0, 2.0),
+        "seed": (int, 0, 2**63 - 1),
+    },
+    "anthropic": {
+        "temperature": (float, 0.0, 1.0),
+        "top_p": (float, 0.0, 1.0),
+        "top_k": (int, 1, 2**31 - 1),
+    },
+}
 
 
 def parse_config(data: Mapping[str, Any], source: str) -> NativeConfig:
@@ -266,6 +283,7 @@ def _route(
         credential_class=profile.credential,
         context_window=_positive(table, "context_window", where, profile.context_window),
         max_tokens=_positive(table, "max_tokens", where, 4096),
+        extensions=_extensions(table.get("extensions", {}), profile.provider, where),
     )
 
 
@@ -319,6 +337,27 @@ def _account(
             "rather than sent to a local server"
         )
     return ref, str(billing)
+
+
+def _extensions(raw: object, provider: str, where: str) -> tuple[tuple[str, float], ...]:
+    allowed = EXTENSIONS[provider]
+    if not isinstance(raw, dict):
+        raise RouteError(f"{where} extensions: must be a table")
+    out: list[tuple[str, float]] = []
+    for key, value in sorted(raw.items()):
+        accepted = ", ".join(sorted(allowed))
+        if key not in allowed:
+            raise RouteError(
+                f"{where} extensions: unknown key {key!r} for {provider} (accepted: {accepted})"
+            )
+        kind, low, high = allowed[key]
+        is_number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not is_number or (kind is int and not isinstance(value, int)):
+            raise RouteError(f"{where} extensions.{key}: must be {kind.__name__}")
+        if not low <= value <= high:
+            raise RouteError(f"{where} extensions.{key}: must be between {low:g} and {high:g}")
+        out.append((key, value))
+    return tuple(out)
 
 
 def _check_transport(base_url: str, ref: str | None, where: str) -> None:
