@@ -37,12 +37,6 @@ HIGHLIGHT_MAX_LINES = 5000
 """A file's diff longer than this is shown without syntax colours (pygments is
 pure Python; its cost grows with the text)."""
 
-ADD_BG = Style(bgcolor="rgb(22,58,30)")
-DEL_BG = Style(bgcolor="rgb(70,24,28)")
-HUNK_STYLE = Style(color="rgb(110,150,220)", italic=True)
-GUTTER_STYLE = Style(color="rgb(120,120,120)")
-CURSOR_STYLE = Style(bgcolor="rgb(60,60,110)", bold=True)
-NOTE_STYLE = Style(color="rgb(160,160,160)", italic=True)
 _SIGN = {"add": "+", "del": "-", "ctx": " "}
 
 
@@ -127,11 +121,27 @@ def _changed(row: Row) -> bool:
 class DiffView(ScrollView, can_focus=True):
     """The focused file's diff; `split` picks side by side or unified."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "diff-view--add",
+        "diff-view--del",
+        "diff-view--hunk",
+        "diff-view--note",
+        "diff-view--gutter",
+        "diff-view--cursor",
+    }
+    """An added / deleted line's background, a `@@` hunk header, any other
+    header (a note), the line-number gutter, and the cursor row."""
     DEFAULT_CSS = """
     DiffView {
         background: $surface;
         scrollbar-size-vertical: 1;
     }
+    DiffView .diff-view--add { background: rgb(22,58,30); }
+    DiffView .diff-view--del { background: rgb(70,24,28); }
+    DiffView .diff-view--hunk { color: rgb(110,150,220); text-style: italic; }
+    DiffView .diff-view--note { color: rgb(160,160,160); text-style: italic; }
+    DiffView .diff-view--gutter { color: rgb(120,120,120); }
+    DiffView .diff-view--cursor { background: rgb(60,60,110); text-style: bold; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j,down", "cursor(1)", "line down", show=False),
@@ -257,11 +267,11 @@ class DiffView(ScrollView, can_focus=True):
 
     def _render_row(self, row: Row, width: int, cursor: bool) -> Strip:
         if row.header is not None:
-            text = Text(row.header, HUNK_STYLE if row.header.startswith("@@") else NOTE_STYLE)
+            text = Text(row.header, self._part("hunk" if row.header.startswith("@@") else "note"))
         elif self.split:
             half = max(GUTTER + 2, (width - 1) // 2)
             text = self._side(row.old, "old", half, cursor)
-            text.append("│", GUTTER_STYLE)
+            text.append("│", self._part("gutter"))
             text.append_text(self._side(row.new, "new", width - half - 1, cursor))
         else:
             text = self._unified(row, width, cursor)
@@ -270,7 +280,7 @@ class DiffView(ScrollView, can_focus=True):
         base = self.rich_style
         strip = Strip(segments).apply_style(base).adjust_cell_length(width, base)
         if cursor and row.header is not None:
-            strip = strip.apply_style(CURSOR_STYLE)
+            strip = strip.apply_style(self._part("cursor"))
         return strip
 
     def _body(self, line: DiffLine) -> Text:
@@ -285,12 +295,12 @@ class DiffView(ScrollView, can_focus=True):
             out.append(" " * width)
             return out
         number = line.old_no if side == "old" else line.new_no
-        out.append(f"{number or '':>4} ", CURSOR_STYLE if cursor else GUTTER_STYLE)
+        out.append(f"{number or '':>4} ", self._part("cursor" if cursor else "gutter"))
         out.append(_SIGN[line.kind])
         out.append_text(self._body(line))
         out.truncate(width, pad=True)
         if line.kind != "ctx":
-            out.stylize(ADD_BG if line.kind == "add" else DEL_BG, GUTTER)
+            out.stylize(self._part("add" if line.kind == "add" else "del"), GUTTER)
         return out
 
     def _unified(self, row: Row, width: int, cursor: bool) -> Text:
@@ -299,13 +309,17 @@ class DiffView(ScrollView, can_focus=True):
         out = Text(no_wrap=True, overflow="crop")
         old = row.old.old_no if row.old else None
         new = row.new.new_no if row.new else None
-        out.append(f"{old or '':>4} {new or '':>4} ", CURSOR_STYLE if cursor else GUTTER_STYLE)
+        out.append(f"{old or '':>4} {new or '':>4} ", self._part("cursor" if cursor else "gutter"))
         out.append(_SIGN[line.kind])
         out.append_text(self._body(line))
         out.truncate(width, pad=True)
         if line.kind != "ctx":
-            out.stylize(ADD_BG if line.kind == "add" else DEL_BG, GUTTER * 2)
+            out.stylize(self._part("add" if line.kind == "add" else "del"), GUTTER * 2)
         return out
+
+    def _part(self, name: str) -> Style:
+        """The style of component class `diff-view--<name>` (its own rules only)."""
+        return self.get_component_rich_style(f"diff-view--{name}", partial=True, default=Style())
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
