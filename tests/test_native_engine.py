@@ -374,3 +374,28 @@ async def test_a_misbehaving_server_ends_the_turn_in_bounded_time_and_the_sessio
     assert session.state == "completed"
     assert b"sk-never" not in journal.path.read_bytes()
     assert not any(b"sk-never" in p.read_bytes() for p in journal.path.parent.glob("*-wal"))
+
+
+async def test_input_during_compaction_is_queued_and_interrupt_keeps_history(
+    journal: Journal, workdir: Path
+) -> None:
+    session = NativeSession(demo_route(), journal, workdir, provider=DemoProvider(delay=0.05))
+    session.submit("!true")
+    await until(lambda: session.pending is not None)
+    assert session.pending is not None
+    session.answer(session.pending.call_id, "once")
+    await session.wait_idle()
+    session.submit("/compact")
+    await until(lambda: session.state == "generating")
+    assert session.submit("after the summary") == "queued"
+    session.interrupt()
+    await until(lambda: session.state != "generating" or session.pending is not None)
+    assert not [e for e in journal.events() if e.kind == "compaction"]
+    assert "compaction interrupted" in str([e.data for e in journal.events()])
+    # the queued line was sent as its own turn once compaction ended
+    await until(lambda: session.pending is not None)
+    assert [e.data["text"] for e in journal.events() if e.kind == "input"][-1] == (
+        "after the summary"
+    )
+    session.interrupt()
+    await session.wait_idle()

@@ -89,6 +89,7 @@ class NativeSession:
         self.pending: ApprovalRequest | None = None
         self.queued: list[str] = []
         self.closed = False
+        self._compacting = False
         self._future: asyncio.Future[tuple[Answer, str]] | None = None
         self._task: asyncio.Task[None] | None = None
         self._turn_started: float | None = None
@@ -139,7 +140,7 @@ class NativeSession:
     # ---- operator actions -------------------------------------------------------------
 
     def submit_mode(self) -> str:
-        if self.pending is not None:
+        if self.pending is not None or self._compacting:
             return "queue"
         return "steer" if self.busy else "send"
 
@@ -232,10 +233,13 @@ class NativeSession:
         return True
 
     async def _compact(self) -> None:
+        """Summarize through the route (no tools, bounded output); a structural
+        summary when the route cannot. Input submitted meanwhile is queued."""
         history = conversation(self.events)
         if not history:
             self._record("notice", text="nothing to compact yet")
             return
+        self._compacting = True
         self.state = "generating"
         self._changed()
         summary, method = "", "route"
@@ -249,11 +253,16 @@ class NativeSession:
         except ProviderError as exc:
             self._record("notice", text=f"compaction through the route failed ({exc})")
             summary = ""
+        except asyncio.CancelledError:
+            self._compacting = False
+            self._record("notice", text="compaction interrupted; the history is unchanged")
+            self._finish("cancelled")
+            return
         if not summary.strip():
             summary, method = structural_summary(history), "structural"
+        self._compacting = False
         self._record("compaction", summary=summary.strip(), method=method)
-        self.state = "completed"
-        self._changed()
+        self._finish("completed")
 
     # ---- the turn -------------------------------------------------------------------
 
