@@ -55,6 +55,13 @@ def snap_app(
     )
 
 
+def app_of(pilot: Pilot[Any]) -> ZirvApp:
+    """The pilot's app, typed (every snapshot drives a ZirvApp)."""
+    app = pilot.app
+    assert isinstance(app, ZirvApp)
+    return app
+
+
 def settled(count: int, needle: str = ">") -> Callable[[Pilot[Any]], Awaitable[None]]:
     """run_before: wait until `count` panes exist and each shows `needle` at the end."""
 

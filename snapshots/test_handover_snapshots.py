@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from snapshots.snaphelpers import quiet_demo, snap_app
+from snapshots.snaphelpers import app_of, quiet_demo, snap_app
 from tests.apphelpers import dash_screen, wait_for
 
 __all__ = ["quiet_demo"]
@@ -28,7 +28,7 @@ def no_vendor_clis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def open_picker(needle: str, disable: tuple[str, ...] = ()) -> Any:
     async def run_before(pilot: Pilot[Any]) -> None:
-        dash = dash_screen(pilot.app).dash  # type: ignore[arg-type]
+        dash = dash_screen(app_of(pilot)).dash
 
         def ready() -> bool:
             if len(dash.panes) != 1:
