@@ -3,6 +3,12 @@
 Title `actions · {short} · {role}`; rows `{letter}  {label}`, disabled ones dimmed
 with their reason. Enter or an entry's letter activates it; Stop asks
 `confirm? y / n` inline first.
+
+The rows stay hand-drawn (HangingText), not an OptionList: a disabled entry must
+take the cursor (Enter on it shows why it is disabled) where an OptionList skips
+it, j/k wrap from the last entry to the first, a letter jumps and activates at
+once, any key but y/Enter cancels a pending stop, and a long reason wraps under
+the reason column.
 """
 
 from __future__ import annotations

@@ -1,12 +1,15 @@
 """Palette (`Ctrl+A p`): every action with its chord, filtered as you type.
 
 Built from zirv_dash.keymap.ACTIONS and the live keymap. Typing filters by fuzzy
-subsequence (case-insensitive, whitespace ignored) over label, description and
-chord; with an empty query rows are grouped under their sections. Disabled
-actions stay listed, dimmed, with the reason. Enter (or a double-click) runs
-the highlighted action exactly as its chord would: the screen's `run_action`.
-Textual's command palette is off app-wide (it would steal Ctrl+P from agents),
-so this is a plain ModalScreen.
+subsequence (Textual's fuzzy Matcher; case-insensitive, whitespace ignored) over
+label, chord and description, the matched characters underlined; with an empty
+query rows are grouped under their sections. Disabled actions stay listed,
+dimmed, with the reason. Enter (or a double-click) runs the highlighted action
+exactly as its chord would. Textual's command palette is off app-wide (it would
+steal Ctrl+P from agents), so this is a dialog of our own. Its rows stay a
+hand-drawn list, not an OptionList: section headings sit between the rows, a
+disabled row still takes the cursor (Enter on it says why), and ↑/↓ move the
+rows while the query keeps the focus and every typed letter (j/k included).
 """
 
 from __future__ import annotations
