@@ -114,3 +114,12 @@ def test_a_journal_that_is_not_sqlite_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(JournalError, match=f"native journal {bad}: cannot be used"):
         Journal(bad)
     assert bad.read_bytes().startswith(b"not a database")  # nothing was lost
+
+
+def test_dont_ask_again_is_only_offered_for_an_exact_scope() -> None:
+    policy = Policy()
+    long_args = {"blob": "x" * 500}
+    request = policy.request("c9", "mystery_tool", long_args)
+    assert [answer for answer, _ in request.options()] == ["once", "deny"]
+    policy.record(request, "session")
+    assert policy.needs_approval("mystery_tool", long_args)

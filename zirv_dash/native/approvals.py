@@ -16,6 +16,7 @@ from typing import Any, Literal
 from zirv_dash.native.tools import TOOLS
 
 Answer = Literal["once", "session", "deny"]
+SCOPE_CHARS = 200
 DENY_STEERING = (
     "The operator denied {scope}. Do not retry it; choose a different approach "
     "and say what you changed."
@@ -29,6 +30,7 @@ class ApprovalRequest:
     scope: str
     preview: tuple[str, ...]
     headless: bool = False
+    exact: bool = True  # "don't ask again" is offered only for a scope stated exactly
 
     def options(self) -> tuple[tuple[Answer, str], ...]:
         deny: tuple[Answer, str] = (
@@ -37,6 +39,8 @@ class ApprovalRequest:
         )
         if self.headless:
             return (deny,)
+        if not self.exact:
+            return (("once", "Yes"), deny)
         return (
             ("once", "Yes"),
             (
@@ -54,7 +58,15 @@ def scope_of(name: str, args: Mapping[str, Any]) -> str:
         return f"{name} {args['path']}"
     if name == "run_command" and isinstance(args.get("command"), str):
         return f"run_command {args['command']}"
-    return f"{name} {json.dumps(dict(args), sort_keys=True)[:200]}"
+    return f"{name} {json.dumps(dict(args), sort_keys=True)[:SCOPE_CHARS]}"
+
+
+def scope_is_exact(name: str, args: Mapping[str, Any]) -> bool:
+    if name in ("write_file", "edit_file"):
+        return isinstance(args.get("path"), str)
+    if name == "run_command":
+        return isinstance(args.get("command"), str)
+    return len(json.dumps(dict(args), sort_keys=True)) <= SCOPE_CHARS
 
 
 def preview_of(name: str, args: Mapping[str, Any]) -> tuple[str, ...]:
@@ -90,9 +102,14 @@ class Policy:
 
     def request(self, call_id: str, name: str, args: Mapping[str, Any]) -> ApprovalRequest:
         return ApprovalRequest(
-            call_id, name, scope_of(name, args), preview_of(name, args), self.headless
+            call_id,
+            name,
+            scope_of(name, args),
+            preview_of(name, args),
+            self.headless,
+            scope_is_exact(name, args),
         )
 
     def record(self, request: ApprovalRequest, answer: Answer) -> None:
-        if answer == "session" and not request.headless:
+        if answer == "session" and not request.headless and request.exact:
             self.granted.add(request.scope)

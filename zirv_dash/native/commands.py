@@ -9,5 +9,6 @@ HELP_TEXT = "\n".join(
         "esc interrupts · ctrl+c twice quits · ctrl+q quits now · ctrl+r expands the last tool",
         "shift+tab cycles the mode label · tab moves focus to the transcript",
         "/clear drops queued input · /status session facts · /compact summarizes the history",
+        "@path attaches a workdir file (tab completes) · !command runs a shell line (asks first)",
     ]
 )

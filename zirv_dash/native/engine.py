@@ -185,8 +185,8 @@ class NativeSession:
         pending, future = self.pending, self._future
         if pending is None or future is None or future.done() or pending.call_id != call_id:
             return False
-        if pending.headless and answer != "deny":
-            return False
+        if answer not in {a for a, _ in pending.options()}:
+            return False  # e.g. "yes" on a headless session, "always" on an inexact scope
         future.set_result((answer, guidance))
         return True
 
