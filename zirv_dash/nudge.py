@@ -10,7 +10,6 @@ race exactly one of them wins.
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 from zirv_dash import paths, registry, safeio
@@ -42,7 +41,9 @@ def claim_marker(short: str) -> str | None:
     ``"unknown"``. Only one of several concurrent claimers gets a value.
     """
     path = marker_path(short)
-    claimed = path.with_name(f".{path.name}.claim-{os.getpid()}-{secrets.token_hex(4)}")
+    # os.urandom, not secrets: the same bytes, without importing hmac and hashlib
+    # into every `zirv ctx send`.
+    claimed = path.with_name(f".{path.name}.claim-{os.getpid()}-{os.urandom(4).hex()}")
     try:
         os.rename(path, claimed)
     except FileNotFoundError:
