@@ -101,6 +101,7 @@ async def test_the_composer_can_never_answer_the_dialog(app: PaneApp) -> None:
         await pilot.press("escape")  # Esc is the last option: deny
         await until(pilot, lambda: "denied by the operator" in plain(app))
         assert not (app.session.workdir.root / NOTE_FILE).exists()
+        assert "what to do differently" in app.query_one(NativeComposer).placeholder
 
 
 async def test_a_key_before_the_dialog_was_drawn_answers_nothing(app: PaneApp) -> None:

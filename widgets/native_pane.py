@@ -253,7 +253,15 @@ class NativePane(Widget):
 
     def on_native_composer_submitted(self, message: NativeComposer.Submitted) -> None:
         message.stop()
+        self.composer.placeholder = ""
         self.session.submit(message.text)
+
+    def focus_composer(self) -> None:
+        """Where focus goes when the pane is selected (the dialog first, if open)."""
+        if self.approval.request is not None:
+            self.approval.focus()
+        else:
+            self.composer.focus()
 
     def on_text_area_changed(self, message: NativeComposer.Changed) -> None:
         if message.text_area is self.composer:
@@ -276,7 +284,9 @@ class NativePane(Widget):
 
     def on_native_approval_answered(self, message: NativeApproval.Answered) -> None:
         message.stop()
-        self.session.answer(message.call_id, message.answer)
+        if self.session.answer(message.call_id, message.answer) and message.answer == "deny":
+            # The refusal is already steering; what the operator types next steers too.
+            self.composer.placeholder = "tell the agent what to do differently (enter steers)"
 
     def action_escape(self) -> None:
         """Esc closes the dialog first (as its last option), else interrupts the turn."""
