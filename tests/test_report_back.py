@@ -87,8 +87,10 @@ def test_dashboard_pane_run_is_recorded_and_mailed(repo: Path) -> None:
     with live_dashboard(repo) as (dash, intake):
         orch = dash.panes[0]
         channel = private_channel(intake, orch.short)
+        # The task fails at once (exit 3): the one report is the ended one. A task
+        # that first finished would settle, and the settled report may win the race.
         proc = subprocess.Popen(
-            [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "fix it", "--json"],
+            [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "/fail", "--json"],
             cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=zirv_env({"ZIRV_CTX_SESSION": orch.session_id,
                           "ZIRV_CTX_DASH_REQUESTS": str(channel)}),
@@ -100,8 +102,6 @@ def test_dashboard_pane_run_is_recorded_and_mailed(repo: Path) -> None:
         assert receipt["mode"] == "dashboard_pane" and receipt["model"] == "demo-standard"
         pane = dash.pane_by_short(receipt["session"])
         assert pane is not None
-        drive(dash, intake, lambda: "Done." in "".join(pane.model_view.lines()))
-        pane.send(b"/fail\r")
         drive(dash, intake, lambda: not pane.alive and pane.short in intake.reported)
         result = stored(pane.short)
         assert result["mode"] == "dashboard_pane" and result["requested_by"] == orch.short
@@ -144,8 +144,10 @@ def test_dashboard_pane_from_a_plain_terminal_reports_to_the_operator(repo: Path
     """`zirv agent` from a terminal that is no pane, into a live dashboard: the
     pane's outcome is recorded and mailed to the operator's inbox."""
     with live_dashboard(repo) as (dash, intake):
+        # The task fails at once (exit 3): the one report is the ended one. A task
+        # that first finished would settle, and the settled report may win the race.
         proc = subprocess.Popen(
-            [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "fix it", "--json"],
+            [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "/fail", "--json"],
             cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=zirv_env({}),
         )  # fmt: skip
@@ -156,8 +158,6 @@ def test_dashboard_pane_from_a_plain_terminal_reports_to_the_operator(repo: Path
         assert receipt["mode"] == "dashboard_pane"
         pane = dash.pane_by_short(receipt["session"])
         assert pane is not None
-        drive(dash, intake, lambda: "Done." in "".join(pane.model_view.lines()))
-        pane.send(b"/fail\r")
         drive(dash, intake, lambda: not pane.alive and pane.short in intake.reported)
         result = stored(pane.short)
         assert result["requested_by"] == mail.OPERATOR and result["outcome"] == "ended"
