@@ -77,3 +77,24 @@ def test_wrap_is_width_aware_and_hard_splits() -> None:
 def test_activity_line_spinner_verb_elapsed_tokens() -> None:
     text = "".join(t for t, _ in activity_line(3.2, 42))
     assert text.endswith("Working… (3s · ↑ 42 tokens · esc to interrupt)")
+
+
+def test_every_rendered_line_fits_the_width() -> None:
+    long = "word " * 60
+    items = [
+        Item("user", "u", long, steering=True),
+        Item("user", "v", long),
+        Item("assistant", "a", long),
+        Item("notice", "n", long, tone="err"),
+        Item(
+            "tool",
+            "t",
+            name="run_command",
+            args="command: " + "x" * 200,
+            outcome=Outcome("error", long),
+        ),
+    ]
+    for width in (40, 80, 120):
+        for item in items:
+            for line in render_item(item, width):
+                assert cells("".join(text for text, _ in line)) <= width, (item.kind, width)

@@ -188,7 +188,7 @@ def render_item(item: Item, width: int, expanded: bool = False) -> list[Line]:
     inner = max(8, width - 2)
     if item.kind == "user":
         marker: Span = ("> (steering) " if item.steering else "> ", "muted")
-        return _bulleted(marker, markdown_lines(item.text, inner - 2, "muted"))
+        return _bulleted(marker, markdown_lines(item.text, width - cells(marker[0]), "muted"))
     if item.kind == "assistant":
         return _bulleted(("⏺ ", "accent"), markdown_lines(item.text, inner))
     if item.kind == "tool":
@@ -196,9 +196,14 @@ def render_item(item: Item, width: int, expanded: bool = False) -> list[Line]:
         args = item.args if cells(item.args) <= room else item.args[: room - 1] + "…"
         head: Line = (("⏺ ", "accent"), (item.name, "emph"), (f"({args})", "muted"))
         outcome = item.outcome or Outcome("pending")
-        tree: list[Span] = [("  ⎿ ", "muted"), summary(outcome)]
-        if expandable(item) and not expanded:
-            tree.append((" (ctrl+r to expand)", "muted"))
+        hint = " (ctrl+r to expand)" if expandable(item) and not expanded else ""
+        words, tone = summary(outcome)
+        room = max(8, width - 4 - cells(hint))
+        if cells(words) > room:
+            words = wrap(words, room - 1)[0] + "…"
+        tree: list[Span] = [("  ⎿ ", "muted"), (words, tone)]
+        if hint:
+            tree.append((hint, "muted"))
         lines = [head, tuple(tree)]
         if expanded and expandable(item):
             lines.extend(_body(outcome))
@@ -208,7 +213,9 @@ def render_item(item: Item, width: int, expanded: bool = False) -> list[Line]:
     if item.kind == "elided":
         return [((f"⋯ {item.text} older item(s) elided", "muted"),)]
     tone = item.tone or "muted"
-    return [(("  ", ""), (part, tone)) for part in item.text.split("\n")]
+    return [
+        (("  ", ""), (piece, tone)) for part in item.text.split("\n") for piece in wrap(part, inner)
+    ]
 
 
 def render_plain(transcript: Transcript, width: int, expanded: Iterable[str] = ()) -> str:
