@@ -429,7 +429,9 @@ def test_headless_inline_timeout_and_sigterm_leave_no_record(state: Path, tmp_pa
     )  # fmt: skip
     deadline = time.monotonic() + 20
     while not sessions(state):
-        assert time.monotonic() < deadline and proc.poll() is None, "never registered"
+        if proc.poll() is not None:
+            raise AssertionError(f"ended before registering: {proc.communicate()}")
+        assert time.monotonic() < deadline, "never registered"
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=20)
