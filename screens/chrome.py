@@ -128,6 +128,9 @@ class Chrome:
             return
         dash = screen.dash
         self._observe()
+        # What is drawn and what is announced agree: transitions due by now are
+        # taken (and their notices raised) before the states are drawn.
+        screen.engine.poll_states()
         now = time.monotonic()
         focused = dash.focused_pane
         states = {p.short: dash.state_of(p, now) for p in dash.panes}

@@ -146,7 +146,7 @@ async def test_worktree_pane_diffs_against_its_base(repo: Path) -> None:
 async def _worktree_pane(pilot: Any, app: Any) -> Any:
     screen = dash_screen(app)
     await wait_for(pilot, lambda: len(screen.dash.panes) == 1)
-    screen.spawn_in_worktree("shell", None, None)
+    screen.engine.worktrees.spawn("shell", None, None)
     await wait_for(pilot, lambda: len(screen.dash.panes) == 2, timeout=20)
     return screen.dash.panes[1]
 

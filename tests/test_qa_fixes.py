@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -134,16 +135,23 @@ async def test_enter_in_the_target_list_picks_and_the_footer_says_so(tmp_path: P
 
 
 def test_restore_rows_say_each_fact_once() -> None:
-    demo = RosterPane("demo", "11878766-0000-4000-8000-000000000001", title="wrk demo")
-    demo.short = "11878766"
+    demo = RosterPane(
+        "demo", "11878766-0000-4000-8000-000000000001", title="wrk demo", short="11878766"
+    )
     assert row_label(demo, True) == "[x] worker · demo · demo-standard · 11878766"
-    named = RosterPane("claude", "9a8b7c6d-0000-4000-8000-00000000000a", title="login form")
-    named.short = "9a8b7c6d"
+    named = RosterPane(
+        "claude", "9a8b7c6d-0000-4000-8000-00000000000a", title="login form", short="9a8b7c6d"
+    )
     assert row_label(named, False) == "[ ] worker · login form · claude · 9a8b7c6d"
-    orch = RosterPane("codex", "8b7c6d5e-0000-4000-8000-00000000000b", role="orchestrator")
-    orch.short, orch.title = "8b7c6d5e", "orch"
+    orch = RosterPane(
+        "codex",
+        "8b7c6d5e-0000-4000-8000-00000000000b",
+        role="orchestrator",
+        short="8b7c6d5e",
+        title="orch",
+    )
     assert row_label(orch, True) == "[x] orchestrator · codex · 8b7c6d5e"
-    named.model = "claude-opus-4-1"
+    named = msgspec.structs.replace(named, model="claude-opus-4-1")
     assert row_label(named, True) == "[x] worker · login form · claude · claude-opus-4-1 · 9a8b7c6d"
 
 

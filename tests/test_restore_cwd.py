@@ -81,9 +81,12 @@ def test_a_restored_pane_runs_in_its_recorded_cwd(repo: Path, isolated_state: Pa
     try:
         dash.spawn("shell", role="orchestrator")
         entry = roster.RosterPane(
-            "shell", "abcdef12-0000-4000-8000-00000000000a", short="abcdef12", title="wrk sh"
+            "shell",
+            "abcdef12-0000-4000-8000-00000000000a",
+            short="abcdef12",
+            title="wrk sh",
+            cwd=str(repo / "sub dir"),
         )
-        entry.cwd = str(repo / "sub dir")
         write_entries(isolated_state, dash.slug, [entry.to_json()])
         [pane] = intake.restore(intake.take_restore_offer())
         assert pane.spec.cwd == str(repo / "sub dir")
@@ -104,8 +107,12 @@ def test_refused_and_corrected_entries_reach_the_error_log(
     intake.start()
     try:
         dash.spawn("shell", role="orchestrator")
-        moved = roster.RosterPane("shell", "11111111-0000-4000-8000-000000000001", short="11111111")
-        moved.cwd = str(repo / "gone")
+        moved = roster.RosterPane(
+            "shell",
+            "11111111-0000-4000-8000-000000000001",
+            short="11111111",
+            cwd=str(repo / "gone"),
+        )
         bad = roster.RosterPane("shell", "22222222-0000-4000-8000-000000000002").to_json()
         bad["title"] = "a\x00b"
         write_entries(isolated_state, dash.slug, [moved.to_json(), bad])

@@ -88,7 +88,7 @@ def test_demo_to_shell_and_back_keeps_short_record_and_session(tmp_path: Path) -
 
         plan2 = swap.prepare(swap.capture(pane), "demo", "demo-deep", dash.gate)
         assert plan2.mode == "first_prompt" and plan2.argv[-2:] == ["--model", "demo-deep"]
-        old_pty = dash.install_successor(pane, dash.start_successor(pane, plan2))
+        old_pty = swaps.install_successor(dash, pane, swaps.start_successor(dash, pane, plan2))
         assert old_pty is not None
         swap.retire(old_pty, plan2.old_quit_sequence, grace=0.5)
         pump_until(pane, "Done.")
@@ -115,7 +115,7 @@ def test_a_successor_that_cannot_start_leaves_the_pane_untouched(tmp_path: Path)
         before = (pane.pty, pane.model_view, pane.agent, pane.spec)
         bad = SwapPlan("shell", None, "first_prompt", ["/nonexistent/zirv-no-such-shell"])
         with pytest.raises(swap.SwapFailed, match="could not start"):
-            dash.start_successor(pane, bad)
+            swaps.start_successor(dash, pane, bad)
         assert (pane.pty, pane.model_view, pane.agent, pane.spec) == before
         assert pane.pty is not None and pid_exists(pane.pty.pid)
         record = registry.read_record(registry.record_path(pane.short))

@@ -12,10 +12,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-import subprocess
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 STATE_ENV = "ZIRV_CTX_STATE_DIR"
@@ -137,7 +135,7 @@ def atomic_write(path: Path, data: bytes | str, mode: int = 0o600) -> None:
         raise
 
 
-STATE_TEMP_DIRS = ("", "sessions", "dash", "handover", "logs")
+STATE_TEMP_DIRS = ("", "sessions", "dash", "handover", "logs", "escaped")
 """State subdirectories whose writers use `atomic_write` (mail sweeps its own)."""
 
 
@@ -149,6 +147,8 @@ def sweep_state_temp_files(state: Path | None = None) -> int:
 
 
 def new_session_id() -> str:
+    import uuid  # here, not at the top: `zirv ctx send` starts faster without it
+
     return str(uuid.uuid4())
 
 
@@ -168,6 +168,8 @@ def repo_root(start: Path | None = None) -> Path:
 
 def git_common_dir(path: Path) -> Path | None:
     """The shared `.git` directory of `path`'s repository (same for linked worktrees)."""
+    import subprocess  # only the commands that ask git pay for it
+
     try:
         out = subprocess.run(
             ["git", "-C", str(path), "rev-parse", "--git-common-dir"],

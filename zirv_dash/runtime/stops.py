@@ -1,17 +1,19 @@
-"""Stopping one pane from the UI: the intake's ladder, stepped from a timer.
+"""Stopping one pane from the UI: the termination ladder, stepped from a timer.
 
 The ladder is the one in `ptysession` (typed quit only at the recognised input
 prompt, else the harness's clean-quit signals, then SIGKILL to every process
-group of its session). The intake owns the running ladders (kill requests and
-timeouts use them too); a user's stop steps them every STOP_STEP_SECS instead
-of on the 1 s tick, without ever blocking the loop.
+group of its session). It is stepped every STOP_STEP_SECS without ever
+blocking the loop, and it outlives the pane's own exit: the jobs a shell left
+running in its session are ended too before the ladder is done.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from zirv_dash.intake import STOP_GRACE
 from zirv_dash.pane import Pane
+from zirv_dash.ptysession import Ladder
 
 if TYPE_CHECKING:
     from zirv_dash.runtime.engine import Engine
@@ -22,22 +24,28 @@ STOP_STEP_SECS = 0.1
 class StopController:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self.ladders: dict[str, Ladder] = {}
 
-    def stop(self, pane: Pane) -> bool:
+    def stop(self, pane: Pane, grace: float = STOP_GRACE) -> bool:
         """Begin stopping `pane`; False if it has nothing to stop or already stops."""
-        intake = self._engine.intake.intake
-        if pane.pty is None or not pane.alive or pane.short in intake.stopping:
+        if pane.pty is None or not pane.alive or pane.short in self.ladders:
             return False
-        intake.stop_gracefully(pane)
+        self.ladders[pane.short] = pane.pty.stop_for(
+            pane.agent,
+            pane.adapter.quit_sequence,
+            typed_ok=pane.at_input_prompt(),
+            grace=grace,
+            defer_submit=pane.adapter.defer_submit,
+            drain=False,  # the pane's own reader keeps showing its output
+        )
         self._engine.dash.notify(f"stopping {pane.short}…")
-        self._engine.call_later("stops", STOP_STEP_SECS, self._step)
+        self._step()
         return True
 
     def _step(self) -> None:
-        intake = self._engine.intake.intake
-        before = len(intake.stopping)
-        intake.advance_stops()
-        if len(intake.stopping) < before:
-            self._engine.schedule_reap()
-        if intake.stopping:
+        for short, ladder in list(self.ladders.items()):
+            if ladder.step():
+                del self.ladders[short]
+                self._engine.schedule_reap()
+        if self.ladders:
             self._engine.call_later("stops", STOP_STEP_SECS, self._step)
