@@ -44,6 +44,10 @@ _INTERN: dict[Attr, Attr] = {DEFAULT_ATTR: DEFAULT_ATTR}
 # int and an (already hashed) str is much cheaper than hashing a 9-field
 # tuple.  The value keeps the source object so a recycled id is detected.
 _SGR_CACHE: dict[tuple[int, str], tuple[Attr, Attr]] = {}
+# Transitions from the default rendition, keyed by the parameter string
+# alone: most SGRs follow a reset ("ESC[0m ESC[1;32m word ESC[0m"), and
+# this lookup needs neither a key tuple nor an id.
+FROM_DEFAULT: dict[str, Attr] = {}
 _CACHE_LIMIT = 8192
 
 
@@ -53,6 +57,7 @@ def intern_attr(attr: Attr) -> Attr:
         if len(_INTERN) > _CACHE_LIMIT:
             _INTERN.clear()
             _SGR_CACHE.clear()
+            FROM_DEFAULT.clear()
             _INTERN[DEFAULT_ATTR] = DEFAULT_ATTR
         _INTERN[attr] = attr
         got = attr
@@ -202,6 +207,14 @@ def _apply_sgr_general(attr: Attr, params: str) -> Attr:
 def apply_sgr(attr: Attr, params: str) -> Attr:
     """Return ``attr`` updated by the SGR parameter string ``params``
     (the text between ``CSI`` and ``m``, without private prefix)."""
+    if attr is DEFAULT_ATTR:
+        hit = FROM_DEFAULT.get(params)
+        if hit is None:
+            hit = _apply_sgr(attr, params)
+            if len(FROM_DEFAULT) > _CACHE_LIMIT:
+                FROM_DEFAULT.clear()
+            FROM_DEFAULT[params] = hit
+        return hit
     key = (id(attr), params)
     got = _SGR_CACHE.get(key)
     if got is not None and got[0] is attr:

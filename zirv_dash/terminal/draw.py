@@ -61,7 +61,12 @@ class DrawOps(EraseOps):
             wrapped = 0
             if x >= cols:
                 if self.autowrap:
+                    # The new line is blanked in the background of the
+                    # character that wraps (a styled run may have changed
+                    # the rendition since it began).
+                    attr, self.attr = self.attr, cell_attrs[pos]
                     self._wrap()
+                    self.attr = attr
                     x = 0
                     wrapped = 1
                 else:

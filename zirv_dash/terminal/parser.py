@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .attr import _SGR_CACHE, DEFAULT_ATTR, Attr, apply_sgr
+from .attr import _SGR_CACHE, DEFAULT_ATTR, FROM_DEFAULT, Attr, apply_sgr
 from .dispatch import MAX_PENDING, Dispatcher
 from .screen import Screen, dec_cells
 from .widths import narrow_class
@@ -59,6 +59,7 @@ class Parser(Dispatcher):
         texts: list[str] = [first] if first else []
         cell_attrs: list[Attr] = [attr] * len(first)
         cache_get = _SGR_CACHE.get
+        from_default = FROM_DEFAULT.get
         rows, cols = scr.rows, scr.columns
         for k in range(1, len(parts), 4):
             p = parts[k]
@@ -89,6 +90,9 @@ class Parser(Dispatcher):
                     scr.x = 0 if x < 0 else (x if x < cols else cols - 1)
             elif p == "0" or not p:
                 attr = DEFAULT_ATTR
+            elif attr is DEFAULT_ATTR:
+                hit = from_default(p)
+                attr = hit if hit is not None else apply_sgr(attr, p)
             else:
                 got = cache_get((id(attr), p))
                 if got is not None and got[0] is attr:
@@ -213,8 +217,13 @@ class Parser(Dispatcher):
                 scr.x = 0
                 scr.last_char = ""
                 if i + 1 < n and text[i + 1] == "\n":
-                    scr.index()
+                    if scr.y == scr.bottom:  # scr.index(), inlined
+                        scr.scroll_up(1)
+                    elif scr.y < scr.rows - 1:
+                        scr.y += 1
                     i += 2
+                    if i < n and text[i] != "\x1b" and scr.lines_fast_path():
+                        i = self._lines(text, i)
                 else:
                     i += 1
                 continue
@@ -227,6 +236,27 @@ class Parser(Dispatcher):
             else:
                 scr.draw_char(c)
                 i += 1
+
+    def _lines(self, text: str, i: int) -> int:
+        """Complete lines of plain text at ``i`` (a log scrolling by), fed in
+        one go; returns the index after them."""
+        cols = self._screen.columns
+        pattern = _LINES_RE.get(cols)
+        if pattern is None:
+            if len(_LINES_RE) > 16:
+                _LINES_RE.clear()
+            pattern = _LINES_RE[cols] = re.compile(f"(?:[{narrow_class()}]{{0,{cols}}}\r\n)+")
+        m = pattern.match(text, i)
+        if m is None:
+            return i
+        lines = m.group().split("\r\n")
+        lines.pop()  # what follows the last CR LF: not part of the match
+        self._screen.feed_lines(lines)
+        return m.end()
+
+
+# Runs of whole lines of single-width text, per screen width.
+_LINES_RE: dict[int, re.Pattern[str]] = {}
 
 
 def _styled_run_re() -> re.Pattern[str]:

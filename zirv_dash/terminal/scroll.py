@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .attr import erase_attr
+from .attr import DEFAULT_ATTR, erase_attr
 from .grid import Grid
 
 
@@ -37,8 +37,10 @@ class ScrollOps(Grid):
             # The common case (a line feed at the bottom of a full-screen
             # scroll region): one row to the scrollback, one blank row in.
             self._push_history(self.chars.pop(0), self.attrs.pop(0), self.wrapped.pop(0))
-            self.chars.append([" "] * self.columns)
-            self.attrs.append([erase_attr(self.attr)] * self.columns)
+            cols = self.columns
+            self.chars.append([" "] * cols)
+            ea = DEFAULT_ATTR if self.attr.bg is None else erase_attr(self.attr)
+            self.attrs.append([ea] * cols)
             self.wrapped.append(False)
             self.all_touched = True
             return
@@ -67,6 +69,57 @@ class ScrollOps(Grid):
             self.all_touched = True
         else:
             self.touched.update(range(top, bottom + 1))
+
+    def lines_fast_path(self) -> bool:
+        """Whether :meth:`feed_lines` may run: the cursor at the start of a
+        blank bottom row of a full-screen region on the normal screen, in the
+        default rendition, no special drawing mode."""
+        rows, cols = self.rows, self.columns
+        last = rows - 1
+        return (
+            self.y == last
+            and self.x == 0
+            and self.bottom == last
+            and self.top == 0
+            and self.attr is DEFAULT_ATTR
+            and self.history_limit > 0
+            and not (self.alt or self.insert_mode or self.graphics or self.zwj)
+            and not self.wrapped[last]
+            and self.chars[last].count(" ") == cols
+            and self.attrs[last].count(DEFAULT_ATTR) == cols
+        )
+
+    def feed_lines(self, lines: list[str]) -> None:
+        """Lines of single-width text, each at most a row wide and ended by
+        CR LF, written where :meth:`lines_fast_path` holds: the state after
+        drawing and scrolling them one by one (rows above go to the
+        scrollback, each line lands on the bottom row and moves up), built
+        without making rows for the lines that scroll straight through."""
+        rows, cols = self.rows, self.columns
+        chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
+        # The screen then the lines form one sequence; len(lines) of it
+        # scroll off the top, the last ``rows`` stay (the final blank row
+        # included).
+        n_old = min(len(lines), rows - 1)
+        for y in range(n_old):
+            self._push_history(chars[y], attrs[y], wrapped[y])
+        through = len(lines) - n_old
+        if through:
+            self._push_text_lines(lines[:through])
+        shown = lines[through:]
+        blank_c, blank_a = chars[rows - 1], attrs[rows - 1]
+        chars[:] = [
+            *chars[n_old : rows - 1],
+            *[list(text.ljust(cols)) for text in shown],
+            blank_c,
+        ]
+        attrs[:] = [
+            *attrs[n_old : rows - 1],
+            *[[DEFAULT_ATTR] * cols for _ in shown],
+            blank_a,
+        ]
+        wrapped[:] = [*wrapped[n_old : rows - 1], *[False] * (len(shown) + 1)]
+        self.all_touched = True
 
     def scroll_down(self, n: int) -> None:
         top, bottom = self.top, self.bottom

@@ -105,6 +105,25 @@ class Scrollback:
             while self.history_bytes > limit and hist:
                 self.history_bytes -= hist.popleft()[3]
 
+    def _push_text_lines(self, lines: list[str]) -> None:
+        """Append lines of single-width text in the default rendition, not
+        wrapped -- what :meth:`_push_history` makes of such rows, without the
+        rows."""
+        hist = self.history
+        total = self.history_bytes
+        overhead = _LINE_OVERHEAD
+        for text in lines:
+            body = text.rstrip(" ")
+            line: HistLine = (body, DEFAULT_ATTR, len(body), overhead + _getsizeof(body), False)
+            if not body:
+                line = _EMPTY_LINE
+            hist.append(line)
+            total += line[3]
+        self.history_bytes = total
+        limit = self.history_limit
+        while self.history_bytes > limit and hist:
+            self.history_bytes -= hist.popleft()[3]
+
     def clear_history(self) -> None:
         self.history.clear()
         self.history_bytes = 0
