@@ -161,6 +161,7 @@ async def test_restart_replays_started_call_as_unknown_and_never_reruns(
     history = conversation(session.events)
     assert "outcome unknown" in getattr(history[-1], "content", "")
     assert not (workdir / "marker").exists()
+    assert "1 tool call(s) were running when the session stopped" in items[-1].text
 
 
 def test_replay_is_deterministic_byte_for_byte(tmp_path: Path, workdir: Path) -> None:

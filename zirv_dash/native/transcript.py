@@ -112,12 +112,20 @@ class Reducer:
             name = items[self.where[call_id]].name if call_id in self.where else ""
             self._outcome(call_id, classify(name, d))
         elif kind == "open":
+            unknown = 0
             for call_id in list(self.where):
                 if call_id in self.settled:
                     continue
                 self.settled.add(call_id)
                 lost = "unknown" if call_id in self.started else "cancelled"
+                unknown += lost == "unknown"
                 self._outcome(call_id, Outcome(lost))
+            if unknown:
+                text = (
+                    f"reopened: {unknown} tool call(s) were running when the session stopped; "
+                    "their outcome is unknown and they were not re-run — check their effect"
+                )
+                items.append(Item("notice", f"open-{event.seq}", text, tone="warn"))
         elif kind == "usage":
             self.usage = (_int(d.get("input")), _int(d.get("output")))
             self.total_out += self.usage[1]
