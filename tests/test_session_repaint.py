@@ -15,7 +15,7 @@ __all__ = ["short_state"]
 
 STYLED = (
     r"printf '\033[1;31mred\033[0m plain \033[38;2;1;2;3;48;5;200mtrue\033[0m \344\270\255\n';"
-    r"printf '\033[?1h\033[?2004h\033]2;a title\007\033[4 q'; exec cat"
+    r"printf '\033[?1h\033[?2004h\033]2;a title\007\033[4 q'; echo ready; exec cat"
 )
 
 
@@ -46,7 +46,7 @@ async def test_attach_with_repaint_then_stream_tracks_a_real_child(short_state: 
             "session.start", {"argv": ["/bin/sh", "-c", STYLED], "columns": 40, "rows": 8}
         )
         sid = started["session"]["id"]
-        await client.call("session.wait", {"session": sid, "text": "true"})
+        await client.call("session.wait", {"session": sid, "text": "ready"})  # all printed
         got = await client.call(
             "session.attach", {"session": sid, "mode": "controller", "repaint": True}
         )

@@ -44,10 +44,19 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 20.0) ->
         time.sleep(0.02)
 
 
+PROMPT = "ready> "
+
+
+def settled() -> bool:
+    lines = client.call("session.read", {"session": "work"})["lines"]
+    return len(lines) >= 2 and lines[-2] == "by-42" and lines[-1].startswith(PROMPT.strip())
+
+
 def test_kill_9_the_client_then_reattach_to_the_same_screen_and_pids(
     runtime: subprocess.Popen[str], short_state: Path
 ) -> None:
-    started = client.call("session.start", {"argv": ["/bin/sh"], "name": "work"})["session"]
+    shell = ["/usr/bin/env", f"PS1={PROMPT}", "/bin/sh", "-i"]
+    started = client.call("session.start", {"argv": shell, "name": "work"})["session"]
     pid = started["pid"]
     controller = subprocess.Popen(
         [sys.executable, "-c", CONTROLLER], stdout=subprocess.PIPE, text=True
@@ -57,6 +66,7 @@ def test_kill_9_the_client_then_reattach_to_the_same_screen_and_pids(
         assert controller.stdout.readline().strip() == "attached"
         held = client.call("session.get", {"session": "work"})["session"]
         assert held["controller"] and held["pid"] == pid
+        wait_for(settled, "the prompt after the echo")  # nothing more is on its way
         before = client.call("session.screen", {"session": "work"})
         os.kill(controller.pid, signal.SIGKILL)
         controller.wait(10)
