@@ -15,9 +15,6 @@ progress).
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
@@ -36,6 +33,7 @@ from widgets.key_hints import KeyHints
 from widgets.nav_pick_list import NavPickList
 from widgets.pick_list import PickList
 from zirv_dash import gitdiff, mail, worktree
+from zirv_dash.editor import editor_argv, run_editor
 from zirv_dash.gitdiff import DiffResult, FileDiff
 from zirv_dash.worktree import WorktreeError
 
@@ -307,14 +305,12 @@ class DiffReviewScreen(DialogScreen[None]):
         f = self.current_file
         if f is None or f.status == "deleted":
             return
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         row = self.query_one(DiffView).current_row
         line = row.line if row else None
-        number = line.new_no if line is not None else None
-        argv = [*shlex.split(editor), *([f"+{number}"] if number else []), f.path]
+        argv = editor_argv(f.path, line.new_no if line is not None else None)
         try:
             with self.app.suspend():
-                subprocess.run(argv, cwd=self.target.cwd, check=False)
+                run_editor(argv, str(self.target.cwd))
         except SuspendNotSupported:
             self._status("this terminal cannot be suspended to run an editor", error=True)
             return

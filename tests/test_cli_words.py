@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from screens.mail import MailTarget, recipient_text, sender_text
-from tests.test_intake import close, drive, format_sections
+from tests.intakehelpers import close, drive, format_sections
 from zirv_dash import gitinfo, mail
 from zirv_dash.config import load_settings
 from zirv_dash.dashboard import Dashboard
