@@ -98,3 +98,21 @@ def test_every_rendered_line_fits_the_width() -> None:
         for item in items:
             for line in render_item(item, width):
                 assert cells("".join(text for text, _ in line)) <= width, (item.kind, width)
+
+
+def test_the_status_line_elides_the_path_to_fit() -> None:
+    from zirv_dash.native.render import status_line
+
+    full = status_line("v/m", "r", "api", "generating", 42, "/very/long/path/to/repo", "main")
+    text = "".join(t for t, _ in full)
+    assert (
+        text
+        == "v/m  r  native  api  ● generating  context left 42%  /very/long/path/to/repo (main)"
+    )
+    short = "".join(
+        t
+        for t, _ in status_line(
+            "v/m", "r", "api", "blocked", None, "/very/long/path/to/repo", "main", width=50
+        )
+    )
+    assert cells(short) <= 50 and short.endswith("…th/to/repo (main)") and "▲ blocked" in short

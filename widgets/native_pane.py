@@ -246,6 +246,7 @@ class NativePane(Widget):
             str(self.session.workdir.root),
             self._branch,
             self.notice,
+            max(20, self.size.width - 2),
         )
         self._put("#native-status", to_text([line]))
 

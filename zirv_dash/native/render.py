@@ -246,6 +246,7 @@ def status_line(
     cwd: str,
     branch: str | None,
     notice: str = "",
+    width: int = 0,
 ) -> Line:
     glyph, tone = STATES.get(state, ("…", "muted"))
     words = "completed — unread" if state == "unread" else state
@@ -260,10 +261,15 @@ def status_line(
     ]
     if context_left is not None:
         spans.append((f"  context left {context_left}%", "warn" if context_left < 20 else "muted"))
-    spans.append((f"  {cwd}" + (f" ({branch})" if branch else ""), "muted"))
-    if notice:
-        spans.append((f"  ⚠ {notice}", "warn"))
-    return tuple(spans)
+    place = f" ({branch})" if branch else ""
+    tail: list[Span] = [(f"  ⚠ {notice}", "warn")] if notice else []
+    if width:
+        # The path gives way first (from its left, keeping the repo's own name).
+        room = width - sum(cells(s) for s, _ in spans + tail) - cells(place) - 2
+        if cells(cwd) > room:
+            cwd = "…" + cwd[len(cwd) - max(0, room - 1) :] if room > 1 else ""
+    spans.append((f"  {cwd}{place}", "muted"))
+    return tuple(spans + tail)
 
 
 def git_branch(workdir: str) -> str | None:
