@@ -1,9 +1,9 @@
 """Keys, pastes and the wheel: to the focused pane's child, or to a chord.
 
-Every byte for a child goes through the engine; this module only decides what
-a key means (the keymap's prefix state machine) and encodes it for the child's
-modes (application cursor keys, the kitty keyboard flags, bracketed paste,
-mouse encodings).
+This module decides what a key means (the keymap's prefix state machine); the
+focused `TerminalView` encodes it for its child's modes (application cursor
+keys, the kitty keyboard flags, bracketed paste, mouse encodings) and sends it
+through the engine.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import IO, TYPE_CHECKING
 
 from textual import events
 
-from zirv_dash import keys as keycodes
 from zirv_dash.keymap import Verdict
 
 if TYPE_CHECKING:
@@ -43,24 +42,23 @@ class InputRouter:
             shown = key if not (character and character.isprintable()) else "<char>"
             self._keylog.write(f"{time.monotonic():.3f} {shown} {result.verdict.value}\n")
             self._keylog.flush()
-        pane = screen.dash.focused_pane
+        view = screen.review.focused_view()
         if result.verdict is Verdict.TO_CHILD:
-            if pane is not None:
-                model = pane.model_view
-                data = keycodes.encode_key(
-                    key, character, model.app_cursor_keys, model.keyboard_flags
-                )
-                screen.engine.send_input(data)
+            if view is not None:
+                view.send_key(key, character)
             return  # typing costs nothing beyond the write
         if result.verdict is Verdict.LITERAL_PREFIX:
-            screen.engine.send_input(keycodes.encode_key(screen.keys.keymap.prefix, None))
+            if view is not None:
+                view.send_raw_key(screen.keys.keymap.prefix)
         elif result.verdict is Verdict.ACTION and result.action:
             screen.dismiss_tip()
             screen.run_chord(result.action)
         screen.chrome.schedule()  # the armed prefix shows in the footer
 
     def paste(self, text: str) -> None:
-        self._screen.engine.paste(text)
+        view = self._screen.review.focused_view()
+        if view is not None:
+            view.send_paste(text)
 
     def wheel(self, event: events.MouseEvent, lines: int) -> None:
         screen = self._screen
@@ -73,13 +71,9 @@ class InputRouter:
             # The child asked for mouse reports (claude does): it scrolls itself.
             view = screen.views.get(pane.short)
             offset = event.get_content_offset(view) if view is not None else None
-            if offset is None:
+            if view is None or offset is None:
                 return
-            button = keycodes.WHEEL_UP if lines > 0 else keycodes.WHEEL_DOWN
-            column = max(1, min(offset.x + 1, model.columns))
-            row = max(1, min(offset.y + 1, model.rows))
-            data = keycodes.encode_mouse(button, column, row, encoding=model.mouse_encoding)
-            screen.engine.send_input(data, typed=False)
+            view.send_wheel(lines > 0, offset.x, offset.y)
             if pane.short not in self._wheel_told:
                 self._wheel_told.add(pane.short)
                 screen.dash.notify(

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from screens.mail import MailTarget, recipient_text, sender_text
-from tests.intakehelpers import close, drive, format_sections
+from tests.intakehelpers import close, drive
 from zirv_dash import gitinfo, mail
 from zirv_dash.config import load_settings
 from zirv_dash.dashboard import Dashboard
-from zirv_dash.intake import Intake, inspect_sections
+from zirv_dash.intake import Intake, format_sections, inspect_sections
 from zirv_dash.session_env import nesting_refusal
 
 pytestmark = pytest.mark.timeout(60)

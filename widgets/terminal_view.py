@@ -118,6 +118,32 @@ class TerminalView(Widget, can_focus=True):
         self._last_was_drag = False
         self._autoscroll: Timer | None = None
 
+    # -- input for the child ----------------------------------------------------------
+
+    def send_key(self, key: str, character: str | None) -> None:
+        """A key for the child, encoded for its modes (cursor keys, kitty flags)."""
+        model = self.pane.model_view
+        data = keycodes.encode_key(key, character, model.app_cursor_keys, model.keyboard_flags)
+        if data:
+            self._send(data, True)
+
+    def send_raw_key(self, key: str) -> None:
+        """A key in its plain encoding (the prefix key sent literally)."""
+        self._send(keycodes.encode_key(key, None), True)
+
+    def send_paste(self, text: str) -> None:
+        """One paste, bracketed when the child asked for bracketed paste."""
+        self._send(keycodes.bracket_paste(text, self.pane.model_view.bracketed_paste), True)
+
+    def send_wheel(self, up: bool, x: int, y: int) -> None:
+        """A wheel step at view cell (x, y), for a child that asked for mouse reports."""
+        model = self.pane.model_view
+        button = keycodes.WHEEL_UP if up else keycodes.WHEEL_DOWN
+        column = max(1, min(x + 1, model.columns))
+        row = max(1, min(y + 1, model.rows))
+        data = keycodes.encode_mouse(button, column, row, encoding=model.mouse_encoding)
+        self._send(data, False)
+
     # -- change notification ------------------------------------------------------------
 
     def output_changed(self) -> None:

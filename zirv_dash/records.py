@@ -41,8 +41,8 @@ def validate(model: type[R], value: Any, *, source: str) -> R:
     except msgspec.ValidationError as exc:
         # msgspec says e.g. "Expected `int`, got `str` - at `$.count`".
         raise RecordError(f"{source}: {exc}") from exc
-    except UnicodeEncodeError as exc:  # a field name with a lone surrogate
-        raise RecordError(f"{source}: a field name is not valid text") from exc
+    except UnicodeError as exc:  # a lone surrogate in a key or a non-string field
+        raise RecordError(f"{source}: text that is not valid UTF-8") from exc
 
 
 def decode(model: type[R], text: str | bytes, *, source: str) -> R:
