@@ -297,9 +297,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def _handler(self, action: str) -> Callable[[], Any] | None:
         for controller in self._controllers:
-            handler = getattr(controller, f"action_{action}", None)
+            handler: Callable[[], Any] | None = getattr(controller, f"action_{action}", None)
             if handler is not None:
-                return handler  # type: ignore[no-any-return]
+                return handler
         return None
 
     def unavailable(self, action: str) -> str | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeGuard
 
 from textual import events
 from textual.screen import Screen
@@ -65,7 +65,7 @@ class KeyGate:
         """True if the gate took the event (the App must not forward it)."""
         screen = self._app.screen
         if not self._backlog and self._drain is None and _is_router(screen):
-            screen.route_input(event)  # type: ignore[attr-defined]
+            screen.route_input(event)
             return True
         self._backlog.append(event)
         if self._drain is None:
@@ -77,7 +77,7 @@ class KeyGate:
             while self._backlog:
                 screen = self._app.screen
                 if _is_router(screen):
-                    screen.route_input(self._backlog.popleft())  # type: ignore[attr-defined]
+                    screen.route_input(self._backlog.popleft())
                     continue
                 await self._until_ready(screen)
                 if self._app.screen is not screen:
@@ -129,5 +129,5 @@ class KeyGate:
                 node.message_signal.unsubscribe(self._app)
 
 
-def _is_router(screen: Screen[object]) -> bool:
+def _is_router(screen: object) -> TypeGuard[KeyRouter]:
     return callable(getattr(screen, "route_input", None))
