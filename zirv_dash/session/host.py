@@ -61,7 +61,9 @@ class SessionEvent:
 
 @dataclass(frozen=True)
 class SessionOutput:
-    """Bytes the session's child wrote, already fed to the host's model."""
+    """Bytes the session's child wrote, in order. Contract: a `screen()` or
+    `repaint()` made after this event was delivered includes these bytes (the
+    server numbers outputs and tells an attaching client which it already has)."""
 
     session_id: str
     data: bytes
