@@ -27,7 +27,7 @@ import pytest
 
 from tests.sessionrig import serving, short_state
 from zirv_dash.session.methods import METHODS
-from zirv_dash.session.protocol import Event, HelloFrame, Method, Request, Response
+from zirv_dash.session.protocol import Event, HelloFrame, Method, Output, Request, Response
 from zirv_dash.session.server import Server
 
 __all__ = ["short_state"]
@@ -195,7 +195,14 @@ def test_recorded_events_cover_the_vocabulary_and_revisions_are_contiguous() -> 
 
 def test_tolerance_fixture_unknown_fields_and_values() -> None:
     for case in load(FIXTURES / "tolerance.ndjson"):
-        frame_type = {"Event": Event, "Response": Response, "Request": Request}[case["type"]]
+        types: dict[str, type[msgspec.Struct]] = {
+            "Event": Event,
+            "Response": Response,
+            "Request": Request,
+            "Output": Output,
+            "HelloFrame": HelloFrame,
+        }
+        frame_type = types[case["type"]]
         decoded = msgspec.json.decode(json.dumps(case["wire"]).encode(), type=frame_type)
         assert json.loads(msgspec.json.encode(decoded)) == case["decoded"], case["wire"]
 
