@@ -1,7 +1,9 @@
-"""Whole lines of plain text scrolling by take a fast path (``feed_lines``);
-it must leave exactly the state that drawing and scrolling them one by one
-leaves.  Fed a byte at a time the model never sees a whole line, so that is
-the reference here, compared field by field (scrollback records included)."""
+"""Whole lines of plain text scrolling by (``feed_lines``) and styled runs
+(text mixed with SGR, CUP and EL, drawn piece by piece) take fast paths; they
+must leave exactly the state that handling every character and sequence on
+its own leaves.  Fed a byte at a time the model never sees a whole line or
+run, so that is the reference here, compared field by field (scrollback
+records included)."""
 
 from __future__ import annotations
 
@@ -35,6 +37,16 @@ PIECES = [
     "\x1b[?1049l",
     "e\u0301",
     "\x1b(0qqq\x1b(B",
+    # styled runs as TUIs print them: CUP, SGR, text, EL, in one stretch
+    "\x1b[2;15H\x1b[1;32mstatus\x1b[0m\x1b[K",
+    "\x1b[3;1H\x1b[44mfield\x1b[0m\x1b[3;18Hend of row",
+    "\x1b[1;19Hab\x1b[7mcd\x1b[0m",  # a styled run that wraps
+    "\x1b[?7l",  # no autowrap: pieces pile up on the last column
+    "\x1b[?7h",
+    "\x1b[4h",  # insert mode
+    "\x1b[4l",
+    "\x1b[2;2H中文中文\x1b[2;3H\x1b[31mx\x1b[0my",  # over half a wide character
+    "\u200d",  # a pending zero width joiner before a styled run
 ]
 
 
