@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 
 from screens.app import ZirvApp
 from tests.apphelpers import dash_screen, make_app, wait_for
+from zirv_dash.pane import PaneState
 
 SNAP_REPO_HOME_PATH = "projects/zirv-samples"
 """The repo every snapshot dashboard opens, under a per-test HOME: the chrome
@@ -62,8 +63,15 @@ def app_of(pilot: Pilot[Any]) -> ZirvApp:
     return app
 
 
-def settled(count: int, needle: str = ">") -> Callable[[Pilot[Any]], Awaitable[None]]:
-    """run_before: wait until `count` panes exist and each shows `needle` at the end."""
+TRANSIENT = (PaneState.STARTING, PaneState.WORKING, PaneState.UNKNOWN)
+
+
+def settled(
+    count: int, needle: str = ">", calm: bool = False
+) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """run_before: wait until `count` panes exist and each shows `needle` at the end;
+    with `calm`, also until no pane is starting, working or unknown, so the picture
+    shows where the states settle rather than a moment on the way there."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
         app = pilot.app
@@ -73,10 +81,11 @@ def settled(count: int, needle: str = ">") -> Callable[[Pilot[Any]], Awaitable[N
         def ready() -> bool:
             if len(dash.panes) != count:
                 return False
-            return all(
+            shown = all(
                 any(line.startswith(needle) for line in p.model_view.lines()) and not p.inbox
                 for p in dash.panes
             )
+            return shown and not (calm and any(dash.state_of(p) in TRANSIENT for p in dash.panes))
 
         await wait_for(pilot, ready)
         # Chrome refreshes on a timer; draw it now so the states shown are the

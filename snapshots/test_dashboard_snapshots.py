@@ -25,11 +25,15 @@ def then(*keys: str, count: int = 3) -> Any:
 
 
 def test_three_demo_panes_120x40(snap_compare: Any) -> None:
-    assert snap_compare(snap_app(extra=THREE), terminal_size=(120, 40), run_before=settled(3))
+    assert snap_compare(
+        snap_app(extra=THREE), terminal_size=(120, 40), run_before=settled(3, calm=True)
+    )
 
 
 def test_tabs_at_90x30(snap_compare: Any) -> None:
-    assert snap_compare(snap_app(extra=THREE), terminal_size=(90, 30), run_before=settled(3))
+    assert snap_compare(
+        snap_app(extra=THREE), terminal_size=(90, 30), run_before=settled(3, calm=True)
+    )
 
 
 def test_zoom(snap_compare: Any) -> None:
@@ -56,8 +60,8 @@ def test_errors(snap_compare: Any) -> None:
         from tests.apphelpers import dash_screen
 
         screen = dash_screen(pilot.app)  # type: ignore[arg-type]
-        screen._spawn("no-such-harness")
-        screen._spawn("no-such-harness")
+        screen.engine.spawn("no-such-harness")
+        screen.engine.spawn("no-such-harness")
         await pilot.press("ctrl+a", "e")
         await pilot.pause(0.4)
 

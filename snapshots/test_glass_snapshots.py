@@ -34,7 +34,7 @@ async def colours_printed(pilot: Pilot[Any]) -> None:
     await wait_for(pilot, lambda: model.lines()[model.cursor[1]].rstrip() == "$")
     # The row's state word settles too (the quiet time has passed).
     await wait_for(pilot, lambda: screen.dash.state_of(pane) == PaneState.IDLE, timeout=20)
-    screen._update_chrome()
+    screen.chrome.refresh()
     await pilot.pause(0.3)
 
 

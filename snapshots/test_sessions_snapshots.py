@@ -47,7 +47,7 @@ def test_mail_badge_and_nudge_notice(snap_compare: Any) -> None:
         await wait_for(pilot, lambda: worker.state() is PaneState.NEEDS_YOU)
         store(dash.slug, "the login form needs tests", "claude", "abcd1234", worker.session_id, 0)
         store(dash.slug, "ping", "codex", "bcde2345", worker.session_id, 1)
-        await wait_for(pilot, lambda: screen._sessions_badge(worker) == "✉2")
+        await wait_for(pilot, lambda: screen.engine.mail.badge(worker) == "✉2")
         nudge.write_marker(worker.short, "abcd1234")
         notice = f"nudge received for {worker.short} -- see inbox"
         await wait_for(pilot, lambda: dash.current_notice() == notice)

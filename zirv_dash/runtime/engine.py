@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import signal
 import time
@@ -50,6 +51,9 @@ class Engine:
         self.dash = dash
         self.session_ids = list(session_ids or [])
         self._subscribers: list[Subscriber] = []
+        self.output_taps: list[Callable[[Pane, bytes], None]] = []
+        """Called with each chunk a pane's child wrote, as read (before parsing):
+        what a runtime serving clients streams to them."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._fds: FdWatch | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -249,7 +253,13 @@ class Engine:
             self.poll_states()
 
     def _on_readable(self, pane: Pane) -> None:
-        if pane.read_available() == 0 and pane.pty is not None and pane.pty.eof:
+        before = len(pane.inbox)
+        got = pane.read_available()
+        if got and self.output_taps:
+            for chunk in itertools.islice(pane.inbox, before, None):
+                for tap in list(self.output_taps):
+                    tap(pane, chunk)
+        if got == 0 and pane.pty is not None and pane.pty.eof:
             self.unwatch(pane)
             self.schedule_reap()
         elif not pane.wants_read:
