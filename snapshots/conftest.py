@@ -10,6 +10,14 @@ from tests.conftest import isolated_state
 __all__ = ["isolated_state", "no_vendor_clis", "snap_home"]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Pictures are taken at a settled moment; a second worker competing for the
+    two cores makes "settled" arrive late and the wait long: they run serially."""
+    for item in items:
+        if "snapshots" in item.path.parts:
+            item.add_marker(pytest.mark.serial)
+
+
 @pytest.fixture(autouse=True)
 def snap_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private HOME for each snapshot: the repo the dashboards open lives under

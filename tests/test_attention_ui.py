@@ -24,7 +24,8 @@ from widgets.sidebar import Sidebar
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.textfmt import age_text
 
-pytestmark = pytest.mark.timeout(60)
+# Timing of states (quiet periods, frames) is what these tests measure: serial.
+pytestmark = [pytest.mark.timeout(60), pytest.mark.serial]
 
 
 def row_glyph(screen: DashboardScreen, pane: Pane) -> str:

@@ -18,6 +18,9 @@ from screens.spawn import SpawnScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from tests.tmuxharness import ZIRV, Tmux
 
+# Bursts are about arrival order under real scheduling: not beside another worker.
+pytestmark = pytest.mark.serial
+
 
 def _burst(app: object, keys: list[str]) -> None:
     """Post every key to the App at once, the way the driver hands over a read."""
