@@ -7,6 +7,9 @@ three other panes run `yes` / `cat` of a big file, hidden behind the focused one
 (other windows, for tmux).
 
     python bench/latency.py [--keys 200]
+
+A third column is the floor: a trivial Textual app echoing keys (bench/echo_app.py)
+in the same harness.
 """
 
 from __future__ import annotations
@@ -110,6 +113,18 @@ def run_dashboard(keys: int, tmp: Path) -> dict[str, list[float]]:
     return results
 
 
+def run_floor(keys: int) -> dict[str, list[float]]:
+    """The trivial Textual echo app (bench/echo_app.py) in the same harness: idle only."""
+    env = base_env(Path(tempfile.gettempdir()))
+    argv = [sys.executable, str(Path(__file__).resolve().parent / "echo_app.py")]
+    term = PtyTerminal(argv, COLS, ROWS, env)
+    try:
+        term.read_for(2.0)
+        return {"idle": measure(term, keys)}
+    finally:
+        term.close()
+
+
 def run_tmux(keys: int, tmp: Path) -> dict[str, list[float]]:
     if shutil.which("tmux") is None:
         return {}
@@ -151,22 +166,31 @@ def main() -> int:
         (tmp / "t").mkdir()
         ours = run_dashboard(args.keys, tmp / "d")
         theirs = run_tmux(args.keys, tmp / "t")
+        floor = run_floor(args.keys)
     print(
         f"key-to-glyph latency, {args.keys} keys per phase, one every {args.gap_ms:.0f} ms, "
         f"{COLS}x{ROWS} (ms)"
     )
-    print(
-        f"{'phase':<20}{'zirv p50':>10}{'zirv p99':>10}{'tmux p50':>10}{'tmux p99':>10}{'lost':>6}"
-    )
+    heads = ("zirv p50", "zirv p99", "tmux p50", "tmux p99", "floor p50", "floor p99")
+    print(f"{'phase':<20}" + "".join(f"{h:>10}" for h in heads) + f"{'lost':>6}")
     for phase in ("idle", "flood", "chord under flood"):
         a = ours.get(phase, [])
         b = theirs.get(phase, [])
+        c = floor.get(phase, [])
 
         def fmt(values: list[float], q: float) -> str:
             return f"{percentile(values, q):10.1f}" if values else f"{'–':>10}"
 
         lost = (10 if phase.startswith("chord") else args.keys) - len(a)
-        print(f"{phase:<20}{fmt(a, 50)}{fmt(a, 99)}{fmt(b, 50)}{fmt(b, 99)}{lost:>6}")
+        cells = fmt(a, 50) + fmt(a, 99) + fmt(b, 50) + fmt(b, 99) + fmt(c, 50) + fmt(c, 99)
+        print(f"{phase:<20}{cells}{lost:>6}")
+    idle, base = ours.get("idle", []), floor.get("idle", [])
+    if idle and base:
+        print(
+            f"idle over the Textual floor: p50 {percentile(idle, 50) / percentile(base, 50):.2f}x"
+            f" (target <= 1.10x), p99 {percentile(idle, 99) / percentile(base, 99):.2f}x"
+            " (target <= 1.25x)"
+        )
     return 0
 
 
