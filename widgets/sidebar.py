@@ -1,16 +1,26 @@
 """The sidebar roster: one row per pane with its number, state glyph, name and harness.
 
 Rows carry the number `^A 1-9` focuses (the n-th pane of the roster); rows past
-the ninth keep the column blank so names stay aligned.
+the ninth keep the column blank so names stay aligned. The number is the row's
+place among the rows given, so it still names the same pane when a search
+hides rows or a group gathers them elsewhere.
+
+Rows may be grouped (`zirv_dash.roster_view`): when the roster spans two groups
+or more, each group of two or more panes gets a header `▾ title` (`▸` folded)
+at the place of its first member. A search (`/ query` under the title) shows
+only the rows that match.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.events import Click, MouseScrollDown, MouseScrollUp
 from textual.geometry import Region
 from textual.message import Message
@@ -18,10 +28,15 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
-from zirv_dash.pane import PaneState
+from widgets.roster_search import Outcome, RosterSearch
+from zirv_dash import roster_view
+from zirv_dash.pane import STATE_WORDS, PaneState
+from zirv_dash.roster_view import HeaderLine, RowGroup
 
 NUMBERED_ROWS = 9
 """`^A 1` … `^A 9` focus the first nine panes."""
+ATTENTION = (PaneState.NEEDS_YOU, PaneState.FAILED, PaneState.DONE_UNSEEN, PaneState.UNKNOWN)
+"""A folded group's header counts these when any member shows one."""
 
 
 def row_number(index: int, row: RosterRow) -> int | None:
@@ -46,16 +61,36 @@ class RosterRow:
     dim: bool = False
     note: str = ""
     """A few words after the harness (how an ended row ended)."""
+    marker: str = ""
+    """A mode this pane takes part in (`⇶` while input is broadcast to it)."""
+
+
+@dataclass(frozen=True)
+class _Header:
+    """A group header as drawn: the rollup and highlight are part of what changes."""
+
+    line: HeaderLine
+    rollup: str
+    selected: bool
+
+
+@dataclass(frozen=True)
+class _Row:
+    row: RosterRow
+    number: int | None
 
 
 class Sidebar(Widget):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "sidebar--badge",
         "sidebar--selected",
+        "sidebar--group",
+        "sidebar--marker",
         *STATE_CLASSES,
     }
     """`sidebar--badge` the mail badge, `sidebar--selected` the selected row's
-    background, `state--*` each state's glyph and note."""
+    background, `sidebar--group` a group header, `sidebar--marker` a row's mode
+    marker, `state--*` each state's glyph and note."""
     DEFAULT_CSS = """
     Sidebar {
         width: 28;
@@ -65,6 +100,9 @@ class Sidebar(Widget):
     }
     Sidebar .sidebar--badge { color: ansi_yellow; text-style: bold; }
     Sidebar .sidebar--selected { background: $surface-lighten-2; }
+    Sidebar .sidebar--group { color: $text-muted; text-style: bold; }
+    Sidebar .sidebar--marker { color: ansi_magenta; text-style: bold; }
+    Sidebar RosterSearch { dock: top; margin-top: 1; display: none; background: $surface; }
     """ + state_css("Sidebar")
 
     class RowClicked(Message):
@@ -84,28 +122,160 @@ class Sidebar(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: list[RosterRow] = []
+        self.groups: dict[str, RowGroup] = {}
+        self.collapsed: set[str] = set()
+        """Keys of the folded groups."""
         self.tick = 0
         self.top = 0
+        self.search = RosterSearch(id="roster-search")
+        self._drawn: list[_Header | _Row] = []
         self._cache: dict[int, tuple[tuple[object, ...], Strip]] = {}
 
-    def update_rows(self, rows: list[RosterRow], tick: int) -> None:
-        """Refresh only the rows that changed (a spinner frame redraws one cell's row)."""
-        animated = {
-            i for i, r in enumerate(rows) if r.state in (PaneState.WORKING, PaneState.STARTING)
-        }
-        if len(rows) != len(self.rows):
-            self.rows, self.tick = rows, tick
+    def compose(self) -> ComposeResult:
+        yield self.search
+
+    # -- facts in --------------------------------------------------------------------------
+
+    def update_rows(
+        self, rows: list[RosterRow], tick: int, groups: Mapping[str, RowGroup] | None = None
+    ) -> None:
+        """Refresh only the lines that changed (a spinner frame redraws one cell's line).
+        `groups`: row key → group, for the rows that have one (None: no grouping)."""
+        self.rows, self.tick = rows, tick
+        if groups is not None:
+            self.groups = dict(groups)
+        self._relayout()
+
+    def _relayout(self) -> None:
+        old = self._drawn
+        self._drawn = self._lines()
+        query = self.search.text
+        if query:
+            found = sum(1 for d in self._drawn if isinstance(d, _Row))
+            self.search.matched = (found, len(self.rows))
+        if len(old) != len(self._drawn):
             self.refresh()
             return
+        changed = {i for i, (a, b) in enumerate(zip(old, self._drawn, strict=True)) if a != b}
+        changed.update(i for i, d in enumerate(self._drawn) if self._animated(d))
         width = self.size.width
-        changed = [i for i, (a, b) in enumerate(zip(rows, self.rows, strict=True)) if a != b]
-        if tick != self.tick:
-            changed.extend(animated)
-        self.rows, self.tick = rows, tick
-        for index in set(changed):
-            y = index - self.top + 1
-            if 1 <= y < self.size.height:
+        for index in changed:
+            y = index - self.top + self._first_line()
+            if self._first_line() <= y < self.size.height:
                 self.refresh(Region(0, y, width, 1))
+
+    def _lines(self) -> list[_Header | _Row]:
+        index = {row.key: i for i, row in enumerate(self.rows)}
+        by_key = {row.key: row for row in self.rows}
+        shown: set[str] | None = None
+        if self.search.text:
+            shown = set(roster_view.filter_keys(self.search.text, self._facts()))
+        keys = [row.key for row in self.rows]
+        drawn: list[_Header | _Row] = []
+        for line in roster_view.layout(keys, self.groups, self.collapsed, shown):
+            if isinstance(line, HeaderLine):
+                members = [by_key[k] for k in line.members]
+                selected = line.collapsed and any(m.selected for m in members)
+                drawn.append(_Header(line, self._rollup(members), selected))
+                continue
+            row = by_key[line.key]
+            if line.tree != " ":
+                row = replace(row, tree=line.tree)
+            drawn.append(_Row(row, row_number(index[line.key], row)))
+        return drawn
+
+    def _facts(self) -> list[roster_view.RowFacts]:
+        return [
+            roster_view.RowFacts(
+                key=row.key,
+                label=row.name,
+                harness=row.harness,
+                state=STATE_WORDS.get(row.state, str(row.state)),
+                branch=self.groups[row.key].branch if row.key in self.groups else "",
+            )
+            for row in self.rows
+        ]
+
+    @staticmethod
+    def _rollup(members: list[RosterRow]) -> str:
+        """`▲1 ✗1` when a member wants attention, else the quiet counts `⠋3 ●1`."""
+        counts = Counter(m.state for m in members)
+        wanted = [s for s in ATTENTION if s in counts] or list(counts)
+        return " ".join(f"{glyph(s, 0)[0]}{counts[s]}" for s in wanted)
+
+    @staticmethod
+    def _animated(drawn: _Header | _Row) -> bool:
+        return isinstance(drawn, _Row) and drawn.row.state in (
+            PaneState.WORKING,
+            PaneState.STARTING,
+        )
+
+    # -- search and groups -----------------------------------------------------------------
+
+    def open_search(self) -> None:
+        """Show the field under the title and start editing (the old query kept)."""
+        self.search.display = True
+        self.search.open()
+        self._relayout()
+        self.refresh()
+
+    @property
+    def searching(self) -> bool:
+        """The field takes keys (from the dashboard's router)."""
+        return self.search.editing
+
+    def search_key(self, key: str, character: str | None) -> Outcome:
+        outcome = self.search.type_key(key, character)
+        self._search_changed()
+        return outcome
+
+    def search_paste(self, text: str) -> Outcome:
+        outcome = self.search.type_paste(text)
+        self._search_changed()
+        return outcome
+
+    def first_match(self) -> str | None:
+        """The key of the first row the search keeps (None without a query or a match)."""
+        if not self.search.text:
+            return None
+        return next((d.row.key for d in self._drawn if isinstance(d, _Row)), None)
+
+    def on_roster_search_changed(self, message: RosterSearch.Changed) -> None:
+        self._search_changed()
+
+    def _search_changed(self) -> None:
+        self.search.display = self.search.editing or bool(self.search.text)
+        self.top = 0
+        self._relayout()
+        self.refresh()
+
+    def group_of(self, key: str) -> str | None:
+        """The key of the group whose header `key`'s row sits under (None: a flat row)."""
+        for drawn in self._layout_unfolded():
+            if isinstance(drawn, HeaderLine) and key in drawn.members:
+                return drawn.group
+        return None
+
+    def _layout_unfolded(self) -> list[roster_view.Line]:
+        return roster_view.layout([r.key for r in self.rows], self.groups)
+
+    def set_collapsed(self, group: str, folded: bool) -> bool:
+        """Fold or unfold `group`; False when it already was so."""
+        if (group in self.collapsed) == folded:
+            return False
+        if folded:
+            self.collapsed.add(group)
+        else:
+            self.collapsed.discard(group)
+        self._relayout()
+        self.refresh()
+        return True
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def _first_line(self) -> int:
+        """Roster lines start under the title, and under the search field when shown."""
+        return 2 if self.search.display else 1
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -116,16 +286,19 @@ class Sidebar(Widget):
             title.append(" " * max(1, content - title.cell_len - len(count) - 1))
             title.append(count + " ", Style(dim=True))
             return self._strip(title, width)
-        index = self.top + y - 1
-        if index >= len(self.rows):
+        index = self.top + y - self._first_line()
+        if index < 0 or index >= len(self._drawn):
             return Strip.blank(width, self.rich_style)
-        row = self.rows[index]
-        animated = row.state in (PaneState.WORKING, PaneState.STARTING)
-        key = (row, self.tick if animated else 0, width, index)
+        drawn = self._drawn[index]
+        key = (drawn, self.tick if self._animated(drawn) else 0, width)
         cached = self._cache.get(index)
         if cached is not None and cached[0] == key:
             return cached[1]
-        strip = self._strip(self._render_row(row, content, row_number(index, row)), width)
+        if isinstance(drawn, _Header):
+            text = self._render_header(drawn, content)
+        else:
+            text = self._render_row(drawn.row, content, drawn.number)
+        strip = self._strip(text, width)
         self._cache[index] = (key, strip)
         return strip
 
@@ -140,6 +313,28 @@ class Sidebar(Widget):
         self._cache.clear()
         super().notify_style_update()
 
+    def _selected_bg(self) -> Style:
+        selected = self.get_component_rich_style("sidebar--selected", partial=True, default=Style())
+        return Style(bgcolor=selected.bgcolor)
+
+    def _render_header(self, header: _Header, width: int) -> Text:
+        line = header.line
+        style = self.get_component_rich_style(
+            "sidebar--group", partial=True, default=Style(dim=True, bold=True)
+        )
+        text = Text(no_wrap=True, overflow="crop")
+        text.append(" ")
+        text.append(("▸ " if line.collapsed else "▾ ") + line.title, style)
+        rollup = f"{header.rollup} " if line.collapsed else f"{len(line.members)} "
+        room = width - len(rollup) - 1
+        text.truncate(max(3, room))
+        text.append(" " * max(1, width - text.cell_len - len(rollup)))
+        text.append(rollup, Style(dim=True))
+        text.truncate(width)
+        if header.selected:
+            text.stylize(self._selected_bg())
+        return text
+
     def _render_row(self, row: RosterRow, width: int, number: int | None = None) -> Text:
         char = glyph(row.state, self.tick)[0]
         gstyle = state_style(self, row.state)
@@ -149,9 +344,10 @@ class Sidebar(Widget):
         line.append(char, gstyle)
         line.append(" ")
         name_style = Style(bold=row.focused, dim=row.dim)
-        # The note ("exit 1", "TERM") and badge must stay whole: the harness
-        # column gives way first, then the name.
-        extra = (len(row.note) + 1 if row.note else 0) + (len(row.badge) + 1 if row.badge else 0)
+        # The marker, note ("exit 1", "TERM") and badge must stay whole: the
+        # harness column gives way first, then the name.
+        extras = [e for e in (row.marker, row.note, row.badge) if e]
+        extra = sum(len(e) + 1 for e in extras)
         room = width - line.cell_len - extra
         name_width = max(1, min(max(8, len(row.name)), room - 1))
         line.append(f"{row.name[:name_width]:<{name_width}}", name_style)
@@ -159,6 +355,12 @@ class Sidebar(Widget):
         if harness_width >= 3:
             line.append(" ")
             line.append(f"{row.harness[:harness_width]:<{harness_width}}", Style(dim=True))
+        if row.marker:
+            line.append(" ")
+            line.append(
+                row.marker,
+                self.get_component_rich_style("sidebar--marker", partial=True, default=Style()),
+            )
         if row.note:
             line.append(" ")
             line.append(row.note, Style(color=gstyle.color, dim=True))
@@ -171,27 +373,33 @@ class Sidebar(Widget):
         line.truncate(width)
         line.append(" " * max(0, width - line.cell_len))
         if row.selected:
-            selected = self.get_component_rich_style(
-                "sidebar--selected", partial=True, default=Style()
-            )
-            line.stylize(Style(bgcolor=selected.bgcolor))
+            line.stylize(self._selected_bg())
         return line
 
-    def row_at(self, y: int) -> RosterRow | None:
-        index = self.top + y - 1
-        if y < 1 or index >= len(self.rows):
+    # -- mouse -----------------------------------------------------------------------------
+
+    def _drawn_at(self, y: int) -> _Header | _Row | None:
+        index = self.top + y - self._first_line()
+        if y < self._first_line() or index >= len(self._drawn):
             return None
-        return self.rows[index]
+        return self._drawn[index]
+
+    def row_at(self, y: int) -> RosterRow | None:
+        drawn = self._drawn_at(y)
+        return drawn.row if isinstance(drawn, _Row) else None
 
     def on_click(self, event: Click) -> None:
-        row = self.row_at(event.y)
-        if row is not None:
+        drawn = self._drawn_at(event.y)
+        if isinstance(drawn, _Header):
             event.stop()
-            self.post_message(self.RowClicked(self, row.key, event.button, event.chain))
+            self.set_collapsed(drawn.line.group, not drawn.line.collapsed)
+        elif isinstance(drawn, _Row):
+            event.stop()
+            self.post_message(self.RowClicked(self, drawn.row.key, event.button, event.chain))
 
     def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
         event.stop()
-        if self.top + self.size.height - 1 < len(self.rows):
+        if self.top + self.size.height - self._first_line() < len(self._drawn):
             self.top += 1
             self.refresh()
 
