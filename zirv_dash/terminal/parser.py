@@ -53,9 +53,11 @@ class Parser(Dispatcher):
         most -- splitting it in C and drawing each stretch between two CUPs
         with slice assignments."""
         scr = self._screen
-        parts = _RUN_SPLIT(seg)  # [text, sgr, cup, text, sgr, cup, ..., text]
+        # [text, sgr, cup, el, text, sgr, cup, el, ..., text]; typed so that
+        # a compiled build tests and compares plain strings.
+        parts: list[str | None] = _RUN_SPLIT(seg)
         attr = scr.attr
-        first = parts[0]
+        first = parts[0] or ""
         texts: list[str] = [first] if first else []
         cell_attrs: list[Attr] = [attr] * len(first)
         cache_get = _SGR_CACHE.get
@@ -67,8 +69,8 @@ class Parser(Dispatcher):
                 # CUP or EL: draw what came before first.
                 if texts:
                     self._draw_cells_at_cursor(texts, cell_attrs, attr)
-                    texts = []
-                    cell_attrs = []
+                    texts.clear()  # neither list is kept by the draw
+                    cell_attrs.clear()
                 cup = parts[k + 1]
                 if cup is None:
                     el = parts[k + 2]
