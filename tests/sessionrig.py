@@ -30,27 +30,52 @@ def short_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     shutil.rmtree(state, ignore_errors=True)
 
 
-@pytest.fixture
-def runtime(short_state: Path) -> Iterator[subprocess.Popen[str]]:
-    """`session serve` in its own process, listening once this returns."""
+PTY_SERVE = [
+    sys.executable,
+    "-c",
+    "from zirv_dash.session.cli import pty_host, session_main;"
+    "raise SystemExit(session_main(['serve'], pty_host))",
+]
+"""A runtime over bare PTY children (the protocol tests start argv commands)."""
+ENGINE_SERVE = [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"]
+"""The product's runtime: the real engine, headless."""
+
+
+def spawn_runtime(
+    command: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """`command` in its own process, returned once it says it is listening."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"],
+        command,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        cwd=cwd,
+        env=env,
     )
     assert proc.stdout is not None
     line = proc.stdout.readline()  # printed once the socket answers
     assert "listening at" in line, proc.stderr.read() if proc.stderr else line
-    yield proc
+    return proc
+
+
+def end_runtime(proc: subprocess.Popen[str]) -> None:
     if proc.poll() is None:
         proc.terminate()
         try:
-            proc.wait(15)
+            proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+@pytest.fixture
+def runtime(short_state: Path) -> Iterator[subprocess.Popen[str]]:
+    """A PTY-host runtime in its own process, listening once this returns."""
+    proc = spawn_runtime(PTY_SERVE)
+    yield proc
+    end_runtime(proc)
 
 
 @contextlib.asynccontextmanager

@@ -9,8 +9,9 @@
     zirv session stop NAME|ID [--yes]         end one session (asks first)
     zirv session stop --runtime               stop the service
 
-`session_main` takes the host to serve; the default is `PtyHost`, the engine's
-host replaces it when the engine is wired in.
+`session_main` takes the host to serve; the default is the engine's
+(`session.runtime.open_host`: the real engine, headless, for the repository the
+runtime starts in). `PtyHost` (bare PTY children) serves the protocol tests.
 """
 
 from __future__ import annotations
@@ -127,6 +128,12 @@ def api_main(argv: Sequence[str]) -> int:
 
 
 def default_host() -> Host:
+    from zirv_dash.session.runtime import open_host
+
+    return open_host()
+
+
+def pty_host() -> Host:
     from zirv_dash.session.ptyhost import PtyHost
 
     return PtyHost()
@@ -178,13 +185,28 @@ async def serve(host_factory: HostFactory, ready: Callable[[Path], None] | None 
     """Run a runtime until SIGTERM/SIGINT; a hang-up is ignored (it needs no terminal)."""
     import asyncio
 
-    from zirv_dash.session.server import Server
+    from zirv_dash.config import ConfigError
+    from zirv_dash.session.server import Server, claim
 
     _log_to_state_dir()
-    server = Server(host_factory())
     try:
-        path = await server.start()
+        # The lock first: a second runtime must not build an engine (and take
+        # the restore roster) before learning that the state dir is owned.
+        lock_fd = claim()
     except endpoint.EndpointError as exc:
+        print(f"zirv session serve: {exc}", file=sys.stderr)
+        return 1
+    try:
+        host = host_factory()
+    except ConfigError as exc:
+        os.close(lock_fd)
+        print(f"zirv session serve: {exc}", file=sys.stderr)
+        return 2
+    server = Server(host)
+    try:
+        path = await server.start(lock_fd=lock_fd)
+    except (endpoint.EndpointError, OSError) as exc:
+        await host.close()
         print(f"zirv session serve: {exc}", file=sys.stderr)
         return 1
     loop = asyncio.get_running_loop()

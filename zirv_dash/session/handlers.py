@@ -195,12 +195,16 @@ async def _capabilities(server: Server, conn: Connection, params: Frame) -> Capa
 async def _snapshot(server: Server, conn: Connection, params: Frame) -> SnapshotResult:
     sessions = [server.facts(f) for f in server.host.sessions()]
     return SnapshotResult(
-        revision=server.revision, sessions=sessions, clients=len(server.connections)
+        revision=server.revision,
+        sessions=sessions,
+        clients=len(server.connections),
+        not_resumed=list(server.host.not_resumed),
     )
 
 
 async def _list(server: Server, conn: Connection, params: Frame) -> ListResult:
-    return ListResult(sessions=[server.facts(f) for f in server.host.sessions()])
+    sessions = [server.facts(f) for f in server.host.sessions()]
+    return ListResult(sessions=sessions, not_resumed=list(server.host.not_resumed))
 
 
 async def _get(server: Server, conn: Connection, params: SessionRef) -> GetResult:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from zirv_dash.session.protocol import ErrorCode, SessionFacts
+from zirv_dash.session.protocol import ErrorCode, NotResumed, SessionFacts
 
 
 class HostError(Exception):
@@ -84,6 +84,9 @@ def on_loop(loop: asyncio.AbstractEventLoop, listener: Listener) -> Listener:
 
 
 class Host(Protocol):
+    not_resumed: list[NotResumed]
+    """Sessions of a previous run this host did not bring back (Tier 2)."""
+
     def sessions(self) -> list[SessionFacts]:
         """Every session the host holds (ended ones it still reports included)."""
         ...

@@ -14,6 +14,7 @@ from zirv_dash.session.protocol import (
     Event,
     Frame,
     Method,
+    NotResumed,
     SeatMode,
     SessionFacts,
 )
@@ -43,10 +44,13 @@ class SnapshotResult(Frame, frozen=True):
     revision: int
     sessions: list[SessionFacts] = []
     clients: int = 0
+    not_resumed: list[NotResumed] = []
+    """Sessions of the runtime's previous run that were not resumed (Tier 2)."""
 
 
 class ListResult(Frame, frozen=True):
     sessions: list[SessionFacts] = []
+    not_resumed: list[NotResumed] = []
 
 
 class GetResult(Frame, frozen=True):
@@ -54,7 +58,8 @@ class GetResult(Frame, frozen=True):
 
 
 class StartParams(Frame, frozen=True):
-    argv: list[str]
+    argv: list[str] = []
+    """The command (a host that starts harnesses by name wants it empty)."""
     name: str = ""
     harness: str = ""
     cwd: str | None = None

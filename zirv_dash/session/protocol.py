@@ -132,6 +132,17 @@ class SessionFacts(Frame, frozen=True):
     """Attached clients without the seat."""
 
 
+class NotResumed(Frame, frozen=True):
+    """A session of the runtime's previous run that was not brought back (its
+    process ended with that runtime and nothing verifies its conversation)."""
+
+    predecessor: str
+    """The old session's id; never reused for a new session."""
+    name: str = ""
+    harness: str = ""
+    reason: str = ""
+
+
 class ErrorInfo(Frame, frozen=True, omit_defaults=True):
     code: ErrorCode
     message: str = ""

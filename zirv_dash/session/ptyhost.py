@@ -30,7 +30,13 @@ from zirv_dash.session.host import (
     StartSpec,
     Unsubscribe,
 )
-from zirv_dash.session.protocol import ENDED_STATES, ErrorCode, SessionFacts, SessionState
+from zirv_dash.session.protocol import (
+    ENDED_STATES,
+    ErrorCode,
+    NotResumed,
+    SessionFacts,
+    SessionState,
+)
 from zirv_dash.terminal import TerminalModel
 
 FEED_SLICE = 16 * 1024
@@ -69,6 +75,7 @@ class PtyHost:
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
         self._entries: dict[str, _Entry] = {}
+        self.not_resumed: list[NotResumed] = []  # its children never outlive it
         self._listeners: list[Listener] = []
         self._counter = 0
         self._env = dict(os.environ if env is None else env)

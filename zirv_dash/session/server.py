@@ -146,10 +146,11 @@ class Server:
 
     # -- lifecycle ---------------------------------------------------------------------
 
-    async def start(self, state: Path | None = None) -> Path:
-        """Bind `<state>/s/api.sock` and start accepting."""
+    async def start(self, state: Path | None = None, *, lock_fd: int | None = None) -> Path:
+        """Bind `<state>/s/api.sock` and start accepting. `lock_fd`: the state
+        dir's lock, already taken by `claim` (before a host was built)."""
         directory = endpoint.prepare_dir(state)
-        self._lock(directory / endpoint.LOCK_NAME)
+        self._lock_fd = lock_fd if lock_fd is not None else claim(state)
         path = directory / endpoint.SOCKET_NAME
         sock = endpoint.bind_listener(path)
         self._server = await asyncio.start_unix_server(
@@ -158,16 +159,6 @@ class Server:
         self.path = path
         log.info("listening at %s", path)
         return path
-
-    def _lock(self, lock_path: Path) -> None:
-        paths.ensure_private_file(lock_path)
-        fd = os.open(lock_path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            raise endpoint.EndpointError("another runtime owns this state dir") from exc
-        self._lock_fd = fd
 
     async def wait_stopped(self) -> None:
         await self._stopped.wait()
@@ -346,6 +337,20 @@ class Server:
         for change in self.seats.detach_all(conn.client_id):
             self.publish_seat(change, EventKind.CLIENT_DETACHED)
         conn.close()
+
+
+def claim(state: Path | None = None) -> int:
+    """Take the state dir's runtime lock (held for the process's life, released
+    by the kernel if it dies); EndpointError if another runtime holds it."""
+    lock_path = endpoint.prepare_dir(state) / endpoint.LOCK_NAME
+    paths.ensure_private_file(lock_path)
+    fd = os.open(lock_path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        raise endpoint.EndpointError("another runtime owns this state dir") from exc
+    return fd
 
 
 async def _linger(conn: Connection, reader: asyncio.StreamReader) -> None:

@@ -1,0 +1,171 @@
+"""The runtime's engine host: the protocol served over a real `Engine` (real
+panes, registry records, the stop ladder), in-process and as `session serve`."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.sessionrig import connected, short_state
+from zirv_dash import registry
+from zirv_dash.procinfo import pid_exists
+from zirv_dash.session.client import Client, RemoteError
+from zirv_dash.session.engine_host import EngineHost
+from zirv_dash.session.protocol import ErrorCode, EventKind
+from zirv_dash.session.runtime import open_host
+from zirv_dash.session.server import Server
+from zirv_dash.terminal import TerminalModel
+
+__all__ = ["short_state"]
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture
+def repo(short_state: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    where = short_state / "repo"
+    where.mkdir()
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    monkeypatch.setenv("PS1", "$ ")
+    monkeypatch.setenv("ZIRV_HOME", str(short_state / "operator"))
+    monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "0.3")
+    monkeypatch.setenv("ZIRV_CTX_DASH_IDLE_QUIET_MS", "300")
+    return where
+
+
+def short_state_of(repo: Path) -> Path:
+    return repo.parent
+
+
+@asynccontextmanager
+async def engine_server(repo: Path) -> AsyncIterator[tuple[Server, EngineHost]]:
+    host = open_host(repo)
+    server = Server(host)
+    await server.start()
+    try:
+        yield server, host
+    finally:
+        await server.stop()
+
+
+async def screen_shows(client: Client, session: str, text: str, timeout: float = 20.0) -> str:
+    params = {"session": session, "text": text, "timeout": timeout}
+    await client.call("session.wait", params)
+    screen = await client.call("session.screen", {"session": session})
+    return "\n".join(screen["lines"])
+
+
+async def test_a_shell_session_on_the_engine_types_screens_and_stops(repo: Path) -> None:
+    async with engine_server(repo) as (server, host), connected(server) as client:
+        started = await client.call("session.start", {"harness": "shell", "name": "work"})
+        facts = started["session"]
+        sid, pid = facts["id"], facts["pid"]
+        assert facts["state"] == "running" and facts["harness"] == "shell"
+        assert facts["name"] == "work" and facts["repo"] == "repo"
+        pane = host.engine.pane(sid)
+        assert pane is not None and pane.pty is not None and pane.pty.pid == pid
+        # The engine filed the registry record a dashboard pane gets.
+        record = registry.read_record(short_state_of(repo) / "sessions" / f"{sid}.json")
+        assert record.pid == pid
+        attached = await client.call(
+            "session.attach", {"session": "work", "mode": "controller", "repaint": True}
+        )
+        assert attached["mode"] == "controller"
+        await client.call("session.send_input", {"session": sid, "text": "echo hi-$((6*7))\r"})
+        text = await screen_shows(client, sid, "hi-42")
+        assert "hi-42" in text
+        # A fresh model fed the repaint shows the same screen as the runtime's.
+        shot = await client.call("session.screen", {"session": sid, "repaint": True})
+        model = TerminalModel(shot["columns"], shot["rows"])
+        model.feed(base64.b64decode(shot["repaint"]))
+        assert model.lines() == shot["lines"]
+        resized = await client.call("session.resize", {"session": sid, "columns": 90, "rows": 20})
+        assert (resized["session"]["columns"], resized["session"]["rows"]) == (90, 20)
+        assert (pane.model_view.columns, pane.model_view.rows) == (90, 20)
+        stopped = await client.call("session.stop", {"session": sid, "grace": 1.0})
+        assert stopped["session"]["state"] in ("stopped", "exited")
+        assert not pid_exists(pid)
+        listed = await client.call("session.list")
+        assert [s["id"] for s in listed["sessions"]] == [sid]
+        assert listed["not_resumed"] == []
+
+
+async def test_output_reaches_an_attached_client_as_the_child_wrote_it(repo: Path) -> None:
+    async with engine_server(repo) as (server, _host), connected(server) as client:
+        sid = (await client.call("session.start", {"harness": "shell"}))["session"]["id"]
+        await client.call("session.attach", {"session": sid, "mode": "controller"})
+        await client.call("session.send_input", {"session": sid, "text": "echo out-$((2*21))\r"})
+        seen = b""
+        async with asyncio.timeout(20):
+            while b"out-42" not in seen:
+                frame = await client.outputs.get()
+                assert frame.output == sid
+                seen += frame.data
+
+
+async def test_a_bare_argv_start_is_refused_as_unsupported(repo: Path) -> None:
+    async with engine_server(repo) as (server, _host), connected(server) as client:
+        with pytest.raises(RemoteError) as refused:
+            await client.call("session.start", {"argv": ["/bin/sh"]})
+        assert refused.value.code is ErrorCode.UNSUPPORTED
+        with pytest.raises(RemoteError) as unknown:
+            await client.call("session.start", {"harness": "no-such-harness"})
+        assert unknown.value.code is ErrorCode.FAILED
+        assert "unknown harness" in unknown.value.message
+        assert (await client.call("session.list"))["sessions"] == []
+
+
+async def test_an_exit_is_published_with_its_code_and_final_screen(repo: Path) -> None:
+    async with engine_server(repo) as (server, _host), connected(server) as client:
+        await client.call("events.subscribe")
+        sid = (await client.call("session.start", {"harness": "shell"}))["session"]["id"]
+        await client.call("session.send_input", {"session": sid, "text": "echo bye; exit 3\r"})
+        event = await client.next_event(EventKind.SESSION_EXITED, timeout=20)
+        assert event.data.session is not None
+        assert event.data.session.exit_code == 3 and event.data.session.state.value == "failed"
+        screen = await client.call("session.read", {"session": sid})
+        assert any("bye" in line for line in screen["lines"])
+
+
+def test_serve_runs_the_engine_headless_without_any_ui_toolkit(repo: Path) -> None:
+    """In a fresh interpreter: the runtime serves a real engine pane and never
+    imports Textual or Rich."""
+    script = textwrap.dedent(
+        """
+        import asyncio, os, signal, sys
+        from zirv_dash.session import blocking, cli
+
+        def ready(path):
+            async def check():
+                got = await asyncio.to_thread(
+                    blocking.call, "session.start", {"harness": "shell"})
+                assert got["session"]["pid"], got
+                for name in ("textual", "rich"):
+                    assert name not in sys.modules, name
+                print("headless", flush=True)
+                os.kill(os.getpid(), signal.SIGTERM)
+            asyncio.get_running_loop().create_task(check())
+
+        raise SystemExit(asyncio.run(cli.serve(cli.default_host, ready)))
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=dict(os.environ),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "headless" in result.stdout

@@ -1,0 +1,291 @@
+"""The `Host` the runtime serves: a real `zirv_dash.runtime.Engine`, headless.
+
+A session is an engine pane; its id is the pane's short id (the same id the
+session registry, mail addressing and `zirv ctx nudge` use). The engine runs
+its own controllers here (mail and nudge delivery, spawn intake, turn signals,
+the stop ladder), so they keep working while no client is attached.
+
+Bytes reach clients straight from the engine's output taps, as the child wrote
+them and before they are parsed; a `screen()` first parses whatever the pane
+has read but not parsed yet, which keeps the host contract (a screen taken
+after an output event includes its bytes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+from zirv_dash.dashboard import Dashboard, DashError
+from zirv_dash.pane import Pane
+from zirv_dash.runtime import Engine
+from zirv_dash.runtime import events as ev
+from zirv_dash.session import repaint
+from zirv_dash.session.host import (
+    HostError,
+    HostEvent,
+    Listener,
+    Screen,
+    SessionEvent,
+    SessionOutput,
+    StartSpec,
+    Unsubscribe,
+)
+from zirv_dash.session.protocol import ErrorCode, NotResumed, SessionFacts, SessionState
+from zirv_dash.session.ptyhost import repo_label
+
+log = logging.getLogger("zirv.session.engine")
+
+SHUTDOWN_WAIT = 30.0
+"""Seconds the runtime waits for the engine to end every pane at close."""
+
+
+class EngineHost:
+    """`Host` over an engine; `engine.start()` is the caller's (see `session.runtime`)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._listeners: list[Listener] = []
+        self.not_resumed: list[NotResumed] = []
+        self._names: dict[str, str] = {}
+        self._pending_name = ""
+        self._generation: dict[str, int] = {}
+        self._child: dict[str, object] = {}
+        """The PTY each session's generation was counted for (a swap installs another)."""
+        self._tapped: dict[str, int] = {}
+        """Bytes each pane's child wrote that clients were sent (for the exit check)."""
+        self._published: dict[str, SessionFacts] = {}
+        self._ended: dict[str, asyncio.Event] = {}
+        self._closed_seen = asyncio.Event()
+        self.on_restore: Callable[[ev.RestoreOffered], None] | None = None
+        """Decides a restore offer (the runtime's Tier 2 rule); skipped when unset."""
+        self._unsubscribe = engine.subscribe(self._on_engine_event)
+        engine.output_taps.append(self._on_output)
+
+    @property
+    def dash(self) -> Dashboard:
+        return self.engine.dash
+
+    # -- reads --------------------------------------------------------------------------
+
+    def sessions(self) -> list[SessionFacts]:
+        return [self._facts(pane) for pane in self.dash.panes]
+
+    def get(self, session_id: str) -> SessionFacts | None:
+        pane = self.engine.pane(session_id)
+        return self._facts(pane) if pane is not None else None
+
+    def screen(self, session_id: str) -> Screen:
+        pane = self._pane(session_id)
+        self._catch_up(pane)
+        model = pane.model_view
+        return Screen(model.columns, model.rows, model.cursor, model.lines(), model.version)
+
+    def repaint(self, session_id: str) -> bytes:
+        pane = self._pane(session_id)
+        self._catch_up(pane)
+        return repaint.repaint(pane.model_view)
+
+    def subscribe(self, listener: Listener) -> Unsubscribe:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    # -- mutations ----------------------------------------------------------------------
+
+    async def start(self, spec: StartSpec) -> SessionFacts:
+        if not spec.harness:
+            raise HostError(
+                ErrorCode.UNSUPPORTED,
+                "this runtime opens harnesses by name (harness: shell, demo, claude, …); "
+                "a bare argv is not started",
+            )
+        if spec.argv:
+            raise HostError(
+                ErrorCode.UNSUPPORTED,
+                f"harness {spec.harness!r} runs its own command line; argv must be empty",
+            )
+        dash = self.dash
+        saved = dash.pane_columns, dash.pane_rows
+        # The child starts at the size asked for (the engine's default size is
+        # the one every pane a dashboard shows shares).
+        dash.pane_columns, dash.pane_rows = max(2, spec.columns), max(2, spec.rows)
+        self._pending_name = spec.name
+        try:
+            pane = self.engine.open_pane(spec.harness, focus=False, cwd=spec.cwd)
+        except DashError as exc:
+            raise HostError(ErrorCode.FAILED, str(exc)) from exc
+        finally:
+            dash.pane_columns, dash.pane_rows = saved
+            self._pending_name = ""
+        return self._facts(pane)
+
+    def send_input(self, session_id: str, data: bytes) -> None:
+        pane = self._live(session_id)
+        self.engine.send_input(data, short=pane.short)
+
+    def resize(self, session_id: str, columns: int, rows: int) -> SessionFacts:
+        pane = self._live(session_id)
+        pane.resize(max(2, columns), max(2, rows))
+        self._publish_if_changed(pane)
+        return self._facts(pane)
+
+    async def stop(self, session_id: str, grace: float) -> SessionFacts:
+        pane = self._pane(session_id)
+        if not pane.alive:
+            return self._facts(pane)
+        ended = self._ended.setdefault(pane.short, asyncio.Event())
+        if self.engine.stops.stop(pane, grace=max(0.0, grace)):
+            self._publish_if_changed(pane)
+        await ended.wait()
+        return self._facts(pane)
+
+    async def close(self) -> None:
+        """End every pane (the termination ladder, verified), write the restore
+        roster, and release everything the engine opened."""
+        engine = self.engine
+        if not engine.closed:
+            engine.shutdown()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SHUTDOWN_WAIT):
+                    await self._closed_seen.wait()
+            engine.close()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SHUTDOWN_WAIT):
+                    await engine.wait_closed()
+        self._unsubscribe()
+        with contextlib.suppress(ValueError):
+            engine.output_taps.remove(self._on_output)
+
+    # -- engine events ----------------------------------------------------------------
+
+    def _on_output(self, pane: Pane, chunk: bytes) -> None:
+        self._tapped[pane.short] = self._tapped.get(pane.short, 0) + len(chunk)
+        self._emit(SessionOutput(pane.short, chunk))
+
+    def _on_engine_event(self, event: ev.EngineEvent) -> None:
+        if isinstance(event, ev.PaneAdded):
+            pane = self.engine.pane(event.short)
+            if pane is None:
+                return
+            if self._pending_name:
+                self._names[pane.short] = self._pending_name
+            self._child[pane.short] = pane.pty
+            self._publish(pane, "started")
+        elif isinstance(event, ev.PaneEnded):
+            pane = self.engine.pane(event.short)
+            if pane is not None:
+                self._account_final_output(pane)
+                self._publish(pane, "exited")
+            self._ended.setdefault(event.short, asyncio.Event()).set()
+        elif isinstance(event, ev.PaneReplaced | ev.StateChanged):
+            pane = self.engine.pane(event.short)
+            if pane is not None:
+                self._publish_if_changed(pane)
+        elif isinstance(event, ev.RestoreOffered):
+            if self.on_restore is not None:
+                self.on_restore(event)
+            else:
+                self.engine.intake.restore_done(None)
+        elif isinstance(event, ev.ErrorRaised):
+            log.error("engine: %s", event.text)
+        elif isinstance(event, ev.Notice):
+            log.info("engine: %s", event.text)
+        elif isinstance(event, ev.Closed):
+            self._closed_seen.set()
+
+    def _account_final_output(self, pane: Pane) -> None:
+        """What the child wrote after its last readable callback (the exit drain
+        reads it directly) reached no client: send them the whole screen instead,
+        so a client's view still ends on the child's last lines."""
+        self._catch_up(pane)
+        written = pane.bytes_in + pane.inbox_bytes
+        if self._tapped.get(pane.short, 0) < written:
+            self._tapped[pane.short] = written
+            self._emit(SessionOutput(pane.short, repaint.repaint(pane.model_view)))
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _pane(self, session_id: str) -> Pane:
+        pane = self.engine.pane(session_id)
+        if pane is None:
+            raise HostError(ErrorCode.NOT_FOUND, f"no session {session_id!r}")
+        return pane
+
+    def _live(self, session_id: str) -> Pane:
+        pane = self._pane(session_id)
+        if not pane.alive:
+            raise HostError(ErrorCode.FAILED, f"session {session_id!r} has ended")
+        return pane
+
+    def _catch_up(self, pane: Pane) -> None:
+        """Parse everything read so far, then let the engine read on (the pump
+        re-arms only panes it parsed itself)."""
+        if not pane.inbox:
+            return
+        while pane.inbox:
+            pane.pump(pane.inbox_bytes or 65536)
+        if pane.alive and pane.wants_read:
+            self.engine.watch(pane)
+            self.engine.ensure_flush(pane)  # query replies the parse produced
+
+    def _generation_of(self, pane: Pane) -> int:
+        generation = self._generation.get(pane.short, 1)
+        if self._child.get(pane.short, pane.pty) is not pane.pty:
+            # A handover installed another child in the pane: a new generation,
+            # so a wait pinned to the old one fails `stale_generation`.
+            generation += 1
+            self._generation[pane.short] = generation
+            self._child[pane.short] = pane.pty
+            self._tapped[pane.short] = 0
+        return generation
+
+    def _facts(self, pane: Pane) -> SessionFacts:
+        pty = pane.pty
+        return SessionFacts(
+            id=pane.short,
+            name=self._names.get(pane.short) or pane.title,
+            harness=pane.agent,
+            state=self._state(pane),
+            generation=self._generation_of(pane),
+            pid=pty.pid if pty is not None else None,
+            started_at=round(pty.started_at, 3) if pty is not None else None,
+            exit_code=pane.exit_code,
+            columns=pane.model_view.columns,
+            rows=pane.model_view.rows,
+            repo=repo_label(pane.cwd),
+        )
+
+    def _state(self, pane: Pane) -> SessionState:
+        if pane.exit_code is None:
+            if pane.short in self.engine.stops.ladders:
+                return SessionState.STOPPING
+            return SessionState.RUNNING
+        if pane.spawn_error:
+            return SessionState.FAILED
+        if Dashboard.was_stopped(pane):
+            return SessionState.STOPPED
+        return SessionState.EXITED if pane.exit_code == 0 else SessionState.FAILED
+
+    def _publish(self, pane: Pane, kind: str) -> None:
+        facts = self._facts(pane)
+        self._published[pane.short] = facts
+        self._emit(SessionEvent(kind, facts))
+
+    def _publish_if_changed(self, pane: Pane) -> None:
+        facts = self._facts(pane)
+        before = self._published.get(pane.short)
+        if before == facts:
+            return
+        self._published[pane.short] = facts
+        self._emit(SessionEvent("changed", facts))
+
+    def _emit(self, event: HostEvent) -> None:
+        for listener in list(self._listeners):
+            listener(event)
