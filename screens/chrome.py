@@ -86,7 +86,7 @@ class Chrome:
 
     def _shown_live(self, pane: Pane) -> bool:
         screen = self._screen
-        view = screen.views.get(pane.short)
+        view = screen.pane_widget(pane.short)
         return (
             pane is screen.dash.focused_pane
             and pane.scroll_offset == 0
@@ -228,7 +228,9 @@ class Chrome:
     def _footer(self, focused: Pane, state: PaneState) -> None:
         screen = self._screen
         segments = [f"{focused.agent} {focused.short}"]
-        if focused.pty is None:
+        if focused.kind == "native":
+            segments.append("in-process session")
+        elif focused.pty is None:
             segments.append("no process")
         elif not screen.options.deterministic:
             segments.append(f"pid {focused.pty.pid}")

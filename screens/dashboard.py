@@ -21,6 +21,7 @@ from textual.binding import BindingType
 from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.widget import Widget
 
 from screens.chrome import Chrome
 from screens.handover_actions import HandoverActions
@@ -31,6 +32,7 @@ from screens.pane_actions import PaneActions
 from screens.review_actions import ReviewActions
 from widgets.footer_bar import FooterBar
 from widgets.header_bar import HeaderBar
+from widgets.native_pane import NativePane
 from widgets.pane_area import PaneArea
 from widgets.pane_header import PaneHeader
 from widgets.sidebar import Sidebar
@@ -39,8 +41,10 @@ from zirv_dash import clipboard, paths
 from zirv_dash.dashboard import Dashboard
 from zirv_dash.keymap import ACTION_BY_ID, ACTIONS, PrefixFilter, describe_key
 from zirv_dash.launch import LaunchOptions
+from zirv_dash.pane import Pane
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.native_pane import NativeSessionPane
 
 log = logging.getLogger("zirv.dashboard")
 
@@ -61,6 +65,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.engine = Engine(self.dash, session_ids=options.session_ids)
         self.keys = PrefixFilter(options.keymap)
         self.views: dict[str, TerminalView] = {}
+        self.native_views: dict[str, NativePane] = {}
         self.tip: str | None = None
         self.chrome = Chrome(self)
         self.input = InputRouter(self)
@@ -197,7 +202,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             if view is not None:
                 view.full_refresh()
         elif isinstance(event, ev.PaneRemoved):
-            gone = self.views.pop(event.short, None)
+            gone = self.pane_widget(event.short)
+            self.views.pop(event.short, None)
+            self.native_views.pop(event.short, None)
             if gone is not None:
                 gone.remove()
             self._show_focused()
@@ -214,7 +221,15 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def _mount_view(self, short: str) -> None:
         pane = self.engine.pane(short)
-        if pane is None or short in self.views:
+        if pane is None or short in self.views or short in self.native_views:
+            return
+        if isinstance(pane, NativeSessionPane) and pane.session is not None:
+            # A native pane draws its session; one whose route failed shows why
+            # in a terminal view like any pane that could not start.
+            native = NativePane(pane.session, id=f"pane-{short}")
+            native.display = False
+            self.native_views[short] = native
+            self.query_one("#panes").mount(native)
             return
 
         def send(data: bytes, typed: bool) -> None:
@@ -225,8 +240,22 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.views[short] = view
         self.query_one("#panes").mount(view)
 
+    def focused_native(self) -> NativePane | None:
+        """The focused pane's native view (keys go to it through Textual)."""
+        focused = self.dash.focused_pane
+        return None if focused is None else self.native_views.get(focused.short)
+
+    def pane_widget(self, short: str) -> Widget | None:
+        return self.views.get(short) or self.native_views.get(short)
+
     def _show_focused(self) -> None:
         focused = self.dash.focused_pane
+        for short, native in self.native_views.items():
+            visible = focused is not None and short == focused.short
+            if native.display != visible:
+                native.display = visible
+            if visible:
+                native.focus_composer()
         for short, view in self.views.items():
             visible = focused is not None and short == focused.short
             if view.display != visible:
@@ -246,18 +275,22 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     # -- input ---------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
+        if self.focused_native() is not None:
+            return  # forwarded to the native pane by the gate: Textual's own handling
         event.prevent_default()
         event.stop()
         self.input.key(event.key, event.character)
 
-    def route_input(self, event: events.Key | events.Paste) -> None:
-        """Keys and pastes from the App's key gate, in arrival order."""
+    def route_input(self, event: events.Key | events.Paste) -> Widget | None:
+        """Keys and pastes from the App's key gate, in arrival order; returns the
+        widget the gate forwards it to instead (a native pane's), else None."""
         if isinstance(event, events.Key):
-            self.input.key(event.key, event.character)
-        else:
-            self.input.paste(event.text)
+            return self.input.key(event.key, event.character)
+        return self.input.paste(event.text)
 
     def on_paste(self, event: events.Paste) -> None:
+        if self.focused_native() is not None:
+            return  # the gate forwarded it to the native pane's composer
         event.stop()
         self.input.paste(event.text)
 
@@ -266,6 +299,26 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         self.input.wheel(event, -WHEEL_STEP)
+
+    def on_native_pane_close_requested(self, message: NativePane.CloseRequested) -> None:
+        """Ctrl+Q (or a second Ctrl+C) in a native pane ends that pane only."""
+        message.stop()
+        pane = self._native_pane_of(message.pane)
+        if pane is not None:
+            self.engine.close_native(pane)
+
+    def on_native_pane_error_raised(self, message: NativePane.ErrorRaised) -> None:
+        message.stop()
+        pane = self._native_pane_of(message.pane)
+        self.dash.error(f"native pane {pane.short if pane else '?'}: {message.text}")
+
+    def on_native_pane_state_changed(self, message: NativePane.StateChanged) -> None:
+        message.stop()  # the engine reads the session itself; the chrome redraws
+        self.chrome.schedule()
+
+    def _native_pane_of(self, widget: NativePane) -> Pane | None:
+        short = next((k for k, v in self.native_views.items() if v is widget), None)
+        return self.engine.pane(short) if short is not None else None
 
     def on_terminal_view_copy_request(self, message: TerminalView.CopyRequest) -> None:
         message.stop()

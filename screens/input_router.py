@@ -13,6 +13,7 @@ import time
 from typing import IO, TYPE_CHECKING
 
 from textual import events
+from textual.widget import Widget
 
 from zirv_dash.keymap import Verdict
 
@@ -34,7 +35,9 @@ class InputRouter:
             self._keylog.close()
             self._keylog = None
 
-    def key(self, key: str, character: str | None) -> None:
+    def key(self, key: str, character: str | None) -> Widget | None:
+        """Run the key; returns the widget that should get it through Textual
+        instead (a native pane's own keys), else None."""
         screen = self._screen
         result = screen.keys.feed(key, character)
         if self._keylog is not None:
@@ -42,29 +45,37 @@ class InputRouter:
             shown = key if not (character and character.isprintable()) else "<char>"
             self._keylog.write(f"{time.monotonic():.3f} {shown} {result.verdict.value}\n")
             self._keylog.flush()
+        native = screen.focused_native()
         view = screen.review.focused_view()
         if result.verdict is Verdict.TO_CHILD:
+            if native is not None:
+                return native  # its composer, dialog and bindings take it
             if view is not None:
                 view.send_key(key, character)
-            return  # typing costs nothing beyond the write
+            return None  # typing costs nothing beyond the write
         if result.verdict is Verdict.LITERAL_PREFIX:
-            if view is not None:
+            if view is not None and native is None:
                 view.send_raw_key(screen.keys.keymap.prefix)
         elif result.verdict is Verdict.ACTION and result.action:
             screen.dismiss_tip()
             screen.run_chord(result.action)
         screen.chrome.schedule()  # the armed prefix shows in the footer
+        return None
 
-    def paste(self, text: str) -> None:
+    def paste(self, text: str) -> Widget | None:
+        native = self._screen.focused_native()
+        if native is not None:
+            return native  # one block into its composer
         view = self._screen.review.focused_view()
         if view is not None:
             view.send_paste(text)
+        return None
 
     def wheel(self, event: events.MouseEvent, lines: int) -> None:
         screen = self._screen
         pane = screen.dash.focused_pane
-        if pane is None:
-            return
+        if pane is None or pane.kind == "native":
+            return  # a native pane's transcript scrolls itself
         event.stop()
         model = pane.model_view
         if model.mouse_tracking and not pane.scroll_offset:

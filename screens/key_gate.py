@@ -23,10 +23,12 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeGuard
 
 from textual import events
 from textual.screen import Screen
+from textual.widget import Widget
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -42,9 +44,22 @@ InputEvent = events.Key | events.Paste
 
 
 class KeyRouter(Protocol):
-    """The screen that interprets keys itself (the dashboard)."""
+    """The screen that interprets keys itself (the dashboard).
 
-    def route_input(self, event: InputEvent) -> None: ...
+    `route_input` returns None when it handled the event, or the widget that
+    should get it through Textual instead (a native pane's composer: its own
+    bindings and text editing); the gate then forwards it in order, once focus
+    has reached that widget."""
+
+    def route_input(self, event: InputEvent) -> Widget | None: ...
+
+
+@dataclass(frozen=True)
+class _Declined:
+    """An event the router left to a widget (forwarded through Textual)."""
+
+    event: InputEvent
+    target: Widget
 
 
 class KeyGate:
@@ -54,7 +69,7 @@ class KeyGate:
         self._app = app
         self._forward = forward
         """Textual's own delivery (priority bindings, then the focused widget)."""
-        self._backlog: deque[InputEvent] = deque()
+        self._backlog: deque[InputEvent | _Declined] = deque()
         self._drain: asyncio.Task[None] | None = None
 
     @property
@@ -65,9 +80,12 @@ class KeyGate:
         """True if the gate took the event (the App must not forward it)."""
         screen = self._app.screen
         if not self._backlog and self._drain is None and _is_router(screen):
-            screen.route_input(event)
-            return True
-        self._backlog.append(event)
+            target = screen.route_input(event)
+            if target is None:
+                return True
+            self._backlog.append(_Declined(event, target))
+        else:
+            self._backlog.append(event)
         if self._drain is None:
             self._drain = asyncio.create_task(self._run())
         return True
@@ -76,18 +94,44 @@ class KeyGate:
         try:
             while self._backlog:
                 screen = self._app.screen
+                item = self._backlog[0]
+                if isinstance(item, _Declined):
+                    self._backlog.popleft()
+                    await self._to_widget(item, screen)
+                    continue
                 if _is_router(screen):
-                    screen.route_input(self._backlog.popleft())
+                    self._backlog.popleft()
+                    widget = screen.route_input(item)
+                    if widget is not None:
+                        self._backlog.appendleft(_Declined(item, widget))
                     continue
                 await self._until_ready(screen)
                 if self._app.screen is not screen:
                     continue  # the overlay went away while we waited: re-route
                 event = self._backlog.popleft()
+                if isinstance(event, _Declined):
+                    continue  # only at the head, handled above
                 target: MessagePump = self._app.focused or screen
                 await self._forward(event)
                 await self._settle(target, screen, event)
         finally:
             self._drain = None
+
+    async def _to_widget(self, item: _Declined, screen: Screen[object]) -> None:
+        """Forward a declined event once focus is inside its target (a focus
+        change a chord just made lands on the next frame), then let it settle."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + MOUNT_TIMEOUT
+        target = item.target
+        while loop.time() < deadline and _is_router(self._app.screen) and target.is_attached:
+            focused = self._app.focused
+            if focused is not None and (focused is target or target in focused.ancestors):
+                break
+            await asyncio.sleep(0.002)
+        else:
+            return  # the target went away (or never took focus): the event is dropped
+        await self._forward(item.event)
+        await self._settle(self._app.focused or screen, screen, item.event)
 
     async def _until_ready(self, screen: Screen[object]) -> None:
         loop = asyncio.get_running_loop()

@@ -100,6 +100,7 @@ class NativePane(Widget):
         self._shown: dict[str, str] = {}
         self._draft = ""  # mirrors the composer, so unmount can save it
         self._quit_armed = 0.0
+        self._focus_on_mount = False
         self._branch = git_branch(str(session.workdir.root))
 
     def compose(self) -> ComposeResult:
@@ -136,7 +137,10 @@ class NativePane(Widget):
         self.session.restore_queue([q.text for q in saved.queued])
         self.set_interval(0.12, self._tick)
         self._sync()
-        self.composer.focus()
+        if self.display or self._focus_on_mount:
+            # A host that mounts the pane hidden (a dashboard's background pane)
+            # gives it focus when it selects it (`focus_composer`).
+            self._focus_inside()
 
     async def on_unmount(self) -> None:
         self.save_draft()
@@ -259,6 +263,12 @@ class NativePane(Widget):
 
     def focus_composer(self) -> None:
         """Where focus goes when the pane is selected (the dialog first, if open)."""
+        if not self.is_mounted:
+            self._focus_on_mount = True  # selected before it was mounted
+            return
+        self._focus_inside()
+
+    def _focus_inside(self) -> None:
         if self.approval.request is not None:
             self.approval.focus()
         else:

@@ -17,9 +17,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from zirv_dash import adapters, catalogue, escapes, guard, paths, registry
+from zirv_dash import adapters, catalogue, paths, registry
 from zirv_dash import worktree as worktrees
 from zirv_dash.config import AdapterGate, Settings
+from zirv_dash.dash_escapes import ESCAPE_SCAN as ESCAPE_SCAN
+from zirv_dash.dash_escapes import EscapeWatch
 from zirv_dash.errorlog import ErrorEntry as ErrorEntry
 from zirv_dash.errorlog import ErrorLog as ErrorLog
 from zirv_dash.pane import Pane, PaneSpec, PaneState
@@ -27,14 +29,15 @@ from zirv_dash.ptysession import Ladder, PtySession
 from zirv_dash.session_env import child_env
 from zirv_dash.turn_signal import TurnSignalError, TurnSignalServer
 
+NATIVE = "native"
+"""The harness name of a native pane (zirv's own session, no child)."""
+
 log = logging.getLogger("zirv.dashboard")
 
 NOTICE_TTL = 4.0
 ENDED_ROWS_MAX = 8
 STOP_SIGNALS = frozenset({signal.SIGHUP, signal.SIGINT, signal.SIGKILL, signal.SIGTERM})
 """Exit by one of these is a stop (`zirv ctx kill`, a hang-up), not a crash."""
-ESCAPE_SCAN = 5.0
-"""Seconds between looks for processes that left a pane's session (a /proc walk)."""
 QUICK_EXIT_SECS = 10.0
 """A non-zero exit this soon after launch is a failure to start."""
 
@@ -55,7 +58,7 @@ class EndedRow:
     pane: Pane
 
 
-class Dashboard:
+class Dashboard(EscapeWatch):
     def __init__(
         self,
         settings: Settings,
@@ -98,34 +101,6 @@ class Dashboard:
         if manage_state:
             self._watch_escapes()
 
-    # -- processes that left their pane's session ----------------------------------------
-
-    def _watch_escapes(self) -> None:
-        """Show what earlier dashboards left running in sessions of its own."""
-        try:
-            self.escaped_dir = paths.state_dir() / "escaped"
-        except OSError:
-            return
-        earlier = escapes.listed(self.escaped_dir)
-        if earlier:
-            self.error(escapes.outlived_summary(earlier))
-
-    def check_escapes(self, force: bool = False) -> None:
-        """Record (and report once) processes that left a pane's session."""
-        now = time.monotonic()
-        if self.escaped_dir is None or (not force and now - self._escapes_checked < ESCAPE_SCAN):
-            return
-        self._escapes_checked = now
-        client = guard.client()
-        sessions = client.sessions | {p.pty.pid for p in self.panes if p.pty is not None}
-        exclude = {client.pid} if client.pid is not None else set()
-        ids = [p.session_id for p in self.panes]
-        for entry in escapes.note(self.escaped_dir, escapes.find(sessions, ids, exclude)):
-            self.error(
-                f"{escapes.describe(entry)} (it started its own session, so quitting "
-                "does not stop it; `zirv ctx status` lists it)"
-            )
-
     # -- panes --------------------------------------------------------------------------
 
     @property
@@ -160,7 +135,16 @@ class Dashboard:
 
         `worktree`: the pane runs in its own git worktree (branch `zirv/<short>`),
         used as its cwd; one prepared earlier by `worktrees.create` off the UI
-        loop for this session id is reused, else it is created here (blocking)."""
+        loop for this session id is reused, else it is created here (blocking).
+
+        `agent` "native" opens zirv's own conversation session instead of a child
+        (`zirv_dash.runtime.native_pane`); argv, extra args and env do not apply to it."""
+        if agent == NATIVE:  # imported late: the providers pull in the HTTP client
+            from zirv_dash.runtime.native_pane import open_native_pane
+
+            return open_native_pane(
+                self, prompt, cwd, role, headless, session_id, requested_by, focus, worktree
+            )
         adapter = adapters.get(agent)
         if adapter is None:
             raise DashError(
@@ -169,12 +153,7 @@ class Dashboard:
         refusal = self.gate.refusal(agent)
         if refusal:
             raise DashError(f"harness {agent} is {refusal}")
-        live = len(self.live_panes)
-        if live >= self.settings.dash.max_panes:
-            raise DashError(
-                f"pane limit reached ({live} live panes, dash.max_panes = "
-                f"{self.settings.dash.max_panes})"
-            )
+        self._check_room()
         if prompt and prompt.lstrip().startswith("-"):
             raise DashError("prompt must not begin with '-' (argv injection guard)")
         try:
@@ -237,6 +216,14 @@ class Dashboard:
         if focus:
             self.focused = len(self.panes) - 1
         return pane
+
+    def _check_room(self) -> None:
+        live = len(self.live_panes)
+        if live >= self.settings.dash.max_panes:
+            raise DashError(
+                f"pane limit reached ({live} live panes, dash.max_panes = "
+                f"{self.settings.dash.max_panes})"
+            )
 
     def _worktree_cwd(self, short: str) -> str:
         # Branched from the dashboard repo's HEAD (a cwd elsewhere in it is not

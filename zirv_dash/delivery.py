@@ -130,6 +130,8 @@ class DeliveryEngine:
 
     def injectable(self, pane: Pane, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
+        if pane.kind == "native":  # its session knows whether a line starts a turn now
+            return pane.alive and pane.at_input_prompt()
         if not pane.alive or pane.pty is None or pane.pty.eof:
             return False
         if pane.short in self.inflight:
@@ -156,6 +158,8 @@ class DeliveryEngine:
         cannot be written at all. Returns whether the line was written.
         """
         now = time.monotonic() if now is None else now
+        if pane.kind == "native":  # its submit path, never typed bytes: no Enter phase
+            return pane.deliver(line) in ("sent", "steer", "queued")
         if not pane.alive or pane.pty is None or pane.pty.eof:
             return False
         pane.send(line.encode("utf-8"), typed=False)

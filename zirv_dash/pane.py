@@ -74,6 +74,10 @@ class PaneSpec:
 
 
 class Pane:
+    kind = "pty"
+    """The pane kind: "pty" (a child on a PTY) or "native" (zirv's own session,
+    `zirv_dash.runtime.native_pane`), recorded in the restore roster."""
+
     def __init__(
         self,
         spec: PaneSpec,
@@ -264,6 +268,11 @@ class Pane:
         if typed:
             self.user_typed_since_turn = True
             self.scroll_offset = 0
+
+    def deliver(self, text: str) -> str:
+        """A whole line from outside (mail, a nudge) for a pane kind with a submit
+        path of its own; a PTY pane is typed into instead (`send`)."""
+        raise TypeError(f"pane {self.short} takes typed input, not a delivered line")
 
     def resize(self, columns: int, rows: int) -> None:
         columns, rows = max(1, columns), max(1, rows)

@@ -83,6 +83,8 @@ class NativeSession:
         self.provider = provider or make_provider(route)
         self.policy = Policy(headless=headless)
         self.on_change = on_change
+        self.listeners: list[Callable[[], None]] = []
+        """Told of every change too (the host's pane); `on_change` is the view's."""
         self.events: list[Event] = journal.events()
         self.state = "idle"
         self.streaming = ""
@@ -113,6 +115,8 @@ class NativeSession:
     def _changed(self) -> None:
         if self.on_change is not None:
             self.on_change()
+        for listener in list(self.listeners):
+            listener()
 
     def snapshot(self) -> Snapshot:
         t = self._transcript

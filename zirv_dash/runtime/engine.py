@@ -30,6 +30,7 @@ from zirv_dash.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.fdwatch import FdWatch
 from zirv_dash.runtime.mail_ctl import MailController
+from zirv_dash.runtime.native_pane import NativeSessionPane
 from zirv_dash.runtime.pump import Pump
 from zirv_dash.runtime.stops import StopController
 from zirv_dash.runtime.swaps import SwapScheduler
@@ -213,6 +214,9 @@ class Engine:
         fds = self._fds
         if fds is None or self.quitting:
             return
+        if isinstance(pane, NativeSessionPane):
+            pane.wake = self.poll_soon  # its session says when its state may change
+            return
         server = self.dash.signals.get(pane.short)
         if server is not None:
             fds.add_reader(server.fileno(), server, lambda: self._on_signal(pane))
@@ -314,6 +318,19 @@ class Engine:
         focused = self.dash.focused_pane
         self.emit(ev.FocusChanged(focused.short if focused else None))
         self.poll_states()
+
+    def close_native(self, pane: Pane, reason: str = "closed by the operator") -> bool:
+        """End a native pane's session (Ctrl+Q in it, a stop): that pane only; it
+        becomes an ended row. False if it is not a live native pane."""
+        if not isinstance(pane, NativeSessionPane) or not pane.alive or pane.closing:
+            return False
+
+        async def close() -> None:
+            await pane.close_session(reason)
+            self.schedule_reap()
+
+        self.run_task(close(), f"close {pane.short}")
+        return True
 
     def remove_pane(self, pane: Pane) -> None:
         """A row left the roster (the intake dismissed or replaced it)."""
@@ -439,6 +456,10 @@ class Engine:
 
     async def _shutdown(self) -> None:
         try:
+            # Native sessions end on this loop (their turns are tasks of it);
+            # every child is then ended off the loop.
+            native = [p for p in self.dash.panes if isinstance(p, NativeSessionPane)]
+            await asyncio.gather(*(p.close_session() for p in native), return_exceptions=True)
             await asyncio.to_thread(self.dash.shutdown_all)
         finally:
             # Whatever happened above, the dashboard closes; the caller then

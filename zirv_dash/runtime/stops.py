@@ -28,6 +28,8 @@ class StopController:
 
     def stop(self, pane: Pane, grace: float = STOP_GRACE) -> bool:
         """Begin stopping `pane`; False if it has nothing to stop or already stops."""
+        if pane.kind == "native":
+            return self._engine.close_native(pane, "stopped by the operator")
         if pane.pty is None or not pane.alive or pane.short in self.ladders:
             return False
         self.ladders[pane.short] = pane.pty.stop_for(

@@ -1,0 +1,124 @@
+"""A native pane as a pane of the ordinary dashboard, on the offline demo route.
+
+Keys are pressed through the real App: the key gate hands them to the
+dashboard's router, which keeps Ctrl+A chords and leaves every other key to the
+native pane's composer and dialog (forwarded through Textual, in order).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from screens.dashboard import DashboardScreen
+from tests.apphelpers import dash_screen, make_app, wait_for
+from widgets.native_approval import NativeApproval
+from widgets.native_composer import NativeComposer
+from widgets.native_pane import NativePane
+from widgets.native_transcript import TranscriptView
+from widgets.sidebar import Sidebar
+from zirv_dash.delivery import DeliveryEngine
+from zirv_dash.native.demo_provider import NOTE_FILE
+from zirv_dash.pane import PaneState
+from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.native_pane import NativeSessionPane
+
+SESSION = "0000aaaa-1111-4222-8333-444455556666"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / ".zirv").mkdir(parents=True)
+    return repo
+
+
+def native_of(screen: DashboardScreen) -> tuple[NativeSessionPane, NativePane]:
+    pane = screen.dash.panes[0]
+    assert isinstance(pane, NativeSessionPane)
+    return pane, screen.native_views[pane.short]
+
+
+def sidebar_text(screen: DashboardScreen) -> str:
+    return "\n".join(
+        "".join(seg.text for seg in screen.query_one(Sidebar).render_line(y))
+        for y in range(screen.query_one(Sidebar).size.height)
+    )
+
+
+async def test_a_native_first_pane_runs_a_turn_with_an_approval(repo: Path) -> None:
+    app = make_app(repo, agent="native", session_ids=[SESSION])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        states: list[PaneState] = []
+        screen.engine.subscribe(
+            lambda e: states.append(e.new) if isinstance(e, ev.StateChanged) else None
+        )
+        await wait_for(pilot, lambda: bool(screen.native_views))
+        pane, view = native_of(screen)
+        assert pane.agent == "native" and pane.role == "orchestrator"
+        assert pane.model == "zirv/demo" and pane.pty is None
+        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        assert screen.dash.state_of(pane) is PaneState.IDLE and pane.at_input_prompt()
+        await wait_for(pilot, lambda: "orch" in sidebar_text(screen))
+        # Typed through the App: every key reaches the composer, in order.
+        await pilot.press(*"tidy up", "enter")
+        dialog = view.query_one(NativeApproval)
+        await wait_for(pilot, lambda: dialog.ready, timeout=20)
+        assert screen.dash.state_of(pane) is PaneState.NEEDS_YOU
+        assert pane.reason() == "approval: write_file" and not pane.at_input_prompt()
+        transcript = view.query_one(TranscriptView)
+        assert "> tidy up" in transcript.plain()
+        assert app.focused is dialog
+        await pilot.press("1")
+        await wait_for(pilot, lambda: "Done." in transcript.plain(), timeout=20)
+        await wait_for(pilot, lambda: not pane.session.busy)  # type: ignore[union-attr]
+        assert (repo / NOTE_FILE).exists()
+        await wait_for(pilot, lambda: screen.dash.state_of(pane) is PaneState.IDLE)
+        # Seen while it finished (focused, live): idle, never ◆.
+        assert PaneState.WORKING in states and PaneState.NEEDS_YOU in states
+        assert PaneState.DONE_UNSEEN not in states
+        assert states.index(PaneState.WORKING) < states.index(PaneState.NEEDS_YOU)
+        # A chord still works while the native pane has the keyboard.
+        await pilot.press("ctrl+a", "z")
+        await wait_for(pilot, lambda: screen.dash.zoomed)
+        assert "z" not in view.query_one(NativeComposer).text
+
+
+async def test_ctrl_q_ends_only_the_native_pane_and_a_hidden_finish_is_done(
+    repo: Path,
+) -> None:
+    app = make_app(repo, agent="native", extra=[("shell", None)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: len(screen.dash.panes) == 2 and bool(screen.native_views))
+        pane, view = native_of(screen)
+        ended: list[str] = []
+        screen.engine.subscribe(
+            lambda e: ended.append(e.short) if isinstance(e, ev.PaneEnded) else None
+        )
+        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        # Mail goes through the submit path while the pane is hidden behind the shell.
+        await pilot.press("ctrl+a", "2")
+        await wait_for(pilot, lambda: screen.dash.focused_pane is screen.dash.panes[1])
+        delivery = DeliveryEngine(screen.dash)
+        assert delivery.injectable(pane)
+        assert delivery.inject(pane, "[mail] say hi", kind="mail")
+        session = pane.session
+        assert session is not None
+        await wait_for(pilot, lambda: session.pending is not None, timeout=20)
+        assert screen.dash.state_of(pane) is PaneState.NEEDS_YOU
+        assert session.answer(session.pending.call_id, "once")  # type: ignore[union-attr]
+        await wait_for(pilot, lambda: session.state == "completed", timeout=20)
+        # It finished off screen: ◆ until a frame shows it.
+        assert screen.dash.state_of(pane) is PaneState.DONE_UNSEEN
+        await pilot.press("ctrl+a", "1")
+        await wait_for(pilot, lambda: screen.dash.state_of(pane) is PaneState.IDLE)
+        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not pane.alive)
+        # The engine reaped it like any pane: an ended row, announced once.
+        await wait_for(pilot, lambda: pane.short in ended)
+        assert screen.dash.panes[1].alive and app.is_running
+        assert session.closed and pane.ended_words() == "session closed"

@@ -1,0 +1,294 @@
+"""The native pane as a pane kind of the dashboard: no PTY, a `NativeSession`.
+
+`NativeSessionPane` is a `Pane` whose child is zirv's own conversation session.
+It keeps the `Pane` surface the engine, the chrome and the controllers use (an
+empty terminal model, no PTY), and maps the session's presentation states onto
+`PaneState` with the same visibility rule as every pane: a turn that completes
+while the pane is not on screen at the live view is done-unseen (◆) until a
+completed frame shows it.
+
+Text from outside (mail, nudges, a quit) never becomes typed bytes: it goes
+through the session's submit path, as the operator's Enter does.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zirv_dash import paths
+from zirv_dash.adapters import Adapter
+from zirv_dash.attention import AttentionTracker, PaneState, ended_state
+from zirv_dash.pane import Pane, PaneSpec
+
+if TYPE_CHECKING:
+    from zirv_dash.dashboard import Dashboard
+    from zirv_dash.native.engine import NativeSession
+
+NATIVE = "native"
+"""The pane kind, and the name it shows where a harness name goes."""
+NATIVE_ADAPTER = Adapter(name=NATIVE, binary="", builtin=True)
+"""Placeholder harness facts: a native pane has no command line, quit bytes or flags."""
+
+BUSY = frozenset({"generating", "executing"})
+
+
+class NativeAttention(AttentionTracker):
+    """`AttentionTracker`'s bookkeeping (time in state, transitions, visibility)
+    fed with the session's own facts instead of terminal output."""
+
+    def __init__(self, started_at: float) -> None:
+        super().__init__(NATIVE, started_at=started_at)
+        self.session_state = "idle"
+        self.pending_tool: str | None = None
+        self.error = ""
+        self._completed_at: float | None = None
+
+    def update(self, t: float, state: str, pending_tool: str | None, error: str) -> None:
+        """The session changed: its state word, the tool awaiting approval, the
+        latest error line."""
+        self._settle(t)
+        if state == "completed" and self.session_state != "completed":
+            self._completed_at = t
+            self._turn_since = t
+        if state in BUSY and self.session_state not in BUSY:
+            self._last_input = t
+        self.session_state = state
+        self.pending_tool = pending_tool
+        self.error = error
+        self._mark(t)
+
+    def state(self, t: float) -> PaneState:
+        if self._exit_code is not None:
+            return ended_state(self._exit_code)
+        if self.pending_tool is not None:
+            return PaneState.NEEDS_YOU
+        if self.session_state in BUSY:
+            return PaneState.WORKING
+        if self.session_state == "failed":
+            return PaneState.FAILED
+        if self.session_state == "completed" and self._completed_at is not None:
+            seen = t if self._visible else self._last_viewed
+            if seen < self._completed_at:
+                return PaneState.DONE_UNSEEN
+        return PaneState.IDLE
+
+    def reason(self, t: float) -> str | None:
+        state = self.state(t)
+        if state is PaneState.NEEDS_YOU and self._exit_code is None:
+            return f"approval: {self.pending_tool}"
+        if state is PaneState.FAILED and self._exit_code is None:
+            return self.error or "the turn failed"
+        return super().reason(t)
+
+    def idle_since(self, t: float) -> float | None:
+        if self.state(t) in (PaneState.IDLE, PaneState.DONE_UNSEEN):
+            return self.state_since(t)
+        return None
+
+    def next_deadline(self, t: float) -> float | None:
+        return None  # every change is an event from the session
+
+
+class NativeSessionPane(Pane):
+    """A dashboard pane conducting a native conversation (see the module doc)."""
+
+    kind = NATIVE
+
+    def __init__(
+        self,
+        spec: PaneSpec,
+        columns: int,
+        rows: int,
+        open_session: Callable[[Path, str], NativeSession],
+    ) -> None:
+        super().__init__(spec, columns, rows, scrollback_bytes=64 * 1024)
+        self.tracker: NativeAttention = NativeAttention(self.started_mono)
+        self._open = open_session
+        self.session: NativeSession | None = None
+        self.wake: Callable[[], None] | None = None
+        """Told after every session change (the engine polls states soon)."""
+        self.closing = False
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self, env: Mapping[str, str]) -> bool:
+        """Open (or reopen: the journal is replayed) the session named after the
+        pane's short id. A bad route configuration fails the pane, naming why."""
+        try:
+            session = self._open(Path(self.cwd), self.short)
+        except (OSError, ValueError) as exc:  # RouteError, JournalError, a bad name
+            self.fail(str(exc))
+            return False
+        self.session = session
+        route = session.route
+        self.model = route.label
+        self.spec.model = route.label
+        session.listeners.append(self._changed)
+        self._changed()
+        return True
+
+    def fail(self, reason: str) -> None:
+        super().fail(reason)
+        self.model_view.feed(b"\x1b[2J\x1b[H")
+        message = (
+            "\x1b[1;31mzirv: the native session could not start\x1b[0m\r\n"
+            f"{reason}\r\n\r\n"
+            "\x1b[2mFix ~/.zirv/native.toml (or remove it for the offline demo route), "
+            "then spawn a new pane (Ctrl+A s).\x1b[0m\r\n"
+        )
+        self.model_view.feed(message.encode())
+
+    def _changed(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        snap = session.snapshot()
+        pending = snap.pending.tool if snap.pending is not None else None
+        errors = [i.text for i in snap.transcript.items if i.tone == "err"]
+        self.last_output_at = time.monotonic()
+        self.tracker.update(self.last_output_at, snap.state, pending, errors[-1] if errors else "")
+        if self.wake is not None:
+            self.wake()
+
+    async def close_session(self, reason: str = "closed") -> None:
+        """End the conversation (its turn is stopped, the end journaled); the pane
+        then reads as ended cleanly."""
+        session = self.session
+        self.closing = True
+        if session is not None and not session.closed:
+            await session.close(reason)
+        if self.exit_code is None:
+            self.exit_code = 0
+            self.exited_at = time.time()
+            self.tracker.exited(0, time.monotonic())
+        if session is not None and self._changed in session.listeners:
+            session.listeners.remove(self._changed)
+
+    def poll_exit(self) -> int | None:
+        return self.exit_code
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Nothing to signal: the engine ends the session on its loop."""
+
+    @property
+    def fd(self) -> int | None:
+        return None
+
+    def read_available(self, limit: int = 65536) -> int:
+        return 0
+
+    # -- input ------------------------------------------------------------------------------
+
+    def send(self, data: bytes, typed: bool = True) -> None:
+        """A native pane takes no bytes: its keys reach the composer widget."""
+
+    def deliver(self, text: str) -> str:
+        """Mail, a nudge: through the submit path (sent, steer, queued or empty);
+        never a /command or a !shell line, never an approval answer."""
+        session = self.session
+        if session is None or self.exit_code is not None:
+            return "empty"
+        self.last_input_at = time.monotonic()
+        return session.submit(text, commands=False)
+
+    def resize(self, columns: int, rows: int) -> None:
+        columns, rows = max(1, columns), max(1, rows)
+        if (columns, rows) != (self.model_view.columns, self.model_view.rows):
+            self.model_view.resize(columns, rows)
+
+    # -- state ----------------------------------------------------------------------------
+
+    def check_screen(self, now: float | None = None) -> None:
+        """No screen to match: the session states its needs itself."""
+
+    def at_input_prompt(self) -> bool:
+        """True only when a submitted line would start a turn now (not steer a
+        running one, not wait in the queue behind an approval)."""
+        session = self.session
+        if session is None or session.closed or self.exit_code is not None:
+            return False
+        return session.submit_mode() == "send"
+
+    def last_screen_line(self) -> str:
+        session = self.session
+        if session is None:
+            return super().last_screen_line()
+        items = session.snapshot().transcript.items
+        return items[-1].text.strip().splitlines()[-1][:160] if items and items[-1].text else ""
+
+    def ended_words(self) -> str:
+        if self.exit_code is None:
+            return ""
+        if self.spawn_error:
+            return "could not start"
+        return "session closed"
+
+
+def native_spec(
+    cwd: str,
+    *,
+    role: str,
+    session_id: str,
+    prompt: str | None,
+    headless: bool,
+    requested_by: str | None,
+) -> PaneSpec:
+    return PaneSpec(
+        agent=NATIVE,
+        adapter=NATIVE_ADAPTER,
+        argv=[],
+        cwd=cwd,
+        role=role,
+        prompt=prompt,
+        session_id=session_id,
+        headless=headless,
+        requested_by=requested_by,
+    )
+
+
+def open_native_pane(
+    dash: Dashboard,
+    prompt: str | None,
+    cwd: str | None,
+    role: str,
+    headless: bool,
+    session_id: str | None,
+    requested_by: str | None,
+    focus: bool,
+    worktree: bool,
+) -> NativeSessionPane:
+    """`Dashboard.spawn` for a native pane: the same limits, cwd and worktree rules.
+    A launch prompt is submitted as the first input, as a harness takes its own;
+    a bad route fails the pane (it shows why) rather than refusing it."""
+    from zirv_dash.native import open_session
+
+    dash._check_room()
+    session_id = session_id or paths.new_session_id()
+    if worktree:
+        cwd = dash._worktree_cwd(paths.short_id(session_id))
+    spec = native_spec(
+        cwd or str(dash.repo),
+        role=role,
+        session_id=session_id,
+        prompt=prompt,
+        headless=headless,
+        requested_by=requested_by,
+    )
+
+    def opener(workdir: Path, name: str) -> NativeSession:
+        return open_session(workdir, name, role=role, headless=headless)
+
+    pane = NativeSessionPane(spec, dash.pane_columns, dash.pane_rows, opener)
+    dash.panes.append(pane)
+    if not pane.start({}):
+        dash.error(f"native pane {pane.short} could not start: {pane.spawn_error}")
+    elif prompt and pane.session is not None:
+        pane.session.submit(prompt, commands=False)
+    for hook in dash.on_pane_added:
+        hook(pane)
+    if focus:
+        dash.focused = len(dash.panes) - 1
+    return pane
