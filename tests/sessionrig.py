@@ -78,6 +78,49 @@ def runtime(short_state: Path) -> Iterator[subprocess.Popen[str]]:
     end_runtime(proc)
 
 
+def engine_env(state: Path) -> dict[str, str]:
+    """A private HOME and operator dir, /bin/sh for the shell harness, a quick
+    demo agent and a short idle window (mail is typed only into an idle pane)."""
+    from tests.tmuxharness import base_env
+
+    env = base_env(state, state / "operator")
+    env["ZIRV_CTX_DASH_IDLE_QUIET_MS"] = "300"
+    return env
+
+
+@pytest.fixture
+def engine_runtime(short_state: Path) -> Iterator[subprocess.Popen[str]]:
+    """`zirv session serve` (the real engine) in its own process, for the
+    repository `<state>/repo`, listening once this returns."""
+    repo = short_state / "repo"
+    repo.mkdir(exist_ok=True)
+    proc = spawn_runtime(ENGINE_SERVE, cwd=repo, env=engine_env(short_state))
+    yield proc
+    end_runtime(proc)
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process below `pid` (from /proc), e.g. a runtime's panes and guard."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
 @contextlib.asynccontextmanager
 async def serving(owner_uid: int | None = None) -> AsyncIterator[Server]:
     server = Server(PtyHost(), owner_uid=owner_uid)

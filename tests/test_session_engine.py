@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.sessionrig import connected, short_state
-from zirv_dash import registry
+from tests.sessionrig import connected, descendants, engine_runtime, short_state
+from zirv_dash import mail, paths, registry
 from zirv_dash.procinfo import pid_exists
+from zirv_dash.session import blocking, cli
 from zirv_dash.session.client import Client, RemoteError
 from zirv_dash.session.engine_host import EngineHost
 from zirv_dash.session.protocol import ErrorCode, EventKind
@@ -25,7 +26,8 @@ from zirv_dash.session.runtime import open_host
 from zirv_dash.session.server import Server
 from zirv_dash.terminal import TerminalModel
 
-__all__ = ["short_state"]
+__all__ = ["engine_runtime", "short_state"]
+SENDER = "0b9f4a52-3c1d-4e8a-9f00-5b6c7d8e9f10"
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -169,3 +171,63 @@ def test_serve_runs_the_engine_headless_without_any_ui_toolkit(repo: Path) -> No
     )
     assert result.returncode == 0, result.stderr
     assert "headless" in result.stdout
+
+
+def test_mail_is_typed_into_a_detached_session_by_the_runtime(
+    engine_runtime: subprocess.Popen[str], short_state: Path
+) -> None:
+    """Nobody attached: the runtime's own mail sweep delivers into the pane,
+    session.screen shows it, and a reattach repaints it."""
+    started = blocking.call("session.start", {"harness": "demo", "name": "worker"})["session"]
+    sid, pid = started["id"], started["pid"]
+    blocking.call("session.wait", {"session": sid, "text": "demo agent", "timeout": 30}, timeout=40)
+
+    async def attach_then_drop() -> None:
+        client = await Client.connect()
+        await client.call("session.attach", {"session": sid, "mode": "controller"})
+        await client.close()  # the client goes; the session stays
+
+    asyncio.run(attach_then_drop())
+    record = registry.read_record(short_state / "sessions" / f"{sid}.json")
+    mail.store(
+        paths.repo_slug(paths.repo_root(short_state / "repo")),
+        "mail-while-detached-42",
+        from_session=SENDER,
+        from_agent="claude",
+        to_session=record.session,
+    )
+    params = {"session": sid, "text": "mail-while-detached-42", "timeout": 45}
+    blocking.call("session.wait", params, timeout=55)
+    facts = blocking.call("session.get", {"session": sid})["session"]
+    assert facts["controller"] is None and facts["observers"] == 0 and facts["pid"] == pid
+
+    async def reattach() -> list[str]:
+        client = await Client.connect()
+        try:
+            got = await client.call("session.attach", {"session": sid, "repaint": True})
+        finally:
+            await client.close()
+        shot = got["screen"]
+        model = TerminalModel(shot["columns"], shot["rows"])
+        model.feed(base64.b64decode(shot["repaint"]))
+        return model.lines()
+
+    assert any("mail-while-detached-42" in line for line in asyncio.run(reattach()))
+
+
+def test_stop_runtime_ends_every_session_and_leaves_no_process(
+    engine_runtime: subprocess.Popen[str], short_state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell = blocking.call("session.start", {"harness": "shell", "name": "jobs"})["session"]
+    typed = {"session": shell["id"], "text": "sleep 300 & sleep 301 & echo jobs-$((1+1))\r"}
+    blocking.call("session.send_input", typed)
+    blocking.call("session.wait", {"session": shell["id"], "text": "jobs-2", "timeout": 20})
+    blocking.call("session.start", {"harness": "demo", "name": "agent"})
+    below = descendants(engine_runtime.pid)
+    assert shell["pid"] in below and len(below) >= 5  # two children, two jobs, the guard
+    assert cli.session_main(["stop", "--runtime"]) == 0
+    assert "runtime stopped" in capsys.readouterr().out
+    engine_runtime.wait(30)
+    assert [pid for pid in below if pid_exists(pid)] == []
+    log = (short_state / "s" / "runtime.log").read_text()
+    assert "listening at" in log and "shutting down 2 pane(s)" in log  # the engine's own lines

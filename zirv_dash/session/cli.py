@@ -232,7 +232,8 @@ def _log_to_state_dir() -> None:
     log_path = paths.ensure_private_file(endpoint.socket_dir() / LOG_NAME)
     handler = logging.FileHandler(log_path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger("zirv.session")
+    # "zirv": the runtime's own lines and the engine's (panes, mail, intake).
+    root = logging.getLogger("zirv")
     root.addHandler(handler)
     root.setLevel(logging.INFO)
 
