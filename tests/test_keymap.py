@@ -141,3 +141,20 @@ def test_valid_key_names_are_accepted(tmp_path: Path, key: str) -> None:
     user = tmp_path / "keymap.toml"
     user.write_text(f'prefix = "{key}"\n')
     assert load_keymap(user_file=user).prefix == key
+
+
+@pytest.mark.parametrize("preset", ["default", "tmux"])
+def test_broadcast_search_and_fold_chords_take_no_other_actions_key(preset: str) -> None:
+    km = load_preset(preset)
+    new = {"B": "broadcast", "/": "roster_search", "left": "collapse_group"}
+    new["right"] = "expand_group"
+    for chord, action in new.items():
+        assert km.bindings[chord] == action
+        assert km.chords_for(action) == [chord], "one chord each, not shared"
+    f = PrefixFilter(km)
+    # As Textual names them: `/` arrives as "slash", `B` as itself.
+    for key, character, action in (("slash", "/", "roster_search"), ("B", "B", "broadcast")):
+        f.feed(km.prefix, None)
+        assert f.feed(key, character).action == action
+    f.feed(km.prefix, None)
+    assert f.feed("left", None).action == "collapse_group"

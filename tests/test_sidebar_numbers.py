@@ -55,3 +55,27 @@ def test_an_ended_rows_note_stays_whole_in_the_default_width() -> None:
     )
     text = Sidebar()._render_row(row, 27, 3).plain
     assert len(text) == 27 and "exit 1" in text and "✉2" in text, text
+
+
+async def test_digits_follow_the_pane_when_rows_are_grouped_or_filtered() -> None:
+    """A group gathers rows away from their roster place and a search hides some:
+    each row keeps the digit of its place among the panes (what `^A <n>` focuses)."""
+    from tests.roster_app import ROWS, RosterApp
+
+    app = RosterApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        await wait_for(pilot, lambda: sidebar.size.height > 0 and len(sidebar.rows) == 5)
+        await pilot.pause(0)
+        grouped = [sidebar.row_at(y) for y in range(1, 9)]
+        numbers = {}
+        for y, row in enumerate(grouped, 1):
+            if row is not None:
+                numbers[row.key] = sidebar.render_line(y).text[0]
+        assert numbers == {r.key: str(i) for i, r in enumerate(ROWS[:4], 1)} | {ROWS[4].key: " "}
+        sidebar.open_search()
+        sidebar.search_key("c", "c")
+        sidebar.search_key("9", "9")
+        await pilot.pause(0)
+        assert sidebar.row_at(3) is not None and sidebar.row_at(3).key == "c9d0e1f2"  # type: ignore[union-attr]
+        assert sidebar.render_line(3).text.startswith("4└◆ c9d0e1f2")
