@@ -209,6 +209,11 @@ async def serve(host_factory: HostFactory, ready: Callable[[Path], None] | None 
         await host.close()
         print(f"zirv session serve: {exc}", file=sys.stderr)
         return 1
+    from zirv_dash.session.identity import Identity
+
+    identity = Identity()
+    identity.publish()
+    server.on_client = identity.client_seen
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
 
@@ -224,6 +229,7 @@ async def serve(host_factory: HostFactory, ready: Callable[[Path], None] | None 
     if ready is not None:
         ready(path)
     await server.wait_stopped()
+    identity.withdraw()
     logging.getLogger("zirv.session").info("stopped")
     return 0
 

@@ -176,6 +176,8 @@ class EngineHost:
                 return
             if self._pending_name:
                 self._names[pane.short] = self._pending_name
+                # The roster keeps it, so a restart reports the session by name.
+                self.engine.intake.titles[pane.short] = self._pending_name
             self._child[pane.short] = pane.pty
             self._publish(pane, "started")
         elif isinstance(event, ev.PaneEnded):

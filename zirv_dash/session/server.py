@@ -22,7 +22,7 @@ import fcntl
 import logging
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
@@ -143,6 +143,8 @@ class Server:
         self._stopped = asyncio.Event()
         self._stopping = False
         self._handlers: set[asyncio.Task[None]] = set()
+        self.on_client: Callable[[], None] | None = None
+        """Called when a client is accepted (the runtime record's last-client time)."""
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -269,6 +271,11 @@ class Server:
             self._handlers.add(task)
             task.add_done_callback(self._handlers.discard)
         conn = Connection(writer, uuid.uuid4().hex[:12])
+        if self.on_client is not None:
+            try:
+                self.on_client()
+            except Exception:  # bookkeeping must never refuse a client
+                log.exception("on_client")
         self.connections[conn.client_id] = conn
         hello = Hello(capabilities=list(self.capabilities), client_id=conn.client_id)
         conn.send(encode(HelloFrame(hello=msgspec.structs.replace(hello, revision=self.revision))))
