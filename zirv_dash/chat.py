@@ -12,10 +12,11 @@ import logging
 import os
 import shutil
 import sys
+from pathlib import Path
 
 from zirv_dash import adapters, outer_terminal, paths
-from zirv_dash.config import ConfigError, load_adapter_gate, load_settings
-from zirv_dash.keymap import KeymapError, load_keymap
+from zirv_dash.config import AdapterGate, ConfigError, Settings, load_adapter_gate, load_settings
+from zirv_dash.keymap import Keymap, KeymapError, load_keymap
 from zirv_dash.session_env import child_env, nesting_refusal
 
 MIN_COLUMNS = 80
@@ -29,6 +30,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--simple", action="store_true", help="one wrapped session, no dashboard")
     parser.add_argument("--allow-nested", action="store_true", help="start inside another session")
     parser.add_argument(
+        "--runtime",
+        choices=RUNTIMES,
+        default="wrapped",
+        help="wrapped: a harness CLI on a PTY; native: zirv's own session (~/.zirv/native.toml)",
+    )
+    parser.add_argument(
         "--pane",
         action="append",
         default=[],
@@ -36,6 +43,31 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="open another pane at start (repeatable)",
     )
     return parser.parse_args(argv)
+
+
+NATIVE = "native"
+"""The first pane's harness name for a native pane (`zirv_dash.dashboard.NATIVE`;
+not imported from there: `zirv chat` loads the dashboard only when one opens)."""
+RUNTIMES = ("wrapped", NATIVE)
+WRAPPED_ONLY = (("agent", "--agent"), ("model", "--model"), ("simple", "--simple"))
+"""Flags that choose or shape a wrapped harness: a native pane's route (in
+~/.zirv/native.toml) names its model, and it has no single-session form."""
+
+
+def native_refusal(args: argparse.Namespace) -> str | None:
+    """Why `--runtime native` cannot take these arguments (the flags by name)."""
+    given = [flag for attr, flag in WRAPPED_ONLY if getattr(args, attr)]
+    if not given:
+        return None
+    return (
+        f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a wrapped harness "
+        "only; --runtime native takes its route and model from ~/.zirv/native.toml"
+    )
+
+
+def native_main(argv: list[str]) -> int:
+    """`zirv native …`: the same as `zirv chat --runtime native …`."""
+    return main(["--runtime", "native", *argv])
 
 
 def terminal_size() -> tuple[int, int] | None:
@@ -77,6 +109,8 @@ def main(argv: list[str]) -> int:
     except (ConfigError, KeymapError) as exc:
         print(f"zirv: {exc}", file=sys.stderr)
         return 2
+    if args.runtime == "native":
+        return _native(args, repo, settings, keymap, gate)
     enabled = {n for n in adapters.names() if gate.enabled(n)}
     agent, reason = adapters.resolve_default(args.agent or settings.agent, enabled)
     if adapters.get(agent) is None:
@@ -107,6 +141,52 @@ def main(argv: list[str]) -> int:
     if notice is not None:
         return run_single(agent, args.model, repo, notice)
 
+    return _open_dashboard(args, repo, settings, keymap, gate, agent, reason)
+
+
+def _native(
+    args: argparse.Namespace, repo: Path, settings: Settings, keymap: Keymap, gate: AdapterGate
+) -> int:
+    """The dashboard with a native pane first: checked before the UI takes the
+    terminal (a bad native.toml is named here, not in a pane)."""
+    refusal = native_refusal(args)
+    if refusal:
+        print(f"zirv: {refusal}", file=sys.stderr)
+        return 2
+    from zirv_dash.native.routes import RouteError, load_config
+
+    try:
+        load_config().route_for("orchestrator")
+    except RouteError as exc:
+        print(f"zirv: {exc}", file=sys.stderr)
+        return 2
+    size = terminal_size()
+    why = None
+    if not settings.dash.enabled:
+        why = "[dash] enabled = false"
+    elif size is None:
+        why = "not a terminal"
+    elif size[0] < MIN_COLUMNS or size[1] < MIN_ROWS:
+        why = f"the terminal is {size[0]}x{size[1]}"
+    if why is not None:
+        print(
+            f"zirv: --runtime native runs in the dashboard, which needs a terminal of at "
+            f"least {MIN_COLUMNS}x{MIN_ROWS} ({why}); there is no single-session form",
+            file=sys.stderr,
+        )
+        return 2
+    return _open_dashboard(args, repo, settings, keymap, gate, NATIVE, "configured")
+
+
+def _open_dashboard(
+    args: argparse.Namespace,
+    repo: Path,
+    settings: Settings,
+    keymap: Keymap,
+    gate: AdapterGate,
+    agent: str,
+    reason: str,
+) -> int:
     setup_logging()
     # Textual paints on a frame clock; at 240 fps a keystroke that lands just after
     # a frame waits at most ~4 ms for the next (idle p99 21 -> 15 ms). Frames are

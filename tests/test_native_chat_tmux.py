@@ -1,0 +1,71 @@
+"""`zirv chat --runtime native` in a real terminal (tmux): the ordinary dashboard
+with a native first pane, over a real loopback OpenAI-compatible server routed
+through the private ~/.zirv/native.toml. Prompt, streamed answer, a tool call,
+the approval dialog answered with `1`, the result; Ctrl+Q leaves no process."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.native.server import ProviderServer, Reply, openai_text, serve
+from tests.test_native_pane_loopback import configure, openai_write_call
+from tests.tmuxharness import ZIRV, Tmux
+
+pytestmark = pytest.mark.tmux
+server = pytest.fixture(serve)
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def dash(tmux: Tmux) -> Iterator[Tmux]:
+    tmux.env["PYTHONPATH"] = str(REPO)
+    tmux.env["ZIRV_LOOPBACK_KEY"] = "sk-tmux"
+    yield tmux
+
+
+def no_process_left(tmux: Tmux, timeout: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while (left := tmux.marked_pids()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def wait_gone(tmux: Tmux, needle: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while needle in (screen := tmux.capture()):
+        assert time.monotonic() < deadline, f"{needle!r} stayed; screen was:\n{screen}"
+        time.sleep(0.1)
+
+
+def test_chat_runtime_native_prompt_stream_tool_approval_result(
+    dash: Tmux, server: ProviderServer, project: Path
+) -> None:
+    configure(server, "openai-compatible", "vllm")
+    server.replies.append(Reply(chunks=openai_write_call()))
+    server.replies.append(Reply(chunks=openai_text("All ", "written.")))
+    dash.start([*ZIRV, "chat", "--runtime", "native"], 120, 40)
+    screen = dash.wait_for("enter sends", timeout=30)
+    assert "orch" in screen and "native" in screen  # the sidebar row and the harness
+    dash.text("please write out.txt")
+    dash.keys("Enter")
+    screen = dash.wait_for("Do you want to proceed?", timeout=30)
+    assert "Writing it." in screen and "write_file out.txt" in screen
+    assert "▲ blocked" in screen and "test-model" in screen
+    screen = dash.wait_for("1 needs you")  # the header counts the pane's state
+    assert "▲ orch" in screen  # and the sidebar row shows it
+    dash.keys("1")
+    screen = dash.wait_for("All written.", timeout=30)
+    assert "⎿ ✓ diff (ctrl+r to expand)" in screen and "✓ completed" in screen
+    assert (project / "out.txt").read_text() == "hi\n"
+    # Chords still reach the dashboard: the error log opens and closes.
+    dash.keys("C-a", "e")
+    dash.wait_for("no recent errors")
+    dash.keys("Escape")
+    wait_gone(dash, "no recent errors")
+    dash.keys("C-q")  # ends the native pane; it was the only one, so the dashboard closes
+    dash.wait_for("EXITED 0", timeout=30)
+    assert no_process_left(dash) == []
