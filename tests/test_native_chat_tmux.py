@@ -5,6 +5,7 @@ the approval dialog answered with `1`, the result; Ctrl+Q leaves no process."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,3 +70,32 @@ def test_chat_runtime_native_prompt_stream_tool_approval_result(
     dash.keys("C-q")  # ends the native pane; it was the only one, so the dashboard closes
     dash.wait_for("EXITED 0", timeout=30)
     assert no_process_left(dash) == []
+
+
+def test_agent_runtime_native_opens_a_worker_pane_in_the_live_dashboard(
+    tmux: Tmux, project: Path, tmp_path: Path
+) -> None:
+    tmux.env["PYTHONPATH"] = str(REPO)
+    tmux.start([*ZIRV, "chat", "--runtime", "native"], 120, 40)  # no native.toml: demo
+    tmux.wait_for("enter sends", timeout=30)
+    tmux.start([*ZIRV, "agent", "--runtime", "native", "say hi", "--json"], 500, 12, name="cli")
+    out = tmux.wait_for("EXITED 0", name="cli", timeout=30)
+    receipt = json.loads(next(x for x in out.splitlines() if x.startswith("{")))
+    assert receipt["mode"] == "dashboard_pane" and receipt["state"] == "launched"
+    assert receipt["harness"] == "native"
+    short = receipt["session"]
+    tmux.wait_for(f"spawned native as {short}")  # announced like any worker
+    # A delegated pane is headless: its approval offers deny only, and it waits for you.
+    tmux.wait_for("1 needs you", timeout=30)
+    tmux.keys("C-a", "q")
+    deadline = time.monotonic() + 5
+    while "quit zirv dash" not in tmux.capture() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if "quit zirv dash" in tmux.capture():
+        tmux.keys("Enter")
+    tmux.wait_for("EXITED 0", timeout=30)
+    assert no_process_left(tmux) == []
+    # The restore roster records the pane kind (its harness name).
+    rosters = list((tmp_path / "state").rglob("roster-*.json"))
+    entries = [e for r in rosters for e in json.loads(r.read_text())["panes"]]
+    assert any(e["agent"] == "native" and e["short"] == short for e in entries)

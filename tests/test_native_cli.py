@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import chat, paths
+from zirv_dash import agent_args, agent_cli, chat, paths, spawn
 
 
 @pytest.fixture
@@ -59,3 +59,51 @@ def test_zirv_native_is_chat_with_the_native_runtime(
 ) -> None:
     assert chat.native_main(["--allow-nested", "--simple"]) == 2
     assert "--simple" in capsys.readouterr().err
+
+
+def test_agent_runtime_native_takes_a_prompt_only() -> None:
+    args = agent_args.parse_args(["--runtime", "native", "fix the tests", "--json"])
+    assert (args.harness, args.prompt, args.runtime, args.json) == (
+        "native",
+        "fix the tests",
+        "native",
+        True,
+    )
+    with pytest.raises(agent_args.UsageError, match="PROMPT only"):
+        agent_args.parse_args(["--runtime", "native", "claude", "fix"])
+    with pytest.raises(agent_args.UsageError, match="wrapped or native"):
+        agent_args.parse_args(["--runtime", "pty", "claude", "fix"])
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--model", "m"], "--model"),
+        (["--force"], "--force"),
+        (["--timeout-secs", "5"], "--timeout-secs"),
+        (["--", "--yolo"], "-- flags"),
+    ],
+)
+def test_agent_runtime_native_refuses_wrapped_only_options_by_name(
+    extra: list[str], named: str
+) -> None:
+    with pytest.raises(agent_args.UsageError, match="wrapped harness only") as caught:
+        agent_args.parse_args(["--runtime", "native", "fix", *extra])
+    assert named in str(caught.value)
+
+
+def test_agent_runtime_native_without_a_dashboard_says_so(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert agent_cli.main(["--runtime", "native", "fix the tests"]) == 1
+    err = capsys.readouterr().err
+    assert "--runtime native opens a pane in a dashboard" in err
+
+
+def test_the_spawn_policy_takes_native_and_refuses_a_model_for_it(repo: Path) -> None:
+    ctx = spawn.ValidationContext(repo=repo)
+    base = {"agent": "native", "prompt": "fix", "cwd": str(repo), "requested_by": "abc"}
+    decision = spawn.validate(spawn.SpawnRequest.from_json(base), ctx)
+    assert decision.ok and decision.adapter is not None and decision.adapter.name == "native"
+    refused = spawn.validate(spawn.SpawnRequest.from_json({**base, "model": "gpt"}), ctx)
+    assert not refused.ok and "not for a native pane" in (refused.reason or "")

@@ -10,7 +10,11 @@ from typing import Any
 USAGE = (
     "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR | --worktree] [--json] "
     "[--timeout-secs N] [--max-tool-calls N] [--force] [-- flags]\n"
+    "       zirv agent --runtime native PROMPT|- [--workdir DIR | --worktree] [--json]\n"
 )
+NATIVE_REFUSED = ("--model", "--timeout-secs", "--max-tool-calls", "--force")
+"""Options for a wrapped harness only: a native pane's route names its model, and
+its run is not bounded by a harness's flags (trailing `-- flags` likewise)."""
 EXIT_BUDGET_EXHAUSTED = 77
 MAX_STDIN_PROMPT = 1024 * 1024
 PREFIX = "zirv agent"
@@ -34,6 +38,8 @@ class AgentArgs:
     worktree: bool = False
     """Run in a git worktree of its own (branch `zirv/<short>`)."""
     flags: list[str] = field(default_factory=list)
+    runtime: str = "wrapped"
+    """"native": zirv's own session in a dashboard pane (no HARNESS)."""
 
 
 def parse_args(argv: list[str]) -> AgentArgs:
@@ -52,7 +58,7 @@ def parse_args(argv: list[str]) -> AgentArgs:
         name, eq, value = tok.partition("=")
         if name == "--timeout":
             name = "--timeout-secs"  # a short alias: headless runs end on it too
-        if name in ("--model", "--workdir", "--timeout-secs", "--max-tool-calls"):
+        if name in ("--model", "--workdir", "--timeout-secs", "--max-tool-calls", "--runtime"):
             if not eq:
                 if i + 1 >= len(head):
                     raise UsageError(f"{name} needs a value")
@@ -71,9 +77,15 @@ def parse_args(argv: list[str]) -> AgentArgs:
         else:
             positionals.append(tok)
         i += 1
+    runtime = opts.get("--runtime", "wrapped")
+    if runtime not in ("wrapped", "native"):
+        raise UsageError(f"--runtime must be wrapped or native, not {runtime!r}")
+    if runtime == "native":
+        _check_native(opts, switches, flags, positionals)
+        positionals = ["native", *positionals]
     if len(positionals) != 2:
         raise UsageError("expected HARNESS and PROMPT (or - to read the prompt from stdin)")
-    args = AgentArgs(positionals[0], positionals[1], flags=flags)
+    args = AgentArgs(positionals[0], positionals[1], flags=flags, runtime=runtime)
     args.model = opts.get("--model")
     args.workdir = opts.get("--workdir")
     args.json = "--json" in switches
@@ -91,6 +103,22 @@ def parse_args(argv: list[str]) -> AgentArgs:
                 raise UsageError(f"{name} must not be negative")
             setattr(args, attr, number)
     return args
+
+
+def _check_native(
+    opts: dict[str, str], switches: set[str], flags: list[str], positionals: list[str]
+) -> None:
+    """`--runtime native` takes a PROMPT only; wrapped-only options are named."""
+    given = [n for n in NATIVE_REFUSED if n in opts or n in switches]
+    if flags:
+        given.append("-- flags")
+    if given:
+        raise UsageError(
+            f"{', '.join(given)}: for a wrapped harness only; --runtime native takes its "
+            "route and model from ~/.zirv/native.toml"
+        )
+    if len(positionals) != 1:
+        raise UsageError("--runtime native takes PROMPT only (no HARNESS: the route decides)")
 
 
 def receipt(**values: Any) -> str:

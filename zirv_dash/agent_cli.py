@@ -27,6 +27,7 @@ from zirv_dash.agent_args import (
     receipt,
 )
 from zirv_dash.agent_inline import run_inline
+from zirv_dash.native_kind import NATIVE_ADAPTER
 from zirv_dash.textcheck import text_problem
 
 __all__ = [
@@ -80,7 +81,7 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
     for name, value in (("--model", args.model), ("--workdir", args.workdir)):
         if value is not None and (problem := text_problem(value)):
             return fail(f"{name} {problem}", 2)
-    adapter = adapters.get(args.harness)
+    adapter = NATIVE_ADAPTER if args.runtime == "native" else adapters.get(args.harness)
     if adapter is None:
         return fail(
             f"unknown harness {spawn.show(args.harness, 40)}; known: {', '.join(adapters.names())}",
@@ -110,6 +111,12 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
     if targets and args.max_tool_calls is not None:
         err(f"{PREFIX}: --max-tool-calls is not enforced in a dashboard pane")
 
+    if args.runtime == "native" and not targets:
+        return fail(
+            "no live dashboard took the request; --runtime native opens a pane in a "
+            "dashboard (start one with `zirv chat`)",
+            1,
+        )
     fallback_note = f"{PREFIX}: no live dashboard -- running {args.harness} inline in this terminal"
     for target in targets:
         req = spawn.SpawnRequest(
@@ -164,6 +171,8 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
             fallback_note = f"{PREFIX}: running {args.harness} inline in this terminal"
             continue
         return fail(reason, EXIT_BUDGET_EXHAUSTED if ack.budget_exhausted else 1, "dashboard_pane")
+    if args.runtime == "native":
+        return fail("no dashboard could open the native pane (see above)", 1, "dashboard_pane")
     if args.worktree:
         return _inline_in_worktree(args, prompt, adapter, repo, own_session, fallback_note, env)
     return run_inline(args, prompt, adapter, workdir or str(cwd), own_session, fallback_note, env)

@@ -17,6 +17,7 @@ from pathlib import Path
 from zirv_dash import adapters, outer_terminal, paths
 from zirv_dash.config import AdapterGate, ConfigError, Settings, load_adapter_gate, load_settings
 from zirv_dash.keymap import Keymap, KeymapError, load_keymap
+from zirv_dash.native_kind import NATIVE
 from zirv_dash.session_env import child_env, nesting_refusal
 
 MIN_COLUMNS = 80
@@ -45,9 +46,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-NATIVE = "native"
-"""The first pane's harness name for a native pane (`zirv_dash.dashboard.NATIVE`;
-not imported from there: `zirv chat` loads the dashboard only when one opens)."""
 RUNTIMES = ("wrapped", NATIVE)
 WRAPPED_ONLY = (("agent", "--agent"), ("model", "--model"), ("simple", "--simple"))
 """Flags that choose or shape a wrapped harness: a native pane's route (in

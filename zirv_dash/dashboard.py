@@ -24,13 +24,11 @@ from zirv_dash.dash_escapes import ESCAPE_SCAN as ESCAPE_SCAN
 from zirv_dash.dash_escapes import EscapeWatch
 from zirv_dash.errorlog import ErrorEntry as ErrorEntry
 from zirv_dash.errorlog import ErrorLog as ErrorLog
+from zirv_dash.native_kind import NATIVE as NATIVE
 from zirv_dash.pane import Pane, PaneSpec, PaneState
 from zirv_dash.ptysession import Ladder, PtySession
 from zirv_dash.session_env import child_env
 from zirv_dash.turn_signal import TurnSignalError, TurnSignalServer
-
-NATIVE = "native"
-"""The harness name of a native pane (zirv's own session, no child)."""
 
 log = logging.getLogger("zirv.dashboard")
 

@@ -19,18 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zirv_dash import paths
-from zirv_dash.adapters import Adapter
 from zirv_dash.attention import AttentionTracker, PaneState, ended_state
+from zirv_dash.native_kind import NATIVE, NATIVE_ADAPTER
 from zirv_dash.pane import Pane, PaneSpec
 
 if TYPE_CHECKING:
     from zirv_dash.dashboard import Dashboard
     from zirv_dash.native.engine import NativeSession
 
-NATIVE = "native"
-"""The pane kind, and the name it shows where a harness name goes."""
-NATIVE_ADAPTER = Adapter(name=NATIVE, binary="", builtin=True)
-"""Placeholder harness facts: a native pane has no command line, quit bytes or flags."""
 
 BUSY = frozenset({"generating", "executing"})
 

@@ -19,6 +19,7 @@ import msgspec
 
 from zirv_dash import paths
 from zirv_dash.adapters import ADAPTERS, Adapter
+from zirv_dash.native_kind import NATIVE, NATIVE_ADAPTER
 from zirv_dash.spawn.protocol import Role, SpawnAck, SpawnRequest, show
 from zirv_dash.textcheck import text_problem
 
@@ -286,8 +287,23 @@ def _identity_refusal(req: SpawnRequest, ctx: ValidationContext) -> Decision | N
 def _adapter_check(
     req: SpawnRequest, ctx: ValidationContext
 ) -> tuple[Adapter | None, Decision | None]:
-    if req.agent == "native":
-        return None, _policy("native panes are not available in this dashboard")
+    if req.agent == NATIVE:
+        # zirv's own session: its route (~/.zirv/native.toml) names the model,
+        # and it has no command line for flags or a system-prompt argument.
+        wrapped = [
+            name
+            for name, given in (
+                ("model", req.model is not None),
+                ("flags", bool(req.flags)),
+                ("system_prompt", req.system_prompt is not None),
+            )
+            if given
+        ]
+        if wrapped:
+            return None, _policy(
+                f"{', '.join(wrapped)}: not for a native pane (its route names the model)"
+            )
+        return NATIVE_ADAPTER, None
     adapter = ctx.adapters.get(req.agent)
     if adapter is None:
         return None, _policy(
