@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable
 
 from zirv_dash.dashboard import Dashboard, DashError
+from zirv_dash.native_kind import NATIVE
 from zirv_dash.pane import Pane
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev
@@ -78,13 +79,13 @@ class EngineHost:
         return self._facts(pane) if pane is not None else None
 
     def screen(self, session_id: str) -> Screen:
-        pane = self._pane(session_id)
+        pane = self._terminal(session_id)
         self._catch_up(pane)
         model = pane.model_view
         return Screen(model.columns, model.rows, model.cursor, model.lines(), model.version)
 
     def repaint(self, session_id: str) -> bytes:
-        pane = self._pane(session_id)
+        pane = self._terminal(session_id)
         self._catch_up(pane)
         return repaint.repaint(pane.model_view)
 
@@ -105,6 +106,11 @@ class EngineHost:
                 ErrorCode.UNSUPPORTED,
                 "this runtime opens harnesses by name (harness: shell, demo, claude, …); "
                 "a bare argv is not started",
+            )
+        if spec.harness == NATIVE:
+            raise HostError(
+                ErrorCode.UNSUPPORTED,
+                "native conversations are not started over protocol v1 by this runtime",
             )
         if spec.argv:
             raise HostError(
@@ -127,11 +133,11 @@ class EngineHost:
         return self._facts(pane)
 
     def send_input(self, session_id: str, data: bytes) -> None:
-        pane = self._live(session_id)
+        pane = self._live(self._terminal(session_id).short)
         self.engine.send_input(data, short=pane.short)
 
     def resize(self, session_id: str, columns: int, rows: int) -> SessionFacts:
-        pane = self._live(session_id)
+        pane = self._live(self._terminal(session_id).short)
         pane.resize(max(2, columns), max(2, rows))
         self._publish_if_changed(pane)
         return self._facts(pane)
@@ -218,6 +224,16 @@ class EngineHost:
         pane = self.engine.pane(session_id)
         if pane is None:
             raise HostError(ErrorCode.NOT_FOUND, f"no session {session_id!r}")
+        return pane
+
+    def _terminal(self, session_id: str) -> Pane:
+        """A pane with a terminal: a native conversation has none to read or type into."""
+        pane = self._pane(session_id)
+        if pane.kind != "pty":
+            raise HostError(
+                ErrorCode.UNSUPPORTED,
+                f"session {session_id} is a {pane.kind} conversation: it has no terminal",
+            )
         return pane
 
     def _live(self, session_id: str) -> Pane:

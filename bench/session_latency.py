@@ -1,0 +1,234 @@
+"""Key-to-glyph latency through the runtime's socket, next to the same engine in-process.
+
+Measured as bench/latency.py measures (bench/ptyterm.py: a key is written to a
+terminal, the clock stops when its echoed glyph is drawn back), with the same
+keys, gap and size. The focused session runs `cat`; under flood three other
+sessions run `yes`, `yes | cat` and `cat` of a big coloured file in a loop.
+
+- in-process: one process runs the engine (`session.runtime.open_host`, the very
+  engine `zirv session serve` runs) and passes the first pane's raw output to its
+  terminal, its keys to the pane — what an attach client does, with no socket.
+- socket: `zirv session serve` in its own process and `zirv session attach` in
+  the terminal: the key goes client → socket → runtime → PTY, the echo PTY →
+  runtime → socket → client → terminal.
+- dashboard (optional, `--dashboard`): bench/latency.py's in-process dashboard
+  column, for reference (it draws through Textual, a different path).
+
+    python bench/session_latency.py [--keys 200] [--dashboard]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import termios
+import tty
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+import latency  # noqa: E402
+from ptyterm import PtyTerminal, percentile  # noqa: E402
+
+COLS, ROWS = latency.COLS, latency.ROWS
+FLOOD_KEY = b"\x02"
+"""In the in-process child: start the floods (never forwarded to the pane)."""
+
+
+def flood_commands(big: Path) -> list[bytes]:
+    return [b"yes\r", b"yes | cat\r", f"while :; do cat {big}; done\r".encode()]
+
+
+# -- the in-process child ------------------------------------------------------------------
+
+
+async def inproc_child(big: Path) -> None:
+    from zirv_dash.session.host import SessionOutput, StartSpec
+    from zirv_dash.session.runtime import open_host
+
+    host = open_host()
+    spec = StartSpec(argv=[], harness="shell", columns=COLS, rows=ROWS)
+    ids = [(await host.start(spec)).id for _ in range(4)]
+    first = ids[0]
+
+    def show(event: object) -> None:
+        if isinstance(event, SessionOutput) and event.session_id == first:
+            view = memoryview(event.data)
+            while view:
+                view = view[os.write(1, view) :]
+
+    host.subscribe(show)
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+
+    def on_key() -> None:
+        data = os.read(0, 4096)
+        if not data:
+            if not done.done():
+                done.set_result(None)
+            return
+        if FLOOD_KEY in data:
+            for sid, command in zip(ids[1:], flood_commands(big), strict=True):
+                host.send_input(sid, command)
+            data = data.replace(FLOOD_KEY, b"")
+        if data:
+            host.send_input(first, data)
+
+    saved = termios.tcgetattr(0)
+    tty.setraw(0)
+    loop.add_reader(0, on_key)
+    try:
+        await done
+    finally:
+        loop.remove_reader(0)
+        termios.tcsetattr(0, termios.TCSADRAIN, saved)
+        await host.close()
+
+
+def run_inproc(keys: int, tmp: Path, big: Path) -> dict[str, list[float]]:
+    repo = tmp / "repo"
+    repo.mkdir()
+    env = latency.base_env(tmp / "state")
+    env["PYTHONPATH"] = str(HERE.parent)
+    argv = [sys.executable, str(Path(__file__).resolve()), "--inproc-child", str(big)]
+    term = _terminal(argv, env, repo)
+    results: dict[str, list[float]] = {}
+    try:
+        term.read_for(3.0)
+        term.write(b"cat\r")
+        term.read_for(0.5)
+        results["idle"] = latency.measure(term, keys)
+        term.write(FLOOD_KEY)
+        term.read_for(1.0)
+        results["flood"] = latency.measure(term, keys)
+    finally:
+        term.close()
+    return results
+
+
+# -- through the socket ----------------------------------------------------------------------
+
+
+def run_socket(keys: int, tmp: Path, big: Path) -> dict[str, list[float]]:
+    repo = tmp / "repo"
+    repo.mkdir()
+    state = tmp / "state"
+    env = latency.base_env(state)
+    env["PYTHONPATH"] = str(HERE.parent)
+    os.environ["ZIRV_CTX_STATE_DIR"] = str(state)  # this process's client calls
+    from zirv_dash.session import blocking, cli
+
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    assert serve.stdout is not None
+    if "listening at" not in serve.stdout.readline():
+        raise SystemExit("the runtime did not start")
+    results: dict[str, list[float]] = {}
+    term: PtyTerminal | None = None
+    try:
+        params = {"harness": "shell", "columns": COLS, "rows": ROWS}
+        ids = [blocking.call("session.start", params)["session"]["id"] for _ in range(4)]
+        argv = [sys.executable, "-m", "zirv_dash.session.cli", "session", "attach", ids[0]]
+        term = _terminal(argv, env, repo)
+        term.read_for(3.0)
+        term.write(b"cat\r")
+        term.read_for(0.5)
+        results["idle"] = latency.measure(term, keys)
+        for sid, command in zip(ids[1:], flood_commands(big), strict=True):
+            blocking.call("session.send_input", {"session": sid, "text": command.decode()})
+        term.read_for(1.0)
+        results["flood"] = latency.measure(term, keys)
+    finally:
+        if term is not None:
+            term.close()
+        with contextlib.suppress(Exception):
+            cli.stop_runtime(timeout=30)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            serve.wait(30)
+        if serve.poll() is None:
+            serve.kill()
+    return results
+
+
+def _terminal(argv: list[str], env: dict[str, str], cwd: Path) -> PtyTerminal:
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return PtyTerminal(argv, COLS, ROWS, env)
+    finally:
+        os.chdir(old)
+
+
+# -- report ------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--keys", type=int, default=200)
+    parser.add_argument("--gap-ms", type=float, default=40.0, help="pause between keys")
+    parser.add_argument("--dashboard", action="store_true", help="add the dashboard column")
+    parser.add_argument("--inproc-child", metavar="BIG", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.inproc_child:
+        asyncio.run(inproc_child(Path(args.inproc_child)))
+        return 0
+    latency.GAP = args.gap_ms / 1000
+    columns: dict[str, dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="zsl-", dir="/tmp") as tmpdir:
+        tmp = Path(tmpdir)
+        big = latency.big_file(tmp)
+        for name in ("in-process", "socket", "dashboard"):
+            (tmp / name).mkdir()
+        columns["in-process"] = run_inproc(args.keys, tmp / "in-process", big)
+        columns["socket"] = run_socket(args.keys, tmp / "socket", big)
+        if args.dashboard:
+            columns["dashboard"] = latency.run_dashboard(args.keys, tmp / "dashboard")
+    report(columns, args.keys, args.gap_ms)
+    return 0
+
+
+def report(columns: dict[str, dict[str, list[float]]], keys: int, gap_ms: float) -> None:
+    print(
+        f"key-to-glyph latency, {keys} keys per phase, one every {gap_ms:.0f} ms, "
+        f"{COLS}x{ROWS} (ms)"
+    )
+    heads = [f"{name} {q}" for name in columns for q in ("p50", "p99")]
+    print(
+        f"{'phase':<8}"
+        + "".join(f"{h:>16}" for h in heads)
+        + "".join(f"{'lost ' + name:>16}" for name in columns)
+    )
+    for phase in ("idle", "flood"):
+        cells = ""
+        lost = ""
+        for results in columns.values():
+            values = results.get(phase, [])
+            for q in (50, 99):
+                cells += f"{percentile(values, q):16.2f}" if values else f"{'–':>16}"
+            lost += f"{keys - len(values):>16}"
+        print(f"{phase:<8}{cells}{lost}")
+    ours, base = columns.get("socket", {}), columns.get("in-process", {})
+    for phase in ("idle", "flood"):
+        a, b = ours.get(phase, []), base.get(phase, [])
+        if a and b:
+            print(
+                f"{phase}: socket over in-process p50 {percentile(a, 50) / percentile(b, 50):.2f}x,"
+                f" p99 {percentile(a, 99) / percentile(b, 99):.2f}x (target <= 1.2x)"
+            )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
