@@ -63,7 +63,7 @@ class BroadcastActions:
         rows = [
             PickRow(p.short, f"{p.title} {p.agent}", focused=p is focused)
             for p in screen.dash.panes
-            if p.alive
+            if p.alive and p.short in screen.views  # a terminal pane (not a native one)
         ]
         chosen = [focused.short] if focused is not None and focused.alive else []
         screen.app.push_screen(BroadcastPicker(rows, chosen), self._picked)
