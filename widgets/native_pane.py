@@ -23,6 +23,7 @@ from textual.widgets import Static
 from widgets.native_approval import NativeApproval
 from widgets.native_composer import NativeComposer
 from widgets.native_transcript import TranscriptView, to_text
+from widgets.pane_header import shorten_home
 from zirv_dash.native.drafts import PersistedDraft, QueuedInput, load_draft, save_draft
 from zirv_dash.native.engine import NativeSession
 from zirv_dash.native.filerefs import completions
@@ -247,7 +248,7 @@ class NativePane(Widget):
             route.billing,
             state,
             snap.context_left,
-            str(self.session.workdir.root),
+            shorten_home(str(self.session.workdir.root)),
             self._branch,
             self.notice,
             max(20, self.size.width - 2),
