@@ -15,6 +15,10 @@ sessions run `yes`, `yes | cat` and `cat` of a big coloured file in a loop.
   column, for reference (it draws through Textual, a different path).
 
     python bench/session_latency.py [--keys 200] [--dashboard]
+    python bench/session_latency.py --idle [--panes 9] [--seconds 20]
+
+`--idle`: CPU of the runtime's process tree plus an attached client with idle
+shell panes, next to the in-process dashboard's (bench/idle.py's method).
 """
 
 from __future__ import annotations
@@ -172,6 +176,80 @@ def _terminal(argv: list[str], env: dict[str, str], cwd: Path) -> PtyTerminal:
         os.chdir(old)
 
 
+# -- idle CPU ------------------------------------------------------------------------------------
+
+
+def idle_runtime(panes: int, seconds: float, tmp: Path) -> tuple[float, float]:
+    """CPU % of the runtime's tree and of an attached client, `panes` idle shells."""
+    import threading
+
+    import idle
+
+    repo = tmp / "repo"
+    repo.mkdir()
+    state = tmp / "state"
+    env = latency.base_env(state)
+    env["PYTHONPATH"] = str(HERE.parent)
+    os.environ["ZIRV_CTX_STATE_DIR"] = str(state)
+    from zirv_dash.session import blocking, cli
+
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    assert serve.stdout is not None
+    if "listening at" not in serve.stdout.readline():
+        raise SystemExit("the runtime did not start")
+    term: PtyTerminal | None = None
+    try:
+        params = {"harness": "shell", "columns": COLS, "rows": ROWS}
+        ids = [blocking.call("session.start", params)["session"]["id"] for _ in range(panes)]
+        argv = [sys.executable, "-m", "zirv_dash.session.cli", "session", "attach", ids[0]]
+        term = _terminal(argv, env, repo)
+        term.read_for(12.0)  # past the idle threshold, as bench/idle.py waits
+        reader = threading.Thread(target=lambda: term.read_for(seconds + 1), daemon=True)
+        reader.start()
+        got: dict[str, float] = {}
+
+        def runtime_side() -> None:
+            got["runtime"] = idle.sample(serve.pid, seconds)[0]
+
+        side = threading.Thread(target=runtime_side)
+        side.start()
+        got["client"] = idle.sample(term.pid, seconds)[0]
+        side.join()
+        reader.join()
+        return got["runtime"], got["client"]
+    finally:
+        if term is not None:
+            term.close()
+        with contextlib.suppress(Exception):
+            cli.stop_runtime(timeout=30)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            serve.wait(30)
+        if serve.poll() is None:
+            serve.kill()
+
+
+def report_idle(panes: int, seconds: float) -> None:
+    import idle
+
+    with tempfile.TemporaryDirectory(prefix="zsi-", dir="/tmp") as tmpdir:
+        tmp = Path(tmpdir)
+        (tmp / "r").mkdir()
+        (tmp / "d").mkdir()
+        runtime, client = idle_runtime(panes, seconds, tmp / "r")
+        dash = idle.dashboard(panes, seconds, tmp / "d")[0]
+    print(f"idle CPU, {panes} idle shell panes, {seconds:.0f} s (% of one core)")
+    print(f"runtime tree {runtime:.2f} + attach client {client:.2f} = {runtime + client:.2f}")
+    print(f"in-process dashboard tree {dash:.2f}")
+
+
 # -- report ------------------------------------------------------------------------------------
 
 
@@ -180,10 +258,16 @@ def main() -> int:
     parser.add_argument("--keys", type=int, default=200)
     parser.add_argument("--gap-ms", type=float, default=40.0, help="pause between keys")
     parser.add_argument("--dashboard", action="store_true", help="add the dashboard column")
+    parser.add_argument("--idle", action="store_true", help="idle CPU instead of latency")
+    parser.add_argument("--seconds", type=float, default=20.0, help="idle sample length")
+    parser.add_argument("--panes", type=int, default=9, help="idle panes")
     parser.add_argument("--inproc-child", metavar="BIG", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inproc_child:
         asyncio.run(inproc_child(Path(args.inproc_child)))
+        return 0
+    if args.idle:
+        report_idle(args.panes, args.seconds)
         return 0
     latency.GAP = args.gap_ms / 1000
     columns: dict[str, dict[str, list[float]]] = {}
