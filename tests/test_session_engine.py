@@ -231,3 +231,27 @@ def test_stop_runtime_ends_every_session_and_leaves_no_process(
     assert [pid for pid in below if pid_exists(pid)] == []
     log = (short_state / "s" / "runtime.log").read_text()
     assert "listening at" in log and "shutting down 2 pane(s)" in log  # the engine's own lines
+
+
+async def test_hostile_clients_leave_the_engine_runtime_and_its_sessions_serving(
+    repo: Path,
+) -> None:
+    async with engine_server(repo) as (server, _host), connected(server) as good:
+        sid = (await good.call("session.start", {"harness": "shell"}))["session"]["id"]
+        assert server.path is not None
+        reader, writer = await asyncio.open_unix_connection(os.fspath(server.path))
+        await reader.readline()  # hello
+        writer.write(b"not json at all\n\xff\xfe\n")
+        for _ in range(2):
+            assert b'"bad_frame"' in await reader.readline()
+        writer.write(b'{"id": 1, "method": "server.ping", "params": {"pad": "')
+        writer.write(b"x" * (3 * 1024 * 1024))  # over the frame limit, no newline yet
+        assert b'"frame_too_large"' in await reader.readline()
+        writer.close()
+        _half_reader, half = await asyncio.open_unix_connection(os.fspath(server.path))
+        half.write(b'{"id": 2, "method": "session.send_input", "params": {"session": "')
+        await half.drain()
+        half.close()  # cut off mid-frame: never acted on
+        await good.call("session.send_input", {"session": sid, "text": "echo alive-$((5*5))\r"})
+        assert "alive-25" in await screen_shows(good, sid, "alive-25")
+        assert (await good.call("server.ping"))["pong"]
