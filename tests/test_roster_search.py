@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from textual.pilot import Pilot
 
@@ -111,3 +113,18 @@ async def test_a_search_looks_inside_folded_groups_and_matches_branches() -> Non
         assert lines[2].startswith(" ▾ api"), lines
         assert lines[3].startswith("2├▲ a1b2c3d4") and lines[4].startswith("4└◆ c9d0e1f2")
         assert lines[5] == "" and sidebar.first_match() == "a1b2c3d4"
+
+
+async def test_selection_moving_into_a_folded_group_unfolds_it() -> None:
+    app = RosterApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        sidebar = await settle(pilot)
+        sidebar.set_collapsed(API.key, True)
+        # The same selection redrawn (a spinner tick) keeps the fold.
+        sidebar.update_rows(list(sidebar.rows), 1)
+        assert API.key in sidebar.collapsed
+        moved = [replace(r, selected=r.key == "a1b2c3d4") for r in sidebar.rows]
+        sidebar.update_rows(moved, 2)
+        assert API.key not in sidebar.collapsed
+        await pilot.pause(0)
+        assert shown(sidebar)[5].startswith("2├▲ a1b2c3d4")

@@ -140,10 +140,17 @@ class Sidebar(Widget):
         self, rows: list[RosterRow], tick: int, groups: Mapping[str, RowGroup] | None = None
     ) -> None:
         """Refresh only the lines that changed (a spinner frame redraws one cell's line).
-        `groups`: row key → group, for the rows that have one (None: no grouping)."""
+        `groups`: row key → group, for the rows that have one (None: no grouping).
+        Selection moving onto a row of a folded group unfolds it, as upstream's
+        keyboard movement reveals the row it lands on."""
+        before = next((r.key for r in self.rows if r.selected), None)
         self.rows, self.tick = rows, tick
         if groups is not None:
             self.groups = dict(groups)
+        after = next((r.key for r in rows if r.selected), None)
+        if after is not None and after != before:
+            group = self.group_of(after)
+            self.collapsed.discard(group or "")
         self._relayout()
 
     def _relayout(self) -> None:
