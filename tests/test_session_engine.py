@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -178,6 +179,8 @@ def test_mail_is_typed_into_a_detached_session_by_the_runtime(
 ) -> None:
     """Nobody attached: the runtime's own mail sweep delivers into the pane,
     session.screen shows it, and a reattach repaints it."""
+    # The first session is the orchestrator, which is only advised of mail.
+    blocking.call("session.start", {"harness": "shell", "name": "orch"})
     started = blocking.call("session.start", {"harness": "demo", "name": "worker"})["session"]
     sid, pid = started["id"], started["pid"]
     blocking.call("session.wait", {"session": sid, "text": "demo agent", "timeout": 30}, timeout=40)
@@ -255,3 +258,24 @@ async def test_hostile_clients_leave_the_engine_runtime_and_its_sessions_serving
         await good.call("session.send_input", {"session": sid, "text": "echo alive-$((5*5))\r"})
         assert "alive-25" in await screen_shows(good, sid, "alive-25")
         assert (await good.call("server.ping"))["pong"]
+
+
+def test_a_spawn_request_from_inside_a_session_opens_a_pane_with_nobody_attached(
+    engine_runtime: subprocess.Popen[str],
+) -> None:
+    """`zirv agent` typed in a runtime session reaches the runtime's own intake."""
+    shell = blocking.call("session.start", {"harness": "shell", "name": "orch"})["session"]
+    agent = f"{sys.executable} -m zirv_dash.cli agent demo 'write the notes'; echo agent-rc-$?"
+    blocking.call("session.send_input", {"session": shell["id"], "text": agent + "\r"})
+    deadline = time.monotonic() + 60
+    while True:
+        sessions = blocking.call("session.list")["sessions"]
+        workers = [s for s in sessions if s["harness"] == "demo"]
+        if workers:
+            break
+        assert time.monotonic() < deadline, blocking.call("session.read", {"session": shell["id"]})
+        time.sleep(0.1)
+    (worker,) = workers
+    assert worker["state"] == "running" and pid_exists(worker["pid"])
+    params = {"session": shell["id"], "text": "agent-rc-0", "timeout": 45}
+    blocking.call("session.wait", params, timeout=55)

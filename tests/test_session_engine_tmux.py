@@ -145,6 +145,7 @@ def test_observer_busy_and_takeover(engine_runtime: subprocess.Popen[str], term:
 def test_detach_mail_is_delivered_then_reattach_shows_it(
     engine_runtime: subprocess.Popen[str], term: Tmux, short_state: Path
 ) -> None:
+    start("shell", "orch")  # the orchestrator: mail bodies go to the worker
     sid = str(start("demo", "work")["id"])
     term.start([*ATTACH, "work"], 100, 30)
     term.wait_for("demo agent")

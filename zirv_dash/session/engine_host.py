@@ -123,8 +123,12 @@ class EngineHost:
         # the one every pane a dashboard shows shares).
         dash.pane_columns, dash.pane_rows = max(2, spec.columns), max(2, spec.rows)
         self._pending_name = spec.name
+        # The first session is the repository's orchestrator, as a dashboard's
+        # first pane is (it may delegate; a worker may not delegate onward).
+        has_orchestrator = any(p.role == "orchestrator" for p in dash.live_panes)
+        role = "worker" if has_orchestrator else "orchestrator"
         try:
-            pane = self.engine.open_pane(spec.harness, focus=False, cwd=spec.cwd)
+            pane = self.engine.open_pane(spec.harness, focus=False, cwd=spec.cwd, role=role)
         except DashError as exc:
             raise HostError(ErrorCode.FAILED, str(exc)) from exc
         finally:

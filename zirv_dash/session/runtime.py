@@ -18,17 +18,19 @@ identity.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
-from zirv_dash import adapters, paths
+from zirv_dash import adapters, paths, records, roster
 from zirv_dash.config import load_adapter_gate, load_settings
-from zirv_dash.dashboard import Dashboard
+from zirv_dash.dashboard import Dashboard, DashError
 from zirv_dash.handover_transcript import _claude_transcript
 from zirv_dash.roster import RosterPane, _is_uuid
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev
 from zirv_dash.session.engine_host import EngineHost
 from zirv_dash.session.protocol import NotResumed
+from zirv_dash.textcheck import UnencodableText
 
 log = logging.getLogger("zirv.session.runtime")
 
@@ -44,6 +46,7 @@ def open_host(repo: Path | None = None) -> EngineHost:
     host.on_restore = lambda offer: restore(host, offer)
     engine.start()
     engine.intake.begin()  # opens the spawn channel and reads the roster
+    restore_orchestrator(host)
     return host
 
 
@@ -70,6 +73,54 @@ def why_not(entry: RosterPane) -> str:
     return "its conversation could not be verified"
 
 
+def restore_orchestrator(host: EngineHost) -> None:
+    """The roster's orchestrator entry (the intake's offer leaves it out: a
+    dashboard launch makes a fresh one): resumed when verified, else reported."""
+    dash = host.dash
+    state = paths.state_dir()
+    doc = roster._read_doc(roster.consumed_path(state, dash.slug))
+    if doc is None or time.time() - doc.written > dash.settings.dash.roster_max_age_secs:
+        return
+    for item in doc.panes:
+        try:
+            entry = RosterPane.from_json(item, [], source="restore roster")
+        except (UnencodableText, records.RecordError):
+            continue  # the intake already reported it
+        if entry.role != "orchestrator" or roster.session_is_live(state, entry):
+            continue
+        if conversation_reference(entry) is None:
+            report(host, entry)
+            continue
+        adapter = adapters.get(entry.agent)
+        assert adapter is not None  # conversation_reference checked it
+        try:
+            host.engine.open_pane(
+                entry.agent,
+                role="orchestrator",
+                session_id=entry.session_id,
+                argv=roster.restore_argv(adapter, entry),
+                model=entry.model,
+                cwd=entry.cwd,
+                focus=False,
+            )
+        except DashError as exc:
+            log.error("restore %s: %s", entry.short, exc)
+            report(host, entry, str(exc))
+
+
+def report(host: EngineHost, entry: RosterPane, reason: str = "") -> None:
+    reason = reason or why_not(entry)
+    log.info("not resuming %s (%s): %s", entry.short, entry.agent, reason)
+    host.not_resumed.append(
+        NotResumed(
+            predecessor=entry.short or paths.short_id(entry.session_id),
+            name=entry.title,
+            harness=entry.agent,
+            reason=reason,
+        )
+    )
+
+
 def restore(host: EngineHost, offer: ev.RestoreOffered) -> None:
     """Resume what can be verified; report the rest as not resumed."""
     resumed: list[RosterPane] = []
@@ -79,16 +130,7 @@ def restore(host: EngineHost, offer: ev.RestoreOffered) -> None:
             log.info("resuming %s (%s): %s", entry.short, entry.agent, reference)
             resumed.append(entry)
             continue
-        reason = why_not(entry)
-        log.info("not resuming %s (%s): %s", entry.short, entry.agent, reason)
-        host.not_resumed.append(
-            NotResumed(
-                predecessor=entry.short or paths.short_id(entry.session_id),
-                name=entry.title,
-                harness=entry.agent,
-                reason=reason,
-            )
-        )
+        report(host, entry)
     # Every entry is answered now: resumed ones are respawned (with the
     # harness's resume argv), the others are not offered again.
     host.engine.intake.restore_done(resumed)
