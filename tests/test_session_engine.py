@@ -279,3 +279,17 @@ def test_a_spawn_request_from_inside_a_session_opens_a_pane_with_nobody_attached
     assert worker["state"] == "running" and pid_exists(worker["pid"])
     params = {"session": shell["id"], "text": "agent-rc-0", "timeout": 45}
     blocking.call("session.wait", params, timeout=55)
+
+
+async def test_turn_signals_are_observed_with_nobody_attached(repo: Path) -> None:
+    async with engine_server(repo) as (server, host), connected(server) as client:
+        await client.call("session.start", {"harness": "shell", "name": "orch"})
+        sid = (await client.call("session.start", {"harness": "demo"}))["session"]["id"]
+        pane = host.engine.pane(sid)
+        assert pane is not None
+        await screen_shows(client, sid, "demo agent")
+        await client.call("session.send_input", {"session": sid, "text": "tidy the notes\r"})
+        async with asyncio.timeout(30):
+            while pane.turn_signal_at is None:  # the demo's Stop hook, on its socket
+                await asyncio.sleep(0.02)
+        assert server.seats.attached_clients(sid) == set()
