@@ -10,7 +10,10 @@ mode label. The composer never answers an approval: it has no path to one.
 from __future__ import annotations
 
 from textual import events
+from textual.geometry import Region
 from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 MODES = ("default", "accept-edits", "plan")
@@ -56,6 +59,19 @@ class NativeComposer(TextArea):
         self._stash = ""
         self.mode = MODES[0]
         self.completion: str | None = None  # what Tab puts in place of the last token
+        self._css_key: tuple[object, ...] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """TextArea re-derives its theme from CSS on every render (a few ms a
+        keystroke); here only when what it reads changed: the widget's style (it
+        carries the focus and theme rules) and the app theme."""
+        theme = self._theme
+        if theme is not None:
+            key = (self.rich_style, self.app.current_theme.name, self.has_focus, id(theme))
+            if key != self._css_key:
+                theme.apply_css(self)
+                self._css_key = key
+        return ScrollView.render_lines(self, crop)
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key

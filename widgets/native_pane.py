@@ -222,7 +222,9 @@ class NativePane(Widget):
         mode = HINTS[self.session.submit_mode()]
         waiting = f"   ⧗ {len(queued)} queued" if queued else ""
         label = f"   {self.composer.mode} mode" if self.composer.mode != "default" else ""
-        self.query_one("#native-hint", Static).update(f"  ? for shortcuts   {mode}{waiting}{label}")
+        # Through `_put`: this runs on every activity tick, and an update that
+        # changes nothing would still relayout the whole screen around it.
+        self._put("#native-hint", f"  ? for shortcuts   {mode}{waiting}{label}")
 
     def deliver(self, text: str) -> str:
         """Text from outside the composer (mail, a nudge) through the same submit
@@ -285,7 +287,8 @@ class NativePane(Widget):
         rows = completions(self.session.workdir, draft)[:6]
         box = self.query_one("#native-complete", Static)
         self.composer.completion = rows[0][0] if rows else None
-        box.display = bool(rows)
+        if box.display != bool(rows):
+            box.display = bool(rows)
         if rows:
             text = "\n".join(f"  {label:<28}{detail}" for label, detail in rows)
             box.update(Text(text, style="dim"))
