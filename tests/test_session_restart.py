@@ -32,7 +32,7 @@ pytestmark = pytest.mark.timeout(90)
 
 
 def test_after_a_restart_shell_and_demo_sessions_are_reported_not_resumed(
-    engine_runtime: subprocess.Popen[str], short_state: Path
+    engine_runtime: subprocess.Popen[str], short_state: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first = identity.read()
     assert first is not None and first.pid == engine_runtime.pid
@@ -59,6 +59,11 @@ def test_after_a_restart_shell_and_demo_sessions_are_reported_not_resumed(
         assert second is not None and second.pid == again.pid
         assert second.instance != first.instance  # minted fresh at every start
         assert second.last_client_at is not None
+        capsys.readouterr()
+        assert cli.session_main(["list"]) == 0
+        out = capsys.readouterr().out
+        assert f"not resumed: {shell['id']} work (shell): shell has no conversation" in out
+        assert "no sessions" in out
     finally:
         end_runtime(again)
 

@@ -262,6 +262,9 @@ def _list(as_json: bool) -> int:
         _print_json(result)
         return 0
     sessions = result.get("sessions", [])
+    for gone in result.get("not_resumed", []):
+        name = f" {gone['name']}" if gone.get("name") else ""
+        print(f"not resumed: {gone['predecessor']}{name} ({gone['harness']}): {gone['reason']}")
     if not sessions:
         print("no sessions")
         return 0
