@@ -142,7 +142,9 @@ class Chrome:
         tick = self.tick()
         sidebar_visible = screen.sidebar_visible()
         if sidebar_visible:
-            screen.query_one(Sidebar).update_rows(self._rows(states, focused), tick)
+            screen.query_one(Sidebar).update_rows(
+                self._rows(states, focused), tick, screen.roster.groups(dash.panes)
+            )
         self._header(states, focused, sidebar_visible, tick)
         if focused is not None:
             self._pane_header(focused, states[focused.short], now, tick)
@@ -161,6 +163,7 @@ class Chrome:
                 focused=p is focused,
                 selected=p is focused,
                 dim=not p.alive,
+                marker=self._screen.broadcast.marker(p.short),
                 badge=self._badge(p),
                 note=p.ended_note(),
             )
@@ -178,7 +181,8 @@ class Chrome:
         if not sidebar:
             tabs = [
                 Tab(
-                    name=p.title if p.role == "orchestrator" else p.short[:4],
+                    name=screen.broadcast.marker(p.short)
+                    + (p.title if p.role == "orchestrator" else p.short[:4]),
                     state=states[p.short],
                     focused=p is focused,
                     badge=self._badge(p),
@@ -190,7 +194,7 @@ class Chrome:
             working=working,
             needs_you=needs,
             ended=len(dash.panes) - sessions,
-            notice=dash.current_notice(),
+            notice=dash.current_notice() or screen.broadcast.header_text() or None,
             errors=len(unacked),
             latest_error=unacked[0].text if unacked else "",
             tip=screen.tip,

@@ -23,6 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
 
+from screens.broadcast_actions import BroadcastActions
 from screens.chrome import Chrome
 from screens.handover_actions import HandoverActions
 from screens.input_router import WHEEL_STEP, InputRouter
@@ -30,6 +31,7 @@ from screens.lifecycle_actions import LifecycleActions
 from screens.mail_actions import MailActions
 from screens.pane_actions import PaneActions
 from screens.review_actions import ReviewActions
+from screens.roster_actions import RosterActions
 from widgets.footer_bar import FooterBar
 from widgets.header_bar import HeaderBar
 from widgets.native_pane import NativePane
@@ -74,12 +76,16 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.lifecycle = LifecycleActions(self)
         self.handover = HandoverActions(self)
         self.review = ReviewActions(self)
+        self.broadcast = BroadcastActions(self)
+        self.roster = RosterActions(self)
         self._controllers: tuple[object, ...] = (
             self.panes,
             self.mail,
             self.lifecycle,
             self.handover,
             self.review,
+            self.broadcast,
+            self.roster,
         )
         self._unsubscribe: Callable[[], None] | None = None
 

@@ -39,6 +39,12 @@ class InputRouter:
         """Run the key; returns the widget that should get it through Textual
         instead (a native pane's own keys), else None."""
         screen = self._screen
+        if screen.roster.capturing:  # the roster's search field is editing
+            screen.roster.key(key, character)
+            return None
+        if screen.broadcast.active and not screen.keys.armed and screen.broadcast.ends_on(key):
+            screen.broadcast.stop()
+            return None
         result = screen.keys.feed(key, character)
         if self._keylog is not None:
             # Diagnostics without content: printable keys are logged by kind only.
@@ -52,6 +58,7 @@ class InputRouter:
                 return native  # its composer, dialog and bindings take it
             if view is not None:
                 view.send_key(key, character)
+                screen.broadcast.fan_out(key, character)
             return None  # typing costs nothing beyond the write
         if result.verdict is Verdict.LITERAL_PREFIX:
             if view is not None and native is None:
@@ -63,12 +70,16 @@ class InputRouter:
         return None
 
     def paste(self, text: str) -> Widget | None:
+        if self._screen.roster.capturing:
+            self._screen.roster.paste(text)
+            return None
         native = self._screen.focused_native()
         if native is not None:
             return native  # one block into its composer
         view = self._screen.review.focused_view()
         if view is not None:
             view.send_paste(text)
+            self._screen.broadcast.fan_out_paste(text)
         return None
 
     def wheel(self, event: events.MouseEvent, lines: int) -> None:
