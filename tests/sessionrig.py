@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -119,6 +120,26 @@ def descendants(pid: int) -> set[int]:
                 found.add(child)
                 todo.append(child)
     return found
+
+
+def is_guard(pid: int) -> bool:
+    """The child-cleanup guard (zirv_dash/guard.py) a runtime starts."""
+    try:
+        return b"guard.py" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def wait_gone(pids: set[int], timeout: float = 10.0) -> list[int]:
+    """Those of `pids` still alive after `timeout` seconds ([] once all are gone)."""
+    from zirv_dash.procinfo import pid_exists
+
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = sorted(p for p in pids if pid_exists(p))
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
 
 
 @contextlib.asynccontextmanager

@@ -16,7 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.sessionrig import connected, descendants, engine_runtime, short_state
+from tests.sessionrig import (
+    connected,
+    descendants,
+    engine_runtime,
+    is_guard,
+    short_state,
+    wait_gone,
+)
 from zirv_dash import mail, paths, registry
 from zirv_dash.procinfo import pid_exists
 from zirv_dash.session import blocking, cli
@@ -230,8 +237,10 @@ def test_stop_runtime_ends_every_session_and_leaves_no_process(
     assert shell["pid"] in below and len(below) >= 5  # two children, two jobs, the guard
     assert cli.session_main(["stop", "--runtime"]) == 0
     assert "runtime stopped" in capsys.readouterr().out
-    engine_runtime.wait(30)
-    assert [pid for pid in below if pid_exists(pid)] == []
+    # The CLI returns once the runtime is gone, and it ended every pane and job first.
+    assert [pid for pid in below if pid_exists(pid) and not is_guard(pid)] == []
+    engine_runtime.wait(10)
+    assert wait_gone(below) == []  # the guard follows its owner on its pipe's EOF
     log = (short_state / "s" / "runtime.log").read_text()
     assert "listening at" in log and "shutting down 2 pane(s)" in log  # the engine's own lines
 

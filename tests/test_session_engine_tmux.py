@@ -16,7 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.sessionrig import descendants, engine_env, engine_runtime, short_state
+from tests.sessionrig import (
+    descendants,
+    engine_env,
+    engine_runtime,
+    is_guard,
+    short_state,
+    wait_gone,
+)
 from tests.tmuxharness import Tmux
 from zirv_dash import mail, paths, procinfo, registry
 from zirv_dash.session import blocking as client
@@ -191,8 +198,9 @@ def test_stop_yes_and_stop_runtime_leave_no_process(
     start("demo", "agent")
     below = descendants(engine_runtime.pid)
     assert cli.session_main(["stop", "--runtime"]) == 0
-    engine_runtime.wait(30)
-    # The guard notices its owner's exit on its pipe's EOF, a moment later.
-    eventually(lambda: not [p for p in below if procinfo.pid_exists(p)], "nothing left", 10)
+    # It returns once the runtime is gone, which ended every pane first.
+    assert [p for p in below if procinfo.pid_exists(p) and not is_guard(p)] == []
+    engine_runtime.wait(10)
+    assert wait_gone(below) == []  # the guard follows on its pipe's EOF, a moment later
     with pytest.raises(client.NotRunning):
         client.call("server.ping", timeout=2.0)

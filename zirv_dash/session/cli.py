@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 HostFactory = Callable[[], "Host"]
 LOG_NAME = "runtime.log"
 STOP_WAIT = 10.0
+RUNTIME_STOP_WAIT = 45.0
+"""The runtime runs every pane's termination ladder (a grace, then SIGKILL) first."""
 
 
 class _Usage(Exception):
@@ -295,20 +297,22 @@ def _stop_session(ref: str, yes: bool) -> int:
     return 0
 
 
-def stop_runtime(timeout: float = STOP_WAIT) -> int:
+def stop_runtime(timeout: float = RUNTIME_STOP_WAIT) -> int:
     """SIGTERM to the process listening at the socket (its pid and uid come from
-    the kernel, never from a file), then wait until it no longer answers."""
+    the kernel, never from a file), then wait until that process (pid *and*
+    start time) is gone: it ends every session's processes on its way out."""
+    from zirv_dash import procinfo
+
     path = endpoint.socket_path()
     pid, uid = client.server_credentials(path)
     if uid != os.getuid():
         print(f"zirv session stop: the runtime belongs to uid {uid}", file=sys.stderr)
         return 1
+    started = procinfo.process_start_time(pid)
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            client.server_credentials(path, timeout=1.0)
-        except (client.NotRunning, OSError):
+        if not procinfo.is_same_process(pid, started):
             print("zirv session: runtime stopped")
             return 0
         time.sleep(0.05)
