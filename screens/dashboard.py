@@ -51,6 +51,11 @@ from zirv_dash.runtime.native_pane import NativeSessionPane
 log = logging.getLogger("zirv.dashboard")
 
 SIDEBAR_MIN_COLUMNS = 100
+NATIVE_UNAVAILABLE = {
+    "handover": "a native pane has no harness to hand over (its route is in native.toml)",
+    "copy_mode": "a native pane's transcript scrolls and copies itself",
+}
+"""Chords that act on a pane's child or terminal screen: not for a native pane."""
 
 
 class DashboardScreen(Screen[None], inherit_bindings=False):
@@ -365,6 +370,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         """Why chord `action` cannot run now (palette, hints), or None."""
         if not action.startswith("focus_") and self._handler(action) is None:
             return "not available in this build"
+        if action in NATIVE_UNAVAILABLE and self.focused_native() is not None:
+            return NATIVE_UNAVAILABLE[action]
         return self.review.unavailable(action)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -372,7 +379,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def run_chord(self, action: str) -> None:
         """Run a keymap action (from a chord, the palette, a menu or a hint)."""
-        if action.startswith("focus_"):
+        why = NATIVE_UNAVAILABLE.get(action) if self.focused_native() is not None else None
+        if why is not None:
+            self.dash.notify(f"{action.replace('_', ' ')}: {why}")
+        elif action.startswith("focus_"):
             self.panes.action_focus(int(action.split("_")[1]) - 1)
         else:
             handler = self._handler(action)

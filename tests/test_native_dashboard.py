@@ -13,6 +13,8 @@ import pytest
 
 from screens.dashboard import DashboardScreen
 from tests.apphelpers import dash_screen, make_app, wait_for
+from tests.fixtures.native.server import ProviderServer, Reply, openai_text, serve
+from tests.test_native_pane_loopback import configure
 from widgets.native_approval import NativeApproval
 from widgets.native_composer import NativeComposer
 from widgets.native_pane import NativePane
@@ -122,3 +124,60 @@ async def test_ctrl_q_ends_only_the_native_pane_and_a_hidden_finish_is_done(
         await wait_for(pilot, lambda: pane.short in ended)
         assert screen.dash.panes[1].alive and app.is_running
         assert session.closed and pane.ended_words() == "session closed"
+
+
+server = pytest.fixture(serve)
+
+
+async def test_a_provider_error_goes_to_the_error_log_and_the_pane_stays_usable(
+    repo: Path, server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZIRV_LOOPBACK_KEY", "sk-loop")
+    configure(server, "openai-compatible", "vllm")
+    failure = b'{"error": {"message": "invalid key"}}'
+    server.replies.append(Reply(status=401, content_type="application/json", chunks=[failure]))
+    server.replies.append(Reply(chunks=openai_text("Back ", "again.")))
+    app = make_app(repo, agent="native")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: bool(screen.native_views))
+        pane, view = native_of(screen)
+        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: screen.dash.state_of(pane) is PaneState.FAILED)
+        assert pane.alive and "authentication failed" in (pane.reason() or "")
+        await wait_for(pilot, lambda: bool(screen.dash.errors.unacked))
+        logged = screen.dash.errors.unacked[0].text
+        assert f"native pane {pane.short}" in logged and "invalid key" in logged
+        assert "sk-loop" not in logged
+        # The session is still usable: the next line starts a turn that works.
+        assert pane.at_input_prompt()
+        await pilot.press(*"again", "enter")
+        transcript = view.query_one(TranscriptView)
+        await wait_for(pilot, lambda: "Back again." in transcript.plain(), timeout=20)
+        await wait_for(pilot, lambda: screen.dash.state_of(pane) is PaneState.IDLE)
+
+
+async def test_a_nudge_reaches_the_native_pane_through_its_submit_path(repo: Path) -> None:
+    app = make_app(repo, agent="native")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: bool(screen.native_views))
+        pane, view = native_of(screen)
+        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        await pilot.press("ctrl+a", "o")  # handover: refused by name, no dialog
+        await wait_for(
+            pilot, lambda: "no harness to hand over" in (screen.dash.current_notice() or "")
+        )
+        assert app.screen is screen
+        await pilot.press("ctrl+a", "n")
+        await wait_for(pilot, lambda: app.screen is not screen)
+        await pilot.press(*"check the logs", "enter")
+        transcript = view.query_one(TranscriptView)
+        await wait_for(pilot, lambda: "check the logs" in transcript.plain(), timeout=20)
+        composer = view.query_one(NativeComposer)
+        assert composer.text == ""  # delivered as a submitted line, never typed
+        session = pane.session
+        assert session is not None
+        inputs = [e for e in session.events if e.kind == "input"]
+        assert "check the logs" in str(inputs[0].data.get("text"))
