@@ -29,6 +29,9 @@ Usage:
   zirv models [HARNESS]      the model tiers (cheap, standard, deep) each harness resolves
   zirv init                  create .zirv/ with a commented ctx.toml
   zirv version               print the version
+  zirv session serve|list [--json]|attach [NAME|ID] [--takeover]|detach NAME|ID
+  zirv session stop NAME|ID [--yes] | stop --runtime
+                             the persistent runtime: sessions outlive this terminal
   zirv ctx status [--json]   list live sessions and unread mail
   zirv ctx send --message TEXT [--to-session PREFIX] [--all]
   zirv ctx inbox [--peek]    read (and consume) this repo's mail
@@ -40,6 +43,7 @@ Usage:
   zirv ctx config get|set|unset|add|remove|list|path [KEY] [VALUE]
                              read or edit the operator's ~/.zirv/ctx.toml (checked first)
   zirv ctx worktrees [REPO]  list pane worktrees (branch zirv/<short>) and whether each is clean
+  zirv ctx api schema [--json] | call METHOD [JSON]   the local runtime protocol v1
 
 Dashboard keys: Ctrl+A then ? lists every binding. Ctrl+A q quits.
 """
@@ -60,12 +64,14 @@ CTX_VERBS: dict[str, str] = {
     "worktrees": "zirv_dash.worktree:main",
     "config": "zirv_dash.config_cli:main",
     "models": "zirv_dash.models_cli:main",
+    "api": "zirv_dash.session.cli:api_main",
 }
 
 TOP_VERBS: dict[str, str] = {
     "chat": "zirv_dash.chat:main",
     "agent": "zirv_dash.agent_cli:main",
     "models": "zirv_dash.models_cli:main",
+    "session": "zirv_dash.session.cli:session_main",
 }
 
 
