@@ -1,6 +1,7 @@
 """`zirv chat --runtime native` in a real terminal (tmux): the ordinary dashboard
 with a native first pane, over a real loopback OpenAI-compatible server routed
-through the private ~/.zirv/native.toml. Prompt, streamed answer, a tool call,
+through the private ~/.zirv/native.toml (and one speaking
+Anthropic's Messages API). Prompt, streamed answer, a tool call,
 the approval dialog answered with `1`, the result; Ctrl+Q leaves no process."""
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.native.server import ProviderServer, Reply, openai_text, serve
+from tests.fixtures.native.server import (
+    ProviderServer,
+    Reply,
+    anthropic_stream,
+    openai_text,
+    serve,
+)
 from tests.test_native_pane_loopback import configure, openai_write_call
 from tests.tmuxharness import ZIRV, Tmux
 
@@ -42,12 +49,21 @@ def wait_gone(tmux: Tmux, needle: str, timeout: float = 15.0) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.parametrize("provider", ["openai-compatible", "anthropic"])
 def test_chat_runtime_native_prompt_stream_tool_approval_result(
-    dash: Tmux, server: ProviderServer, project: Path
+    dash: Tmux, server: ProviderServer, project: Path, provider: str
 ) -> None:
-    configure(server, "openai-compatible", "vllm")
-    server.replies.append(Reply(chunks=openai_write_call()))
-    server.replies.append(Reply(chunks=openai_text("All ", "written.")))
+    if provider == "anthropic":
+        configure(server, "anthropic", "anthropic")
+        args = {"path": "out.txt", "content": "hi\n"}
+        server.replies.append(
+            Reply(chunks=anthropic_stream("Writing it.", ("toolu_w", "write_file", args)))
+        )
+        server.replies.append(Reply(chunks=anthropic_stream("All written.")))
+    else:
+        configure(server, "openai-compatible", "vllm")
+        server.replies.append(Reply(chunks=openai_write_call()))
+        server.replies.append(Reply(chunks=openai_text("All ", "written.")))
     dash.start([*ZIRV, "chat", "--runtime", "native"], 120, 40)
     screen = dash.wait_for("enter sends", timeout=30)
     assert "orch" in screen and "native" in screen  # the sidebar row and the harness

@@ -105,5 +105,7 @@ def test_the_spawn_policy_takes_native_and_refuses_a_model_for_it(repo: Path) ->
     base = {"agent": "native", "prompt": "fix", "cwd": str(repo), "requested_by": "abc"}
     decision = spawn.validate(spawn.SpawnRequest.from_json(base), ctx)
     assert decision.ok and decision.adapter is not None and decision.adapter.name == "native"
-    refused = spawn.validate(spawn.SpawnRequest.from_json({**base, "model": "gpt"}), ctx)
-    assert not refused.ok and "not for a native pane" in (refused.reason or "")
+    for extra in ({"model": "gpt"}, {"timeout_secs": 60}):
+        refused = spawn.validate(spawn.SpawnRequest.from_json({**base, **extra}), ctx)
+        assert not refused.ok and "not for a native pane" in (refused.reason or "")
+        assert next(iter(extra)) in (refused.reason or "")

@@ -296,6 +296,8 @@ def _adapter_check(
                 ("model", req.model is not None),
                 ("flags", bool(req.flags)),
                 ("system_prompt", req.system_prompt is not None),
+                # The intake's deadline stops a child; a native session has none yet.
+                ("timeout_secs", req.timeout_secs is not None),
             )
             if given
         ]
