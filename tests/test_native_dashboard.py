@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual import events
 
 from screens.dashboard import DashboardScreen
-from tests.apphelpers import dash_screen, make_app, wait_for
+from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from tests.fixtures.native.server import ProviderServer, Reply, openai_text, serve
 from tests.test_native_pane_loopback import configure
 from widgets.native_approval import NativeApproval
@@ -181,3 +182,28 @@ async def test_a_nudge_reaches_the_native_pane_through_its_submit_path(repo: Pat
         assert session is not None
         inputs = [e for e in session.events if e.kind == "input"]
         assert "check the logs" in str(inputs[0].data.get("text"))
+
+
+async def test_a_burst_across_a_native_and_a_pty_pane_keeps_each_key_with_its_pane(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PS1", "$ ")
+    app = make_app(repo, agent="native", extra=[("shell", None)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: len(screen.dash.panes) == 2 and bool(screen.native_views))
+        pane, view = native_of(screen)
+        shell = screen.dash.panes[1]
+        await pilot.press("ctrl+a", "2")
+        await wait_for(pilot, lambda: "$" in screen_text(shell))
+        # One read's worth of keys, as a paste or tmux send-keys delivers them: the
+        # focus moves twice inside the burst, and every key lands where it was typed.
+        burst = ["ctrl+a", "1", *"hi", "tab", "ctrl+a", "2", *"echo", "space", *"OK"]
+        for key in burst:
+            char = key if len(key) == 1 else (" " if key == "space" else None)
+            app.post_message(events.Key(key, char))
+        await wait_for(pilot, lambda: "echo OK" in screen_text(shell))
+        assert view.query_one(NativeComposer).text == "hi"
+        assert "hi" not in screen_text(shell)
+        # Tab moved the native pane's focus off its composer before the chord left it.
+        assert not view.query_one(NativeComposer).has_focus
