@@ -20,6 +20,7 @@ import msgspec
 
 from zirv_dash import paths, record_fields, records, registry, safeio
 from zirv_dash.adapters import Adapter
+from zirv_dash.native_kind import NATIVE
 from zirv_dash.record_fields import Count
 from zirv_dash.spawn import dash_root, model_refusal, show
 from zirv_dash.textcheck import UnencodableText, require_encodable
@@ -125,13 +126,16 @@ def consumed_path(state: Path, slug: str) -> Path:
 def write_roster(
     state: Path, slug: str, panes: Iterable[RosterPane], now: float | None = None
 ) -> Path:
-    """Write the roster atomically and privately, de-duplicated by session_id."""
+    """Write the roster atomically and privately, de-duplicated by session_id.
+    A native pane (harness "native") is marked `native` too, as upstream records it."""
     seen: set[str] = set()
     unique: list[RosterPane] = []
     for pane in panes:
         if pane.session_id in seen:
             continue
         seen.add(pane.session_id)
+        if pane.agent == NATIVE and not pane.native:
+            pane = msgspec.structs.replace(pane, native=True)
         unique.append(pane)
     doc = RosterDoc(written=int(time.time() if now is None else now), panes=unique)
     path = roster_path(state, slug)
