@@ -114,4 +114,4 @@ def test_agent_runtime_native_opens_a_worker_pane_in_the_live_dashboard(
     # The restore roster records the pane kind (its harness name).
     rosters = list((tmp_path / "state").rglob("roster-*.json"))
     entries = [e for r in rosters for e in json.loads(r.read_text())["panes"]]
-    assert any(e["agent"] == "native" and e["short"] == short for e in entries)
+    assert any(e["agent"] == "native" and e["short"] == short and e["native"] for e in entries)
