@@ -134,9 +134,7 @@ class DeliveryEngine:
             return pane.alive and pane.at_input_prompt()
         if not pane.alive or pane.pty is None or pane.pty.eof:
             return False
-        if pane.short in self.inflight:
-            return False
-        if operator_typed(pane, now):
+        if pane.short in self.inflight or operator_typed(pane, now):
             return False
         pane.check_screen(now)  # a prompt that just appeared must count
         return pane.is_idle(now)
