@@ -24,13 +24,13 @@ from zirv_dash.dashboard import NOTICE_TTL
 from zirv_dash.keymap import ACTION_BY_ID, describe_key
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
-from zirv_dash.textfmt import age_text
+from zirv_dash.textfmt import age_text, next_age_change
 
 if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen
 
-AGE_PERIOD = 1.0
-"""The focused pane's "time in state" changes once a second."""
+AGE_SLACK = 0.02
+"""Redraw just after the age text changes, never just before it."""
 
 
 class Chrome:
@@ -69,18 +69,21 @@ class Chrome:
         self._pending = False
         self.refresh()
 
-    def _set_timers(self, animating: bool, ages: bool) -> None:
+    def _set_timers(self, animating: bool, age_due: float | None) -> None:
+        """The spinner while something works; otherwise one timer for the moment
+        the focused pane's age text next changes (`12s` each second, `3m` each
+        minute): an idle dashboard wakes for nothing else."""
         screen = self._screen
         if animating and self._spinner is None:
             self._spinner = screen.set_interval(SPINNER_PERIOD, self.refresh, name="spinner")
         elif not animating and self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
-        if ages and self._ages is None and not animating:
-            self._ages = screen.set_interval(AGE_PERIOD, self.refresh, name="ages")
-        elif (not ages or animating) and self._ages is not None:
+        if self._ages is not None:
             self._ages.stop()
             self._ages = None
+        if age_due is not None and not animating:
+            self._ages = screen.set_timer(age_due + AGE_SLACK, self.refresh, name="ages")
 
     # -- visibility ----------------------------------------------------------------------
 
@@ -135,9 +138,11 @@ class Chrome:
         focused = dash.focused_pane
         states = {p.short: dash.state_of(p, now) for p in dash.panes}
         animating = any(s in (PaneState.WORKING, PaneState.STARTING) for s in states.values())
+        age_due = None
+        if focused is not None and not screen.options.deterministic:
+            age_due = next_age_change(max(0.0, now - focused.state_since(now)))
         self._set_timers(
-            animating and screen.options.spinner and not screen.options.deterministic,
-            focused is not None and not screen.options.deterministic,
+            animating and screen.options.spinner and not screen.options.deterministic, age_due
         )
         tick = self.tick()
         sidebar_visible = screen.sidebar_visible()

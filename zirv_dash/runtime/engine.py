@@ -44,7 +44,10 @@ Subscriber = Callable[[ev.EngineEvent], None]
 TICK_SECS = 1.0
 """The fallback tick: exits SIGCHLD did not report, pending writes, retries."""
 STATE_POLL_BUSY = 0.1
-STATE_POLL_IDLE = 1.0
+STATE_POLL_IDLE = 5.0
+"""With nothing working and nothing written lately, states change only on events
+(output, input, a turn signal, an exit), which poll at once: this is a safety net."""
+RECENT_OUTPUT = 2.0
 
 
 class Engine:
@@ -202,8 +205,11 @@ class Engine:
             return
         for pane in self.dash.live_panes:
             self.ensure_flush(pane)
-        if any(p.exit_code is None and p.pty is not None for p in self.dash.panes):
-            self.schedule_reap()  # exits SIGCHLD did not report
+        live = any(p.exit_code is None and p.pty is not None for p in self.dash.panes)
+        if live and not self._sigchld:
+            self.schedule_reap()  # no SIGCHLD handler: look for exits on the tick
+        elif live:
+            self.dash.check_escapes()  # processes that left a pane's session (rate-limited)
         self.mail.tick()
         self.intake.tick()
         self.swaps.tick()
@@ -376,8 +382,11 @@ class Engine:
             pane.check_screen(now)
             change = pane.tracker.poll(now)
             state = self.dash.state_of(pane, now)
-            # Unknown is quiet by definition: output wakes the poll (poll_soon).
-            busy = busy or state in (PaneState.WORKING, PaneState.STARTING)
+            # Quiet panes are looked at rarely; a pane that works, or wrote in the
+            # last RECENT_OUTPUT seconds (its prompt may be about to establish
+            # idle), is looked at often.
+            recent = pane.last_output_at is not None and now - pane.last_output_at < RECENT_OUTPUT
+            busy = busy or recent or state in (PaneState.WORKING, PaneState.STARTING)
             if change is None:
                 continue
             is_focused = pane is focused

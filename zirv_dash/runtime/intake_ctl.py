@@ -56,7 +56,8 @@ class IntakeController:
         intake = self.intake
         channel = intake.ensure_channel()
         if channel is not None:
-            self._engine.watcher.add(Route("intake", channel.root, _any_change, self.sweep))
+            route = Route("intake", channel.root, _any_change, self.sweep, safety=True)
+            self._engine.watcher.add(route)
         offer = intake.take_restore_offer()
         if offer:
             self.restore_open = True
@@ -103,7 +104,8 @@ class IntakeController:
             return
         if self.intake.tick(sweep=False):
             self._engine.changed()
-        self.sweep()
+        if not self._engine.watcher.settled():
+            self.sweep()  # the watcher is not (yet) covering the channel
 
     # -- rows --------------------------------------------------------------------------
 

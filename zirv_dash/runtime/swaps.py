@@ -50,11 +50,14 @@ class SwapScheduler:
         except OSError as exc:
             log.warning("handover: cannot watch requests: %s", exc)
             return
-        self._engine.watcher.add(Route("handover", sessions, _is_request, self.claim_requests))
+        self._engine.watcher.add(
+            Route("handover", sessions, _is_request, self.claim_requests, safety=True)
+        )
 
     def tick(self) -> None:
         """Once a second (a fallback; event-driven work should not wait for it)."""
-        self.claim_requests()
+        if not self._engine.watcher.settled():
+            self.claim_requests()
         self.start_due()
         book = self.book
         if book.packets:

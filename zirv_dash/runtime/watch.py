@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,9 @@ from pathlib import Path
 log = logging.getLogger("zirv.watch")
 
 DEBOUNCE_MS = 50
-STEP_MS = 100
+STEP_MS = 250
+STARTUP_SECS = 2.0
+"""A watcher may miss changes while it sets up: until then, fallbacks still poll."""
 SAFETY_MS = 30_000
 """Even with nothing changing, routes that asked for it get a call this often
 (a missed event costs at most this)."""
@@ -50,10 +53,16 @@ class StateWatcher:
         self._on_failure = on_failure
         self.failed = False
         self.closed = False
+        self.started_at = 0.0
 
     @property
     def watching(self) -> bool:
         return self._task is not None and not self._task.done() and not self.failed
+
+    def settled(self) -> bool:
+        """Watching, and long enough that no change can have slipped past it:
+        from then on the fallbacks on the tick can rest."""
+        return self.watching and time.monotonic() - self.started_at >= STARTUP_SECS
 
     def add(self, route: Route) -> None:
         self._routes[route.name] = route
@@ -87,6 +96,7 @@ class StateWatcher:
         if not routes:
             return
         self._stop = asyncio.Event()
+        self.started_at = time.monotonic()
         self._task = asyncio.get_running_loop().create_task(self._run(routes, self._stop))
 
     async def _run(self, routes: list[Route], stop: asyncio.Event) -> None:
