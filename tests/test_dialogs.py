@@ -447,6 +447,7 @@ async def test_help_at_80_columns_wraps_descriptions_in_their_column(tmp_path: P
         assert footer.region.bottom <= 24
 
 
+@pytest.mark.serial  # follows states as they settle: timing, not beside another worker
 async def test_quit_dialog_follows_the_working_panes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

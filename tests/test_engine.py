@@ -139,3 +139,16 @@ def test_the_engine_runs_panes_without_any_ui_toolkit(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+async def test_a_kill_request_ends_a_native_pane_which_has_no_process(tmp_path: Path) -> None:
+    engine, seen = make_engine(tmp_path)
+    engine.start()
+    try:
+        pane = engine.spawn("native")
+        assert pane is not None and pane.pty is None and pane.alive
+        engine.intake.intake.kill_now(pane)
+        await until(lambda: not pane.alive)
+        assert any(isinstance(e, ev.PaneEnded) and e.short == pane.short for e in seen)
+    finally:
+        engine.close()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from zirv_dash import roster
 
 
@@ -19,3 +21,34 @@ def test_a_native_pane_is_written_with_its_kind(tmp_path: Path) -> None:
     assert written["demo"].get("native", False) is False
     back = roster.take_roster(tmp_path, "slug", max_age_secs=10**9, now=101.0)
     assert [(p.agent, p.native) for p in back] == [("native", True), ("demo", False)]
+
+
+def test_a_native_row_is_restored_as_a_native_pane(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Restoring a native entry opens zirv's own session again (the demo route
+    here), not a refusal for an "unknown harness"."""
+    from zirv_dash.config import load_settings
+    from zirv_dash.dashboard import Dashboard
+    from zirv_dash.intake import Intake
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    state = tmp_path / "state"
+    monkeypatch.setenv("ZIRV_CTX_STATE_DIR", str(state))
+    monkeypatch.setenv("ZIRV_HOME", str(tmp_path / "operator"))
+    dash = Dashboard(load_settings(repo), repo, manage_state=True)
+    intake = Intake(dash)
+    intake.start()
+    try:
+        dash.spawn("shell", role="orchestrator")
+        entry = roster.RosterPane(
+            agent="native", session_id="abcdef12-0000-4000-8000-00000000000a", short="abcdef12"
+        )
+        roster.write_roster(state, dash.slug, [entry])
+        restored = intake.restore(intake.take_restore_offer())
+        assert [p.agent for p in restored] == ["native"]
+        assert not [e.text for e in dash.errors.entries if "unknown harness" in e.text]
+    finally:
+        dash.shutdown_all(grace=1.0)
+        intake.on_quit()

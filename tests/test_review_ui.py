@@ -318,7 +318,7 @@ async def test_palette_filters_shows_disabled_and_runs(tmp_path: Path) -> None:
     from screens.palette import HintBar, PaletteList, PaletteScreen
 
     app = make_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 50)) as pilot:
         screen, pane, view = await ready_shell(pilot)
         await pilot.press("ctrl+a", "p")
         await wait_for(pilot, lambda: isinstance(app.screen, PaletteScreen))
@@ -336,7 +336,7 @@ async def test_palette_filters_shows_disabled_and_runs(tmp_path: Path) -> None:
         await pilot.resize_terminal(100, 20)
         await wait_for(pilot, lambda: str(dialog.border_subtitle).startswith("1–"))
         assert str(dialog.border_subtitle).endswith(f" of {len(plist.rows)}")
-        await pilot.resize_terminal(120, 40)
+        await pilot.resize_terminal(120, 50)
         await pilot.press(*"cpym")
         assert plist.current is not None and plist.current.action == "copy_mode"
         await pilot.press("ctrl+u", *"hlp")  # clear the query (Input's ctrl+u), then filter

@@ -24,8 +24,12 @@ Usage:
       --model M                model for the first pane
       --simple                 a single wrapped session instead of the dashboard
       --allow-nested           start even inside another agent session
+      --runtime native         zirv's own session (routes: ~/.zirv/native.toml; else offline demo)
+  zirv native [options]      the same as zirv chat --runtime native
   zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR] [--json] [--timeout-secs N] [-- flags]
                              open a worker pane in the live dashboard (or run it inline)
+  zirv agent --runtime native PROMPT|- [--workdir DIR|--worktree] [--json]
+                             a native worker pane in the live dashboard
   zirv models [HARNESS]      the model tiers (cheap, standard, deep) each harness resolves
   zirv init                  create .zirv/ with a commented ctx.toml
   zirv version               print the version
@@ -72,6 +76,7 @@ TOP_VERBS: dict[str, str] = {
     "agent": "zirv_dash.agent_cli:main",
     "models": "zirv_dash.models_cli:main",
     "session": "zirv_dash.session.cli:session_main",
+    "native": "zirv_dash.chat:native_main",
 }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from zirv_dash import mail, paths, roster, spawn
@@ -66,6 +66,8 @@ class Intake:
         self.deadlines: dict[str, float] = {}
         """Pane short → monotonic time its request's `timeout_secs` runs out."""
         self.stopping: dict[str, Ladder] = {}
+        self.close_native: Callable[[Pane, str], object] | None = None
+        """Ends a native pane (no process): set by the engine that hosts them."""
         """Panes being stopped (kill requests, timeouts): the PTY layer's one
         termination ladder each, stepped by `advance_stops`."""
         self._pruned_at = time.monotonic()
@@ -325,6 +327,9 @@ class Intake:
     def kill_now(self, pane: Pane) -> None:
         """A kill request: the harness's clean-quit signals now, then SIGKILL to
         every process group of its session (never a typed quit command)."""
+        if pane.alive and pane.pty is None and self.close_native is not None:
+            self.close_native(pane, "stopped by a kill request")  # no process to signal
+            return
         if pane.pty is None or not pane.alive:
             return
         ladder = pane.pty.stop_for(pane.agent, b"", typed_ok=False, drain=False)

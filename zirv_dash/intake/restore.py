@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from zirv_dash import adapters, mail, paths, roster, spawn
 from zirv_dash.dashboard import Dashboard
+from zirv_dash.native_kind import NATIVE, NATIVE_ADAPTER
 from zirv_dash.pane import Pane
 from zirv_dash.textcheck import text_problem
 
@@ -97,7 +98,8 @@ class RosterRestore:
                 # must never reach a spawn.
                 self.dash.error(f"restore {spawn.show(entry.short, 16)}: `{name}` {problem}")
                 return None
-        adapter = adapters.get(entry.agent)
+        # A native pane is zirv's own session, not a harness CLI.
+        adapter = NATIVE_ADAPTER if entry.agent == NATIVE else adapters.get(entry.agent)
         if adapter is None:
             self.dash.error(f"restore {entry.short}: unknown harness {spawn.show(entry.agent, 40)}")
             return None

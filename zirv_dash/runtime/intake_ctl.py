@@ -34,6 +34,7 @@ class IntakeController:
             spawner=self._spawner,
             enabled=dash.manage_state if enabled is None else enabled,
         )
+        self.intake.close_native = engine.close_native
         self.restore_open = False
         self._sweeping = False
         self._again = False
