@@ -13,23 +13,24 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
 
 from screens.broadcast_actions import BroadcastActions
+from screens.chords import Chords
 from screens.chrome import Chrome
 from screens.handover_actions import HandoverActions
 from screens.input_router import WHEEL_STEP, InputRouter
 from screens.lifecycle_actions import LifecycleActions
 from screens.mail_actions import MailActions
 from screens.pane_actions import PaneActions
+from screens.pane_views import PaneViews
 from screens.review_actions import ReviewActions
 from screens.roster_actions import RosterActions
 from widgets.footer_bar import FooterBar
@@ -43,19 +44,11 @@ from zirv_dash import clipboard, paths
 from zirv_dash.dashboard import Dashboard
 from zirv_dash.keymap import ACTION_BY_ID, ACTIONS, PrefixFilter, describe_key
 from zirv_dash.launch import LaunchOptions
-from zirv_dash.pane import Pane
 from zirv_dash.runtime import Engine
-from zirv_dash.runtime import events as ev
-from zirv_dash.runtime.native_pane import NativeSessionPane
 
 log = logging.getLogger("zirv.dashboard")
 
 SIDEBAR_MIN_COLUMNS = 100
-NATIVE_UNAVAILABLE = {
-    "handover": "a native pane has no harness to hand over (its route is in native.toml)",
-    "copy_mode": "a native pane's transcript scrolls and copies itself",
-}
-"""Chords that act on a pane's child or terminal screen: not for a native pane."""
 
 
 class DashboardScreen(Screen[None], inherit_bindings=False):
@@ -71,8 +64,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         )
         self.engine = Engine(self.dash, session_ids=options.session_ids)
         self.keys = PrefixFilter(options.keymap)
-        self.views: dict[str, TerminalView] = {}
-        self.native_views: dict[str, NativePane] = {}
+        self.pane_views = PaneViews(self)
         self.tip: str | None = None
         self.chrome = Chrome(self)
         self.input = InputRouter(self)
@@ -83,14 +75,17 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.review = ReviewActions(self)
         self.broadcast = BroadcastActions(self)
         self.roster = RosterActions(self)
-        self._controllers: tuple[object, ...] = (
-            self.panes,
-            self.mail,
-            self.lifecycle,
-            self.handover,
-            self.review,
-            self.broadcast,
-            self.roster,
+        self.chords = Chords(
+            self,
+            (
+                self.panes,
+                self.mail,
+                self.lifecycle,
+                self.handover,
+                self.review,
+                self.broadcast,
+                self.roster,
+            ),
         )
         self._unsubscribe: Callable[[], None] | None = None
 
@@ -114,7 +109,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             self.app.dashboard = self.dash
         self.query_one(Sidebar).styles.width = self.options.settings.dash.sidebar_cols
         self.apply_layout()
-        self._unsubscribe = self.engine.subscribe(self._on_engine_event)
+        self._unsubscribe = self.engine.subscribe(self.pane_views.on_event)
         self.engine.start()
         self.call_after_refresh(self._start_initial_panes)
 
@@ -126,7 +121,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def _start_initial_panes(self) -> None:
         self._sync_pane_size()
-        self.dash.default_colors = self._pane_colors()
+        self.dash.default_colors = self.pane_views.default_colors()
         opts = self.options
         self.engine.spawn(opts.agent, model=opts.model, role="orchestrator")
         if opts.agent == "demo" and opts.agent_reason not in ("", "configured"):
@@ -157,19 +152,6 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         except OSError as exc:
             log.warning("tip-seen: %s", exc)
 
-    def _pane_colors(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-        """The colours a pane is drawn with, for children that ask (OSC 10/11):
-        the terminal's own when it told us at start-up, else the theme's."""
-        if self.options.outer.colors is not None:
-            return self.options.outer.colors
-        variables = self.app.get_css_variables()
-        try:
-            fg = Color.parse(variables.get("foreground", "#e0e0e0")).rgb
-            bg = Color.parse(variables.get("background", "#121212")).rgb
-        except ColorParseError:
-            return (0xE0, 0xE0, 0xE0), (0x12, 0x12, 0x12)
-        return fg, bg
-
     def sidebar_visible(self) -> bool:
         if self.dash.zoomed:
             return False
@@ -188,8 +170,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         region = self.query_one("#panes").size
         if region.width > 0 and region.height > 0:
             self.engine.resize(region.width, region.height)
-            for view in self.views.values():
-                view.full_refresh()
+            self.pane_views.redraw_all()
 
     def overlay_open(self) -> bool:
         return len(self.app.screen_stack) > 1 and self.app.screen is not self
@@ -198,84 +179,21 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.engine.quitting = True
         self.app.exit(code)
 
-    # -- engine events -------------------------------------------------------------------
+    # -- pane widgets ------------------------------------------------------------------
 
-    def _on_engine_event(self, event: ev.EngineEvent) -> None:
-        if isinstance(event, ev.PaneOutput):
-            view = self.views.get(event.short)
-            if view is not None:
-                view.output_changed()
-            return
-        if isinstance(event, ev.PaneAdded):
-            self._mount_view(event.short)
-        elif isinstance(event, ev.PaneReplaced | ev.PaneEnded):
-            view = self.views.get(event.short)
-            if view is not None:
-                view.full_refresh()
-        elif isinstance(event, ev.PaneRemoved):
-            gone = self.pane_widget(event.short)
-            self.views.pop(event.short, None)
-            self.native_views.pop(event.short, None)
-            if gone is not None:
-                gone.remove()
-            self._show_focused()
-        elif isinstance(event, ev.FocusChanged):
-            self._show_focused()
-        elif isinstance(event, ev.RestoreOffered):
-            self.lifecycle.offer_restore(event.panes)
-        elif isinstance(event, ev.AllEnded):
-            if not self.overlay_open():
-                self.close_app(event.exit_code)
-        elif isinstance(event, ev.Closed):
-            self.app.exit(0)
-        self.chrome.on_event(event)
+    @property
+    def views(self) -> dict[str, TerminalView]:
+        return self.pane_views.views
 
-    def _mount_view(self, short: str) -> None:
-        pane = self.engine.pane(short)
-        if pane is None or short in self.views or short in self.native_views:
-            return
-        if isinstance(pane, NativeSessionPane) and pane.session is not None:
-            # A native pane draws its session; one whose route failed shows why
-            # in a terminal view like any pane that could not start.
-            native = NativePane(pane.session, id=f"pane-{short}")
-            native.display = False
-            self.native_views[short] = native
-            self.query_one("#panes").mount(native)
-            return
-
-        def send(data: bytes, typed: bool) -> None:
-            self.engine.send_input(data, typed=typed, short=short)
-
-        view = TerminalView(pane, send=send, id=f"pane-{short}")
-        view.display = False
-        self.views[short] = view
-        self.query_one("#panes").mount(view)
+    @property
+    def native_views(self) -> dict[str, NativePane]:
+        return self.pane_views.native_views
 
     def focused_native(self) -> NativePane | None:
-        """The focused pane's native view (keys go to it through Textual)."""
-        focused = self.dash.focused_pane
-        return None if focused is None else self.native_views.get(focused.short)
+        return self.pane_views.focused_native()
 
     def pane_widget(self, short: str) -> Widget | None:
-        return self.views.get(short) or self.native_views.get(short)
-
-    def _show_focused(self) -> None:
-        focused = self.dash.focused_pane
-        for short, native in self.native_views.items():
-            visible = focused is not None and short == focused.short
-            if native.display != visible:
-                native.display = visible
-            if visible:
-                native.focus_composer()
-        for short, view in self.views.items():
-            visible = focused is not None and short == focused.short
-            if view.display != visible:
-                view.display = visible
-            if visible:
-                view.full_refresh()
-                view.focus()
-            view.clear_selection()  # a focus change ends any selection
-        self.chrome.schedule()
+        return self.pane_views.widget(short)
 
     def redraw_focused(self) -> None:
         view = self.review.focused_view()
@@ -314,22 +232,18 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     def on_native_pane_close_requested(self, message: NativePane.CloseRequested) -> None:
         """Ctrl+Q (or a second Ctrl+C) in a native pane ends that pane only."""
         message.stop()
-        pane = self._native_pane_of(message.pane)
+        pane = self.pane_views.native_pane_of(message.pane)
         if pane is not None:
             self.engine.close_native(pane)
 
     def on_native_pane_error_raised(self, message: NativePane.ErrorRaised) -> None:
         message.stop()
-        pane = self._native_pane_of(message.pane)
+        pane = self.pane_views.native_pane_of(message.pane)
         self.dash.error(f"native pane {pane.short if pane else '?'}: {message.text}")
 
     def on_native_pane_state_changed(self, message: NativePane.StateChanged) -> None:
         message.stop()  # the engine reads the session itself; the chrome redraws
         self.chrome.schedule()
-
-    def _native_pane_of(self, widget: NativePane) -> Pane | None:
-        short = next((k for k, v in self.native_views.items() if v is widget), None)
-        return self.engine.pane(short) if short is not None else None
 
     def on_terminal_view_copy_request(self, message: TerminalView.CopyRequest) -> None:
         message.stop()
@@ -359,35 +273,12 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     def last_copy(self) -> tuple[clipboard.Outcome, str] | None:
         return self.review.last_copy
 
-    def _handler(self, action: str) -> Callable[[], Any] | None:
-        for controller in self._controllers:
-            handler: Callable[[], Any] | None = getattr(controller, f"action_{action}", None)
-            if handler is not None:
-                return handler
-        return None
-
     def unavailable(self, action: str) -> str | None:
         """Why chord `action` cannot run now (palette, hints), or None."""
-        if not action.startswith("focus_") and self._handler(action) is None:
-            return "not available in this build"
-        if action in NATIVE_UNAVAILABLE and self.focused_native() is not None:
-            return NATIVE_UNAVAILABLE[action]
-        return self.review.unavailable(action)
+        return self.chords.unavailable(action)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.unavailable(action) is None
+        return self.chords.unavailable(action) is None
 
     def run_chord(self, action: str) -> None:
-        """Run a keymap action (from a chord, the palette, a menu or a hint)."""
-        why = NATIVE_UNAVAILABLE.get(action) if self.focused_native() is not None else None
-        if why is not None:
-            self.dash.notify(f"{action.replace('_', ' ')}: {why}")
-        elif action.startswith("focus_"):
-            self.panes.action_focus(int(action.split("_")[1]) - 1)
-        else:
-            handler = self._handler(action)
-            if handler is None:
-                self.dash.notify(f"{action.replace('_', ' ')}: not available yet")
-            else:
-                handler()
-        self.chrome.schedule()
+        self.chords.run(action)
