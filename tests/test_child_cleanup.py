@@ -274,8 +274,12 @@ def test_the_guard_exits_when_its_owner_exits_cleanly(tmp_path: Path) -> None:
     assert proc.stdout.readline().strip() == "READY"
     assert procinfo.pid_exists(guard_pid)
     # The guard holds no PTY and no directory of ours.
-    fds = os.listdir(f"/proc/{guard_pid}/fd")
-    targets = [os.readlink(f"/proc/{guard_pid}/fd/{fd}") for fd in fds]
+    targets = []
+    for fd in os.listdir(f"/proc/{guard_pid}/fd"):
+        try:
+            targets.append(os.readlink(f"/proc/{guard_pid}/fd/{fd}"))
+        except FileNotFoundError:
+            continue  # closed between the listing and the look: not held
     assert not any("/dev/pts" in t or t == "/dev/ptmx" for t in targets), targets
     assert os.readlink(f"/proc/{guard_pid}/cwd") == "/"
     proc.stdin.close()
