@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen
 
 WHEEL_STEP = 3
+CHORD_HOLD = 0.25
+KEY_HOLD = 0.03
+"""After a chord / a typed key, parse only the focused pane for this long."""
 
 
 class InputRouter:
@@ -57,6 +60,7 @@ class InputRouter:
             if native is not None:
                 return native  # its composer, dialog and bindings take it
             if view is not None:
+                screen.engine.pump.hold_background(KEY_HOLD)  # its echo comes first
                 view.send_key(key, character)
                 screen.broadcast.fan_out(key, character)
             return None  # typing costs nothing beyond the write
@@ -64,6 +68,8 @@ class InputRouter:
             if view is not None and native is None:
                 view.send_raw_key(screen.keys.keymap.prefix)
         elif result.verdict is Verdict.ACTION and result.action:
+            # The chord's overlay draws before the hidden panes' backlog is parsed.
+            screen.engine.pump.hold_background(CHORD_HOLD)
             screen.dismiss_tip()
             screen.run_chord(result.action)
         screen.chrome.schedule()  # the armed prefix shows in the footer

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen
 
 
+HELP_SCREEN = "zirv-help"
+
+
 class PaneActions:
     def __init__(self, screen: DashboardScreen) -> None:
         self._screen = screen
@@ -154,9 +157,14 @@ class PaneActions:
         screen.app.push_screen(ErrorsScreen(screen.dash.errors), lambda _: screen.chrome.schedule())
 
     def action_help(self) -> None:
+        """The help overlay is built once and kept: laying out every binding
+        is most of what opening it costs, and the keymap does not change."""
         from screens.help import HelpScreen
 
-        self._screen.app.push_screen(HelpScreen(self._screen.keys.keymap))
+        app = self._screen.app
+        if not app.is_screen_installed(HELP_SCREEN):
+            app.install_screen(HelpScreen(self._screen.keys.keymap), HELP_SCREEN)
+        app.push_screen(HELP_SCREEN)
 
     def action_quit(self) -> None:
         screen = self._screen

@@ -37,6 +37,9 @@ then blocks on write, exactly as with a slow terminal."""
 
 
 SCREEN_CHECK_INTERVAL = 0.1
+HIDDEN_SCREEN_CHECK_INTERVAL = 0.5
+"""A pane nobody is looking at has its screen read less often: a flooding
+neighbour's needs-you prompt is still noticed within half a second."""
 """Needs-you patterns are matched against the screen at most this often."""
 
 STATE_WORDS = {
@@ -210,7 +213,7 @@ class Pane:
         else:
             self.tracker.output(now)
         self._screen_dirty = True
-        if now - self._screen_checked_at >= SCREEN_CHECK_INTERVAL:
+        if now - self._screen_checked_at >= self._screen_interval():
             self.check_screen(now)
         replies = self.model_view.take_replies()
         if replies and self.pty is not None:
@@ -322,11 +325,14 @@ class Pane:
         self._screen_dirty = False
         self.tracker.screen(self.model_view.lines(), now, self.model_view.cursor)
 
+    def _screen_interval(self) -> float:
+        return SCREEN_CHECK_INTERVAL if self.tracker.visible else HIDDEN_SCREEN_CHECK_INTERVAL
+
     def state(self, now: float | None = None) -> PaneState:
         if self.spawn_error:
             return PaneState.FAILED
         now = time.monotonic() if now is None else now
-        if self._screen_dirty and now - self._screen_checked_at >= SCREEN_CHECK_INTERVAL:
+        if self._screen_dirty and now - self._screen_checked_at >= self._screen_interval():
             # The last output may have landed inside the check's throttle window
             # (and no output came after it): a later state read judges the
             # screen as it is, still at most once per interval (a flood of

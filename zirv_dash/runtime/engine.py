@@ -44,6 +44,11 @@ Subscriber = Callable[[ev.EngineEvent], None]
 TICK_SECS = 1.0
 """The fallback tick: exits SIGCHLD did not report, pending writes, retries."""
 STATE_POLL_BUSY = 0.1
+"""While a pane works: its spinner and quiet-period transitions are prompt."""
+STATE_POLL_OUTPUT = 0.25
+"""After output from a pane that is not working (an echo, a redraw): a prompt
+that establishes idle 0.5 s after it appears is seen well within a second,
+without the loop reading every screen ten times a second while you type."""
 STATE_POLL_IDLE = 5.0
 """With nothing working and nothing written lately, states change only on events
 (output, input, a turn signal, an exit), which poll at once: this is a safety net."""
@@ -377,16 +382,17 @@ class Engine:
         """Ask every tracker for transitions; announce each once, then re-arm."""
         now = time.monotonic()
         focused = self.dash.focused_pane
-        busy = False
+        busy = soon = False
         for pane in self.dash.panes:
-            pane.check_screen(now)
+            state = self.dash.state_of(pane, now)  # reads a dirty screen, throttled
             change = pane.tracker.poll(now)
-            state = self.dash.state_of(pane, now)
             # Quiet panes are looked at rarely; a pane that works, or wrote in the
             # last RECENT_OUTPUT seconds (its prompt may be about to establish
             # idle), is looked at often.
             recent = pane.last_output_at is not None and now - pane.last_output_at < RECENT_OUTPUT
-            busy = busy or recent or state in (PaneState.WORKING, PaneState.STARTING)
+            working = state in (PaneState.WORKING, PaneState.STARTING)
+            busy = busy or working
+            soon = soon or recent
             if change is None:
                 continue
             is_focused = pane is focused
@@ -396,14 +402,15 @@ class Engine:
                 self._announce(pane, change.new, reason)
             self.swaps.state_changed(pane)
             self.mail.state_changed()
-        self.call_later("states", STATE_POLL_BUSY if busy else STATE_POLL_IDLE, self.poll_states)
+        delay = STATE_POLL_BUSY if busy else STATE_POLL_OUTPUT if soon else STATE_POLL_IDLE
+        self.call_later("states", delay, self.poll_states)
 
     def poll_soon(self) -> None:
-        """Output arrived: look at states within STATE_POLL_BUSY, not a second."""
+        """Output arrived: look at states within STATE_POLL_OUTPUT, not seconds."""
         handle = self._timers.get("states")
-        due = self.loop.time() + STATE_POLL_BUSY
+        due = self.loop.time() + STATE_POLL_OUTPUT
         if handle is None or handle.when() > due:
-            self.call_later("states", STATE_POLL_BUSY, self.poll_states)
+            self.call_later("states", STATE_POLL_OUTPUT, self.poll_states)
 
     def _announce(self, pane: Pane, new: PaneState, reason: str) -> None:
         note = f" ({reason})" if reason else ""

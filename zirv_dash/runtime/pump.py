@@ -32,6 +32,13 @@ class Pump:
         self._engine = engine
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._hold_until = 0.0
+
+    def hold_background(self, seconds: float) -> None:
+        """For `seconds`, parse only the focused pane: what the user just asked
+        for (a chord's overlay, a keystroke's echo) gets the loop first, and the
+        hidden panes' backlog waits (their children block, as on a slow tty)."""
+        self._hold_until = max(self._hold_until, time.monotonic() + seconds)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._loop(), name="pump")
@@ -67,6 +74,12 @@ class Pump:
             if not busy:
                 break
             focused = dash.focused_pane
+            held = self._hold_until - time.monotonic()
+            if held > 0:
+                if focused is None or focused not in busy:
+                    await asyncio.sleep(held)
+                    continue
+                busy = [focused]
             busy.sort(key=lambda p: p is not focused)
             started = time.monotonic()
             deadline = started + PARSE_SLICE
