@@ -21,9 +21,9 @@ from zirv_dash import gitinfo
 
 GroupBy = Literal["none", "repo", "worktree"]
 GROUP_BY: tuple[GroupBy, ...] = ("none", "repo", "worktree")
-BRANCH_TTL = 2.0
-"""Seconds a pane's branch is reused before `.git/HEAD` is read again (an agent
-may switch branches; a few small reads every two seconds per pane cost nothing)."""
+BRANCH_TTL = 10.0
+"""Seconds a pane's branch is reused before `.git/HEAD` is read again: an agent may
+switch branches, but an idle dashboard must not stat every pane's tree each second."""
 
 
 @dataclass(frozen=True)
