@@ -9,6 +9,7 @@ import pytest
 
 from tests.gitrepos import make_repo, sh
 from zirv_dash.roster_view import (
+    BRANCH_TTL,
     GroupResolver,
     HeaderLine,
     RowFacts,
@@ -130,6 +131,6 @@ def test_the_resolver_rereads_the_branch_after_its_ttl(
     first = resolver.group("p1", str(repo), now=100.0)
     sh(repo, "checkout", "--quiet", "-b", "topic")
     assert resolver.group("p1", str(repo), now=100.5) == first  # cached
-    later = resolver.group("p1", str(repo), now=103.0)
+    later = resolver.group("p1", str(repo), now=100.0 + BRANCH_TTL + 1)
     assert first is not None and later is not None
     assert (first.branch, later.branch) == ("main", "topic")
