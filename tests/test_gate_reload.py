@@ -70,7 +70,9 @@ async def test_a_harness_disabled_after_start_is_refused(repo: Path) -> None:
         screen = dash_screen(app)
         dash = screen.dash
         gate = dash.gate
-        await wait_for(pilot, lambda: len(dash.panes) == 1 and screen.engine.intake.channel is not None)
+        await wait_for(
+            pilot, lambda: len(dash.panes) == 1 and screen.engine.intake.channel is not None
+        )
         gate_file = repo / ".zirv" / ".settings.toml"
         await _write_until(
             pilot, gate_file, "[agents.demo]\nenabled = false\n", lambda: not gate.enabled("demo")

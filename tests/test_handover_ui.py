@@ -16,11 +16,11 @@ from screens.handover import EMPTY_TEXT, HandoverScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, tools_only_path, wait_for
 from widgets.pane_header import PaneHeader
 from zirv_dash import handover, registry, swap
-from zirv_dash.runtime import swaps
 from zirv_dash.config import AdapterGate
 from zirv_dash.handover import HandoverRequest
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.procinfo import pid_exists
+from zirv_dash.runtime import swaps
 
 pytestmark = pytest.mark.timeout(60)
 

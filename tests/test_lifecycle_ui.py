@@ -65,7 +65,9 @@ async def test_a_dropped_request_opens_a_pane(repo: Path, isolated_state: Path) 
     async with app.run_test(size=(120, 40)) as pilot:
         screen = dash_screen(app)
         dash = screen.dash
-        await wait_for(pilot, lambda: len(dash.panes) == 1 and screen.engine.intake.channel is not None)
+        await wait_for(
+            pilot, lambda: len(dash.panes) == 1 and screen.engine.intake.channel is not None
+        )
         channel = screen.engine.intake.channel
         assert channel is not None and channel.root.name.startswith("0a1b2c3d-")
         body = {"agent": "demo", "prompt": "say hi", "cwd": str(repo), "requested_by": "x"}

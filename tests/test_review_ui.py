@@ -166,6 +166,7 @@ async def test_drag_selects_exact_text_across_wraps_and_wide_characters(
         line = "start-" + "x" * (cols - 10) + "漢字" + "ab漢字cd-end"
         (tmp_path / "long.txt").write_text(line + "\nsecond line\n")
         written: list[bytes] = []
+
         def osc52(text: str) -> bool:
             written.append(clipboard.osc52(text))
             return True

@@ -75,7 +75,10 @@ async def test_markers_and_mail_are_picked_up_by_the_watcher_alone(
         screen, _orch, worker = await started(pilot)
         shorts = frozenset(p.short for p in screen.dash.panes)
         # From here on the 1 s tick has nothing to sweep: only the watcher can.
-        await wait_for(pilot, lambda: screen.engine.mail.known_panes == shorts and screen.engine.watcher.watching)
+        await wait_for(
+            pilot,
+            lambda: screen.engine.mail.known_panes == shorts and screen.engine.watcher.watching,
+        )
         nudge.write_marker(worker.short, "abcd1234")
         notice = f"nudge received for {worker.short} -- see inbox"
         await wait_for(pilot, lambda: screen.dash.current_notice() == notice, timeout=5)

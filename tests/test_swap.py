@@ -11,12 +11,12 @@ import pytest
 
 from tests.apphelpers import tools_only_path
 from zirv_dash import handover, registry, swap
-from zirv_dash.runtime import swaps
 from zirv_dash.config import AdapterGate, load_settings
 from zirv_dash.dashboard import Dashboard
 from zirv_dash.handover import HandoverRefused, SwapPlan
 from zirv_dash.pane import Pane
 from zirv_dash.procinfo import pid_exists
+from zirv_dash.runtime import swaps
 
 pytestmark = pytest.mark.timeout(30)
 

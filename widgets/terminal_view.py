@@ -91,9 +91,7 @@ class TerminalView(Widget, can_focus=True):
     }
     """
 
-    def __init__(
-        self, pane: Pane, *, send: Sender | None = None, id: str | None = None
-    ) -> None:
+    def __init__(self, pane: Pane, *, send: Sender | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.pane = pane
         self._send: Sender = send or (lambda data, typed: pane.send(data, typed=typed))
