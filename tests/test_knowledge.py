@@ -150,6 +150,7 @@ def test_the_chord_is_free_in_both_presets() -> None:
         assert keymap.chords_for("knowledge") == ["k"], preset
 
 
+@pytest.mark.serial  # keys and file events against the clock: not beside another worker
 async def test_overlay_lists_searches_and_closes(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -43,6 +43,7 @@ def store(slug: str, body: str, to_session: str | None = None) -> mail.Message:
     return mail.store(slug, body, from_session=SENDER, from_agent="claude", to_session=to_session)
 
 
+@pytest.mark.serial  # keys and file events against the clock: not beside another worker
 async def test_mail_is_delivered_when_it_arrives_and_badges_count_unread(tmp_path: Path) -> None:
     app = sessions_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
