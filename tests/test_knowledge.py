@@ -150,7 +150,6 @@ def test_the_chord_is_free_in_both_presets() -> None:
         assert keymap.chords_for("knowledge") == ["k"], preset
 
 
-@pytest.mark.serial  # keys and file events against the clock: not beside another worker
 async def test_overlay_lists_searches_and_closes(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -167,7 +166,12 @@ async def test_overlay_lists_searches_and_closes(
         await wait_for(pilot, lambda: len(overlay.shown) == 3)
         detail = overlay.query_one("#knowledge-detail", Static)
         assert "D-001" in str(detail.render())
-        await pilot.press("down", "down")
+        # The first record is the highlighted one: one step down is the second.
+        await pilot.press("down")
+        await wait_for(pilot, lambda: "never closed" in str(detail.render()))
+        await pilot.press("down")
+        await wait_for(pilot, lambda: "S-004" in str(detail.render()))
+        await pilot.press("up")
         await wait_for(pilot, lambda: "never closed" in str(detail.render()))
         overlay.query_one(Input).value = "delivery"
         await wait_for(pilot, lambda: [r.id for r in overlay.shown] == ["S-004"])
