@@ -100,7 +100,7 @@ def test_agent_runtime_native_opens_a_worker_pane_in_the_live_dashboard(
     assert receipt["mode"] == "dashboard_pane" and receipt["state"] == "launched"
     assert receipt["harness"] == "native"
     short = receipt["session"]
-    tmux.wait_for(f"spawned native as {short}")  # announced like any worker
+    tmux.wait_for(f"2 ▲ {short}", timeout=30)  # its row, in the roster like any worker
     # A delegated pane is headless: its approval offers deny only, and it waits for you.
     tmux.wait_for("1 needs you", timeout=30)
     tmux.keys("C-a", "q")

@@ -210,11 +210,10 @@ class Engine:
             return
         for pane in self.dash.live_panes:
             self.ensure_flush(pane)
-        live = any(p.exit_code is None and p.pty is not None for p in self.dash.panes)
-        if live and not self._sigchld:
-            self.schedule_reap()  # no SIGCHLD handler: look for exits on the tick
-        elif live:
-            self.dash.check_escapes()  # processes that left a pane's session (rate-limited)
+        if any(p.exit_code is None and p.pty is not None for p in self.dash.panes):
+            # Exits SIGCHLD did not report (another loop in this process may hold
+            # the handler); a reap is a waitpid per pane, escapes are rate-limited.
+            self.schedule_reap()
         self.mail.tick()
         self.intake.tick()
         self.swaps.tick()
