@@ -137,6 +137,7 @@ async def test_restore_skipped_is_kept_and_blocks_exit(repo: Path, isolated_stat
     assert not token_dirs(isolated_state)
 
 
+@pytest.mark.serial  # a stop ladder stepped against the clock
 async def test_context_menu_stop_needs_confirmation(repo: Path) -> None:
     app = make_app(repo, extra=[("demo", "task")])
     async with app.run_test(size=(120, 40)) as pilot:

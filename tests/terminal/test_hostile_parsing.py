@@ -107,6 +107,7 @@ def _assert_linear(make: Callable[[int], bytes], chunk: int = 1 << 20) -> None:
     pytest.fail(f"not linear: {worst}")
 
 
+@pytest.mark.serial  # an absolute time cap: measured alone, not beside another worker
 @pytest.mark.parametrize("name", sorted(CORPUS))
 def test_feed_is_linear(name: str) -> None:
     _assert_linear(CORPUS[name])
