@@ -32,8 +32,7 @@ from zirv_dash import adapters
 from zirv_dash.attention import at_input_prompt, detect_needs_you
 from zirv_dash.pane import Pane, PaneSpec
 
-# Real CLIs start Node.js and draw against our clock: run in the serial part.
-pytestmark = [pytest.mark.vendor, pytest.mark.timeout(180), pytest.mark.serial]
+pytestmark = [pytest.mark.vendor, pytest.mark.timeout(180)]
 
 VENDOR_BIN = Path("/opt/zirv-vendor/bin")
 COLS, ROWS = 120, 40
