@@ -133,7 +133,7 @@ class Chrome:
         self._observe()
         # What is drawn and what is announced agree: transitions due by now are
         # taken (and their notices raised) before the states are drawn.
-        screen.engine.poll_states()
+        screen.engine.poll_fresh()
         now = time.monotonic()
         focused = dash.focused_pane
         states = {p.short: dash.state_of(p, now) for p in dash.panes}

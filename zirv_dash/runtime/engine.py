@@ -53,6 +53,7 @@ STATE_POLL_IDLE = 5.0
 """With nothing working and nothing written lately, states change only on events
 (output, input, a turn signal, an exit), which poll at once: this is a safety net."""
 RECENT_OUTPUT = 2.0
+STATE_FRESH = 0.05
 
 
 class Engine:
@@ -69,6 +70,7 @@ class Engine:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._sigchld = False
         self._reap_pending = False
+        self._polled_at = 0.0
         self.quitting = False
         self.closed = False
         self.watcher = StateWatcher(self._watch_failed)
@@ -377,9 +379,17 @@ class Engine:
 
     # -- states --------------------------------------------------------------------------
 
+    def poll_fresh(self, max_age: float = STATE_FRESH) -> None:
+        """poll_states, unless it ran within `max_age` seconds: the chrome asks
+        before each frame it draws, and a spinner frame right after the engine's
+        own poll must not read every screen a second time."""
+        if time.monotonic() - self._polled_at >= max_age:
+            self.poll_states()
+
     def poll_states(self) -> None:
         """Ask every tracker for transitions; announce each once, then re-arm."""
         now = time.monotonic()
+        self._polled_at = now
         focused = self.dash.focused_pane
         busy = soon = False
         for pane in self.dash.panes:
