@@ -26,6 +26,7 @@ from typing import Any
 
 from zirv_dash import keys as keycodes
 from zirv_dash.dashboard import Dashboard, DashError
+from zirv_dash.listeners import Listeners
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.fdwatch import FdWatch
@@ -60,7 +61,7 @@ class Engine:
     def __init__(self, dash: Dashboard, *, session_ids: list[str] | None = None) -> None:
         self.dash = dash
         self.session_ids = list(session_ids or [])
-        self._subscribers: list[Subscriber] = []
+        self._subscribers: Listeners[ev.EngineEvent] = Listeners()
         self.output_taps: list[Callable[[Pane, bytes], None]] = []
         """Called with each chunk a pane's child wrote, as read (before parsing):
         what a runtime serving clients streams to them."""
@@ -89,20 +90,10 @@ class Engine:
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback` with every event from now on; returns the unsubscribe."""
-        self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            with contextlib.suppress(ValueError):
-                self._subscribers.remove(callback)
-
-        return unsubscribe
+        return self._subscribers.add(callback)
 
     def emit(self, event: ev.EngineEvent) -> None:
-        for callback in list(self._subscribers):
-            try:
-                callback(event)
-            except Exception:  # noqa: BLE001 - one subscriber's bug must not stop the engine
-                log.exception("subscriber failed on %s", type(event).__name__)
+        self._subscribers.emit(event)
 
     def _dash_said(self, kind: str, text: str) -> None:
         self.emit(ev.ErrorRaised(text) if kind == "error" else ev.Notice(text))

@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable
 
 from zirv_dash.dashboard import Dashboard, DashError
+from zirv_dash.listeners import Listeners
 from zirv_dash.native_kind import NATIVE
 from zirv_dash.pane import Pane
 from zirv_dash.runtime import Engine
@@ -48,7 +49,7 @@ class EngineHost:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[HostEvent] = Listeners()
         self.not_resumed: list[NotResumed] = []
         self._names: dict[str, str] = {}
         self._pending_name = ""
@@ -90,13 +91,7 @@ class EngineHost:
         return repaint.repaint(pane.model_view)
 
     def subscribe(self, listener: Listener) -> Unsubscribe:
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     # -- mutations ----------------------------------------------------------------------
 
@@ -309,5 +304,4 @@ class EngineHost:
         self._emit(SessionEvent("changed", facts))
 
     def _emit(self, event: HostEvent) -> None:
-        for listener in list(self._listeners):
-            listener(event)
+        self._listeners.emit(event)

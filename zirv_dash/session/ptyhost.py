@@ -10,7 +10,6 @@ against; the engine replaces it behind the same interface.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import msgspec
 
+from zirv_dash.listeners import Listeners
 from zirv_dash.ptysession import PtySession, SpawnError, quit_signals
 from zirv_dash.session import repaint
 from zirv_dash.session.host import (
@@ -76,7 +76,7 @@ class PtyHost:
     def __init__(self, env: dict[str, str] | None = None) -> None:
         self._entries: dict[str, _Entry] = {}
         self.not_resumed: list[NotResumed] = []  # its children never outlive it
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[HostEvent] = Listeners()
         self._counter = 0
         self._env = dict(os.environ if env is None else env)
         self._env.setdefault("TERM", "xterm-256color")
@@ -106,13 +106,7 @@ class PtyHost:
         return len(self._entry(session_id).backlog)
 
     def subscribe(self, listener: Listener) -> Unsubscribe:
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     # -- mutations ----------------------------------------------------------------------
 
@@ -195,8 +189,7 @@ class PtyHost:
         return entry
 
     def _emit(self, event: HostEvent) -> None:
-        for listener in list(self._listeners):
-            listener(event)
+        self._listeners.emit(event)
 
     def _update(self, entry: _Entry, kind: str, **changes: object) -> None:
         entry.facts = msgspec.structs.replace(entry.facts, **changes)
