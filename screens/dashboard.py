@@ -59,10 +59,15 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     def __init__(self, options: LaunchOptions) -> None:
         super().__init__()
         self.options = options
-        self.dash = Dashboard(
-            options.settings, options.repo, options.gate, manage_state=options.manage_state
-        )
-        self.engine = Engine(self.dash, session_ids=options.session_ids)
+        if options.engine is not None:
+            # Hosted by the runtime: its engine, started before us and outliving us.
+            self.engine = options.engine
+            self.dash = options.engine.dash
+        else:
+            self.dash = Dashboard(
+                options.settings, options.repo, options.gate, manage_state=options.manage_state
+            )
+            self.engine = Engine(self.dash, session_ids=options.session_ids)
         self.keys = PrefixFilter(options.keymap)
         self.pane_views = PaneViews(self)
         self.tip: str | None = None
@@ -110,19 +115,35 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.query_one(Sidebar).styles.width = self.options.settings.dash.sidebar_cols
         self.apply_layout()
         self._unsubscribe = self.engine.subscribe(self.pane_views.on_event)
-        self.engine.start()
+        if self.hosted:
+            self.pane_views.mount_existing()
+        else:
+            self.engine.start()
         self.call_after_refresh(self._start_initial_panes)
+
+    @property
+    def hosted(self) -> bool:
+        """The runtime's dashboard: its engine and panes are not ours to end."""
+        return self.options.engine is not None
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
-        self.engine.close()
+        if not self.hosted:
+            self.engine.close()
         self.input.close()
 
     def _start_initial_panes(self) -> None:
         self._sync_pane_size()
         self.dash.default_colors = self.pane_views.default_colors()
         opts = self.options
+        if self.hosted:
+            # The runtime already watches the spawn channel; a fresh orchestrator
+            # only when it holds no live pane (as `zirv chat` would open one).
+            if not self.dash.live_panes:
+                self.engine.spawn(opts.agent, model=opts.model, role="orchestrator")
+                self.engine.focus(0)
+            return
         self.engine.spawn(opts.agent, model=opts.model, role="orchestrator")
         if opts.agent == "demo" and opts.agent_reason not in ("", "configured"):
             self.dash.notify(opts.agent_reason)
@@ -176,6 +197,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         return len(self.app.screen_stack) > 1 and self.app.screen is not self
 
     def close_app(self, code: int) -> None:
+        if self.hosted:
+            # Every pane ended: the client leaves, and the next attach starts afresh.
+            self.app.exit(code)
+            return
         self.engine.quitting = True
         self.app.exit(code)
 

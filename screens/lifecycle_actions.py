@@ -47,7 +47,8 @@ class LifecycleActions:
         if screen.dash.panes:
             engine.reap()
         else:  # the last retained row was dismissed
-            engine.intake.before_quit()
+            if not screen.hosted:  # the runtime writes its own roster when it stops
+                engine.intake.before_quit()
             screen.close_app(0)
 
     # -- chords ----------------------------------------------------------------------

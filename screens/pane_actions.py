@@ -166,8 +166,21 @@ class PaneActions:
             app.install_screen(HelpScreen(self._screen.keys.keymap), HELP_SCREEN)
         app.push_screen(HELP_SCREEN)
 
+    def action_detach(self) -> None:
+        screen = self._screen
+        detach = screen.options.on_detach
+        if detach is None:
+            screen.dash.notify("this dashboard owns its panes: nothing to detach from")
+            return
+        detach()
+
     def action_quit(self) -> None:
         screen = self._screen
+        if screen.options.on_detach is not None:
+            # The runtime owns the panes: leaving its dashboard stops nothing
+            # (`zirv session stop` is the verb that ends something).
+            self.action_detach()
+            return
         working = screen.dash.working_panes()
         if not working:
             screen.engine.shutdown()

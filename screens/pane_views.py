@@ -63,6 +63,13 @@ class PaneViews:
 
     # -- widgets -------------------------------------------------------------------------
 
+    def mount_existing(self) -> None:
+        """A view for every pane the engine already holds (a hosted dashboard
+        starts over a running engine: those panes were added before it)."""
+        for pane in list(self._screen.dash.panes):
+            self._mount(pane.short)
+        self.show_focused()
+
     def _mount(self, short: str) -> None:
         screen = self._screen
         pane = screen.engine.pane(short)

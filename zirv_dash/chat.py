@@ -13,12 +13,18 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zirv_dash import adapters, outer_terminal, paths
 from zirv_dash.config import AdapterGate, ConfigError, Settings, load_adapter_gate, load_settings
 from zirv_dash.keymap import Keymap, KeymapError, load_keymap
 from zirv_dash.native_kind import NATIVE
 from zirv_dash.session_env import child_env, nesting_refusal
+
+if TYPE_CHECKING:
+    from zirv_dash.runtime import Engine
+    from zirv_dash.session.dash_session import DashLink, DashUI
+    from zirv_dash.session.host import Host
 
 MIN_COLUMNS = 80
 MIN_ROWS = 20
@@ -35,6 +41,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         choices=RUNTIMES,
         default="wrapped",
         help="wrapped: a harness CLI on a PTY; native: zirv's own session (~/.zirv/native.toml)",
+    )
+    parser.add_argument(
+        "--no-session",
+        action="store_true",
+        help="own the panes in this process even with [session] persistent = true",
     )
     parser.add_argument(
         "--pane",
@@ -138,6 +149,8 @@ def main(argv: list[str]) -> int:
         )
     if notice is not None:
         return run_single(agent, args.model, repo, notice)
+    if settings.session.persistent and not args.no_session and not args.pane:
+        return _attach_runtime(agent, settings)
 
     return _open_dashboard(args, repo, settings, keymap, gate, agent, reason)
 
@@ -213,6 +226,43 @@ def _open_dashboard(
         outer=outer,
     )
     return run_dashboard(options)
+
+
+def _attach_runtime(agent: str, settings: Settings) -> int:
+    """`[session] persistent = true`: this terminal shows the repository's runtime
+    dashboard (the runtime starts if nothing listens); the panes are the runtime's."""
+    from zirv_dash.session.cli import attach_dashboard
+
+    outer = outer_terminal.probe(settings.dash.truecolor)
+    return attach_dashboard(agent, outer.color_system or "")
+
+
+def hosted_dashboard(engine: Engine, link: DashLink, columns: int, rows: int) -> DashUI:
+    """The runtime's `DashFactory`: the dashboard UI, loaded only when a client
+    first attaches to it (a runtime nobody attached to never imports Textual)."""
+    os.environ.setdefault("TEXTUAL_FPS", "240")  # as `_open_dashboard` says why
+    from screens.hosted import start
+
+    return start(engine, link, columns, rows)
+
+
+def session_main(argv: list[str]) -> int:
+    """`zirv session …`, with the runtime hosting the dashboard (`dash`)."""
+    from zirv_dash.session import cli as session_cli
+
+    if argv[:1] == ["web"]:
+        import importlib
+
+        web = importlib.import_module("zirv_dash.session.web")
+        result: int = web.web_main(argv[1:])
+        return result
+
+    def host() -> Host:
+        from zirv_dash.session.runtime import open_host
+
+        return open_host(dashboard=hosted_dashboard)
+
+    return session_cli.session_main(argv, host_factory=host)
 
 
 def run_single(agent: str, model: str | None, repo: os.PathLike[str] | str, notice: str) -> int:

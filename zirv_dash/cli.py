@@ -75,7 +75,7 @@ TOP_VERBS: dict[str, str] = {
     "chat": "zirv_dash.chat:main",
     "agent": "zirv_dash.agent_cli:main",
     "models": "zirv_dash.models_cli:main",
-    "session": "zirv_dash.session.cli:session_main",
+    "session": "zirv_dash.chat:session_main",
     "native": "zirv_dash.chat:native_main",
 }
 

@@ -119,9 +119,13 @@ def check_shape(data: Mapping[str, Any], path: Path) -> None:
 
 
 def _check_repo_layer(data: Mapping[str, Any], path: Path) -> None:
+    from zirv_dash.settings_model import SECTION_MODELS
+
     for section, forbidden in REPO_FORBIDDEN.items():
-        if section in data and "*" in forbidden and section not in REPO_ALLOWED_EXCEPTIONS:
-            # Wholly forbidden: whatever its shape, the key itself is refused.
+        whole = "*" in forbidden and section not in REPO_ALLOWED_EXCEPTIONS
+        if section in data and whole and section not in SECTION_MODELS:
+            # A wholly forbidden free-form table: whatever its shape, the key
+            # itself is refused (a modelled section names each key's own hint).
             raise ConfigError(
                 f"{path}: `{section}` is repo-forbidden (a checkout may not set it); "
                 f"{section_hint(section, data[section])}"
@@ -199,7 +203,7 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
             sections[name] = model(**_section(merged, name))
         except ValidationError as exc:
             raise ConfigError(_describe_validation(exc, name, layers)) from exc
-    dash, mail = sections["dash"], sections["mail"]
+    dash, mail, session = sections["dash"], sections["mail"], sections["session"]
     handover = {
         str(agent): {str(k): str(v) for k, v in tiers.items()}
         for agent, tiers in _section(merged, "handover").items()
@@ -213,6 +217,7 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
         agent=str(agent_value) if agent_value else None,
         dash=dash,
         mail=mail,
+        session=session,
         handover=handover,
         worker=worker,
         sources=sources,

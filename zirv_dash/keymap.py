@@ -84,6 +84,9 @@ ACTIONS: tuple[ActionInfo, ...] = (
     ),
     ActionInfo("palette", "palette", "dashboard", "search every action"),
     ActionInfo("help", "help", "dashboard", "this help"),
+    ActionInfo(
+        "detach", "detach", "dashboard", "leave the runtime's dashboard; every pane runs on"
+    ),
     ActionInfo("quit", "quit", "dashboard", "quit (asks when a pane is working)"),
 )
 ACTION_IDS = frozenset(a.id for a in ACTIONS)

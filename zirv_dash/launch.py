@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zirv_dash.config import AdapterGate, Settings
 from zirv_dash.keymap import Keymap
 from zirv_dash.outer_terminal import OuterTerminal
+
+if TYPE_CHECKING:
+    from zirv_dash.runtime import Engine
 
 
 @dataclass
@@ -32,3 +37,8 @@ class LaunchOptions:
     """Freeze clocks, pids and spinners in the chrome (snapshot tests)."""
     outer: OuterTerminal = field(default_factory=OuterTerminal)
     """The outer terminal's colour system and default colours, probed at start-up."""
+    engine: Engine | None = None
+    """The runtime's engine, for a dashboard the runtime hosts (None: the dashboard
+    builds and owns its own)."""
+    on_detach: Callable[[], None] | None = None
+    """Releases the client, for a hosted dashboard: quitting detaches, ends nothing."""

@@ -118,12 +118,21 @@ class MailSettings(_EnvFirst):
     keep: int = Field(default=MAIL_KEEP_DEFAULT, ge=MAIL_KEEP_MIN)
 
 
+class SessionSettings(_EnvFirst):
+    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_SESSION_", extra="ignore")
+
+    persistent: bool = False
+    """`zirv chat` attaches to this repository's runtime (`zirv session`), which
+    owns the panes, so they outlive the terminal (operator-only)."""
+
+
 class Settings(BaseModel):
     """The merged, validated configuration for one process."""
 
     agent: str | None = None
     dash: DashSettings = Field(default_factory=DashSettings)
     mail: MailSettings = Field(default_factory=MailSettings)
+    session: SessionSettings = Field(default_factory=SessionSettings)
     handover: dict[str, dict[str, str]] = Field(default_factory=dict)
     worker: dict[str, str] = Field(default_factory=dict)
     sources: list[str] = Field(default_factory=list)
@@ -135,6 +144,7 @@ class Settings(BaseModel):
 SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "dash": DashSettings,
     "mail": MailSettings,
+    "session": SessionSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
 

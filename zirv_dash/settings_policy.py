@@ -26,6 +26,9 @@ REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "mail": ("enabled", "max_delivered_bytes", "keep"),
     "handover": ("*",),
     "worker": ("*",),
+    # Whether cloning a repository is enough to make its sessions outlive the
+    # operator's terminal is not the checkout's decision.
+    "session": ("*",),
 }
 REPO_ALLOWED_EXCEPTIONS: dict[str, tuple[str, ...]] = {"dash": ("idle_quiet_ms",)}
 REPO_FORBIDDEN_TOP = ("agent",)

@@ -20,6 +20,7 @@ import tty
 from typing import Any
 
 from zirv_dash.session.client import Client, RemoteError
+from zirv_dash.session.dash_session import DASH_ID
 from zirv_dash.session.protocol import ErrorCode, EventKind
 
 PREFIX = 0x01  # Ctrl+A
@@ -41,6 +42,8 @@ class _Attachment:
         self.controller = False
         self.done: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._prefixed = False
+        self.chords_here = True
+        """`Ctrl+A d` / `Ctrl+A Ctrl+A` act here (false: every byte is the session's)."""
 
     def write(self, data: bytes) -> None:
         view = memoryview(data)
@@ -95,7 +98,7 @@ class _Attachment:
         if not data:
             self._finish("detached")
             return
-        keys = self._keys(data)
+        keys = self._keys(data) if self.chords_here else data
         if keys and self.controller:
             text = base64.b64encode(keys).decode()
             asyncio.ensure_future(self._send(text))
@@ -129,6 +132,8 @@ async def _choose(client: Client, ref: str | None) -> str:
     if ref:
         return str((await client.call("session.get", {"session": ref}))["session"]["id"])
     sessions = (await client.call("session.list"))["sessions"]
+    if any(s["id"] == DASH_ID for s in sessions):
+        return DASH_ID  # the runtime's dashboard: every session at once
     live = [s for s in sessions if s["state"] in ("starting", "running")]
     if len(live) != 1:
         names = ", ".join(s["name"] for s in live) or "none"
@@ -136,8 +141,10 @@ async def _choose(client: Client, ref: str | None) -> str:
     return str(live[0]["id"])
 
 
-async def _seat(client: Client, session: str, takeover: bool) -> dict[str, Any]:
-    params = {"session": session, "mode": "controller"}
+async def _seat(
+    client: Client, session: str, takeover: bool, color_system: str = ""
+) -> dict[str, Any]:
+    params = {"session": session, "mode": "controller", "color_system": color_system}
     try:
         result: dict[str, Any] = await client.call("session.attach", params)
     except RemoteError as exc:
@@ -150,7 +157,13 @@ async def _seat(client: Client, session: str, takeover: bool) -> dict[str, Any]:
     return result
 
 
-async def attach(ref: str | None, takeover: bool = False, in_fd: int = 0, out_fd: int = 1) -> str:
+async def attach(
+    ref: str | None,
+    takeover: bool = False,
+    in_fd: int = 0,
+    out_fd: int = 1,
+    color_system: str = "",
+) -> str:
     """Attach until detached or the session ends; returns why ("detached", "exited",
     "runtime gone")."""
     client = await Client.connect()
@@ -158,8 +171,10 @@ async def attach(ref: str | None, takeover: bool = False, in_fd: int = 0, out_fd
     saved = termios.tcgetattr(in_fd)
     try:
         session = await _choose(client, ref)
-        seat = await _seat(client, session, takeover)
+        seat = await _seat(client, session, takeover, color_system)
         link = _Attachment(client, session, in_fd, out_fd)
+        # The dashboard reads its own chords (its `Ctrl+A d` detaches this client).
+        link.chords_here = session != DASH_ID
         link.controller = seat["mode"] == "controller"
         tty.setraw(in_fd)
         await link.resize()

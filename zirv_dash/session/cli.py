@@ -150,7 +150,9 @@ def session_main(argv: Sequence[str], host_factory: HostFactory = default_host) 
         sub.add_parser("serve", help="run the runtime in the foreground")
         listing = sub.add_parser("list", help="sessions and who is attached")
         listing.add_argument("--json", action="store_true")
-        attach = sub.add_parser("attach", help="show and type into a session (Ctrl+A d detaches)")
+        attach = sub.add_parser(
+            "attach", help="show the dashboard, or one session, here (Ctrl+A d detaches)"
+        )
         attach.add_argument("session", nargs="?")
         attach.add_argument("--takeover", action="store_true", help="take the controller seat")
         detach = sub.add_parser("detach", help="release every client of a session")
@@ -246,16 +248,38 @@ def _log_to_state_dir() -> None:
     root.setLevel(logging.INFO)
 
 
-def _attach(ref: str | None, takeover: bool) -> int:
+def _attach(ref: str | None, takeover: bool, color_system: str = "") -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise _Usage("zirv session attach: needs a terminal")
     import asyncio
 
     from zirv_dash.session.attach import attach
 
-    why = asyncio.run(attach(ref, takeover))
+    why = asyncio.run(attach(ref, takeover, color_system=color_system))
     print(f"\r\n[{why}]")
     return 0 if why != "runtime gone" else 1
+
+
+def attach_dashboard(agent: str, color_system: str = "") -> int:
+    """`zirv chat` with `[session] persistent = true`: start the runtime if
+    nothing listens, give it an orchestrator running `agent` if it holds no live
+    session, and show its dashboard here (`Ctrl+A d` detaches)."""
+    from zirv_dash.session.dash_session import DASH_ID
+
+    def parse() -> int:
+        ensure_runtime()
+        sessions = client.call("session.list")["sessions"]
+        if not any(s["id"] == DASH_ID for s in sessions):
+            raise _Usage(
+                "zirv chat: the runtime listening here hosts no dashboard "
+                "(it was started by another command); stop it with `zirv session stop --runtime`"
+            )
+        live = [s for s in sessions if s["id"] != DASH_ID and s["state"] in ("starting", "running")]
+        if not live:
+            client.call("session.start", {"harness": agent, "name": "orchestrator"})
+        return _attach(DASH_ID, False, color_system)
+
+    return _run("zirv chat", parse)
 
 
 def _list(as_json: bool) -> int:
@@ -327,7 +351,8 @@ def ensure_runtime(command: Sequence[str] | None = None, timeout: float = STOP_W
     with contextlib.suppress(client.NotRunning, OSError):
         client.server_credentials(path, timeout=1.0)
         return path
-    argv = list(command or [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"])
+    # `zirv_dash.cli`: the runtime that `zirv session` runs, hosting the dashboard.
+    argv = list(command or [sys.executable, "-m", "zirv_dash.cli", "session", "serve"])
     subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,

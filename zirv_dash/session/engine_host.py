@@ -25,6 +25,7 @@ from zirv_dash.pane import Pane
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev
 from zirv_dash.session import repaint
+from zirv_dash.session.dash_session import DASH_ID, DashFactory, DashSession
 from zirv_dash.session.host import (
     HostError,
     HostEvent,
@@ -47,7 +48,7 @@ SHUTDOWN_WAIT = 30.0
 class EngineHost:
     """`Host` over an engine; `engine.start()` is the caller's (see `session.runtime`)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, dashboard: DashFactory | None = None) -> None:
         self.engine = engine
         self._listeners: Listeners[HostEvent] = Listeners()
         self.not_resumed: list[NotResumed] = []
@@ -65,6 +66,24 @@ class EngineHost:
         """Decides a restore offer (the runtime's Tier 2 rule); skipped when unset."""
         self._unsubscribe = engine.subscribe(self._on_engine_event)
         engine.output_taps.append(self._on_output)
+        self.dash_session: DashSession | None = None
+        """The hosted dashboard (`dash`), when the runtime was given a UI to host."""
+        if dashboard is not None:
+            self.dash_session = DashSession(
+                lambda link, columns, rows: dashboard(engine, link, columns, rows),
+                lambda data: self._emit(SessionOutput(DASH_ID, data)),
+                self._publish_dash,
+                repo_label(str(engine.dash.repo)),
+            )
+
+    def note_client(self, session_id: str, color_system: str) -> None:
+        if (hosted := self._hosted(session_id)) is not None:
+            hosted.note_client(color_system)
+
+    def bind_detach(self, detach: Callable[[str], None]) -> None:
+        """How the hosted dashboard releases its controlling client (the server's)."""
+        if self.dash_session is not None:
+            self.dash_session.on_detach = lambda: detach(DASH_ID)
 
     @property
     def dash(self) -> Dashboard:
@@ -73,19 +92,28 @@ class EngineHost:
     # -- reads --------------------------------------------------------------------------
 
     def sessions(self) -> list[SessionFacts]:
-        return [self._facts(pane) for pane in self.dash.panes]
+        listed = [self._facts(pane) for pane in self.dash.panes]
+        if self.dash_session is not None:
+            listed.insert(0, self.dash_session.facts())
+        return listed
 
     def get(self, session_id: str) -> SessionFacts | None:
+        if session_id == DASH_ID and self.dash_session is not None:
+            return self.dash_session.facts()
         pane = self.engine.pane(session_id)
         return self._facts(pane) if pane is not None else None
 
     def screen(self, session_id: str) -> Screen:
+        if (hosted := self._hosted(session_id)) is not None:
+            return hosted.screen()
         pane = self._terminal(session_id)
         self._catch_up(pane)
         model = pane.model_view
         return Screen(model.columns, model.rows, model.cursor, model.lines(), model.version)
 
     def repaint(self, session_id: str) -> bytes:
+        if (hosted := self._hosted(session_id)) is not None:
+            return hosted.repaint()
         pane = self._terminal(session_id)
         self._catch_up(pane)
         return repaint.repaint(pane.model_view)
@@ -132,16 +160,28 @@ class EngineHost:
         return self._facts(pane)
 
     def send_input(self, session_id: str, data: bytes) -> None:
+        if (hosted := self._hosted(session_id)) is not None:
+            hosted.send_input(data)
+            return
         pane = self._live(self._terminal(session_id).short)
         self.engine.send_input(data, short=pane.short)
 
     def resize(self, session_id: str, columns: int, rows: int) -> SessionFacts:
+        if (hosted := self._hosted(session_id)) is not None:
+            hosted.resize(max(2, columns), max(2, rows))
+            return hosted.facts()
         pane = self._live(self._terminal(session_id).short)
         pane.resize(max(2, columns), max(2, rows))
         self._publish_if_changed(pane)
         return self._facts(pane)
 
     async def stop(self, session_id: str, grace: float) -> SessionFacts:
+        if self._hosted(session_id) is not None:
+            raise HostError(
+                ErrorCode.UNSUPPORTED,
+                "the dashboard is not stopped on its own: detach from it, stop its panes, "
+                "or stop the runtime (`zirv session stop --runtime`)",
+            )
         pane = self._pane(session_id)
         if not pane.alive:
             return self._facts(pane)
@@ -154,6 +194,8 @@ class EngineHost:
     async def close(self) -> None:
         """End every pane (the termination ladder, verified), write the restore
         roster, and release everything the engine opened."""
+        if self.dash_session is not None:
+            await self.dash_session.close()
         engine = self.engine
         if not engine.closed:
             engine.shutdown()
@@ -218,6 +260,13 @@ class EngineHost:
             self._emit(SessionOutput(pane.short, repaint.repaint(pane.model_view)))
 
     # -- internals ----------------------------------------------------------------------
+
+    def _hosted(self, session_id: str) -> DashSession | None:
+        return self.dash_session if session_id == DASH_ID else None
+
+    def _publish_dash(self) -> None:
+        if self.dash_session is not None:
+            self._emit(SessionEvent("changed", self.dash_session.facts()))
 
     def _pane(self, session_id: str) -> Pane:
         pane = self.engine.pane(session_id)

@@ -115,6 +115,9 @@ class AttachParams(Frame, frozen=True):
     mode: SeatMode = SeatMode.OBSERVER
     repaint: bool = False
     """Also send `screen.repaint`."""
+    color_system: str = ""
+    """What the client's terminal renders ("truecolor", "256", "standard"): a UI
+    the runtime draws for this client (`dash`) renders for it."""
 
 
 class ScreenParams(Frame, frozen=True):

@@ -28,6 +28,7 @@ from zirv_dash.handover_transcript import _claude_transcript
 from zirv_dash.roster import RosterPane, _is_uuid
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev
+from zirv_dash.session.dash_session import DashFactory
 from zirv_dash.session.engine_host import EngineHost
 from zirv_dash.session.protocol import NotResumed
 from zirv_dash.textcheck import UnencodableText
@@ -35,14 +36,14 @@ from zirv_dash.textcheck import UnencodableText
 log = logging.getLogger("zirv.session.runtime")
 
 
-def open_host(repo: Path | None = None) -> EngineHost:
+def open_host(repo: Path | None = None, dashboard: DashFactory | None = None) -> EngineHost:
     """The engine host for `repo` (default: the repository of the working
     directory), started. Raises ConfigError for a broken configuration."""
     root = paths.repo_root(repo)
     settings = load_settings(root)
     gate = load_adapter_gate(root, adapters.names())
     engine = Engine(Dashboard(settings, root, gate, manage_state=True))
-    host = EngineHost(engine)
+    host = EngineHost(engine, dashboard)
     host.on_restore = lambda offer: restore(host, offer)
     engine.start()
     engine.intake.begin()  # opens the spawn channel and reads the roster

@@ -145,6 +145,9 @@ class Server:
         self._handlers: set[asyncio.Task[None]] = set()
         self.on_client: Callable[[], None] | None = None
         """Called when a client is accepted (the runtime record's last-client time)."""
+        bind_detach = getattr(host, "bind_detach", None)
+        if callable(bind_detach):  # a host whose UI can release its controller (`dash`)
+            bind_detach(self.detach_controller)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -252,6 +255,19 @@ class Server:
     def next_change(self, session_id: str) -> asyncio.Event:
         """An event set at the session's next output or fact change."""
         return self.changed.setdefault(session_id, asyncio.Event())
+
+    def detach_controller(self, session_id: str) -> None:
+        """Release the client holding `session_id`'s controller seat, as its own
+        `session.detach` would (the session itself is untouched)."""
+        client_id = self.seats.controller(session_id)
+        if client_id is None:
+            return
+        change = self.seats.detach(session_id, client_id)
+        holder = self.connections.get(client_id)
+        if holder is not None:
+            holder.attached.discard(session_id)
+        if change is not None:
+            self.publish_seat(change, EventKind.CLIENT_DETACHED)
 
     # -- connections ---------------------------------------------------------------------
 
