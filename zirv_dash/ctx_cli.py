@@ -99,7 +99,7 @@ def _status(argv: list[str]) -> int:
     for record, live in rows:
         lines.append(
             f"  {record.short} {record.agent} {record.verb} pid {record.pid} "
-            f"{_age(now - record.started_at)} {live} {record.repo_slug}"
+            f"{_age(now - record.started_at)} {live} {record.repo_slug}{_native_note(record)}"
         )
     for sock in sockets:
         lines.append(f"  {sock.stem} (no record) {sock}")
@@ -110,6 +110,16 @@ def _status(argv: list[str]) -> int:
     lines.append(f"mail: {broadcast + direct} unread{split}")
     print("\n".join(lines))
     return 0
+
+
+def _native_note(record: registry.SessionRecord) -> str:
+    """A native pane runs inside its dashboard (the pid is the dashboard's): say
+    so, with the state its dashboard keeps in the record."""
+    if record.runtime != "native":
+        return ""
+    state = record.extra.get("state")
+    shown = state if isinstance(state, str) and state.isprintable() else "unknown"
+    return f" (native pane in its dashboard: {shown[:24]})"
 
 
 # --- hook --------------------------------------------------------------------

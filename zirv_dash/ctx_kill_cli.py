@@ -9,6 +9,7 @@ import time
 
 from zirv_dash import procinfo, registry
 from zirv_dash.ctx_common import Parser, err, parse_args, report_problems
+from zirv_dash.ctx_kill_native import end_native, is_native
 
 KILL_GRACE_SECS = 3.0
 KILL_CONFIRM_SECS = 2.0
@@ -41,6 +42,8 @@ def kill_main(argv: list[str]) -> int:
         registry.unregister(record.short)
         print(f"zirv ctx kill: {registry.describe(record)} is already gone; record removed")
         return 0
+    if is_native(record):  # its pid is its dashboard's: never signalled
+        return end_native(record, max(args.grace, 0.0))
     return _terminate(record, max(args.grace, 0.0))
 
 

@@ -266,6 +266,11 @@ def _nudge(argv: list[str]) -> int:
             "it is a shell pane, and zirv never types into a shell: the message waits in "
             "its inbox (✉ in the sidebar)"
         )
+    elif record.verb == "dash" and record.runtime == "native":
+        how = (
+            "it is a native pane: its dashboard submits the message to its session (the "
+            "path the operator's Enter takes, never typed) at its next idle moment"
+        )
     elif record.verb == "dash":
         how = "its dashboard delivers the message into the pane at its next idle moment"
     else:

@@ -257,7 +257,16 @@ class Dashboard(EscapeWatch):
         return str(path)
 
     def register(self, pane: Pane, reachable: bool) -> None:
-        if not self.manage_state or pane.pty is None:
+        if not self.manage_state:
+            return
+        if pane.kind == NATIVE:  # no child process: the session runs in ours
+            from zirv_dash.runtime.native_pane import native_record
+
+            native = native_record(pane, self)
+            if native is not None:
+                self._write_record(pane, native)
+            return
+        if pane.pty is None:
             return
         record = registry.SessionRecord.new(
             pane.session_id,
@@ -271,6 +280,9 @@ class Dashboard(EscapeWatch):
         )
         if pane.model:
             record.extra["model"] = pane.model
+        self._write_record(pane, record)
+
+    def _write_record(self, pane: Pane, record: registry.SessionRecord) -> None:
         try:
             registry.register(record)
         except OSError as exc:

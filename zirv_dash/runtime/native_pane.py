@@ -13,12 +13,16 @@ through the session's submit path, as the operator's Enter does.
 
 from __future__ import annotations
 
+import asyncio
+import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zirv_dash import paths
+import msgspec
+
+from zirv_dash import paths, registry
 from zirv_dash.attention import AttentionTracker, PaneState, ended_state
 from zirv_dash.native_kind import NATIVE, NATIVE_ADAPTER
 from zirv_dash.pane import Pane, PaneSpec
@@ -29,6 +33,10 @@ if TYPE_CHECKING:
 
 
 BUSY = frozenset({"generating", "executing"})
+CONTROL_FIELD = "dash_requests"
+"""The registry field naming a native pane's own spawn channel (its kill path)."""
+RECORD_COALESCE_SECS = 0.25
+"""How long a state change waits before the registry record is rewritten."""
 
 
 class NativeAttention(AttentionTracker):
@@ -107,6 +115,11 @@ class NativeSessionPane(Pane):
         self.wake: Callable[[], None] | None = None
         """Told after every session change (the engine polls states soon)."""
         self.closing = False
+        self.on_record: Callable[[], None] | None = None
+        """Rewrites the pane's session-registry record (set by the dashboard that
+        registered it); called when the state word the record carries changed."""
+        self.recorded_state = ""
+        self._record_timer: asyncio.TimerHandle | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -148,12 +161,48 @@ class NativeSessionPane(Pane):
         self.tracker.update(self.last_output_at, snap.state, pending, errors[-1] if errors else "")
         if self.wake is not None:
             self.wake()
+        if self.on_record is not None and self.record_state() != self.recorded_state:
+            self._record_soon()
+
+    # -- registry ---------------------------------------------------------------------------
+
+    def record_state(self) -> str:
+        """The state word `zirv ctx status` shows: idle, generating, executing,
+        blocked (an approval is open), cancelled, failed or completed."""
+        session = self.session
+        if session is None:
+            return "failed"
+        if session.pending is not None:
+            return "blocked"
+        return session.state
+
+    def _record_soon(self) -> None:
+        """Rewrite the record shortly: a tool call's generating → executing →
+        generating within a moment is one write (each is an fsync on the loop)."""
+        if self._record_timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a synchronous caller): write now
+            self.flush_record()
+            return
+        self._record_timer = loop.call_later(RECORD_COALESCE_SECS, self.flush_record)
+
+    def flush_record(self) -> None:
+        self._record_timer = None
+        if self.on_record is None or not self.alive or self.closing:
+            return  # an ended pane's record is removed, never rewritten
+        if self.record_state() != self.recorded_state:
+            self.on_record()
 
     async def close_session(self, reason: str = "closed") -> None:
         """End the conversation (its turn is stopped, the end journaled); the pane
         then reads as ended cleanly."""
         session = self.session
         self.closing = True
+        if self._record_timer is not None:
+            self._record_timer.cancel()
+            self._record_timer = None
         if session is not None and not session.closed:
             await session.close(reason)
         if self.exit_code is None:
@@ -223,6 +272,38 @@ class NativeSessionPane(Pane):
         return "session closed"
 
 
+def native_record(pane: Pane, dash: Dashboard) -> registry.SessionRecord | None:
+    """A native pane's registry record. Its session runs inside the dashboard, so
+    `pid` (and `owner_pid`) is the dashboard's: liveness follows the dashboard, and
+    `zirv ctx kill` must never signal it; it asks the pane's own spawn channel
+    (`dash_requests`, a kill request for itself) instead. It is reachable: the
+    dashboard claims its nudge markers and submits its mail. `state` is the
+    session's state word, rewritten as it changes; `started_at` stays the pane's."""
+    if not isinstance(pane, NativeSessionPane) or pane.session is None:
+        return None
+    record = registry.SessionRecord.new(
+        pane.session_id,
+        pane.agent,
+        dash.repo,
+        "chat" if pane.role == "orchestrator" else "dash",
+        os.getpid(),
+        reachable=True,
+        owner_pid=os.getpid(),
+        role=pane.role,
+        runtime=NATIVE,
+    )
+    record = msgspec.structs.replace(record, started_at=int(pane.created_at))
+    state = pane.record_state()
+    pane.recorded_state = state
+    record.extra["state"] = state
+    if pane.model:
+        record.extra["model"] = pane.model
+    channel = dash.channels.get(pane.short)
+    if channel:
+        record.extra[CONTROL_FIELD] = channel
+    return record
+
+
 def native_spec(
     cwd: str,
     *,
@@ -281,8 +362,13 @@ def open_native_pane(
     dash.panes.append(pane)
     if not pane.start({}):
         dash.error(f"native pane {pane.short} could not start: {pane.spawn_error}")
-    elif prompt and pane.session is not None:
-        pane.session.submit(prompt, commands=False)
+    else:
+        # Its own channel carries `zirv ctx kill`'s request (it has no process).
+        dash._mint_channel(pane)
+        dash.register(pane, reachable=True)
+        pane.on_record = lambda: dash.register(pane, reachable=True)
+        if prompt and pane.session is not None:
+            pane.session.submit(prompt, commands=False)
     for hook in dash.on_pane_added:
         hook(pane)
     if focus:
