@@ -24,6 +24,7 @@ import msgspec
 
 from zirv_dash import paths, registry
 from zirv_dash.attention import AttentionTracker, PaneState, ended_state
+from zirv_dash.ctx_kill_native import CONTROL_FIELD
 from zirv_dash.native_kind import NATIVE, NATIVE_ADAPTER
 from zirv_dash.pane import Pane, PaneSpec
 
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
 
 
 BUSY = frozenset({"generating", "executing"})
-CONTROL_FIELD = "dash_requests"
-"""The registry field naming a native pane's own spawn channel (its kill path)."""
 RECORD_COALESCE_SECS = 0.25
 """How long a state change waits before the registry record is rewritten."""
 
