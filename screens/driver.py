@@ -1,14 +1,31 @@
-"""The terminal driver: Textual's Linux driver with only the mouse reports we use.
+"""The terminal driver: Textual's Linux driver with only the mouse reports we use,
+and an input thread that sleeps until there is input.
 
 Textual asks the terminal for every motion of the mouse (mode 1003), so each
 pixel of movement over the dashboard becomes an escape sequence to parse and
 an event to route, for nothing: no part of zirv reacts to a pointer that merely
 hovers. Clicks and the wheel need 1000, drag-selection needs motion only while
 a button is held (1002), and 1006 gives coordinates past column 223 (SGR).
+
+Textual's input thread wakes ten times a second (`select(0.1)`) to look at its
+exit flag, which alone costs an idle dashboard a fraction of a percent of a
+core. Here the thread blocks until a key arrives, the parser's own timeout is
+due (a lone Esc is told from the start of a sequence by waiting), or the exit
+flag is set, which also writes to a pipe the thread watches.
 """
 
 from __future__ import annotations
 
+import os
+import selectors
+import threading
+from codecs import getincrementaldecoder
+from typing import Any
+
+from textual._loop import loop_last
+from textual._parser import ParseError
+from textual._time import get_time
+from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
 MOUSE_ON = (
@@ -22,10 +39,62 @@ MOUSE_OFF = (
     "\x1b[?1003l"  # in case anything before us asked for all motion
     "\x1b[?1006l"
 )
+READ_SIZE = 4096
+
+
+class WakingEvent(threading.Event):
+    """An Event whose `set()` also makes a pipe readable, so a thread blocked in
+    `select` on that pipe sees the flag at once instead of polling it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read_fd, self._write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        os.set_blocking(self._write_fd, False)
+        self._closed = False
+
+    def set(self) -> None:
+        super().set()
+        if self._closed:
+            return  # the fd numbers may belong to someone else by now
+        try:
+            os.write(self._write_fd, b"x")
+        except OSError:
+            pass  # the pipe is full, so already readable: the flag is what counts
+
+    def drain(self) -> None:
+        try:
+            while os.read(self.read_fd, 64):
+                pass
+        except OSError:
+            pass  # empty (BlockingIOError) or closed
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for fd in (self.read_fd, self._write_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def parser_timeout(parser: XTermParser) -> float | None:
+    """Seconds until the parser's pending timeout (a lone Esc), None if none is."""
+    due: float | None = getattr(parser, "_timeout_time", 0.0)
+    if due is None:
+        return None
+    return max(0.0, due - get_time())
 
 
 class ButtonMotionDriver(LinuxDriver):
-    """Requests button-motion mouse tracking (1002) instead of any-motion (1003)."""
+    """Requests button-motion mouse tracking (1002) instead of any-motion (1003),
+    and reads input without waking when there is none."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.exit_event: WakingEvent = WakingEvent()
 
     def _enable_mouse_support(self) -> None:
         if not self._mouse:
@@ -38,3 +107,43 @@ class ButtonMotionDriver(LinuxDriver):
             return
         self.write(MOUSE_OFF)
         self.flush()
+
+    def close(self) -> None:
+        super().close()
+        self.exit_event.close()
+
+    def run_input_thread(self) -> None:
+        """Textual's loop (same parser, same events), with a blocking wait."""
+        exit_event = self.exit_event
+        exit_event.drain()  # a set() from an earlier stop of input
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        selector.register(exit_event.read_fd, selectors.EVENT_READ)
+        fileno = self.fileno
+        parser = XTermParser(self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+
+        def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+            keys = [item for item in ready if item[0].fd == fileno]
+            for last, (_key, mask) in loop_last(keys):
+                if mask & selectors.EVENT_READ:
+                    data = decode(os.read(fileno, READ_SIZE), final=final and last)
+                    if not data:
+                        break  # stdin is a pipe at its end
+                    for event in parser.feed(data):
+                        self.process_message(event)
+            for event in parser.tick():
+                self.process_message(event)
+
+        try:
+            while not exit_event.is_set():
+                process(selector.select(parser_timeout(parser)))
+            # As Textual does: no more reads, but a pending Esc is still sent.
+            process([], final=True)
+        finally:
+            selector.close()
+            try:
+                for _event in parser.feed(""):
+                    pass
+            except (EOFError, ParseError):
+                pass
