@@ -214,3 +214,10 @@ async def test_with_control_the_browsers_keys_reach_the_pane(
     params = {"session": sid, "text": "from-the-browser-9", "timeout": 30}
     await asyncio.to_thread(blocking.call, "session.wait", params, timeout=40)
     await page.screen_showing("from-the-browser-9")
+
+    # Stopping the web server while the page is open ends its relay, stops nothing.
+    await asyncio.to_thread(server.end)
+    assert server.proc.returncode == 0
+    facts = (await asyncio.to_thread(blocking.call, "session.get", {"session": sid}))["session"]
+    assert facts["state"] == "running" and facts["controller"] is None
+    assert facts["observers"] == 0
