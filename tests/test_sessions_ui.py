@@ -100,9 +100,17 @@ async def test_sweeps_fall_back_to_the_tick_when_watching_fails(
 ) -> None:
     import watchfiles
 
+    from zirv_dash.runtime import watch
+    from zirv_dash.runtime.inotify import InotifyUnavailable
+
     def broken(*_a: Any, **_k: Any) -> Any:
         raise OSError("inotify limit reached")
 
+    def refused(*_a: Any, **_k: Any) -> Any:
+        raise InotifyUnavailable("inotify limit reached")
+
+    # Neither watcher can start: the loop's inotify nor watchfiles after it.
+    monkeypatch.setattr(watch, "TreeWatch", refused)
     monkeypatch.setattr(watchfiles, "awatch", broken)
     app = sessions_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
