@@ -182,6 +182,27 @@ def test_a_controlling_relay_types_resizes_and_leaves_the_session_running(
     assert after["state"] == "running" and after["controller"] is None and after["observers"] == 0
 
 
+def test_a_paste_larger_than_a_runtime_frame_reaches_the_session_whole(
+    runtime: subprocess.Popen[str],  # noqa: F811
+    relays: list[RelayProc],
+    short_state: Path,  # noqa: F811
+) -> None:
+    out = short_state / "pasted"
+    size = 1_500_000  # over the runtime's 1 MiB frame: it must go in pieces
+    script = f"stty raw -echo; echo web-$((6*7)); head -c {size} > {out}; echo got-$((5*5))"
+    params = {"argv": ["/bin/sh", "-c", script], "name": "paste", "harness": "shell"}
+    sid = blocking.call("session.start", params)["session"]["id"]
+    blocking.call("session.wait", {"session": sid, "text": "web-42", "timeout": 20}, timeout=30)
+    relay = RelayProc("--session", sid, "--control")
+    relays.append(relay)
+    relay.read_until(b"controlling")
+    pasted = bytes(range(33, 127)) * (size // 94 + 1)
+    relay.send(data_packet(pasted[:size]))
+    blocking.call("session.wait", {"session": sid, "text": "got-25", "timeout": 40}, timeout=50)
+    assert out.read_bytes() == pasted[:size]
+    assert relay.proc.poll() is None  # the link survived it
+
+
 def test_a_taken_seat_leaves_a_control_relay_watching_with_a_note(
     runtime: subprocess.Popen[str],  # noqa: F811
     relays: list[RelayProc],

@@ -24,8 +24,9 @@ META = b"M"
 PACKED = b"P"
 KINDS = frozenset({DATA, META, PACKED})
 HEADER = 5
-MAX_PACKET = 1024 * 1024
-"""The largest browser packet accepted (a big paste); a larger one ends the relay."""
+MAX_PACKET = 16 * 1024 * 1024
+"""The largest packet accepted: above what one browser message can be (aiohttp's
+4 MiB limit), so only a broken stream ends the relay."""
 MAX_HELD = 64 * 1024
 """An unfinished escape sequence longer than this is let through as it is."""
 

@@ -39,6 +39,8 @@ from zirv_dash.session.web_packets import (
 )
 
 DETACH_TIMEOUT = 2.0
+KEY_CHUNK = 192 * 1024
+"""Bytes of browser input per `session.send_input` (base64: 256 KiB of a 1 MiB frame)."""
 MAX_QUEUED_OUTPUTS = 512
 """Output frames waiting for a slow browser above which they are dropped for a repaint."""
 _REGION_RESET = re.compile(rb"\x1b\[[\d;]*r|\x1b\[\?(?:1049|1047|47)[hl]|\x1bc")
@@ -152,7 +154,7 @@ class Relay:
             if out.lost or outputs.qsize() > MAX_QUEUED_OUTPUTS:
                 while not outputs.empty():  # the browser fell behind: start from a fresh screen
                     outputs.get_nowait()
-                await self.paint()
+                await self.repaint()
                 continue
             self.seq = out.seq
             self.on_output(out.data)
@@ -174,19 +176,28 @@ class Relay:
             elif event.event is EventKind.SESSION_EXITED:
                 self.say("the session ended")
             elif (data.session.columns, data.session.rows) != self.size:
-                await self.paint()
+                await self.repaint()
 
     async def send_keys(self) -> None:
-        """Browser keys, in order, coalesced while a send is under way."""
+        """Browser keys, in order, coalesced while a send is under way, in pieces
+        well inside the runtime's frame limit (a big paste must not end the link)."""
         while True:
             data = await self.keys.get()
-            while not self.keys.empty():
+            while not self.keys.empty() and len(data) < KEY_CHUNK:
                 data += self.keys.get_nowait()
-            if not self.controller:
-                continue
-            params = {"session": self.session, "data": base64.b64encode(data).decode()}
-            with contextlib.suppress(RemoteError):
-                await self.client.call("session.send_input", params)
+            for start in range(0, len(data), KEY_CHUNK):
+                if not self.controller:
+                    break
+                piece = base64.b64encode(data[start : start + KEY_CHUNK]).decode()
+                with contextlib.suppress(RemoteError):
+                    await self.client.call(
+                        "session.send_input", {"session": self.session, "data": piece}
+                    )
+
+    async def repaint(self) -> None:
+        """`paint`, for the streams: a session gone meanwhile is said by its event."""
+        with contextlib.suppress(RemoteError):
+            await self.paint()
 
     # -- the browser -------------------------------------------------------------------
 
