@@ -3,7 +3,10 @@
 The chrome is redrawn from events: any engine event but output asks for one
 debounced refresh (coalesced to the next turn of the loop). Between events, a
 timer runs only while it has something to show: the spinner while a pane works,
-the age of the focused pane's state once a second, and a notice's expiry.
+the age of the focused pane's state when its text changes, and a notice's
+expiry. The age counts seconds only while the spinner redraws anyway; otherwise
+it shows minutes (`<1m`, `3m`), so a dashboard with nothing working wakes at
+most once a minute.
 """
 
 from __future__ import annotations
@@ -24,7 +27,12 @@ from zirv_dash.dashboard import NOTICE_TTL
 from zirv_dash.keymap import ACTION_BY_ID, describe_key
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
-from zirv_dash.textfmt import age_text, next_age_change
+from zirv_dash.textfmt import (
+    age_text,
+    coarse_age_text,
+    next_age_change,
+    next_coarse_age_change,
+)
 
 if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen
@@ -40,6 +48,8 @@ class Chrome:
         self._spinner: Timer | None = None
         self._ages: Timer | None = None
         self._awaiting_frame: set[str] = set()
+        self._fine_age = False
+        """Seconds in the age text: only while the spinner redraws anyway."""
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -138,12 +148,13 @@ class Chrome:
         focused = dash.focused_pane
         states = {p.short: dash.state_of(p, now) for p in dash.panes}
         animating = any(s in (PaneState.WORKING, PaneState.STARTING) for s in states.values())
+        spinning = animating and screen.options.spinner and not screen.options.deterministic
+        self._fine_age = spinning
         age_due = None
         if focused is not None and not screen.options.deterministic:
-            age_due = next_age_change(max(0.0, now - focused.state_since(now)))
-        self._set_timers(
-            animating and screen.options.spinner and not screen.options.deterministic, age_due
-        )
+            age = max(0.0, now - focused.state_since(now))
+            age_due = next_age_change(age) if spinning else next_coarse_age_change(age)
+        self._set_timers(spinning, age_due)
         tick = self.tick()
         sidebar_visible = screen.sidebar_visible()
         if sidebar_visible:
@@ -154,6 +165,9 @@ class Chrome:
         if focused is not None:
             self._pane_header(focused, states[focused.short], now, tick)
             self._footer(focused, states[focused.short])
+
+    def _age_text(self, seconds: float) -> str:
+        return age_text(seconds) if self._fine_age else coarse_age_text(seconds)
 
     def _badge(self, pane: Pane) -> str:
         return self._screen.engine.mail.badge(pane)
@@ -219,6 +233,8 @@ class Chrome:
             extra = words.removeprefix("stopped by ") if stopped else f"exit {focused.exit_code}"
         extra = extra or screen.engine.swaps.note(focused)
         deterministic = screen.options.deterministic
+        # Time in the state shown, not the session's age.
+        age = "" if deterministic else self._age_text(max(0.0, now - focused.state_since(now)))
         screen.query_one(PaneHeader).update_facts(
             PaneHeaderFacts(
                 harness=focused.agent,
@@ -227,8 +243,7 @@ class Chrome:
                 cwd=focused.cwd,
                 state=state,
                 title=focused.model_view.title[:40],
-                # Time in the state shown, not the session's age.
-                age="" if deterministic else age_text(max(0.0, now - focused.state_since(now))),
+                age=age,
                 tick=tick,
                 extra=extra,
             )

@@ -15,6 +15,18 @@ def age_text(seconds: float) -> str:
     return f"{secs // 86400}d"
 
 
+def coarse_age_text(seconds: float) -> str:
+    """`age_text` without seconds (`<1m`, `3m`, `5h`): an age a display can keep
+    current by waking once a minute, not once a second."""
+    return "<1m" if seconds < 60 else age_text(seconds)
+
+
+def next_coarse_age_change(seconds: float) -> float:
+    """Seconds until `coarse_age_text(seconds)` shows something else."""
+    secs = max(0.0, seconds)
+    return 60 - secs if secs < 60 else next_age_change(secs)
+
+
 def next_age_change(seconds: float) -> float:
     """Seconds until `age_text(seconds)` shows something else: a chrome that
     shows an age redraws then, not on every tick (`12s` changes each second,
