@@ -10,12 +10,14 @@ hints share.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
 from textual import events
+from textual._context import active_app
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
@@ -45,10 +47,30 @@ from zirv_dash.dashboard import Dashboard
 from zirv_dash.keymap import ACTION_BY_ID, ACTIONS, PrefixFilter, describe_key
 from zirv_dash.launch import LaunchOptions
 from zirv_dash.runtime import Engine
+from zirv_dash.runtime.events import EngineEvent
 
 log = logging.getLogger("zirv.dashboard")
 
 SIDEBAR_MIN_COLUMNS = 100
+
+
+def in_app_context(listener: Callable[[EngineEvent], None]) -> Callable[[EngineEvent], None]:
+    """`listener` run in the App's context, whoever emits.
+
+    A hosted dashboard's engine was started by the runtime, outside Textual: its
+    reader and timer callbacks carry no active App, and Textual calls made from
+    them (a view's repaint timer) would fail. Events emitted from the App's own
+    handlers already run in its context (and a context cannot be entered twice)."""
+    context = contextvars.copy_context()
+    app = active_app.get()
+
+    def relay(event: EngineEvent) -> None:
+        if active_app.get(None) is app:
+            listener(event)
+        else:
+            context.run(listener, event)
+
+    return relay
 
 
 class DashboardScreen(Screen[None], inherit_bindings=False):
@@ -114,7 +136,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             self.app.dashboard = self.dash
         self.query_one(Sidebar).styles.width = self.options.settings.dash.sidebar_cols
         self.apply_layout()
-        self._unsubscribe = self.engine.subscribe(self.pane_views.on_event)
+        listener = self.pane_views.on_event
+        if self.hosted:
+            listener = in_app_context(listener)  # type: ignore[assignment]
+        self._unsubscribe = self.engine.subscribe(listener)
         if self.hosted:
             self.pane_views.mount_existing()
         else:
@@ -143,6 +168,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             if not self.dash.live_panes:
                 self.engine.spawn(opts.agent, model=opts.model, role="orchestrator")
                 self.engine.focus(0)
+            elif self.dash.focused_pane is None:  # panes started over the protocol
+                self.engine.focus(self.dash.panes.index(self.dash.live_panes[0]))
             return
         self.engine.spawn(opts.agent, model=opts.model, role="orchestrator")
         if opts.agent == "demo" and opts.agent_reason not in ("", "configured"):
