@@ -274,11 +274,11 @@ def test_a_missing_session_is_said_in_the_browser_not_crashed_on(
 class WebServer:
     """`zirv session web` in its own process, once it printed its URL."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, command: list[str] | None = None) -> None:
         code = "import sys\nfrom zirv_dash.session.web import web_main\n"
         code += "raise SystemExit(web_main(sys.argv[1:]))\n"
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", code, *args],
+            [*(command or [sys.executable, "-c", code]), *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

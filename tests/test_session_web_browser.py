@@ -16,6 +16,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -25,7 +26,13 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.sessionrig import engine_runtime, short_state  # noqa: F401 (fixtures)
+from tests.sessionrig import (  # noqa: F401 (fixtures)
+    end_runtime,
+    engine_env,
+    engine_runtime,
+    short_state,
+    spawn_runtime,
+)
 from tests.test_session_web import WebServer
 from zirv_dash.session import blocking
 
@@ -160,6 +167,17 @@ def web_servers() -> Iterator[list[WebServer]]:
         server.end()
 
 
+@pytest.fixture
+def dash_runtime(short_state: Path) -> Iterator[subprocess.Popen[str]]:  # noqa: F811
+    """`zirv session serve` as the product runs it: hosting the dashboard (`dash`)."""
+    repo = short_state / "repo"
+    repo.mkdir(exist_ok=True)
+    command = [sys.executable, "-m", "zirv_dash.cli", "session", "serve"]
+    proc = spawn_runtime(command, cwd=repo, env=engine_env(short_state))
+    yield proc
+    end_runtime(proc)
+
+
 def shell_showing(text: str, name: str) -> str:
     """A shell pane of the runtime's engine that ran `echo <text>`."""
     sid: str = blocking.call("session.start", {"harness": "shell", "name": name})["session"]["id"]
@@ -221,3 +239,35 @@ async def test_with_control_the_browsers_keys_reach_the_pane(
     facts = (await asyncio.to_thread(blocking.call, "session.get", {"session": sid}))["session"]
     assert facts["state"] == "running" and facts["controller"] is None
     assert facts["observers"] == 0
+
+
+@pytest.mark.timeout(180)
+async def test_zirv_session_web_shows_the_hosted_dashboard_and_types_into_its_pane(
+    dash_runtime: subprocess.Popen[str],
+    page: DevTools,
+    web_servers: list[WebServer],
+) -> None:
+    sessions = (await asyncio.to_thread(blocking.call, "session.list"))["sessions"]
+    assert any(s["id"] == "dash" for s in sessions), sessions
+    sid = await asyncio.to_thread(shell_showing, "on-the-dashboard-42", "webpane")
+    zirv = [sys.executable, "-m", "zirv_dash.cli", "session", "web"]
+    server = await asyncio.to_thread(WebServer, "--control", command=zirv)  # `dash` by default
+    web_servers.append(server)
+    await page.call("Page.navigate", url=server.url)
+    screen = await page.screen_showing("on-the-dashboard-42", timeout=60)  # the pane, in the UI
+    assert "controlling" in screen
+    dash = (await asyncio.to_thread(blocking.call, "session.get", {"session": "dash"}))["session"]
+    columns, rows = await page.evaluate(
+        "[window.__zirvTerminal.terminal.cols, window.__zirvTerminal.terminal.rows]"
+    )
+    assert (dash["columns"], dash["rows"]) == (columns, rows - 1)  # the browser's, less the status
+    assert dash["controller"] is not None
+
+    await page.evaluate("window.__zirvTerminal.terminal.focus()")
+    await page.call("Input.insertText", text="echo via-the-dashboard-$((3*3))")
+    enter = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"}
+    await page.call("Input.dispatchKeyEvent", type="keyDown", **enter)
+    await page.call("Input.dispatchKeyEvent", type="keyUp", key="Enter", code="Enter")
+    params = {"session": sid, "text": "via-the-dashboard-9", "timeout": 30}
+    await asyncio.to_thread(blocking.call, "session.wait", params, timeout=40)
+    await page.screen_showing("via-the-dashboard-9")

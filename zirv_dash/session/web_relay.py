@@ -122,13 +122,15 @@ class Relay:
     async def attach(self, control: bool) -> None:
         # Attach by the name given: a session the runtime opens on demand (the
         # hosted dashboard) exists once someone attaches, not before.
+        # xterm.js renders truecolor (a UI the runtime draws for us, `dash`, asks).
+        params = {"session": self.session, "color_system": "truecolor"}
         mode = "controller" if control else "observer"
         try:
-            seat = await self.client.call("session.attach", {"session": self.session, "mode": mode})
+            seat = await self.client.call("session.attach", {**params, "mode": mode})
         except RemoteError as exc:
             if exc.code is not ErrorCode.BUSY:
                 raise
-            seat = await self.client.call("session.attach", {"session": self.session})
+            seat = await self.client.call("session.attach", params)
             self.note = "another client holds the controller seat"
         facts = seat["session"]
         self.session = str(facts["id"])
