@@ -17,7 +17,14 @@ if TYPE_CHECKING:
     from zirv_dash.pane import Pane
 
 ESCAPE_SCAN = 5.0
-"""Seconds between looks for processes that left a pane's session (a /proc walk)."""
+"""Seconds between looks for processes that left a pane's session (a /proc walk,
+several milliseconds of CPU), while any pane has written or been typed into since
+the last look."""
+ESCAPE_SCAN_QUIET = 60.0
+"""...and while every pane has been quiet: a walk every 5 s would be most of what
+an idle dashboard costs. A process that leaves its session without any pane
+showing output (a silent background job) is still recorded, a minute later at
+worst, and always at quit."""
 
 
 class EscapeWatch:
@@ -43,7 +50,9 @@ class EscapeWatch:
     def check_escapes(self, force: bool = False) -> None:
         """Record (and report once) processes that left a pane's session."""
         now = time.monotonic()
-        if self.escaped_dir is None or (not force and now - self._escapes_checked < ESCAPE_SCAN):
+        if self.escaped_dir is None:
+            return
+        if not force and now - self._escapes_checked < self._escape_interval():
             return
         self._escapes_checked = now
         client = guard.client()
@@ -55,3 +64,11 @@ class EscapeWatch:
                 f"{escapes.describe(entry)} (it started its own session, so quitting "
                 "does not stop it; `zirv ctx status` lists it)"
             )
+
+    def _escape_interval(self) -> float:
+        since = self._escapes_checked
+        for pane in self.panes:
+            output, typed = pane.last_output_at, pane.last_input_at
+            if (output is not None and output > since) or (typed is not None and typed > since):
+                return ESCAPE_SCAN
+        return ESCAPE_SCAN_QUIET
