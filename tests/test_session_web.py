@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import os
 import re
+import select
 import subprocess
 import sys
 import time
@@ -70,7 +71,9 @@ class RelayProc:
         deadline = time.monotonic() + timeout
         while needle not in self.screen:
             assert time.monotonic() < deadline, f"no {needle!r} in {self.screen[-400:]!r}"
-            chunk = os.read(fd, 65536)  # the relay always writes again or ends
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"no {needle!r} in {self.screen[-400:]!r}"
+            chunk = os.read(fd, 65536)
             assert chunk, f"the relay ended without {needle!r}: {self.stderr()}"
             for kind, payload in self.reader.feed(chunk):
                 if kind == DATA:
@@ -135,6 +138,8 @@ def test_an_observer_relay_paints_the_screen_then_streams_and_types_nothing(
     # A resize repaints (a fresh status row): by then the keys were handled.
     relay.send(meta_packet({"type": "resize", "width": 90, "height": 28}))
     relay.read_until(b"watching (read-only)" + b" " * 40)
+    relay.send(meta_packet({"type": "resize", "width": 75, "height": 20}))
+    relay.read_until(b"window 75x20 < session 80x24")  # too small for it: said
     lines = "\n".join(blocking.call("session.read", {"session": sid})["lines"])
     assert "leak" not in lines  # (the runtime would refuse an observer's keys too)
     assert facts(sid)["columns"] == 80  # an observer's browser does not resize the session

@@ -71,13 +71,22 @@ class Relay:
         if data:
             self.out.write(data_packet(data))
 
+    def notes(self) -> str:
+        """What the status row says beyond the mode: the latest note, and a window
+        too small for a session this browser cannot resize."""
+        notes = [self.note] if self.note else []
+        (columns, rows), (width, height) = self.browser, self.size
+        if not self.controller and (columns < width or rows < height):
+            notes.append(f"window {columns}x{rows} < session {width}x{height}")
+        return " · ".join(notes)
+
     def status_row(self) -> int:
         """The browser row (1-based) for the status line, or 0 for none: the row
         below the session when there is one; over its last row only to show a note."""
-        columns, rows = self.browser
+        rows = self.browser[1]
         if rows > self.size[1]:
             return rows
-        return rows if self.note else 0
+        return rows if self.notes() else 0
 
     def status(self, region: bool = True) -> bytes:
         """The status row, drawn; with `region`, the scroll region that keeps the
@@ -87,8 +96,8 @@ class Relay:
             return b""
         mode = "controlling" if self.controller else "watching (read-only)"
         text = f" zirv web · {self.name} · {mode}"
-        if self.note:
-            text += f" · {self.note}"
+        if notes := self.notes():
+            text += f" · {notes}"
         text = text[: self.browser[0]].ljust(self.browser[0])
         below = region and self.browser[1] > self.size[1]
         margins = f"\x1b[1;{self.size[1]}r" if below else ""
