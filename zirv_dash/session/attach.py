@@ -98,7 +98,8 @@ class _Attachment:
         if not data:
             self._finish("detached")
             return
-        keys = self._keys(data) if self.chords_here else data
+        # An observer's keys reach nothing, so its own chords (Ctrl+A d) act here.
+        keys = self._keys(data) if self.chords_here or not self.controller else data
         if keys and self.controller:
             text = base64.b64encode(keys).decode()
             asyncio.ensure_future(self._send(text))
