@@ -242,6 +242,13 @@ def test_a_taken_seat_leaves_a_control_relay_watching_with_a_note(
     finally:
         holder.kill()
         holder.wait(10)
+    # The seat is free again: the relay asked for control, so it takes it.
+    relay.read_until(b"controlling")
+    deadline = time.monotonic() + 20
+    while (facts(sid)["columns"], facts(sid)["rows"]) != (100, 29):
+        assert time.monotonic() < deadline, facts(sid)
+        time.sleep(0.05)
+    assert facts(sid)["controller"] not in (None, seat_holder)
 
 
 def test_a_browser_that_goes_away_ends_its_relay(

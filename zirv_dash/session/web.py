@@ -26,7 +26,11 @@ PROG = "zirv session web"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Show a runtime session (default: the hosted dashboard) in a browser, "
+        "on 127.0.0.1 behind a one-time link.",
+    )
     parser.add_argument("--session", default="dash", metavar="ID", help="the session to show")
     parser.add_argument(
         "--control", action="store_true", help="type into it (controller seat) instead of watching"

@@ -61,6 +61,7 @@ class Relay:
         self.size = (80, 24)
         """The session's terminal size, as its last screen said."""
         self.note = ""
+        self.want_control = False
         self.held = b""
         self.keys: asyncio.Queue[bytes] = asyncio.Queue()
         self._paint_lock = asyncio.Lock()
@@ -133,6 +134,7 @@ class Relay:
         # hosted dashboard) exists once someone attaches, not before.
         # xterm.js renders truecolor (a UI the runtime draws for us, `dash`, asks).
         params = {"session": self.session, "color_system": "truecolor"}
+        self.want_control = control
         mode = "controller" if control else "observer"
         try:
             seat = await self.client.call("session.attach", {**params, "mode": mode})
@@ -146,6 +148,20 @@ class Relay:
         self.name = str(facts.get("name") or self.session)
         self.controller = seat["mode"] == "controller"
         await self.fit()
+
+    async def claim(self) -> None:
+        """`--control` waiting on a taken seat: take it now that it is free (if
+        another waiting client is quicker, keep watching)."""
+        params = {"session": self.session, "mode": "controller", "color_system": "truecolor"}
+        try:
+            seat = await self.client.call("session.attach", params)
+        except RemoteError:
+            return
+        self.controller = seat["mode"] == "controller"
+        if self.controller:
+            self.note = ""
+        with contextlib.suppress(RemoteError):
+            await self.fit()
 
     async def fit(self) -> None:
         """The controller makes the session the browser's size (less the status row)."""
@@ -180,6 +196,8 @@ class Relay:
                 self.controller = data.controller == self.client.client_id
                 if was and not self.controller:
                     self.say("another client took the controller seat")
+                elif data.controller is None and self.want_control:
+                    await self.claim()
                 else:
                     self.write(self.status())
             elif data.session is None or data.session.id != self.session:
