@@ -63,19 +63,40 @@ def rss_mb(pids: list[int]) -> float:
     return total * PAGE / 1e6
 
 
-def sample(root: int, seconds: float) -> tuple[float, float, float]:
+def wakeups(pid: int) -> int:
+    """Voluntary context switches of every thread of `pid`: each is one sleep
+    that something ended (a timer, a poll timeout, an fd turning readable)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            status = (task / "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("voluntary_ctxt_switches:"):
+                total += int(line.split()[1])
+    return total
+
+
+Sample = tuple[float, float, float, float]
+"""CPU % of a core, RSS main MB, RSS tree MB, wake-ups a second of the main process."""
+
+
+def sample(root: int, seconds: float) -> Sample:
     pids = tree(root)
     before = cpu_ticks(pids)
+    woke = wakeups(root)
     start = time.monotonic()
     time.sleep(seconds)
     elapsed = time.monotonic() - start
     pids = tree(root)
     used = (cpu_ticks(pids) - before) / CLK
+    rate = (wakeups(root) - woke) / elapsed
     main_rss = rss_mb([root])
-    return 100 * used / elapsed, main_rss, rss_mb(pids)
+    return 100 * used / elapsed, main_rss, rss_mb(pids), rate
 
 
-def dashboard(panes: int, seconds: float, tmp: Path) -> tuple[float, float, float]:
+def dashboard(panes: int, seconds: float, tmp: Path) -> Sample:
     repo = tmp / "repo"
     repo.mkdir()
     argv = [sys.executable, "-m", "zirv_dash.cli", "chat", "--agent", "shell"]
@@ -89,7 +110,7 @@ def dashboard(panes: int, seconds: float, tmp: Path) -> tuple[float, float, floa
         term.read_for(12.0)
         import threading
 
-        result: list[tuple[float, float, float]] = []
+        result: list[Sample] = []
         reader = threading.Thread(target=lambda: term.read_for(seconds + 1), daemon=True)
         reader.start()
         result.append(sample(term.pid, seconds))
@@ -99,7 +120,7 @@ def dashboard(panes: int, seconds: float, tmp: Path) -> tuple[float, float, floa
         term.close()
 
 
-def tmux(panes: int, seconds: float, tmp: Path) -> tuple[float, float, float] | None:
+def tmux(panes: int, seconds: float, tmp: Path) -> Sample | None:
     if shutil.which("tmux") is None:
         return None
     sock = f"zirv-idle-{os.getpid()}"
@@ -129,9 +150,9 @@ def tmux(panes: int, seconds: float, tmp: Path) -> tuple[float, float, float] | 
         reader.start()
         # The tmux server does the work (the client only relays); its tree holds
         # the shells, like the dashboard's.
-        cpu_server, rss_server, rss_tree = sample(int(server), seconds)
+        measured = sample(int(server), seconds)
         reader.join()
-        return cpu_server, rss_server, rss_tree
+        return measured
     finally:
         subprocess.run(["tmux", "-L", sock, "kill-server"], env=env, check=False)
         term.close()
@@ -149,10 +170,11 @@ def main() -> int:
         ours = dashboard(args.panes, args.seconds, tmp / "d")
         theirs = tmux(args.panes, args.seconds, tmp / "t")
     print(f"idle cost, {args.panes} idle shell panes, {args.seconds:.0f} s")
-    print(f"{'':<8}{'CPU % of a core':>18}{'RSS main MB':>14}{'RSS tree MB':>14}")
-    print(f"{'zirv':<8}{ours[0]:>18.2f}{ours[1]:>14.1f}{ours[2]:>14.1f}")
-    if theirs is not None:
-        print(f"{'tmux':<8}{theirs[0]:>18.2f}{theirs[1]:>14.1f}{theirs[2]:>14.1f}")
+    heads = f"{'CPU % of a core':>18}{'RSS main MB':>14}{'RSS tree MB':>14}{'wake-ups/s':>12}"
+    print(f"{'':<8}{heads}")
+    for name, row in (("zirv", ours), ("tmux", theirs)):
+        if row is not None:
+            print(f"{name:<8}{row[0]:>18.2f}{row[1]:>14.1f}{row[2]:>14.1f}{row[3]:>12.1f}")
     return 0
 
 
