@@ -27,8 +27,8 @@ from widgets.pane_header import shorten_home
 from zirv_dash.native.drafts import PersistedDraft, QueuedInput, load_draft, save_draft
 from zirv_dash.native.engine import NativeSession
 from zirv_dash.native.filerefs import completions
-from zirv_dash.native.render import Line, activity_line, git_branch, render_item, status_line
-from zirv_dash.native.transcript import Item
+from zirv_dash.native.render import Line, activity_line, git_branch, status_line
+from zirv_dash.native.transcript import Item, Transcript
 
 QUIT_WINDOW = 2.0
 HINTS = {
@@ -97,6 +97,7 @@ class NativePane(Widget):
         self.unread = False
         self.notice = ""
         self._known: set[str] = set()
+        self._reduced: Transcript | None = None
         self._dirty = False
         self._shown: dict[str, str] = {}
         self._draft = ""  # mirrors the composer, so unmount can save it
@@ -166,48 +167,46 @@ class NativePane(Widget):
     def _sync(self) -> None:
         self._dirty = False
         snap = self.session.snapshot()
-        view = self.transcript
-        settled = {
-            i.key
-            for i in snap.transcript.items
-            if i.kind == "tool"
-            and i.outcome is not None
-            and i.outcome.kind not in ("pending", "awaiting", "running")
-        }
-        if settled - self._known and not view.follow:
-            self.unread = True
-        self._known = settled
-        for item in snap.transcript.items:
-            if item.tone == "err" and item.key not in self._errors_seen:
-                self._errors_seen.add(item.key)
-                self.post_message(self.ErrorRaised(self, item.text))
+        if snap.transcript is not self._reduced:
+            # Items changed (not just a streamed token): what settled, what failed.
+            self._reduced = snap.transcript
+            self._scan(snap.transcript.items)
         self.approval.show(snap.pending)
         if snap.pending is None and self.approval.has_focus:
             self.composer.focus()
         self._tick()
         self.refresh_status()
 
-    def _tail(self) -> list[list[Line]]:
+    def _scan(self, items: tuple[Item, ...]) -> None:
+        settled = {
+            i.key
+            for i in items
+            if i.kind == "tool"
+            and i.outcome is not None
+            and i.outcome.kind not in ("pending", "awaiting", "running")
+        }
+        if settled - self._known and not self.transcript.follow:
+            self.unread = True
+        self._known = settled
+        for item in items:
+            if item.tone == "err" and item.key not in self._errors_seen:
+                self._errors_seen.add(item.key)
+                self.post_message(self.ErrorRaised(self, item.text))
+
+    def _activity(self) -> Line | None:
         snap = self.session.snapshot()
-        tail: list[list[Line]] = []
-        width = max(10, self.transcript.scrollable_content_region.width)
-        if snap.streaming:
-            tail.append(render_item(Item("assistant", "streaming", snap.streaming), width))
         if snap.running and snap.turn_started is not None and snap.state != "blocked":
-            elapsed = time.monotonic() - snap.turn_started
-            tail.append([activity_line(elapsed, snap.turn_tokens)])
-        return tail
+            return activity_line(time.monotonic() - snap.turn_started, snap.turn_tokens)
+        return None
 
     def activity(self) -> str:
         """The activity line as drawn, or '' when no turn runs."""
-        tail = self._tail()
-        last = tail[-1] if tail else []
-        text = "".join(part for part, _ in last[0]) if last else ""
-        return text if "esc to interrupt" in text else ""
+        line = self._activity()
+        return "".join(part for part, _ in line) if line is not None else ""
 
     def _tick(self) -> None:
         snap = self.session.snapshot()
-        self.transcript.show(snap.transcript.items, self._tail())
+        self.transcript.show(snap.transcript.items, snap.streaming, self._activity())
         self._hint(snap.queued)
 
     def _put(self, selector: str, content: Text | str) -> None:

@@ -1,23 +1,32 @@
-"""The native pane's transcript: one virtualised line view over all items.
+"""The native pane's transcript: settled items as one line view, the text being
+streamed as live Markdown below them, then the activity line.
 
 A long conversation is thousands of lines; as one widget per item every
-relayout (a keystroke that grows the composer, say) would arrange them all. Here
-the transcript is a single ScrollView: each item is rendered to strips once per
-width (and again only when it changes), and only the visible rows are drawn.
+relayout (a keystroke that grows the composer, say) would arrange them all.
+Settled items are therefore one `TranscriptLines` widget: each item is rendered
+to strips once per width (again only when it changes), and only the rows in view
+are drawn. The assistant text still arriving is a Textual `Markdown` document
+fed by appends (`widgets/native_stream.py`): a token re-parses the last block,
+never the transcript.
 
 Scrolling up turns follow off; reaching the bottom turns it on again; content
-arriving while not following keeps the visible window where it is.
+arriving while not following keeps the visible window where it is (the view is
+anchored to its end while following).
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Static
 
+from widgets.native_stream import StreamBlock
 from zirv_dash.native.render import Line, expandable, render_item
 from zirv_dash.native.transcript import Item
 
@@ -45,10 +54,40 @@ def to_text(lines: list[Line]) -> Text:
     return text
 
 
-class TranscriptView(ScrollView, can_focus=True):
+class TranscriptLines(Widget):
+    """Every settled item's strips, one after another; draws only rows in view."""
+
+    DEFAULT_CSS = "TranscriptLines { height: 0; width: 1fr; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[Strip] = []
+
+    def set_lines(self, lines: list[Strip]) -> None:
+        grew = len(lines) != len(self.lines)
+        self.lines = lines
+        if grew:
+            self.styles.height = len(lines)  # a relayout only when the height changes
+        self.refresh()
+
+    def on_resize(self) -> None:
+        # The view's scrollbar came or went: the items are rendered for the new width.
+        view = self.parent
+        if isinstance(view, TranscriptView):
+            view.width_changed()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if 0 <= y < len(self.lines):
+            return self.lines[y].crop(0, width)
+        return Strip.blank(width)
+
+
+class TranscriptView(VerticalScroll, can_focus=True):
     DEFAULT_CSS = """
     TranscriptView { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     TranscriptView:focus { background: $boost; }
+    TranscriptView > #transcript-activity { height: 1; display: none; }
     """
     BINDINGS = [
         Binding("up", "step(-1)", show=False),
@@ -66,21 +105,55 @@ class TranscriptView(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.items: tuple[Item, ...] = ()
-        self.tail: list[list[Line]] = []  # streaming text, activity line
+        self.streaming = ""
+        self.activity: Line | None = None
         self.expanded: set[str] = set()
         self.follow = True
         self._cache: dict[str, tuple[Item, bool, int, list[Strip]]] = {}
         self._starts: list[int] = []  # first line of each item
-        self._lines: list[Strip] = []
         self._width = 0
+        self.settled = TranscriptLines()
+        self.stream = StreamBlock()
+
+    def compose(self) -> ComposeResult:
+        yield self.settled
+        yield self.stream
+        yield Static(id="transcript-activity")
+
+    def watch_virtual_size(self, size: Size) -> None:
+        """Anchored (the end kept in view as content grows, in the same layout
+        pass) only while the content overflows: an anchored view bottom-aligns
+        content shorter than itself, and a short transcript starts at the top."""
+        overflowing = size.height > self.scrollable_content_region.height
+        if overflowing and self.follow and not self.is_anchored:
+            self.anchor()
+        elif not overflowing and self.is_anchored:
+            self.anchor(False)
+            self.scroll_y = 0  # an anchored pass may have left it above the top
+            self.follow = True  # everything is in view (max_scroll_y may be stale here)
 
     # ---- content --------------------------------------------------------------------
 
-    def show(self, items: tuple[Item, ...], tail: list[list[Line]]) -> None:
-        if items == self.items and tail == self.tail:
+    def show(self, items: tuple[Item, ...], streaming: str, activity: Line | None) -> None:
+        """The reduced items, the text streaming now ('' when none) and the
+        activity line (None when no turn runs). Only what changed is redone."""
+        if items is not self.items and items != self.items:
+            self.items = items
+            self._rebuild()
+        if streaming != self.streaming:
+            self.streaming = streaming
+            self.stream.feed(streaming)
+        if activity != self.activity:
+            self.activity = activity
+            self._show_activity(activity)
+
+    def _show_activity(self, activity: Line | None) -> None:
+        line = self.query_one("#transcript-activity", Static)
+        if activity is None:
+            line.display = False
             return
-        self.items, self.tail = items, tail
-        self._rebuild()
+        line.update(to_text([activity]))
+        line.display = True
 
     def _strips(self, lines: list[Line], width: int) -> list[Strip]:
         console = self.app.console
@@ -97,8 +170,12 @@ class TranscriptView(ScrollView, can_focus=True):
         self._cache[item.key] = (item, opened, width, strips)
         return strips
 
+    def _content_width(self) -> int:
+        inner = self.settled.size.width or self.scrollable_content_region.width
+        return max(10, inner or self.size.width or 80)
+
     def _rebuild(self) -> None:
-        width = max(10, self.scrollable_content_region.width or self.size.width or 80)
+        width = self._content_width()
         self._width = width
         lines: list[Strip] = []
         starts: list[int] = []
@@ -109,33 +186,27 @@ class TranscriptView(ScrollView, can_focus=True):
             keys.add(item.key)
             lines.extend(self._item_strips(item, width))
             lines.append(blank)
-        for block in self.tail:
-            lines.extend(self._strips(block, width))
         for gone in set(self._cache) - keys:
             del self._cache[gone]
-        at_end = self.follow
-        self._lines, self._starts = lines, starts
-        self.virtual_size = Size(width, len(lines))
-        if at_end:
-            self.scroll_end(animate=False, immediate=True)
-        self.refresh()
+        self._starts = starts
+        self.settled.set_lines(lines)
 
     def on_resize(self) -> None:
-        self._rebuild()
+        self.width_changed()
+
+    def width_changed(self) -> None:
+        if self._content_width() != self._width:
+            self._rebuild()
 
     def plain(self) -> str:
-        """The text as drawn (for tests and copy)."""
-        return "\n".join(strip.text.rstrip() for strip in self._lines)
-
-    # ---- drawing --------------------------------------------------------------------
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
-        width = self.scrollable_content_region.width
-        if 0 <= index < len(self._lines):
-            return self._lines[index].crop(scroll_x, scroll_x + width)
-        return Strip.blank(width)
+        """The text as drawn (for tests and copy); the streaming block as its source."""
+        rows = [strip.text.rstrip() for strip in self.settled.lines]
+        if self.streaming:
+            for line in render_item(Item("assistant", "streaming", self.streaming), self._width):
+                rows.append("".join(text for text, _ in line).rstrip())
+        if self.activity is not None:
+            rows.append("".join(text for text, _ in self.activity).rstrip())
+        return "\n".join(rows)
 
     # ---- scrolling ------------------------------------------------------------------
 
