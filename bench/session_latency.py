@@ -11,14 +11,18 @@ sessions run `yes`, `yes | cat` and `cat` of a big coloured file in a loop.
 - socket: `zirv session serve` in its own process and `zirv session attach` in
   the terminal: the key goes client → socket → runtime → PTY, the echo PTY →
   runtime → socket → client → terminal.
-- dashboard (optional, `--dashboard`): bench/latency.py's in-process dashboard
-  column, for reference (it draws through Textual, a different path).
+- `--dashboard`: the whole dashboard instead: bench/latency.py's in-process
+  dashboard run (`zirv chat`, four shell panes) next to the same dashboard hosted
+  by `zirv session serve` with `zirv chat` attached (`[session] persistent =
+  true`): key → client → socket → runtime's dashboard → PTY, and its frame back
+  the same way. Under flood, three other panes flood as in bench/latency.py.
 
     python bench/session_latency.py [--keys 200] [--dashboard]
     python bench/session_latency.py --idle [--panes 9] [--seconds 20]
 
-`--idle`: CPU of the runtime's process tree plus an attached client with idle
-shell panes, next to the in-process dashboard's (bench/idle.py's method).
+`--idle`: CPU of the runtime's process tree plus the attached dashboard client
+(`zirv chat`) with idle shell panes, next to the in-process dashboard's
+(bench/idle.py's method).
 """
 
 from __future__ import annotations
@@ -126,20 +130,9 @@ def run_socket(keys: int, tmp: Path, big: Path) -> dict[str, list[float]]:
     env = latency.base_env(state)
     env["PYTHONPATH"] = str(HERE.parent)
     os.environ["ZIRV_CTX_STATE_DIR"] = str(state)  # this process's client calls
-    from zirv_dash.session import blocking, cli
+    from zirv_dash.session import blocking
 
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    assert serve.stdout is not None
-    if "listening at" not in serve.stdout.readline():
-        raise SystemExit("the runtime did not start")
+    serve = _serve(repo, env, HEADLESS)
     results: dict[str, list[float]] = {}
     term: PtyTerminal | None = None
     try:
@@ -158,12 +151,84 @@ def run_socket(keys: int, tmp: Path, big: Path) -> dict[str, list[float]]:
     finally:
         if term is not None:
             term.close()
-        with contextlib.suppress(Exception):
-            cli.stop_runtime(timeout=30)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            serve.wait(30)
-        if serve.poll() is None:
-            serve.kill()
+        _unserve(serve)
+    return results
+
+
+HEADLESS = [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"]
+"""The runtime with no dashboard to host (sessions only)."""
+HOSTING = [sys.executable, "-m", "zirv_dash.cli", "session", "serve"]
+"""`zirv session serve`: the runtime that hosts the dashboard (`dash`)."""
+
+
+def _serve(repo: Path, env: dict[str, str], command: list[str]) -> subprocess.Popen[str]:
+    serve = subprocess.Popen(
+        command,
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    assert serve.stdout is not None
+    if "listening at" not in serve.stdout.readline():
+        raise SystemExit("the runtime did not start")
+    return serve
+
+
+def _unserve(serve: subprocess.Popen[str]) -> None:
+    from zirv_dash.session import cli
+
+    with contextlib.suppress(Exception):
+        cli.stop_runtime(timeout=30)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        serve.wait(30)
+    if serve.poll() is None:
+        serve.kill()
+
+
+def _persistent_env(state: Path) -> dict[str, str]:
+    """`[session] persistent = true` and shell panes, for `zirv chat`."""
+    env = latency.base_env(state)
+    env["PYTHONPATH"] = str(HERE.parent)
+    operator = state / "operator"
+    operator.mkdir(parents=True, exist_ok=True)
+    (operator / "ctx.toml").write_text('agent = "shell"\n\n[session]\npersistent = true\n')
+    os.environ["ZIRV_CTX_STATE_DIR"] = str(state)  # this process's client calls
+    return env
+
+
+# -- the dashboard attached to the runtime ------------------------------------------------------
+
+
+def run_attached(keys: int, tmp: Path, big: Path) -> dict[str, list[float]]:
+    """bench/latency.py's dashboard run, with the dashboard hosted by the runtime
+    and `zirv chat` attached to it: four shell panes, the first one typed into."""
+    from zirv_dash.session import blocking
+
+    repo = tmp / "repo"
+    repo.mkdir()
+    env = _persistent_env(tmp / "state")
+    serve = _serve(repo, env, HOSTING)
+    results: dict[str, list[float]] = {}
+    term: PtyTerminal | None = None
+    try:
+        params = {"harness": "shell", "columns": COLS, "rows": ROWS}
+        ids = [blocking.call("session.start", params)["session"]["id"] for _ in range(4)]
+        term = _terminal([sys.executable, "-m", "zirv_dash.cli", "chat"], env, repo)
+        term.read_for(3.0)
+        term.write(b"cat\r")
+        term.read_for(0.5)
+        results["idle"] = latency.measure(term, keys)
+        for sid, command in zip(ids[1:], flood_commands(big), strict=True):
+            blocking.call("session.send_input", {"session": sid, "text": command.decode()})
+        term.read_for(1.0)
+        results["flood"] = latency.measure(term, keys)
+    finally:
+        if term is not None:
+            term.close()
+        _unserve(serve)
     return results
 
 
@@ -180,37 +245,25 @@ def _terminal(argv: list[str], env: dict[str, str], cwd: Path) -> PtyTerminal:
 
 
 def idle_runtime(panes: int, seconds: float, tmp: Path) -> tuple[float, float]:
-    """CPU % of the runtime's tree and of an attached client, `panes` idle shells."""
+    """CPU % of the runtime's tree and of the attached dashboard client, `panes`
+    idle shells."""
     import threading
 
     import idle
 
     repo = tmp / "repo"
     repo.mkdir()
-    state = tmp / "state"
-    env = latency.base_env(state)
-    env["PYTHONPATH"] = str(HERE.parent)
-    os.environ["ZIRV_CTX_STATE_DIR"] = str(state)
-    from zirv_dash.session import blocking, cli
+    env = _persistent_env(tmp / "state")
+    from zirv_dash.session import blocking
 
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    assert serve.stdout is not None
-    if "listening at" not in serve.stdout.readline():
-        raise SystemExit("the runtime did not start")
+    serve = _serve(repo, env, HOSTING)
     term: PtyTerminal | None = None
     try:
         params = {"harness": "shell", "columns": COLS, "rows": ROWS}
-        ids = [blocking.call("session.start", params)["session"]["id"] for _ in range(panes)]
-        argv = [sys.executable, "-m", "zirv_dash.session.cli", "session", "attach", ids[0]]
-        term = _terminal(argv, env, repo)
+        for _ in range(panes):
+            blocking.call("session.start", params)
+        # The whole dashboard, attached (`zirv chat` with the gate on).
+        term = _terminal([sys.executable, "-m", "zirv_dash.cli", "chat"], env, repo)
         term.read_for(12.0)  # past the idle threshold, as bench/idle.py waits
         reader = threading.Thread(target=lambda: term.read_for(seconds + 1), daemon=True)
         reader.start()
@@ -228,12 +281,7 @@ def idle_runtime(panes: int, seconds: float, tmp: Path) -> tuple[float, float]:
     finally:
         if term is not None:
             term.close()
-        with contextlib.suppress(Exception):
-            cli.stop_runtime(timeout=30)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            serve.wait(30)
-        if serve.poll() is None:
-            serve.kill()
+        _unserve(serve)
 
 
 def report_idle(panes: int, seconds: float) -> None:
@@ -246,7 +294,7 @@ def report_idle(panes: int, seconds: float) -> None:
         runtime, client = idle_runtime(panes, seconds, tmp / "r")
         dash = idle.dashboard(panes, seconds, tmp / "d")[0]
     print(f"idle CPU, {panes} idle shell panes, {seconds:.0f} s (% of one core)")
-    print(f"runtime tree {runtime:.2f} + attach client {client:.2f} = {runtime + client:.2f}")
+    print(f"runtime tree {runtime:.2f} + `zirv chat` client {client:.2f} = {runtime + client:.2f}")
     print(f"in-process dashboard tree {dash:.2f}")
 
 
@@ -257,7 +305,11 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keys", type=int, default=200)
     parser.add_argument("--gap-ms", type=float, default=40.0, help="pause between keys")
-    parser.add_argument("--dashboard", action="store_true", help="add the dashboard column")
+    parser.add_argument(
+        "--dashboard",
+        action="store_true",
+        help="the whole dashboard: in-process next to attached to the runtime",
+    )
     parser.add_argument("--idle", action="store_true", help="idle CPU instead of latency")
     parser.add_argument("--seconds", type=float, default=20.0, help="idle sample length")
     parser.add_argument("--panes", type=int, default=9, help="idle panes")
@@ -274,12 +326,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="zsl-", dir="/tmp") as tmpdir:
         tmp = Path(tmpdir)
         big = latency.big_file(tmp)
-        for name in ("in-process", "socket", "dashboard"):
+        for name in ("in-process", "socket", "dashboard", "attached"):
             (tmp / name).mkdir()
-        columns["in-process"] = run_inproc(args.keys, tmp / "in-process", big)
-        columns["socket"] = run_socket(args.keys, tmp / "socket", big)
         if args.dashboard:
+            # The target's pair: the dashboard in-process, and attached to the runtime.
             columns["dashboard"] = latency.run_dashboard(args.keys, tmp / "dashboard")
+            columns["attached"] = run_attached(args.keys, tmp / "attached", big)
+        else:
+            columns["in-process"] = run_inproc(args.keys, tmp / "in-process", big)
+            columns["socket"] = run_socket(args.keys, tmp / "socket", big)
     report(columns, args.keys, args.gap_ms)
     return 0
 
@@ -304,14 +359,16 @@ def report(columns: dict[str, dict[str, list[float]]], keys: int, gap_ms: float)
                 cells += f"{percentile(values, q):16.2f}" if values else f"{'–':>16}"
             lost += f"{keys - len(values):>16}"
         print(f"{phase:<8}{cells}{lost}")
-    ours, base = columns.get("socket", {}), columns.get("in-process", {})
-    for phase in ("idle", "flood"):
-        a, b = ours.get(phase, []), base.get(phase, [])
-        if a and b:
-            print(
-                f"{phase}: socket over in-process p50 {percentile(a, 50) / percentile(b, 50):.2f}x,"
-                f" p99 {percentile(a, 99) / percentile(b, 99):.2f}x (target <= 1.2x)"
-            )
+    for ours, base in (("socket", "in-process"), ("attached", "dashboard")):
+        for phase in ("idle", "flood"):
+            a = columns.get(ours, {}).get(phase, [])
+            b = columns.get(base, {}).get(phase, [])
+            if a and b:
+                p50 = percentile(a, 50) / percentile(b, 50)
+                p99 = percentile(a, 99) / percentile(b, 99)
+                print(
+                    f"{phase}: {ours} over {base} p50 {p50:.2f}x, p99 {p99:.2f}x (target <= 1.2x)"
+                )
 
 
 if __name__ == "__main__":

@@ -181,11 +181,14 @@ class DashSession:
         self._emit_changed()
 
     def screen(self) -> Screen:
+        # Whoever looks at the dashboard wants it drawn (an observer too).
+        self.ensure_ui()
         self._catch_up()
         model = self.model
         return Screen(model.columns, model.rows, model.cursor, model.lines(), model.version)
 
     def repaint(self) -> bytes:
+        self.ensure_ui()
         self._catch_up()
         return repaint.repaint(self.model)
 
