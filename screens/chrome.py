@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 AGE_SLACK = 0.02
 """Redraw just after the age text changes, never just before it."""
+HELP_WARMUP = 1.0
+"""Seconds after the first frame at which the help overlay is built and laid out,
+so the first `? help` chord only shows it (laying it out is ~100 ms)."""
 
 
 class Chrome:
@@ -50,6 +53,7 @@ class Chrome:
         self._awaiting_frame: set[str] = set()
         self._fine_age = False
         """Seconds in the age text: only while the spinner redraws anyway."""
+        self._help_warmed = False
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -139,6 +143,9 @@ class Chrome:
         screen = self._screen
         if not screen.is_mounted:
             return
+        if not self._help_warmed:
+            self._help_warmed = True
+            screen.set_timer(HELP_WARMUP, self._prepare_help, name="help-warmup")
         dash = screen.dash
         self._observe()
         # What is drawn and what is announced agree: transitions due by now are
@@ -165,6 +172,14 @@ class Chrome:
         if focused is not None:
             self._pane_header(focused, states[focused.short], now, tick)
             self._footer(focused, states[focused.short])
+
+    def _prepare_help(self) -> None:
+        from screens.help import prepare
+        from screens.pane_actions import HELP_SCREEN
+
+        screen = self._screen
+        if screen.is_mounted:
+            prepare(screen.app, screen.keys.keymap, HELP_SCREEN)
 
     def _age_text(self, seconds: float) -> str:
         return age_text(seconds) if self._fine_age else coarse_age_text(seconds)

@@ -1,13 +1,24 @@
-"""Help: every binding of the live keymap, grouped by section."""
+"""Help: every binding of the live keymap, grouped by section.
+
+Laying out the bindings' table is most of what opening the overlay costs (Rich
+measures and wraps every cell, and Textual asks for the render more than once
+per frame), so the table's rendered segments are kept per width: the keymap does
+not change while the overlay is installed, and a reopened overlay only replays
+them.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
@@ -17,6 +28,9 @@ from widgets.key_hints import KeyHints
 from zirv_dash.keymap import ACTIONS, Keymap, describe_key
 
 SECTIONS = ("navigate", "the selected row", "dashboard")
+SCROLLBAR = 2
+"""Columns the body's scroll container gives its scrollbar when the help is taller
+than the dialog (Textual lays the body out without one first, then with one)."""
 
 
 def help_rows(keymap: Keymap) -> list[tuple[str, str, str] | str]:
@@ -70,6 +84,62 @@ def help_text(keymap: Keymap) -> Table:
     return table
 
 
+class RenderCache:
+    """A Rich renderable that renders `inner` once per width and replays it."""
+
+    def __init__(self, inner: RenderableType) -> None:
+        self.inner = inner
+        self._segments: dict[tuple[int, bool, str | None], list[Segment]] = {}
+        self._measures: dict[int, Measurement] = {}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
+        key = (options.max_width, options.no_wrap or False, options.overflow)
+        cached = self._segments.get(key)
+        if cached is None:
+            cached = self._segments[key] = list(console.render(self.inner, options))
+        return cached
+
+    def warm(self, console: Console, width: int) -> None:
+        """Render for `width` now (ahead of the first time it is shown)."""
+        list(self.__rich_console__(console, console.options.update_width(width)))
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        cached = self._measures.get(options.max_width)
+        if cached is None:
+            cached = self._measures[options.max_width] = Measurement.get(
+                console, options, self.inner
+            )
+        return cached
+
+
+def prepare(app: App[object], keymap: Keymap, name: str) -> None:
+    """Install the help overlay under `name` (if it is not yet) and lay out its
+    table for the terminal's width now, so the first `? help` only replays it:
+    call this while nothing else is asked of the loop."""
+    if not app.is_screen_installed(name):
+        app.install_screen(HelpScreen(keymap), name)
+    screen = app.get_screen(name)
+    if not isinstance(screen, HelpScreen):
+        return
+    width = body_width(app.size.width)
+    for each in (width, width - SCROLLBAR):
+        screen.body.warm(app.console, each)
+    if not screen.is_running:
+        # Compose and mount it now, as its first showing would: an installed
+        # screen that was shown once and closed is in this state too (running,
+        # off the stack). Textual has no public call for it; without one the
+        # first showing just pays for it.
+        start = getattr(app, "_get_screen", None)
+        if callable(start):
+            start(name)
+
+
+def body_width(columns: int) -> int:
+    """The help body's width at `columns` (see DEFAULT_CSS): 96% of the screen, at
+    most 110, less the dialog's border and padding (2 each); without a scrollbar."""
+    return max(1 + SCROLLBAR, min(columns * 96 // 100, 110) - 4)
+
+
 class HelpScreen(DialogScreen[None]):
     DEFAULT_CSS = """
     HelpScreen .dialog { width: 96%; max-width: 110; }
@@ -81,12 +151,13 @@ class HelpScreen(DialogScreen[None]):
     def __init__(self, keymap: Keymap) -> None:
         super().__init__()
         self.keymap = keymap
+        self.body = RenderCache(help_text(keymap))
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = "help"
             with VerticalScroll():
-                yield Static(help_text(self.keymap), id="help-body")
+                yield Static(self.body, id="help-body")
             yield KeyHints([("esc", "close")], classes="dialog-footer")
 
     def action_close(self) -> None:

@@ -1,0 +1,55 @@
+"""The help overlay is built and laid out shortly after start, off the path of
+the first `? help` chord, and its table is rendered once per width."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from rich.console import Console, ConsoleOptions
+from rich.segment import Segment
+
+from screens.help import HelpScreen, RenderCache
+from screens.pane_actions import HELP_SCREEN
+from tests.apphelpers import dash_screen, make_app, wait_for
+
+
+class Counted:
+    """A real renderable that counts how often Rich asks it to render."""
+
+    def __init__(self) -> None:
+        self.renders = 0
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
+        self.renders += 1
+        yield Segment("x" * min(options.max_width, 5))
+        yield Segment.line()
+
+
+def test_render_cache_renders_once_per_width() -> None:
+    inner = Counted()
+    cache = RenderCache(inner)
+    console = Console(width=80)
+    first = list(console.render(cache, console.options.update_width(40)))
+    again = list(console.render(cache, console.options.update_width(40)))
+    assert first == again and inner.renders == 1
+    list(console.render(cache, console.options.update_width(3)))
+    assert inner.renders == 2
+
+
+async def test_help_is_built_before_the_first_chord(tmp_path: Path) -> None:
+    app = make_app(tmp_path, agent="shell")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: bool(dash_screen(app).dash.panes))
+        await wait_for(
+            pilot,
+            lambda: app.is_screen_installed(HELP_SCREEN) and app.get_screen(HELP_SCREEN).is_running,
+        )
+        help_screen = app.get_screen(HELP_SCREEN)
+        assert isinstance(help_screen, HelpScreen)
+        await pilot.press("ctrl+a", "question_mark")
+        await wait_for(pilot, lambda: app.screen is help_screen)
+        body = help_screen.query_one("#help-body")
+        await wait_for(pilot, lambda: body.size.height > 0)
+        text = ["".join(s.text for s in body.render_line(y)) for y in range(body.size.height)]
+        assert any("jump to pane" in line for line in text)
