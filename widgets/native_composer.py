@@ -67,7 +67,10 @@ class NativeComposer(TextArea):
         carries the focus and theme rules) and the app theme."""
         theme = self._theme
         if theme is not None:
-            key = (self.rich_style, self.app.current_theme.name, self.has_focus, id(theme))
+            # Cheap to read (rich_style walks every ancestor; current_theme builds
+            # the theme table): the colours the rules gave it, and the theme's name.
+            styles = self.styles
+            key = (styles.color, styles.background, self.app.theme, self.has_focus, id(theme))
             if key != self._css_key:
                 theme.apply_css(self)
                 self._css_key = key

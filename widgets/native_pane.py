@@ -15,7 +15,7 @@ import time
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -41,12 +41,13 @@ HINTS = {
 class NativePane(Widget):
     DEFAULT_CSS = """
     NativePane { layout: vertical; height: 1fr; }
-    NativePane > #native-status { height: 1; background: $boost; padding: 0 1; }
+    NativePane > #native-top { height: 1fr; }
+    NativePane #native-status { height: 1; background: $boost; padding: 0 1; }
     NativePane > #native-hint { height: 1; color: $text-muted; }
     NativePane > #native-box { height: auto; border: round $primary 50%; padding: 0 1; }
     NativePane > #native-box:focus-within { border: round $primary; }
     NativePane #native-prompt { width: 2; color: $text-muted; }
-    NativePane > #native-complete { height: auto; max-height: 6; display: none; }
+    NativePane #native-complete { height: auto; max-height: 6; display: none; }
     """
     BINDINGS = [
         Binding("escape", "escape", show=False, priority=True),
@@ -106,10 +107,14 @@ class NativePane(Widget):
         self._branch = git_branch(str(session.workdir.root))
 
     def compose(self) -> ComposeResult:
-        yield Static(id="native-status")
-        yield TranscriptView(id="native-transcript")
-        yield NativeApproval(id="native-approval")
-        yield Static(id="native-complete")
+        # Everything above the composer in one container: a frame that repaints
+        # only the composer row then skips the transcript and its scrollbar (the
+        # compositor renders each widget whose parent's region meets the update).
+        with Vertical(id="native-top"):
+            yield Static(id="native-status")
+            yield TranscriptView(id="native-transcript")
+            yield NativeApproval(id="native-approval")
+            yield Static(id="native-complete")
         with Horizontal(id="native-box"):
             yield Static("> ", id="native-prompt")
             yield NativeComposer(id="native-composer")
@@ -276,7 +281,11 @@ class NativePane(Widget):
         else:
             self.composer.focus()
 
+    def on_text_area_selection_changed(self, message: NativeComposer.SelectionChanged) -> None:
+        message.stop()  # nothing above the pane reads the composer's cursor
+
     def on_text_area_changed(self, message: NativeComposer.Changed) -> None:
+        message.stop()  # the draft is the pane's own business (each hop costs a keystroke)
         if message.text_area is self.composer:
             self._draft = message.text_area.text
             self._complete(self._draft)
