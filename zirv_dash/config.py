@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from zirv_dash import paths, safeio
 from zirv_dash.settings_policy import FOREIGN_SECTIONS as FOREIGN_SECTIONS
-from zirv_dash.settings_policy import MAIL_KEEP_DEFAULT, MAIL_KEEP_MIN, section_hint, top_hint
+from zirv_dash.settings_policy import (
+    MAIL_KEEP_DEFAULT,
+    MAIL_KEEP_MIN,
+    MODELLED_SECTIONS,
+    section_hint,
+    top_hint,
+)
 from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_DEFAULT as _BYTES_DEFAULT
 from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_MAX as _BYTES_MAX
 from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_MIN as _BYTES_MIN
@@ -119,11 +125,9 @@ def check_shape(data: Mapping[str, Any], path: Path) -> None:
 
 
 def _check_repo_layer(data: Mapping[str, Any], path: Path) -> None:
-    from zirv_dash.settings_model import SECTION_MODELS
-
     for section, forbidden in REPO_FORBIDDEN.items():
         whole = "*" in forbidden and section not in REPO_ALLOWED_EXCEPTIONS
-        if section in data and whole and section not in SECTION_MODELS:
+        if section in data and whole and section not in MODELLED_SECTIONS:
             # A wholly forbidden free-form table: whatever its shape, the key
             # itself is refused (a modelled section names each key's own hint).
             raise ConfigError(

@@ -24,6 +24,7 @@ from zirv_dash.settings_policy import MAIL_KEEP_MIN as MAIL_KEEP_MIN
 from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_DEFAULT as MAIL_MESSAGE_BYTES_DEFAULT
 from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_MAX as MAIL_MESSAGE_BYTES_MAX
 from zirv_dash.settings_policy import MAIL_MESSAGE_BYTES_MIN as MAIL_MESSAGE_BYTES_MIN
+from zirv_dash.settings_policy import MODELLED_SECTIONS as MODELLED_SECTIONS
 from zirv_dash.settings_policy import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
 from zirv_dash.settings_policy import REPO_ALLOWED_EXCEPTIONS as REPO_ALLOWED_EXCEPTIONS
 from zirv_dash.settings_policy import REPO_FORBIDDEN as REPO_FORBIDDEN
@@ -147,6 +148,7 @@ SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "session": SessionSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
+assert tuple(SECTION_MODELS) == MODELLED_SECTIONS, "settings_policy.MODELLED_SECTIONS is stale"
 
 
 def env_var(section: str, name: str) -> str:

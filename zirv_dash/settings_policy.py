@@ -31,6 +31,10 @@ REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "session": ("*",),
 }
 REPO_ALLOWED_EXCEPTIONS: dict[str, tuple[str, ...]] = {"dash": ("idle_quiet_ms",)}
+MODELLED_SECTIONS = ("dash", "mail", "session")
+"""Sections with a settings model (`settings_model.SECTION_MODELS`, which checks
+it): a refused key there is named key by key. Here so that reading the files
+needs no model (pydantic is not imported by `zirv ctx send`)."""
 REPO_FORBIDDEN_TOP = ("agent",)
 
 OPERATOR_FILE_SHOWN = "~/.zirv/ctx.toml"

@@ -20,22 +20,24 @@ from collections.abc import Callable
 
 from zirv_dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
-from zirv_dash.native_kind import NATIVE
 from zirv_dash.pane import Pane
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev
-from zirv_dash.session import repaint
+from zirv_dash.runtime.native_pane import NativeSessionPane
+from zirv_dash.session import native_host, repaint
 from zirv_dash.session.dash_session import DASH_ID, DashFactory, DashSession
 from zirv_dash.session.host import (
     HostError,
     HostEvent,
     Listener,
+    Pending,
     Screen,
     SessionEvent,
     SessionOutput,
     StartSpec,
     Unsubscribe,
 )
+from zirv_dash.session.methods import NATIVE_CAPABILITIES
 from zirv_dash.session.protocol import ErrorCode, NotResumed, SessionFacts, SessionState
 from zirv_dash.session.ptyhost import repo_label
 
@@ -46,7 +48,9 @@ SHUTDOWN_WAIT = 30.0
 
 
 class EngineHost:
-    """`Host` over an engine; `engine.start()` is the caller's (see `session.runtime`)."""
+    """`NativeHost` over an engine; `engine.start()` is the caller's (see `session.runtime`)."""
+
+    capabilities = NATIVE_CAPABILITIES
 
     def __init__(self, engine: Engine, dashboard: DashFactory | None = None) -> None:
         self.engine = engine
@@ -106,6 +110,8 @@ class EngineHost:
     def screen(self, session_id: str) -> Screen:
         if (hosted := self._hosted(session_id)) is not None:
             return hosted.screen()
+        if (native := self._native(session_id)) is not None:
+            return native_host.screen(native)
         pane = self._terminal(session_id)
         self._catch_up(pane)
         model = pane.model_view
@@ -114,6 +120,8 @@ class EngineHost:
     def repaint(self, session_id: str) -> bytes:
         if (hosted := self._hosted(session_id)) is not None:
             return hosted.repaint()
+        if (native := self._native(session_id)) is not None:
+            return native_host.text_of(native)
         pane = self._terminal(session_id)
         self._catch_up(pane)
         return repaint.repaint(pane.model_view)
@@ -129,11 +137,6 @@ class EngineHost:
                 ErrorCode.UNSUPPORTED,
                 "this runtime opens harnesses by name (harness: shell, demo, claude, …); "
                 "a bare argv is not started",
-            )
-        if spec.harness == NATIVE:
-            raise HostError(
-                ErrorCode.UNSUPPORTED,
-                "native conversations are not started over protocol v1 by this runtime",
             )
         if spec.argv:
             raise HostError(
@@ -210,6 +213,21 @@ class EngineHost:
         with contextlib.suppress(ValueError):
             engine.output_taps.remove(self._on_output)
 
+    # -- the native half -------------------------------------------------------------------
+
+    def submit(self, session_id: str, text: str) -> str:
+        return native_host.submit(native_host.native_of(self._pane(session_id)), text)
+
+    def interrupt(self, session_id: str) -> bool:
+        return native_host.interrupt(native_host.native_of(self._pane(session_id)))
+
+    def pending(self, session_id: str) -> Pending | None:
+        return native_host.pending(native_host.native_of(self._pane(session_id)))
+
+    def approve(self, session_id: str, call_id: str, answer: str, guidance: str) -> bool:
+        pane = native_host.native_of(self._pane(session_id))
+        return native_host.approve(pane, call_id, answer, guidance)
+
     # -- engine events ----------------------------------------------------------------
 
     def _on_output(self, pane: Pane, chunk: bytes) -> None:
@@ -226,6 +244,9 @@ class EngineHost:
                 # The roster keeps it, so a restart reports the session by name.
                 self.engine.intake.titles[pane.short] = self._pending_name
             self._child[pane.short] = pane.pty
+            if isinstance(pane, NativeSessionPane):
+                short = pane.short
+                native_host.follow(pane, lambda data: self._emit(SessionOutput(short, data)))
             self._publish(pane, "started")
         elif isinstance(event, ev.PaneEnded):
             pane = self.engine.pane(event.short)
@@ -261,6 +282,10 @@ class EngineHost:
 
     # -- internals ----------------------------------------------------------------------
 
+    def _native(self, session_id: str) -> NativeSessionPane | None:
+        pane = self.engine.pane(session_id)
+        return pane if isinstance(pane, NativeSessionPane) and pane.session else None
+
     def _hosted(self, session_id: str) -> DashSession | None:
         return self.dash_session if session_id == DASH_ID else None
 
@@ -280,7 +305,8 @@ class EngineHost:
         if pane.kind != "pty":
             raise HostError(
                 ErrorCode.UNSUPPORTED,
-                f"session {session_id} is a {pane.kind} conversation: it has no terminal",
+                f"session {session_id} is a {pane.kind} conversation: it has no terminal "
+                "(session.submit sends it text)",
             )
         return pane
 

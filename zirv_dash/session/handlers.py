@@ -43,6 +43,7 @@ from zirv_dash.session.methods import (
     WaitParams,
     WaitResult,
 )
+from zirv_dash.session.native_handlers import NATIVE_HANDLERS
 from zirv_dash.session.protocol import (
     ENDED_STATES,
     ErrorCode,
@@ -370,4 +371,5 @@ _HANDLERS: dict[Method, _Handler] = {
     Method.SESSION_RESIZE: _resize,
     Method.SESSION_SCREEN: _screen,
     Method.EVENTS_SUBSCRIBE: _subscribe,
+    **NATIVE_HANDLERS,
 }

@@ -121,3 +121,27 @@ class Host(Protocol):
     async def close(self) -> None:
         """The server is shutting down (what happens to sessions is the host's call)."""
         ...
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A native conversation's open approval."""
+
+    call_id: str
+    tool: str
+    scope: str
+    answers: tuple[str, ...]
+
+
+class NativeHost(Host, Protocol):
+    """A host that also holds native conversations (the `native` capability)."""
+
+    def submit(self, session_id: str, text: str) -> str:
+        """sent, steer, queued or empty; HostError for a session that is no native one."""
+        ...
+
+    def interrupt(self, session_id: str) -> bool: ...
+
+    def pending(self, session_id: str) -> Pending | None: ...
+
+    def approve(self, session_id: str, call_id: str, answer: str, guidance: str) -> bool: ...

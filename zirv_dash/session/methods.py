@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 from zirv_dash.session.protocol import (
     PROTOCOL_VERSION,
+    ApprovalAnswer,
     Event,
     Frame,
     Method,
     NotResumed,
     SeatMode,
     SessionFacts,
+    SubmitOutcome,
 )
 
 
@@ -177,6 +179,49 @@ class SubscribeResult(Frame, frozen=True):
     """The events after `since` are no longer held: refresh `session.snapshot`."""
 
 
+class SubmitParams(Frame, frozen=True):
+    session: str
+    text: str
+    """What the operator would type into the composer (never a /command or a
+    !shell line over the protocol: it reaches the model as text)."""
+
+
+class SubmitResult(Frame, frozen=True):
+    session: str
+    outcome: SubmitOutcome
+
+
+class InterruptResult(Frame, frozen=True):
+    session: str
+    interrupted: bool
+    """False when no turn was running."""
+
+
+class PendingResult(Frame, frozen=True):
+    session: str
+    call_id: str = ""
+    """The open approval's call ("": none is open)."""
+    tool: str = ""
+    scope: str = ""
+    """What exactly would run (a command line, a path inside the workdir)."""
+    answers: list[ApprovalAnswer] = []
+    """What this session may answer (a headless one: deny only)."""
+
+
+class ApproveParams(Frame, frozen=True):
+    session: str
+    call_id: str
+    """The call `session.pending` named: an answer to any other is refused."""
+    answer: ApprovalAnswer
+    guidance: str = ""
+    """With `deny`: what the model should do instead."""
+
+
+class ApproveResult(Frame, frozen=True):
+    session: str
+    answered: bool
+
+
 @dataclass(frozen=True)
 class MethodSpec:
     params: type[Frame]
@@ -238,6 +283,35 @@ METHODS: dict[Method, MethodSpec] = {
     Method.EVENTS_SUBSCRIBE: MethodSpec(
         SubscribeParams, SubscribeResult, summary="receive every event from now on"
     ),
+    Method.SESSION_SUBMIT: MethodSpec(
+        SubmitParams,
+        SubmitResult,
+        mutation=True,
+        capability="native",
+        summary="a native conversation: send, steer or queue text",
+    ),
+    Method.SESSION_INTERRUPT: MethodSpec(
+        SessionRef,
+        InterruptResult,
+        mutation=True,
+        capability="native",
+        summary="a native conversation: interrupt the running turn",
+    ),
+    Method.SESSION_PENDING: MethodSpec(
+        SessionRef,
+        PendingResult,
+        capability="native",
+        summary="a native conversation: the approval it waits for",
+    ),
+    Method.SESSION_APPROVE: MethodSpec(
+        ApproveParams,
+        ApproveResult,
+        mutation=True,
+        capability="native",
+        summary="a native conversation: answer its open approval",
+    ),
 }
 
 CAPABILITIES: tuple[str, ...] = ("core", "events", "session.attach")
+NATIVE_CAPABILITIES: tuple[str, ...] = (*CAPABILITIES, "native")
+"""A runtime that also holds native conversations (the engine's)."""

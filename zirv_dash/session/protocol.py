@@ -47,6 +47,10 @@ class Method(_OpenEnum):
     SESSION_RESIZE = "session.resize"
     SESSION_SCREEN = "session.screen"
     EVENTS_SUBSCRIBE = "events.subscribe"
+    SESSION_SUBMIT = "session.submit"
+    SESSION_INTERRUPT = "session.interrupt"
+    SESSION_PENDING = "session.pending"
+    SESSION_APPROVE = "session.approve"
     UNKNOWN = "unknown"
 
 
@@ -91,6 +95,29 @@ ENDED_STATES = frozenset({SessionState.EXITED, SessionState.FAILED, SessionState
 class SeatMode(_OpenEnum):
     OBSERVER = "observer"
     CONTROLLER = "controller"
+    UNKNOWN = "unknown"
+
+
+class SubmitOutcome(_OpenEnum):
+    """What a native conversation did with submitted text."""
+
+    SENT = "sent"
+    """A turn started with it."""
+    STEER = "steer"
+    """Recorded as steering; the running turn picks it up at its next boundary."""
+    QUEUED = "queued"
+    """Held behind an approval (or compaction); never taken as the answer."""
+    EMPTY = "empty"
+    UNKNOWN = "unknown"
+
+
+class ApprovalAnswer(_OpenEnum):
+    ONCE = "once"
+    """Run this call."""
+    SESSION = "session"
+    """Run it, and stop asking for this exact tool and scope in this session."""
+    DENY = "deny"
+    """Refuse it; the guidance is committed as steering."""
     UNKNOWN = "unknown"
 
 

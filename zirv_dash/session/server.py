@@ -122,10 +122,11 @@ class Server:
         host: Host,
         *,
         owner_uid: int | None = None,
-        capabilities: Sequence[str] = CAPABILITIES,
+        capabilities: Sequence[str] | None = None,
     ) -> None:
         self.host = host
-        self.capabilities = tuple(capabilities)
+        offered = getattr(host, "capabilities", CAPABILITIES)
+        self.capabilities = tuple(offered if capabilities is None else capabilities)
         """What `hello` advertises; a method of another capability is refused
         `unsupported` (a server owning no terminals leaves out `session.attach`)."""
         self.seats = Seats()
