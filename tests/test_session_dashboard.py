@@ -222,3 +222,26 @@ def test_a_runtime_nobody_attached_to_its_dashboard_loads_no_ui(repo: Path) -> N
     )
     assert result.returncode == 0, result.stderr
     assert "no ui" in result.stdout
+
+
+def test_zirv_chat_refuses_a_runtime_serving_another_repository(
+    short_state: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.sessionrig import end_runtime, engine_env, spawn_runtime
+    from zirv_dash.session import cli
+
+    first, second = short_state / "first", short_state / "second"
+    first.mkdir()
+    second.mkdir()
+    hosting = [sys.executable, "-m", "zirv_dash.cli", "session", "serve"]
+    proc = spawn_runtime(hosting, cwd=first, env=engine_env(short_state))
+    try:
+        monkeypatch.chdir(second)
+        assert cli.attach_dashboard("shell") == 2
+        err = capsys.readouterr().err
+        assert "serves repository 'first', not 'second'" in err
+        assert "--no-session" in err
+        sessions = cli.client.call("session.list")["sessions"]
+        assert [s["id"] for s in sessions] == ["dash"]  # nothing was started for it
+    finally:
+        end_runtime(proc)

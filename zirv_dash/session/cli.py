@@ -265,14 +265,23 @@ def attach_dashboard(agent: str, color_system: str = "") -> int:
     nothing listens, give it an orchestrator running `agent` if it holds no live
     session, and show its dashboard here (`Ctrl+A d` detaches)."""
     from zirv_dash.session.dash_session import DASH_ID
+    from zirv_dash.session.ptyhost import repo_label
 
     def parse() -> int:
         ensure_runtime()
         sessions = client.call("session.list")["sessions"]
-        if not any(s["id"] == DASH_ID for s in sessions):
+        hosted = [s for s in sessions if s["id"] == DASH_ID]
+        if not hosted:
             raise _Usage(
                 "zirv chat: the runtime listening here hosts no dashboard "
                 "(it was started by another command); stop it with `zirv session stop --runtime`"
+            )
+        here = repo_label(str(paths.repo_root()))
+        if hosted[0]["repo"] != here:
+            # One runtime per state dir, built for the repository it started in.
+            raise _Usage(
+                f"zirv chat: the runtime serves repository {hosted[0]['repo']!r}, not {here!r}; "
+                "use `zirv chat --no-session` here, or stop it (`zirv session stop --runtime`)"
             )
         live = [s for s in sessions if s["id"] != DASH_ID and s["state"] in ("starting", "running")]
         if not live:
