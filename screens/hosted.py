@@ -87,6 +87,7 @@ class HostedDashboard:
         color_system: str | None = None,
     ) -> None:
         self.link = link
+        self.engine = engine
         options = hosted_options(engine, color_system, link.detach)
         self.app = HostedApp(options, link)
         self._task = asyncio.ensure_future(self._run(columns, rows, options))
@@ -95,10 +96,17 @@ class HostedDashboard:
         why = "ended"
         try:
             await self.app.run_async(mouse=options.settings.dash.mouse, size=(columns, rows))
+            if self.app.return_code not in (0, None):
+                # Textual ended the App on an error of its own: said here, since
+                # the runtime has no terminal to print its traceback on.
+                why = f"failed (code {self.app.return_code})"
+                log.error("the hosted dashboard ended: %s", why)
         except Exception as exc:  # noqa: BLE001 - a UI failure must never reach the runtime
             log.exception("the hosted dashboard failed")
             why = f"failed: {exc}"
         finally:
+            if why != "ended":  # the next dashboard shows it under Ctrl+A e
+                self.engine.dash.error(f"the dashboard {why}; it starts afresh at the next attach")
             self.link.ended(why)
 
     def feed(self, data: bytes) -> None:
