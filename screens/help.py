@@ -24,6 +24,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from screens.dialog import DialogScreen
+from screens.tinted_background import faster
 from widgets.key_hints import KeyHints
 from zirv_dash.keymap import ACTIONS, Keymap, describe_key
 
@@ -159,6 +160,9 @@ class HelpScreen(DialogScreen[None]):
             with VerticalScroll():
                 yield Static(self.body, id="help-body")
             yield KeyHints([("esc", "close")], classes="dialog-footer")
+
+    def render(self) -> RenderableType:
+        return faster(super().render())  # the dimmed dashboard behind, tinted per style
 
     def action_close(self) -> None:
         self.dismiss(None)
