@@ -5,7 +5,8 @@ transcript items (1,000 exchanges, replayed at start: the pane keeps the newest
 500 on screen with one "older items elided" marker, as the spec bounds it). A
 glyph is typed into the composer and the clock stops when it is drawn back to the
 terminal (bench/ptyterm.py, the same method as bench/latency.py). The bar is the
-same measurement in an ordinary dashboard whose shell pane runs `cat`.
+same measurement in an ordinary dashboard whose shell pane runs `cat`. Both run
+at once and take turns key by key, so a busy machine skews neither alone.
 
     python bench/native.py [--keys 200] [--gap-ms 40]
 """
@@ -73,22 +74,31 @@ def serve() -> int:
     return run_dashboard(options)
 
 
-def measure_composer(term: PtyTerminal, keys: int) -> list[float]:
-    samples: list[float] = []
-    for i in range(keys):
-        term.read_for(latency.GAP)
-        glyph = latency.GLYPHS[i % latency.PER_LINE]
-        term.write(glyph.encode())
-        took = term.wait_for(glyph.encode(), timeout=2.0)
-        if took is not None:
-            samples.append(took * 1000)
-        if i % latency.PER_LINE == latency.PER_LINE - 1:
-            term.write(CLEAR)
-            term.read_for(0.1)
-    return samples
+def composer_key(term: PtyTerminal, i: int) -> float | None:
+    """One glyph into the native composer; ms until it is drawn (None: lost)."""
+    term.read_for(latency.GAP)
+    glyph = latency.GLYPHS[i % latency.PER_LINE]
+    term.write(glyph.encode())
+    took = term.wait_for(glyph.encode(), timeout=2.0)
+    if i % latency.PER_LINE == latency.PER_LINE - 1:
+        term.write(CLEAR)
+        term.read_for(0.1)
+    return None if took is None else took * 1000
 
 
-def run_native(keys: int, tmp: Path) -> list[float]:
+def pty_key(term: PtyTerminal, i: int) -> float | None:
+    """One glyph into the shell pane running `cat`; ms until it is drawn."""
+    term.read_for(latency.GAP)
+    glyph = latency.GLYPHS[i % latency.PER_LINE]
+    term.write(glyph.encode())
+    took = term.wait_for(glyph.encode(), timeout=2.0)
+    if i % latency.PER_LINE == latency.PER_LINE - 1:
+        term.write(b"\r")
+        term.read_for(0.05)
+    return None if took is None else took * 1000
+
+
+def start_native(tmp: Path) -> PtyTerminal:
     repo = tmp / "repo"
     repo.mkdir()
     state = tmp / "state"
@@ -99,16 +109,14 @@ def run_native(keys: int, tmp: Path) -> list[float]:
     os.chdir(repo)
     term = PtyTerminal([sys.executable, __file__, "--serve"], latency.COLS, latency.ROWS, env)
     os.chdir(old)
-    try:
-        if term.wait_for(b"older item", timeout=30.0) is None:
-            raise SystemExit("the native pane never showed its replayed transcript")
-        term.read_for(1.0)
-        return measure_composer(term, keys)
-    finally:
+    if term.wait_for(b"older item", timeout=30.0) is None:
         term.close()
+        raise SystemExit("the native pane never showed its replayed transcript")
+    term.read_for(1.0)
+    return term
 
 
-def run_pty_idle(keys: int, tmp: Path) -> list[float]:
+def start_pty(tmp: Path) -> PtyTerminal:
     repo = tmp / "repo"
     repo.mkdir()
     env = latency.base_env(tmp / "state")
@@ -117,13 +125,33 @@ def run_pty_idle(keys: int, tmp: Path) -> list[float]:
     os.chdir(repo)
     term = PtyTerminal(argv, latency.COLS, latency.ROWS, env)
     os.chdir(old)
+    term.read_for(3.0)
+    term.write(b"cat\r")
+    term.read_for(0.5)
+    return term
+
+
+def run_both(keys: int, tmp: Path) -> tuple[list[float], list[float]]:
+    """Both dashboards run at once and take turns, one key each: whatever else
+    loads the machine meanwhile weighs on both measurements alike."""
+    (tmp / "n").mkdir()
+    (tmp / "p").mkdir()
+    native = start_native(tmp / "n")
     try:
-        term.read_for(3.0)
-        term.write(b"cat\r")
-        term.read_for(0.5)
-        return latency.measure(term, keys)
+        bar = start_pty(tmp / "p")
+        try:
+            ours: list[float] = []
+            theirs: list[float] = []
+            for i in range(keys):
+                for term, measure, out in ((native, composer_key, ours), (bar, pty_key, theirs)):
+                    took = measure(term, i)
+                    if took is not None:
+                        out.append(took)
+            return ours, theirs
+        finally:
+            bar.close()
     finally:
-        term.close()
+        native.close()
 
 
 def main() -> int:
@@ -136,11 +164,7 @@ def main() -> int:
         return serve()
     latency.GAP = args.gap_ms / 1000
     with tempfile.TemporaryDirectory() as tmpdir:
-        tmp = Path(tmpdir)
-        (tmp / "n").mkdir()
-        (tmp / "p").mkdir()
-        native = run_native(args.keys, tmp / "n")
-        bar = run_pty_idle(args.keys, tmp / "p")
+        native, bar = run_both(args.keys, Path(tmpdir))
     print(
         f"key-to-glyph latency, {args.keys} keys, one every {args.gap_ms:.0f} ms, "
         f"{latency.COLS}x{latency.ROWS} (ms)"

@@ -9,6 +9,8 @@ mode label. The composer never answers an approval: it has no path to one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import events
 from textual.geometry import Region
 from textual.message import Message
@@ -59,7 +61,21 @@ class NativeComposer(TextArea):
         self._stash = ""
         self.mode = MODES[0]
         self.completion: str | None = None  # what Tab puts in place of the last token
+        self.on_draft: Callable[[str], None] | None = None
+        """Told the draft after every change, in place of the `Changed` message."""
         self._css_key: tuple[object, ...] | None = None
+
+    def post_message(self, message: Message) -> bool:
+        """TextArea posts `SelectionChanged` on every cursor move and `Changed` on
+        every edit, and each bubbles through one dispatch per ancestor: a few
+        hundred microseconds a keystroke. Nothing reads the composer's cursor, and
+        the pane that owns it is told of the draft directly."""
+        if isinstance(message, TextArea.SelectionChanged):
+            return True
+        if isinstance(message, TextArea.Changed) and self.on_draft is not None:
+            self.on_draft(self.text)
+            return True
+        return super().post_message(message)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """TextArea re-derives its theme from CSS on every render (a few ms a

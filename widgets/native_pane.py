@@ -11,6 +11,7 @@ the dashboard that closes this pane only).
 from __future__ import annotations
 
 import time
+from typing import TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -30,6 +31,7 @@ from zirv_dash.native.filerefs import completions
 from zirv_dash.native.render import Line, activity_line, git_branch, status_line
 from zirv_dash.native.transcript import Item, Transcript
 
+PartT = TypeVar("PartT", bound=Widget)
 QUIT_WINDOW = 2.0
 HINTS = {
     "send": "enter sends",
@@ -101,6 +103,7 @@ class NativePane(Widget):
         self._reduced: Transcript | None = None
         self._dirty = False
         self._shown: dict[str, str] = {}
+        self._parts: dict[str, Widget] = {}
         self._draft = ""  # mirrors the composer, so unmount can save it
         self._quit_armed = 0.0
         self._focus_on_mount = False
@@ -120,23 +123,34 @@ class NativePane(Widget):
             yield NativeComposer(id="native-composer")
         yield Static(id="native-hint")
 
+    # The parts, found once: every keystroke and activity tick reaches several of
+    # them, and a DOM query walks the whole transcript subtree each time.
+
     @property
     def transcript(self) -> TranscriptView:
-        return self.query_one("#native-transcript", TranscriptView)
+        return self._part("#native-transcript", TranscriptView)
 
     @property
     def composer(self) -> NativeComposer:
-        return self.query_one("#native-composer", NativeComposer)
+        return self._part("#native-composer", NativeComposer)
 
     @property
     def approval(self) -> NativeApproval:
-        return self.query_one("#native-approval", NativeApproval)
+        return self._part("#native-approval", NativeApproval)
+
+    def _part(self, selector: str, kind: type[PartT]) -> PartT:
+        found = self._parts.get(selector)
+        if found is None or not found.is_attached:
+            found = self._parts[selector] = self.query_one(selector, kind)
+        assert isinstance(found, kind)
+        return found
 
     def on_mount(self) -> None:
         # Errors already in a replayed journal were reported when they happened.
         self._errors_seen = {
             i.key for i in self.session.snapshot().transcript.items if i.tone == "err"
         }
+        self.composer.on_draft = self._draft_changed
         saved = load_draft(self.session.name)
         if saved.draft:
             self.composer.load_text(saved.draft)
@@ -220,7 +234,7 @@ class NativePane(Widget):
         key = content.plain if isinstance(content, Text) else content
         if self._shown.get(selector) != key:
             self._shown[selector] = key
-            self.query_one(selector, Static).update(content)
+            self._part(selector, Static).update(content)
 
     def _hint(self, queued: tuple[str, ...]) -> None:
         mode = HINTS[self.session.submit_mode()]
@@ -281,19 +295,15 @@ class NativePane(Widget):
         else:
             self.composer.focus()
 
-    def on_text_area_selection_changed(self, message: NativeComposer.SelectionChanged) -> None:
-        message.stop()  # nothing above the pane reads the composer's cursor
-
-    def on_text_area_changed(self, message: NativeComposer.Changed) -> None:
-        message.stop()  # the draft is the pane's own business (each hop costs a keystroke)
-        if message.text_area is self.composer:
-            self._draft = message.text_area.text
-            self._complete(self._draft)
+    def _draft_changed(self, draft: str) -> None:
+        """The composer's draft changed (told directly: no message per keystroke)."""
+        self._draft = draft
+        self._complete(draft)
 
     def _complete(self, draft: str) -> None:
         """Completions above the box: `/` commands or a last `@path` token."""
         rows = completions(self.session.workdir, draft)[:6]
-        box = self.query_one("#native-complete", Static)
+        box = self._part("#native-complete", Static)
         self.composer.completion = rows[0][0] if rows else None
         if box.display != bool(rows):
             box.display = bool(rows)

@@ -114,11 +114,12 @@ class TranscriptView(VerticalScroll, can_focus=True):
         self._width = 0
         self.settled = TranscriptLines()
         self.stream = StreamBlock()
+        self.activity_line = Static(id="transcript-activity")
 
     def compose(self) -> ComposeResult:
         yield self.settled
         yield self.stream
-        yield Static(id="transcript-activity")
+        yield self.activity_line
 
     def watch_virtual_size(self, size: Size) -> None:
         """Anchored (the end kept in view as content grows, in the same layout
@@ -148,7 +149,7 @@ class TranscriptView(VerticalScroll, can_focus=True):
             self._show_activity(activity)
 
     def _show_activity(self, activity: Line | None) -> None:
-        line = self.query_one("#transcript-activity", Static)
+        line = self.activity_line
         if activity is None:
             line.display = False
             return

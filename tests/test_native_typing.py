@@ -1,0 +1,97 @@
+"""What a keystroke in the native composer costs: over a long transcript, typing
+repaints the composer row only. The transcript, its scrollbar and the status
+line are not rendered again (the compositor renders every widget whose parent
+meets the repainted region, so they sit in a container of their own), and the
+composer's per-edit messages do not travel up the DOM."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Static, TextArea
+
+from tests.test_native_pane import PaneApp, until
+from widgets.native_composer import NativeComposer
+from widgets.native_pane import NativePane
+from widgets.native_transcript import TranscriptView
+from zirv_dash.native.demo_provider import DemoProvider
+from zirv_dash.native.engine import NativeSession
+from zirv_dash.native.journal import Journal
+from zirv_dash.native.routes import demo_route
+
+EXCHANGES = 300
+
+
+def long_session(tmp_path: Path) -> NativeSession:
+    journal = Journal(tmp_path / "long.sqlite")
+    for n in range(EXCHANGES):
+        journal.append("input", id=f"in-{n}", text=f"question {n}")
+        journal.append("assistant", id=f"m-{n}", text=f"answer {n} with `code` and more words")
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    return NativeSession(demo_route(), journal, wd, provider=DemoProvider(delay=0))
+
+
+def count_renders(widgets: dict[str, Widget], counts: Counter[str]) -> None:
+    for name, widget in widgets.items():
+        original: Callable[[Region], list[Strip]] = widget.render_lines
+
+        def counted(crop: Region, name: str = name, original: Any = original) -> list[Strip]:
+            counts[name] += 1
+            result: list[Strip] = original(crop)
+            return result
+
+        widget.render_lines = counted  # type: ignore[method-assign]
+
+
+async def test_typing_repaints_the_composer_and_not_the_transcript(tmp_path: Path) -> None:
+    app = PaneApp(long_session(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(NativePane)
+        composer = app.query_one(NativeComposer)
+        transcript = app.query_one(TranscriptView)
+        await until(pilot, lambda: app.focused is composer)
+        await until(pilot, lambda: f"answer {EXCHANGES - 1}" in transcript.plain())
+        await pilot.pause(0.3)  # the first frames (and the scroll to the end) are drawn
+        counts: Counter[str] = Counter()
+        count_renders(
+            {
+                "composer": composer,
+                "transcript": transcript,
+                "lines": transcript.settled,
+                "scrollbar": transcript.vertical_scrollbar,
+                "status": pane.query_one("#native-status", Static),
+            },
+            counts,
+        )
+        posted: list[str] = []
+        original_post = TextArea.post_message
+
+        def watch(self: TextArea, message: Any) -> bool:
+            if self is composer:
+                posted.append(type(message).__name__)
+            return original_post(self, message)
+
+        TextArea.post_message = watch  # type: ignore[method-assign,assignment]
+        try:
+            for key in "hello":
+                await pilot.press(key)
+                await pilot.pause(0.05)
+        finally:
+            TextArea.post_message = original_post  # type: ignore[method-assign]
+        assert composer.text == "hello" and pane._draft == "hello"
+        assert counts["composer"] >= 1
+        assert counts["transcript"] == counts["lines"] == counts["scrollbar"] == 0
+        assert counts["status"] == 0
+        # The draft reached the pane directly; the cursor's messages went nowhere.
+        assert "Changed" not in posted and "SelectionChanged" not in posted
+        # Completions still follow the draft.
+        await pilot.press("ctrl+u", *"/he")
+        box = pane.query_one("#native-complete", Static)
+        await until(pilot, lambda: box.display and "/help" in str(box.render()))
