@@ -22,11 +22,18 @@ class StreamBlock(Horizontal):
     StreamBlock > #stream-bullet { width: 2; color: #d97757; text-style: bold; }
     StreamBlock > Markdown { width: 1fr; height: auto; padding: 0; margin: 0; }
     StreamBlock > Markdown > MarkdownParagraph { margin: 0 0 1 0; }
-    StreamBlock > Markdown > MarkdownHeader { margin: 0 0 1 0; }
+    StreamBlock > Markdown > MarkdownHeader {
+        margin: 0 0 1 0;
+        content-align: left top;
+        background: transparent;
+        color: $foreground;
+        text-style: bold;
+    }
     StreamBlock > Markdown > MarkdownFence { margin: 0 0 1 0; }
     StreamBlock > Markdown > MarkdownBulletList, StreamBlock > Markdown > MarkdownOrderedList {
         margin: 0 0 1 0;
     }
+    StreamBlock > Markdown > *:last-child { margin-bottom: 0; }
     """
 
     def __init__(self) -> None:
