@@ -95,3 +95,16 @@ async def test_typing_repaints_the_composer_and_not_the_transcript(tmp_path: Pat
         await pilot.press("ctrl+u", *"/he")
         box = pane.query_one("#native-complete", Static)
         await until(pilot, lambda: box.display and "/help" in str(box.render()))
+
+
+async def test_the_composer_takes_a_new_theme(tmp_path: Path) -> None:
+    """Its text-area theme is re-derived only when what it reads changed: a new
+    app theme is such a change."""
+    app = PaneApp(long_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        composer = app.query_one(NativeComposer)
+        await until(pilot, lambda: app.focused is composer and composer._css_key is not None)
+        before = composer._css_key
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await until(pilot, lambda: composer._css_key != before)
+        assert composer._css_key is not None and app.theme in composer._css_key
