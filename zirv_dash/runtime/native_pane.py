@@ -364,8 +364,9 @@ def open_native_pane(
     else:
         # Its own channel carries `zirv ctx kill`'s request (it has no process).
         dash._mint_channel(pane)
-        dash.register(pane, reachable=True)
-        pane.on_record = lambda: dash.register(pane, reachable=True)
+        if dash.manage_state:
+            dash.register(pane, reachable=True)
+            pane.on_record = lambda: dash.register(pane, reachable=True)
         if prompt and pane.session is not None:
             pane.session.submit(prompt, commands=False)
     for hook in dash.on_pane_added:
