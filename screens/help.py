@@ -18,13 +18,13 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, RenderResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from screens.dialog import DialogScreen
-from screens.tinted_background import faster
+from screens.tinted_background import BackgroundCache, faster
 from widgets.key_hints import KeyHints
 from zirv_dash.keymap import ACTIONS, Keymap, describe_key
 
@@ -153,6 +153,7 @@ class HelpScreen(DialogScreen[None]):
         super().__init__()
         self.keymap = keymap
         self.body = RenderCache(help_text(keymap))
+        self._background = BackgroundCache()
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
@@ -161,8 +162,13 @@ class HelpScreen(DialogScreen[None]):
                 yield Static(self.body, id="help-body")
             yield KeyHints([("esc", "close")], classes="dialog-footer")
 
-    def render(self) -> RenderableType:
-        return faster(super().render())  # the dimmed dashboard behind, tinted per style
+    def render(self) -> RenderResult:  # type: ignore[override]  # a Visual, as Widget allows
+        # The dimmed dashboard behind: tinted per style, strip to strip, and
+        # reused while the overlay repaints itself as it opens.
+        return faster(super().render(), self._background)
+
+    def on_screen_resume(self) -> None:
+        self._background.clear()  # each showing starts from the screen as it is now
 
     def action_close(self) -> None:
         self.dismiss(None)

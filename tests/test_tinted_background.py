@@ -3,12 +3,17 @@ Textual's own BackgroundScreen draws."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color
 from textual.renderables.background_screen import BackgroundScreen
+from textual.visual import RenderOptions, RichVisual
 
-from screens.tinted_background import TintedBackground
+from screens.help import HelpScreen
+from screens.tinted_background import TintedBackground, TintedScreen
+from tests.apphelpers import dash_screen, make_app, wait_for
 
 SEGMENTS = [
     Segment("plain"),
@@ -26,3 +31,22 @@ def test_same_segments_as_textual() -> None:
         ours = list(TintedBackground.process_segments(SEGMENTS, tint))
         theirs = list(BackgroundScreen.process_segments(SEGMENTS, tint))
         assert ours == theirs
+
+
+async def test_overlay_background_matches_textuals(tmp_path: Path) -> None:
+    """With the help open over a live dashboard, the tinted strips are the ones
+    Textual's own BackgroundScreen, rendered through its RichVisual, gives."""
+    app = make_app(tmp_path, agent="shell")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: bool(dash_screen(app).dash.panes))
+        await pilot.press("ctrl+a", "question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        help_screen = app.screen
+        below, tint = dash_screen(app), help_screen.styles.background
+        assert tint.a < 1  # a translucent overlay: Textual would use BackgroundScreen
+        style = help_screen.visual_style
+        theirs = RichVisual(help_screen, BackgroundScreen(below, tint))
+        fresh = TintedScreen(below, tint)
+        want = theirs.render_strips(100, 30, style, RenderOptions(help_screen._get_style, {}))
+        got = fresh.render_strips(100, 30, style, RenderOptions(help_screen._get_style, {}))
+        assert [list(s) for s in got] == [list(s) for s in want]
