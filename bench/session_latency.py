@@ -140,14 +140,7 @@ def run_socket(keys: int, tmp: Path, big: Path) -> dict[str, list[float]]:
         ids = [blocking.call("session.start", params)["session"]["id"] for _ in range(4)]
         argv = [sys.executable, "-m", "zirv_dash.session.cli", "session", "attach", ids[0]]
         term = _terminal(argv, env, repo)
-        term.read_for(3.0)
-        term.write(b"cat\r")
-        term.read_for(0.5)
-        results["idle"] = latency.measure(term, keys)
-        for sid, command in zip(ids[1:], flood_commands(big), strict=True):
-            blocking.call("session.send_input", {"session": sid, "text": command.decode()})
-        term.read_for(1.0)
-        results["flood"] = latency.measure(term, keys)
+        results = _idle_then_flood(term, ids[1:], big, keys)
     finally:
         if term is not None:
             term.close()
@@ -217,18 +210,29 @@ def run_attached(keys: int, tmp: Path, big: Path) -> dict[str, list[float]]:
         params = {"harness": "shell", "columns": COLS, "rows": ROWS}
         ids = [blocking.call("session.start", params)["session"]["id"] for _ in range(4)]
         term = _terminal([sys.executable, "-m", "zirv_dash.cli", "chat"], env, repo)
-        term.read_for(3.0)
-        term.write(b"cat\r")
-        term.read_for(0.5)
-        results["idle"] = latency.measure(term, keys)
-        for sid, command in zip(ids[1:], flood_commands(big), strict=True):
-            blocking.call("session.send_input", {"session": sid, "text": command.decode()})
-        term.read_for(1.0)
-        results["flood"] = latency.measure(term, keys)
+        results = _idle_then_flood(term, ids[1:], big, keys)
     finally:
         if term is not None:
             term.close()
         _unserve(serve)
+    return results
+
+
+def _idle_then_flood(
+    term: PtyTerminal, flooders: list[str], big: Path, keys: int
+) -> dict[str, list[float]]:
+    """Type into the shown pane (running `cat`), then again with `flooders` flooding."""
+    from zirv_dash.session import blocking
+
+    results: dict[str, list[float]] = {}
+    term.read_for(3.0)
+    term.write(b"cat\r")
+    term.read_for(0.5)
+    results["idle"] = latency.measure(term, keys)
+    for sid, command in zip(flooders, flood_commands(big), strict=True):
+        blocking.call("session.send_input", {"session": sid, "text": command.decode()})
+    term.read_for(1.0)
+    results["flood"] = latency.measure(term, keys)
     return results
 
 

@@ -5,6 +5,7 @@ over real PTY children."""
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import subprocess
 import sys
@@ -59,6 +60,19 @@ def spawn_runtime(
     line = proc.stdout.readline()  # printed once the socket answers
     assert "listening at" in line, proc.stderr.read() if proc.stderr else line
     return proc
+
+
+def run_script(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`python -c script` in a fresh interpreter (what it imports is its own), in `cwd`."""
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=dict(os.environ),
+    )
 
 
 def end_runtime(proc: subprocess.Popen[str]) -> None:

@@ -8,14 +8,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.sessionrig import runtime, short_state
-from tests.tmuxharness import Tmux, base_env
+from tests.tmuxharness import Tmux, base_env, eventually
 from zirv_dash.session import client
 
 __all__ = ["runtime", "short_state"]
@@ -32,22 +31,7 @@ def term(short_state: Path) -> Iterator[Tmux]:
 
 
 def attach_pids(t: Tmux) -> list[int]:
-    found = []
-    for pid in t.marked_pids():
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"zirv_dash.session.cli" in cmdline and b"attach" in cmdline:
-            found.append(pid)
-    return found
-
-
-def eventually(check: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
+    return t.pids_running(b"zirv_dash.session.cli", b"attach")
 
 
 def facts() -> dict[str, object]:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
-import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator
@@ -16,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sessionrig import connected, short_state
+from tests.sessionrig import connected, run_script, short_state
 from zirv_dash import chat
 from zirv_dash.procinfo import pid_exists
 from zirv_dash.session.client import Client, RemoteError
@@ -211,15 +209,7 @@ def test_a_runtime_nobody_attached_to_its_dashboard_loads_no_ui(repo: Path) -> N
         raise SystemExit(asyncio.run(cli.serve(host, ready)))
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=dict(os.environ),
-    )
+    result = run_script(script, repo)
     assert result.returncode == 0, result.stderr
     assert "no ui" in result.stdout
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.sessionrig import descendants, short_state, wait_gone
-from tests.tmuxharness import ZIRV, Tmux, base_env
+from tests.tmuxharness import ZIRV, Tmux, base_env, eventually
 from zirv_dash import mail, paths, registry
 from zirv_dash.session import blocking, cli
 
@@ -54,13 +53,6 @@ def with_runtime_gone() -> None:
     os.kill(pid, signal.SIGKILL)
 
 
-def eventually(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def dash() -> dict[str, object]:
     got: dict[str, object] = blocking.call("session.get", {"session": "dash"})["session"]
     return got
@@ -69,18 +61,6 @@ def dash() -> dict[str, object]:
 def panes() -> list[dict[str, object]]:
     sessions = blocking.call("session.list")["sessions"]
     return [s for s in sessions if s["id"] != "dash"]
-
-
-def chat_pids(t: Tmux) -> list[int]:
-    found = []
-    for pid in t.marked_pids():
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"chat" in cmdline:
-            found.append(pid)
-    return found
 
 
 def test_zirv_chat_attaches_to_the_runtime_and_survives_kill_9(term: Tmux, repo: Path) -> None:
@@ -93,7 +73,7 @@ def test_zirv_chat_attaches_to_the_runtime_and_survives_kill_9(term: Tmux, repo:
     term.keys("Enter")
     term.wait_for(f"pid-{orch['pid']}")
 
-    (client_pid,) = chat_pids(term)
+    (client_pid,) = term.pids_running(b"chat")
     os.kill(client_pid, signal.SIGKILL)
     term.wait_for("EXITED 137")
     eventually(lambda: dash()["controller"] is None, "the killed client's seat to be freed")

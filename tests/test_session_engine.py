@@ -21,6 +21,7 @@ from tests.sessionrig import (
     descendants,
     engine_runtime,
     is_guard,
+    run_script,
     short_state,
     wait_gone,
 )
@@ -168,15 +169,7 @@ def test_serve_runs_the_engine_headless_without_any_ui_toolkit(repo: Path) -> No
         raise SystemExit(asyncio.run(cli.serve(cli.default_host, ready)))
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=dict(os.environ),
-    )
+    result = run_script(script, repo)
     assert result.returncode == 0, result.stderr
     assert "headless" in result.stdout
 

@@ -10,8 +10,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from tests.sessionrig import (
     short_state,
     wait_gone,
 )
-from tests.tmuxharness import Tmux
+from tests.tmuxharness import Tmux, eventually
 from zirv_dash import mail, paths, procinfo, registry
 from zirv_dash.session import blocking as client
 from zirv_dash.session import cli
@@ -45,28 +44,13 @@ def term(short_state: Path) -> Iterator[Tmux]:
     t.kill()
 
 
-def eventually(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def facts(ref: str = "work") -> dict[str, object]:
     got: dict[str, object] = client.call("session.get", {"session": ref})["session"]
     return got
 
 
 def attach_pids(t: Tmux) -> list[int]:
-    found = []
-    for pid in t.marked_pids():
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"zirv_dash.session.cli" in cmdline and b"attach" in cmdline:
-            found.append(pid)
-    return found
+    return t.pids_running(b"zirv_dash.session.cli", b"attach")
 
 
 def identity(pid: int) -> tuple[int, float | None]:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,26 @@ class Tmux:
 
     def kill(self) -> None:
         self.run("kill-server", check=False)
+
+    def pids_running(self, *words: bytes) -> list[int]:
+        """Marked processes whose command line has every one of `words`."""
+        found = []
+        for pid in self.marked_pids():
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if all(word in cmdline for word in words):
+                found.append(pid)
+        return found
+
+
+def eventually(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    """Until `check()` holds; fails naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
 
 
 def base_env(state: Path, home: Path) -> dict[str, str]:
