@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.geometry import Region
 from textual.message import Message
@@ -22,16 +24,22 @@ MODES = ("default", "accept-edits", "plan")
 NEWLINE_KEYS = ("shift+enter", "alt+enter", "ctrl+j")
 
 
+PROMPT = "> "
+
+
 class NativeComposer(TextArea):
+    COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES | {"native-composer--prompt"}
+    """`native-composer--prompt`: the `> ` drawn in the left padding of the top row."""
     DEFAULT_CSS = """
     NativeComposer, NativeComposer:focus {
         height: auto;
         min-height: 1;
         max-height: 8;
         border: none;
-        padding: 0;
+        padding: 0 0 0 2;
         background: transparent;
     }
+    NativeComposer > .native-composer--prompt { color: $text-muted; }
     """
 
     class Submitted(Message):
@@ -90,7 +98,23 @@ class NativeComposer(TextArea):
             if key != self._css_key:
                 theme.apply_css(self)
                 self._css_key = key
-        return ScrollView.render_lines(self, crop)
+        strips = ScrollView.render_lines(self, crop)
+        if strips and crop.y == 0 and crop.x == 0:
+            # The prompt is part of the composer (not a widget beside it): one
+            # widget fewer for every frame a keystroke draws.
+            strips[0] = self._with_prompt(strips[0])
+        return strips
+
+    def _with_prompt(self, strip: Strip) -> Strip:
+        width = len(PROMPT)
+        if strip.cell_length < width:
+            return strip
+        head, rest = strip.divide([width, strip.cell_length])
+        base = next((seg.style for seg in head if seg.style is not None), None) or Style()
+        # The full style: a muted colour is translucent and only means something
+        # blended over the background it sits on.
+        color = self.get_component_rich_style("native-composer--prompt").color
+        return Strip.join([Strip([Segment(PROMPT, base + Style(color=color))], width), rest])
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key

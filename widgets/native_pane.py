@@ -48,7 +48,6 @@ class NativePane(Widget):
     NativePane > #native-hint { height: 1; color: $text-muted; }
     NativePane > #native-box { height: auto; border: round $primary 50%; padding: 0 1; }
     NativePane > #native-box:focus-within { border: round $primary; }
-    NativePane #native-prompt { width: 2; color: $text-muted; }
     NativePane #native-complete { height: auto; max-height: 6; display: none; }
     """
     BINDINGS = [
@@ -119,7 +118,6 @@ class NativePane(Widget):
             yield NativeApproval(id="native-approval")
             yield Static(id="native-complete")
         with Horizontal(id="native-box"):
-            yield Static("> ", id="native-prompt")
             yield NativeComposer(id="native-composer")
         yield Static(id="native-hint")
 
