@@ -25,6 +25,12 @@ ESCAPE_SCAN_QUIET = 60.0
 an idle dashboard costs. A process that leaves its session without any pane
 showing output (a silent background job) is still recorded, a minute later at
 worst, and always at quit."""
+ESCAPE_SCAN_GAP = 1.0
+"""The walk waits for this long a pause in the panes' output and input: run in
+the middle of typing, its milliseconds would be added to a keystroke's echo."""
+ESCAPE_SCAN_BUSY = 30.0
+"""...unless the panes have not paused for this long (an agent printing for
+minutes): then it runs anyway."""
 
 
 class EscapeWatch:
@@ -52,7 +58,7 @@ class EscapeWatch:
         now = time.monotonic()
         if self.escaped_dir is None:
             return
-        if not force and now - self._escapes_checked < self._escape_interval():
+        if not force and not self._escape_scan_due(now):
             return
         self._escapes_checked = now
         client = guard.client()
@@ -65,10 +71,16 @@ class EscapeWatch:
                 "does not stop it; `zirv ctx status` lists it)"
             )
 
-    def _escape_interval(self) -> float:
-        since = self._escapes_checked
-        for pane in self.panes:
-            output, typed = pane.last_output_at, pane.last_input_at
-            if (output is not None and output > since) or (typed is not None and typed > since):
-                return ESCAPE_SCAN
-        return ESCAPE_SCAN_QUIET
+    def _escape_scan_due(self, now: float) -> bool:
+        waited = now - self._escapes_checked
+        active = self._last_activity()
+        if active is None or active <= self._escapes_checked:
+            return waited >= ESCAPE_SCAN_QUIET  # nothing happened since the last walk
+        if waited < ESCAPE_SCAN:
+            return False
+        return now - active >= ESCAPE_SCAN_GAP or waited >= ESCAPE_SCAN_BUSY
+
+    def _last_activity(self) -> float | None:
+        """When any pane last wrote or was typed into (monotonic), if ever."""
+        times = [t for p in self.panes for t in (p.last_output_at, p.last_input_at) if t]
+        return max(times) if times else None
