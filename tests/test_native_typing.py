@@ -108,3 +108,24 @@ async def test_the_composer_takes_a_new_theme(tmp_path: Path) -> None:
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await until(pilot, lambda: composer._css_key != before)
         assert composer._css_key is not None and app.theme in composer._css_key
+
+
+async def test_type_now_takes_plain_characters_only(tmp_path: Path) -> None:
+    """A router may type plain characters straight in (in order, no forwarding);
+    anything the composer gives another meaning, or a composer without the
+    focus, is declined and goes through Textual as before."""
+    app = PaneApp(long_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(NativePane)
+        composer = app.query_one(NativeComposer)
+        await until(pilot, lambda: app.focused is composer)
+        assert not pane.type_now("question_mark", "?")  # empty draft: the shortcuts
+        for key, char in (("h", "h"), ("i", "i"), ("space", " "), ("question_mark", "?")):
+            assert pane.type_now(key, char)
+        assert composer.text == "hi ?" and pane._draft == "hi ?"
+        assert composer.cursor_location == (0, 4)
+        assert not pane.type_now("ctrl+u", None) and not pane.type_now("enter", "\r")
+        assert not pane.type_now("tab", "\t")
+        await pilot.press("tab")  # the transcript has the focus now
+        await until(pilot, lambda: app.focused is not composer)
+        assert not pane.type_now("x", "x") and composer.text == "hi ?"

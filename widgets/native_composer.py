@@ -116,6 +116,20 @@ class NativeComposer(TextArea):
         color = self.get_component_rich_style("native-composer--prompt").color
         return Strip.join([Strip([Segment(PROMPT, base + Style(color=color))], width), rest])
 
+    def types_plainly(self, key: str, character: str | None) -> bool:
+        """Whether this key is plain text for the draft: no key of the contract
+        above gives it another meaning (`?` on an empty draft is the shortcuts)."""
+        if character is None or len(character) != 1 or not character.isprintable():
+            return False
+        return not (key == "question_mark" and not self.text) and not self.read_only
+
+    def type_character(self, character: str) -> None:
+        """Insert one plain character as a typed key inserts it (the same edit
+        TextArea's key handler makes), for a caller that routes keys itself."""
+        self._restart_blink()
+        start, end = self.selection
+        self._replace_via_keyboard(character, start, end)
+
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         if key == "enter":

@@ -280,6 +280,19 @@ class NativePane(Widget):
         self.composer.placeholder = ""
         self.session.submit(message.text)
 
+    def type_now(self, key: str, character: str | None) -> bool:
+        """Type a plain character straight into the composer, if that is where
+        the key would go: the composer has the focus (no dialog, no transcript
+        focus) and the key means nothing else there. A router that calls this
+        synchronously keeps keys in order and spares each one Textual's
+        forwarding (bindings, dispatch); False: forward it as usual."""
+        composer = self.composer
+        if self.app.focused is not composer or not composer.types_plainly(key, character):
+            return False
+        assert character is not None
+        composer.type_character(character)
+        return True
+
     def focus_composer(self) -> None:
         """Where focus goes when the pane is selected (the dialog first, if open)."""
         if not self.is_mounted:
