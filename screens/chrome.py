@@ -288,7 +288,9 @@ class Chrome:
         chord shows as it is (or not at all)."""
         keymap = self._screen.keys.keymap
         parts = []
-        for action, label in (("help", "help"), ("quit", "quit")):
+        # Attached to the runtime, leaving is a detach (the panes run on).
+        leave = ("detach", "detach") if self._screen.hosted else ("quit", "quit")
+        for action, label in (("help", "help"), leave):
             chords = keymap.chords_for(action)
             if chords:
                 parts.append(f"{prefix} {describe_key(chords[0])} {label}")

@@ -91,6 +91,7 @@ async def test_the_dashboard_is_drawn_over_the_runtime_panes_and_d_detaches(repo
         assert attached["mode"] == "controller"
         text = await shows(client, "dash", "SESSIONS")
         assert "shell" in text  # the sidebar lists the runtime's pane
+        assert "^A d detach" in text and "q quit" not in text  # leaving is a detach
         await keys(client, b"echo via-dash-$((6*7))\r")
         await shows(client, "dash", "via-dash-42")  # drawn by the dashboard
         await shows(client, work["id"], "via-dash-42")  # typed into the real child
