@@ -58,7 +58,10 @@ class InputRouter:
         view = screen.review.focused_view()
         if result.verdict is Verdict.TO_CHILD:
             if native is not None:
-                return native  # its composer, dialog and bindings take it
+                # A plain character goes straight into its composer (the gate
+                # routes keys in order); anything else through Textual: its
+                # composer, dialog and bindings take it.
+                return None if native.type_now(key, character) else native
             if view is not None:
                 screen.engine.pump.hold_background(KEY_HOLD)  # its echo comes first
                 view.send_key(key, character)
