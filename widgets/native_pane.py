@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -101,6 +102,7 @@ class NativePane(Widget):
         self._known: set[str] = set()
         self._reduced: Transcript | None = None
         self._dirty = False
+        self._ticker: Timer | None = None
         self._shown: dict[str, str] = {}
         self._parts: dict[str, Widget] = {}
         self._draft = ""  # mirrors the composer, so unmount can save it
@@ -154,7 +156,9 @@ class NativePane(Widget):
             self.composer.load_text(saved.draft)
         self.session.on_change = self._session_changed
         self.session.restore_queue([q.text for q in saved.queued])
-        self.set_interval(0.12, self._tick)
+        # The activity line's clock ticks only while a turn runs (`_sync` resumes
+        # and pauses it): an idle pane wakes nothing.
+        self._ticker = self.set_interval(0.12, self._tick, pause=True)
         self._sync()
         if self.display or self._focus_on_mount:
             # A host that mounts the pane hidden (a dashboard's background pane)
@@ -193,6 +197,11 @@ class NativePane(Widget):
             self.composer.focus()
         self._tick()
         self.refresh_status()
+        if self._ticker is not None:
+            if snap.running:
+                self._ticker.resume()
+            else:
+                self._ticker.pause()
 
     def _scan(self, items: tuple[Item, ...]) -> None:
         settled = {
