@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 
 from zirv_dash.session.client import Client
+from zirv_dash.session.dash_session import DashFactory
+from zirv_dash.session.engine_host import EngineHost
 from zirv_dash.session.ptyhost import PtyHost
+from zirv_dash.session.runtime import open_host
 from zirv_dash.session.server import Server
 
 CAT = ["/bin/cat"]
@@ -154,6 +157,21 @@ def wait_gone(pids: set[int], timeout: float = 10.0) -> list[int]:
         if not alive or time.monotonic() > deadline:
             return alive
         time.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def engine_serving(
+    repo: Path, dashboard: DashFactory | None = None
+) -> AsyncIterator[tuple[Server, EngineHost]]:
+    """The runtime's engine host for `repo` (hosting the dashboard with a factory),
+    served on the state dir's socket in this process."""
+    host = open_host(repo, dashboard=dashboard)
+    server = Server(host)
+    await server.start()
+    try:
+        yield server, host
+    finally:
+        await server.stop()
 
 
 @contextlib.asynccontextmanager

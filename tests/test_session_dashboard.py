@@ -8,19 +8,17 @@ import asyncio
 import base64
 import sys
 import textwrap
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 
-from tests.sessionrig import connected, run_script, short_state
+from tests.sessionrig import connected, engine_serving, run_script, short_state
 from zirv_dash import chat
 from zirv_dash.procinfo import pid_exists
 from zirv_dash.session.client import Client, RemoteError
 from zirv_dash.session.engine_host import EngineHost
 from zirv_dash.session.protocol import ErrorCode, EventKind
-from zirv_dash.session.runtime import open_host
 from zirv_dash.session.server import Server
 from zirv_dash.terminal import TerminalModel
 
@@ -42,15 +40,8 @@ def repo(short_state: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return where
 
 
-@asynccontextmanager
-async def hosted(repo: Path) -> AsyncIterator[tuple[Server, EngineHost]]:
-    host = open_host(repo, dashboard=chat.hosted_dashboard)
-    server = Server(host)
-    await server.start()
-    try:
-        yield server, host
-    finally:
-        await server.stop()
+def hosted(repo: Path) -> AbstractAsyncContextManager[tuple[Server, EngineHost]]:
+    return engine_serving(repo, chat.hosted_dashboard)
 
 
 async def shows(client: Client, session: str, text: str, timeout: float = 30.0) -> str:

@@ -10,8 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from tests.sessionrig import (
     connected,
     descendants,
     engine_runtime,
+    engine_serving,
     is_guard,
     run_script,
     short_state,
@@ -29,10 +28,7 @@ from zirv_dash import mail, paths, registry
 from zirv_dash.procinfo import pid_exists
 from zirv_dash.session import blocking, cli
 from zirv_dash.session.client import Client, RemoteError
-from zirv_dash.session.engine_host import EngineHost
 from zirv_dash.session.protocol import ErrorCode, EventKind
-from zirv_dash.session.runtime import open_host
-from zirv_dash.session.server import Server
 from zirv_dash.terminal import TerminalModel
 
 __all__ = ["engine_runtime", "short_state"]
@@ -57,17 +53,6 @@ def short_state_of(repo: Path) -> Path:
     return repo.parent
 
 
-@asynccontextmanager
-async def engine_server(repo: Path) -> AsyncIterator[tuple[Server, EngineHost]]:
-    host = open_host(repo)
-    server = Server(host)
-    await server.start()
-    try:
-        yield server, host
-    finally:
-        await server.stop()
-
-
 async def screen_shows(client: Client, session: str, text: str, timeout: float = 20.0) -> str:
     params = {"session": session, "text": text, "timeout": timeout}
     await client.call("session.wait", params)
@@ -76,7 +61,7 @@ async def screen_shows(client: Client, session: str, text: str, timeout: float =
 
 
 async def test_a_shell_session_on_the_engine_types_screens_and_stops(repo: Path) -> None:
-    async with engine_server(repo) as (server, host), connected(server) as client:
+    async with engine_serving(repo) as (server, host), connected(server) as client:
         started = await client.call("session.start", {"harness": "shell", "name": "work"})
         facts = started["session"]
         sid, pid = facts["id"], facts["pid"]
@@ -111,7 +96,7 @@ async def test_a_shell_session_on_the_engine_types_screens_and_stops(repo: Path)
 
 
 async def test_output_reaches_an_attached_client_as_the_child_wrote_it(repo: Path) -> None:
-    async with engine_server(repo) as (server, _host), connected(server) as client:
+    async with engine_serving(repo) as (server, _host), connected(server) as client:
         sid = (await client.call("session.start", {"harness": "shell"}))["session"]["id"]
         await client.call("session.attach", {"session": sid, "mode": "controller"})
         await client.call("session.send_input", {"session": sid, "text": "echo out-$((2*21))\r"})
@@ -124,7 +109,7 @@ async def test_output_reaches_an_attached_client_as_the_child_wrote_it(repo: Pat
 
 
 async def test_a_bare_argv_start_is_refused_as_unsupported(repo: Path) -> None:
-    async with engine_server(repo) as (server, _host), connected(server) as client:
+    async with engine_serving(repo) as (server, _host), connected(server) as client:
         with pytest.raises(RemoteError) as refused:
             await client.call("session.start", {"argv": ["/bin/sh"]})
         assert refused.value.code is ErrorCode.UNSUPPORTED
@@ -136,7 +121,7 @@ async def test_a_bare_argv_start_is_refused_as_unsupported(repo: Path) -> None:
 
 
 async def test_an_exit_is_published_with_its_code_and_final_screen(repo: Path) -> None:
-    async with engine_server(repo) as (server, _host), connected(server) as client:
+    async with engine_serving(repo) as (server, _host), connected(server) as client:
         await client.call("events.subscribe")
         sid = (await client.call("session.start", {"harness": "shell"}))["session"]["id"]
         await client.call("session.send_input", {"session": sid, "text": "echo bye; exit 3\r"})
@@ -241,7 +226,7 @@ def test_stop_runtime_ends_every_session_and_leaves_no_process(
 async def test_hostile_clients_leave_the_engine_runtime_and_its_sessions_serving(
     repo: Path,
 ) -> None:
-    async with engine_server(repo) as (server, _host), connected(server) as good:
+    async with engine_serving(repo) as (server, _host), connected(server) as good:
         sid = (await good.call("session.start", {"harness": "shell"}))["session"]["id"]
         assert server.path is not None
         reader, writer = await asyncio.open_unix_connection(os.fspath(server.path))
@@ -284,7 +269,7 @@ def test_a_spawn_request_from_inside_a_session_opens_a_pane_with_nobody_attached
 
 
 async def test_turn_signals_are_observed_with_nobody_attached(repo: Path) -> None:
-    async with engine_server(repo) as (server, host), connected(server) as client:
+    async with engine_serving(repo) as (server, host), connected(server) as client:
         await client.call("session.start", {"harness": "shell", "name": "orch"})
         sid = (await client.call("session.start", {"harness": "demo"}))["session"]["id"]
         pane = host.engine.pane(sid)

@@ -5,18 +5,14 @@ by call id, interrupted; and refused the terminal-only methods."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.sessionrig import connected, short_state
+from tests.sessionrig import connected, engine_serving, short_state
 from zirv_dash.session.client import Client, RemoteError
 from zirv_dash.session.protocol import ErrorCode
-from zirv_dash.session.runtime import open_host
-from zirv_dash.session.server import Server
 
 __all__ = ["short_state"]
 
@@ -33,16 +29,6 @@ def repo(short_state: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return where
 
 
-@asynccontextmanager
-async def served(repo: Path) -> AsyncIterator[Server]:
-    server = Server(open_host(repo))
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
-
-
 async def open_approval(client: Client, sid: str) -> dict[str, Any]:
     while True:
         pending: dict[str, Any] = await client.call("session.pending", {"session": sid})
@@ -52,7 +38,7 @@ async def open_approval(client: Client, sid: str) -> dict[str, Any]:
 
 
 async def test_a_native_conversation_is_driven_over_the_protocol(repo: Path) -> None:
-    async with served(repo) as server, connected(server) as client:
+    async with engine_serving(repo) as (server, _host), connected(server) as client:
         hello = client.hello
         assert hello is not None and "native" in hello.capabilities
         shell = await client.call("session.start", {"harness": "shell"})  # the orchestrator
@@ -91,7 +77,7 @@ async def test_a_native_conversation_is_driven_over_the_protocol(repo: Path) -> 
 
 
 async def test_a_native_turn_is_interrupted_and_a_denial_carries_guidance(repo: Path) -> None:
-    async with served(repo) as server, connected(server) as client:
+    async with engine_serving(repo) as (server, _host), connected(server) as client:
         await client.call("session.start", {"harness": "shell"})
         sid = (await client.call("session.start", {"harness": "native"}))["session"]["id"]
         assert (await client.call("session.interrupt", {"session": sid}))["interrupted"] is False
