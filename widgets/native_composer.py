@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -72,6 +73,7 @@ class NativeComposer(TextArea):
         self.on_draft: Callable[[str], None] | None = None
         """Told the draft after every change, in place of the `Changed` message."""
         self._css_key: tuple[object, ...] | None = None
+        self._prompt_color: Color | None = None
 
     def post_message(self, message: Message) -> bool:
         """TextArea posts `SelectionChanged` on every cursor move and `Changed` on
@@ -98,6 +100,7 @@ class NativeComposer(TextArea):
             if key != self._css_key:
                 theme.apply_css(self)
                 self._css_key = key
+                self._prompt_color = None  # the prompt's colour follows the same rules
         strips = ScrollView.render_lines(self, crop)
         if strips and crop.y == 0 and crop.x == 0:
             # The prompt is part of the composer (not a widget beside it): one
@@ -112,8 +115,11 @@ class NativeComposer(TextArea):
         head, rest = strip.divide([width, strip.cell_length])
         base = next((seg.style for seg in head if seg.style is not None), None) or Style()
         # The full style: a muted colour is translucent and only means something
-        # blended over the background it sits on.
-        color = self.get_component_rich_style("native-composer--prompt").color
+        # blended over the background it sits on. Resolving it walks the styles of
+        # every ancestor: once per change of what it reads (see render_lines).
+        if self._prompt_color is None:
+            self._prompt_color = self.get_component_rich_style("native-composer--prompt").color
+        color = self._prompt_color
         return Strip.join([Strip([Segment(PROMPT, base + Style(color=color))], width), rest])
 
     def types_plainly(self, key: str, character: str | None) -> bool:
