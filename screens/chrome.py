@@ -178,8 +178,15 @@ class Chrome:
         from screens.pane_actions import HELP_SCREEN
 
         screen = self._screen
-        if screen.is_mounted:
-            prepare(screen.app, screen.keys.keymap, HELP_SCREEN)
+        if not screen.is_mounted:
+            return
+        gate = getattr(screen.app, "key_gate", None)
+        if screen.overlay_open() or (gate is not None and gate.pending):
+            # Composing the help takes the loop for a while: not while keys are
+            # on their way through an overlay.
+            screen.set_timer(HELP_WARMUP, self._prepare_help, name="help-warmup")
+            return
+        prepare(screen.app, screen.keys.keymap, HELP_SCREEN)
 
     def _age_text(self, seconds: float) -> str:
         return age_text(seconds) if self._fine_age else coarse_age_text(seconds)

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 SETTLE_TIMEOUT = 0.25
 """Longest wait for one forwarded key to be handled before the next is sent."""
+STALL = 0.05
+"""A turn of the loop longer than this was a stall (a long frame, a busy
+machine): that time is not counted against a key's settle timeout."""
 MOUNT_TIMEOUT = 1.0
 """Longest wait for an overlay to mount and take focus before keys go anyway."""
 
@@ -165,8 +168,18 @@ class KeyGate:
         for node in chain:
             node.message_signal.subscribe(self._app, watcher(node), immediate=True)
         try:
-            deadline = loop.time() + SETTLE_TIMEOUT
-            while not done.done() and self._app.screen is screen and loop.time() < deadline:
+            last = loop.time()
+            deadline = last + SETTLE_TIMEOUT
+            while not done.done() and self._app.screen is screen:
+                now = loop.time()
+                if now - last > STALL:
+                    # The key could not be handled while the loop was held up;
+                    # sending the next one now would overtake it (a Tab not yet
+                    # moved focus, and the next character lands in the old field).
+                    deadline += now - last
+                last = now
+                if now >= deadline:
+                    break
                 await asyncio.wait({done}, timeout=0.01)
         finally:
             for node in chain:
