@@ -18,7 +18,6 @@ from textual import events
 from textual._xterm_parser import XTermParser
 from textual.driver import Driver
 from textual.geometry import Size
-from textual.message import Message
 
 from screens.driver import MOUSE_OFF, MOUSE_ON
 
@@ -97,12 +96,6 @@ class SocketDriver(Driver):
             self._tick = None
 
     # -- input ----------------------------------------------------------------------------
-
-    def send_message(self, message: Message) -> None:
-        # Input is parsed on the loop's own thread: post it straight to the App's
-        # queue (the base class hands it over from an input thread, a task and a
-        # loop wake-up per key).
-        self._app.post_message(message)
 
     def resize(self, columns: int, rows: int) -> None:
         self._size = (columns, rows)
