@@ -238,7 +238,11 @@ def assert_nothing_left(run: Run) -> None:
 def stop_at_dialog(run: Run) -> None:
     """The dashboard's own stop path, at a dialog: nothing may be answered."""
     run.pane.stop(grace=2.0)
-    assert run.pane.exit_code is not None
+    # What the CLI wrote as it went is parsed first (no engine pumps here): the
+    # exit reads as final only once the pane's output is drained.
+    while run.pane.inbox:
+        run.pane.pump(run.pane.inbox_bytes or 65536)
+    assert run.pane.poll_exit() is not None
     assert_nothing_left(run)
 
 
