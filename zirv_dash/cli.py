@@ -53,15 +53,16 @@ Dashboard keys: Ctrl+A then ? lists every binding. Ctrl+A q quits.
 """
 
 # `zirv ctx <verb>` → "module:function". Each entry point takes argv (after the
-# verb) and returns an exit code.
+# verb) and returns an exit code. Each names the module that defines it (not the
+# `ctx_cli` re-export), so a verb imports only what it needs.
 CTX_VERBS: dict[str, str] = {
     "chat": "zirv_dash.chat:main",
     "agent": "zirv_dash.agent_cli:main",
     "status": "zirv_dash.ctx_cli:status_main",
-    "send": "zirv_dash.ctx_cli:send_main",
-    "inbox": "zirv_dash.ctx_cli:inbox_main",
-    "nudge": "zirv_dash.ctx_cli:nudge_main",
-    "kill": "zirv_dash.ctx_cli:kill_main",
+    "send": "zirv_dash.ctx_mail_cli:send_main",
+    "inbox": "zirv_dash.ctx_mail_cli:inbox_main",
+    "nudge": "zirv_dash.ctx_mail_cli:nudge_main",
+    "kill": "zirv_dash.ctx_kill_cli:kill_main",
     "hook": "zirv_dash.ctx_cli:hook_main",
     "mcp": "zirv_dash.ctx_cli:mcp_main",
     "handover": "zirv_dash.handover_cli:main",

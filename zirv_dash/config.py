@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
     from pydantic_settings import BaseSettings
 
+    from zirv_dash.adapter_gate import AdapterGate as AdapterGate
     from zirv_dash.settings_model import SECTION_MODELS as SECTION_MODELS
     from zirv_dash.settings_model import DashSettings as DashSettings
     from zirv_dash.settings_model import MailSettings as MailSettings
@@ -73,6 +73,10 @@ more than the whole of `zirv ctx send` may take, and only loading the settings
 
 
 def __getattr__(name: str) -> object:
+    if name == "AdapterGate":  # a dataclass: `dataclasses` is not cheap to import
+        from zirv_dash.adapter_gate import AdapterGate
+
+        return AdapterGate
     if name in _MODEL_NAMES:
         from zirv_dash import settings_model
 
@@ -346,22 +350,9 @@ def _origin(section: str, name: str, layers: list[tuple[str, Mapping[str, Any]]]
 # --- adapter gate (.zirv/.settings.toml) -------------------------------------------
 
 
-@dataclass
-class AdapterGate:
-    """Which adapters are enabled: operator file may enable or disable, the repo
-    file may only disable (narrow), and `ZIRV_AGENT_<NAME>_ENABLED` wins."""
-
-    disabled: dict[str, str] = field(default_factory=dict)
-    """adapter name → reason it is disabled."""
-
-    def refusal(self, agent: str) -> str | None:
-        return self.disabled.get(agent)
-
-    def enabled(self, agent: str) -> bool:
-        return agent not in self.disabled
-
-
 def load_adapter_gate(repo: Path | None = None, names: list[str] | None = None) -> AdapterGate:
+    from zirv_dash.adapter_gate import AdapterGate
+
     repo = repo or paths.repo_root()
     gate = AdapterGate()
     op_file = paths.operator_dir() / ".settings.toml"

@@ -7,17 +7,54 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from zirv_dash import mail, paths
+from zirv_dash import paths
 
 
 class UsageError(Exception):
     pass
 
 
+def terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`, without importing `shutil` (with its
+    compression modules): `COLUMNS` when a positive number, else the width of
+    the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    stdout = sys.__stdout__
+    try:
+        return (os.get_terminal_size(stdout.fileno()).columns or 80) if stdout else 80
+    except (AttributeError, ValueError, OSError):  # closed, detached, not a terminal
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, its default width found without `shutil`: argparse
+    builds one for every `add_argument`, so each verb would import it."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = terminal_columns() - 2  # what argparse itself subtracts
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as exit code 2 without sys.exit."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}\n{self.format_usage().rstrip()}")
@@ -83,6 +120,8 @@ def refusals(verb: str, run: Callable[[list[str]], int], argv: list[str]) -> int
 def mail_limits(verb: str, cross_repo: bool) -> tuple[int, int]:
     """(keep, max_message_bytes). A cross-repo store uses neutral defaults
     rather than this repository's configuration, as upstream does."""
+    from zirv_dash import mail  # the verbs that store mail have it already; kill need not
+
     if cross_repo:
         return mail.DEFAULT_KEEP, mail.DEFAULT_MAX_MESSAGE_BYTES
     try:

@@ -6,7 +6,7 @@ import codecs
 import sys
 import time
 
-from zirv_dash import mail, nudge, paths, registry
+from zirv_dash import mail, paths
 from zirv_dash.ctx_common import (
     Parser,
     Refused,
@@ -20,6 +20,9 @@ from zirv_dash.ctx_common import (
     report_problems,
 )
 from zirv_dash.textcheck import text_problem
+
+# The session registry (msgspec records, /proc probes) is imported only by the
+# verbs that address a session: a plain `send` to the mailbox never needs it.
 
 
 def _read_message_arg(text: str) -> str:
@@ -92,6 +95,8 @@ def _send(argv: list[str]) -> int:
         whom = "every session (--all)" if args.all else "any session"
         print(f"zirv ctx send: stored {stored.id} for {whom} in mailbox {slug}")
         return 0
+    from zirv_dash import registry
+
     problems: list[str] = []
     try:
         record = registry.resolve_prefix(
@@ -126,6 +131,8 @@ def _send(argv: list[str]) -> int:
 
 
 def _write_marker_best_effort(short: str, sender: str) -> bool:
+    from zirv_dash import nudge
+
     try:
         nudge.write_marker(short, paths.short_id(sender) or sender)
     except OSError:
@@ -216,6 +223,8 @@ def _nudge(argv: list[str]) -> int:
     if not body.strip():
         err("nudge", "the message is empty; pass --message TEXT")
         return 2
+    from zirv_dash import registry
+
     problems: list[str] = []
     try:
         record = registry.resolve_prefix(args.prefix, registry.live_sessions(problems))

@@ -43,10 +43,12 @@ writers in the same second get distinct ``_NNN`` names and a reader never sees
 half a message.
 
 One module per concern, all re-exported here: `mail_format` (the message and
-its header record), `mail_read`, `mail_store`, `mail_delivery`.
+its header record, `mail_headers`), `mail_read`, `mail_store`, `mail_delivery`.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from zirv_dash.mail_delivery import (
     INJECT_LABEL_CAP,
@@ -65,7 +67,6 @@ from zirv_dash.mail_format import (
     MESSAGE_NAME,
     OPERATOR,
     MailError,
-    MailHeaders,
     Message,
     format_message,
     mailbox_dir,
@@ -88,6 +89,19 @@ from zirv_dash.mail_store import (
     prune,
     store,
 )
+
+if TYPE_CHECKING:
+    from zirv_dash.mail_headers import MailHeaders as MailHeaders
+
+
+def __getattr__(name: str) -> object:
+    # Only a refused header needs the record (and msgspec): see `mail_format`.
+    if name == "MailHeaders":
+        from zirv_dash.mail_headers import MailHeaders
+
+        return MailHeaders
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CACHE_BYTES",

@@ -1,14 +1,17 @@
 """Mail format and locations: the message record, its header lines, the mailbox dirs."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: `Message`'s field types would be
+# strings, and `typing.NamedTuple` compiles each one (the first `compile` of a
+# process costs `zirv ctx send` ~3 ms).
 import re
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from zirv_dash import paths, record_fields, records
-from zirv_dash.record_fields import Int64
+from zirv_dash import paths
+
+if TYPE_CHECKING:
+    from zirv_dash.mail_headers import MailHeaders as MailHeaders
 
 DEFAULT_KEEP = 50
 DEFAULT_MAX_MESSAGE_BYTES = 4096
@@ -27,8 +30,11 @@ class MailError(Exception):
     """A mailbox operation that could not be done; the message says why."""
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
+    """One parsed message. A named tuple rather than a dataclass: immutable and
+    compared by value all the same, and `dataclasses` (with `inspect`) costs
+    `zirv ctx send` more than everything else it imports to store a note."""
+
     path: Path
     from_session: str
     from_agent: str
@@ -86,15 +92,14 @@ def _subdir(slug: str, name: str) -> Path:
     return paths.ensure_private_dir(mailbox_dir(slug) / name)
 
 
-class MailHeaders(records.Record, frozen=True):
-    """The header lines of a message, as a record (``From-session`` is
-    `from_session`); a missing or empty header takes its default."""
+def __getattr__(name: str) -> object:
+    # The header record needs msgspec, which plain mail never does (see
+    # `_plain_headers`): it is imported on first use of the name.
+    if name == "MailHeaders":
+        from zirv_dash.mail_headers import MailHeaders
 
-    from_session: str = "unknown"
-    from_agent: str = "unknown"
-    to: str = "any"
-    to_session: str | None = None
-    sent: Int64 = 0
+        return MailHeaders
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _HEADER_FIELDS = {"from-session", "from-agent", "to", "to-session", "sent"}
@@ -153,20 +158,25 @@ def parse_message(text: str, path: Path, broadcast: bool = False) -> Message:
         name = key.replace("-", "_")
         if name not in header:
             header[name] = sanitize_header_value(value)
-    headers = _headers(header, path)
+    from_session, from_agent, to, to_session, sent = _headers(header, path)
     return Message(
         path=path,
-        from_session=headers.from_session,
-        from_agent=headers.from_agent,
-        to=headers.to,
-        to_session=headers.to_session,
-        sent=headers.sent,
+        from_session=from_session,
+        from_agent=from_agent,
+        to=to,
+        to_session=to_session,
+        sent=sent,
         body="\n".join(lines[body_start:]),
         broadcast=broadcast,
     )
 
 
-def _headers(header: dict[str, str | int], path: Path) -> MailHeaders:
+_Headers = tuple[str, str, str, str | None, int]
+_INT64_MAX = 2**63 - 1
+"""`record_fields.INT64_MAX`: the range of `MailHeaders.sent`."""
+
+
+def _headers(header: dict[str, str | int], path: Path) -> _Headers:
     values: dict[str, str | int] = {k: v for k, v in header.items() if v != ""}
     sent = values.get("sent")
     if isinstance(sent, str):
@@ -174,7 +184,43 @@ def _headers(header: dict[str, str | int], path: Path) -> MailHeaders:
             values["sent"] = int(sent)
         except ValueError:
             pass  # left a string: the record names the header
+    plain = _plain_headers(values)
+    if plain is not None:
+        return plain
+    from zirv_dash import mail_headers, records
+
     try:
-        return record_fields.validate(MailHeaders, values, source=str(path))
+        headers = mail_headers.validate(values, path)
     except records.RecordError as exc:
         raise MailError(str(exc)) from exc
+    return headers.from_session, headers.from_agent, headers.to, headers.to_session, headers.sent
+
+
+def _plain_headers(values: dict[str, str | int]) -> _Headers | None:
+    """The headers when `MailHeaders` would plainly accept them (text fields that
+    are valid UTF-8, a 64-bit `sent`), with its defaults; None when the record
+    must look (and word the refusal), so every error reads as it always has."""
+    from_session = _text(values, "from_session", "unknown")
+    from_agent = _text(values, "from_agent", "unknown")
+    to = _text(values, "to", "any")
+    to_session = _text(values, "to_session", None)
+    sent = values.get("sent", 0)
+    if from_session is None or from_agent is None or to is None:
+        return None
+    if to_session is None and "to_session" in values:
+        return None
+    if type(sent) is not int or not -_INT64_MAX <= sent <= _INT64_MAX:
+        return None
+    return from_session, from_agent, to, to_session, sent
+
+
+def _text(values: dict[str, str | int], name: str, default: str | None) -> str | None:
+    """The text header `name` (or `default` when absent); None if not plain text."""
+    value = values.get(name, default)
+    if value is None or not isinstance(value, str):
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return value

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,8 +27,6 @@ from zirv_dash.mail_read import (
 )
 from zirv_dash.textcheck import text_problem
 
-log = logging.getLogger(__name__)
-
 
 def cut_utf8(data: bytes, limit: int) -> bytes:
     """`data` cut to at most `limit` bytes without splitting a character."""
@@ -44,8 +39,7 @@ def cut_utf8(data: bytes, limit: int) -> bytes:
 def _create_exclusive(directory: Path, base: str, data: bytes) -> Path:
     """Write `data` as ``<base>.md`` (or ``<base>_NNN.md``) atomically and exclusively."""
     paths.ensure_private_dir(directory)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{base}.tmp-", dir=directory)
-    tmp = Path(tmp_name)
+    fd, tmp = paths.make_temp(directory, f".{base}.tmp-")
     try:
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "wb") as handle:
@@ -187,6 +181,8 @@ def prune(slug: str, keep: int = DEFAULT_KEEP) -> int:
         if not read_by_anyone(path):
             continue
         if _unlink(path):
+            import shutil  # only a prune of a read broadcast needs it
+
             removed += 1
             excess -= 1
             shutil.rmtree(path.parent / f"{path.name[:-3]}.read", ignore_errors=True)
@@ -207,6 +203,8 @@ def _unlink(path: Path) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        log.warning("could not prune %s: %s", path, exc)
+        import logging  # only a failed prune logs (storing mail never needs it)
+
+        logging.getLogger(__name__).warning("could not prune %s: %s", path, exc)
         return False
     return True

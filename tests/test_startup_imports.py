@@ -1,0 +1,167 @@
+"""What the small commands import: agents run `zirv ctx send` many times a minute,
+so it must start fast. Each check runs the real command in a fresh interpreter
+and names the modules it must not have loaded (no timing: a module that comes
+back is the regression, whatever the machine's speed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from zirv_dash import mail_format, mail_headers, record_fields, records
+
+UI = ("textual", "rich", "screens", "widgets")
+"""Whole packages: no module of them at all."""
+HEAVY = (
+    "pydantic",
+    "pydantic_settings",
+    "msgspec",
+    "dataclasses",  # imports inspect, ast, dis, tokenize
+    "inspect",
+    "tempfile",  # imports shutil and random
+    "shutil",  # bz2, lzma, zlib
+    "subprocess",
+    "uuid",
+)
+MAILBOX_ONLY_FORBIDS = (
+    "zirv_dash.registry",  # msgspec records and /proc probes: only for a session target
+    "zirv_dash.records",
+    "zirv_dash.record_fields",
+    "zirv_dash.mail_headers",  # only to word a refused header
+    "zirv_dash.settings_model",
+    "zirv_dash.adapter_gate",
+    "zirv_dash.ctx_cli",  # other verbs' modules
+    "zirv_dash.ctx_kill_cli",
+    "zirv_dash.nudge",
+    "zirv_dash.escapes",
+)
+
+_PROBE = """\
+import contextlib, io, json, sys
+from zirv_dash import cli
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = cli.main({argv!r})
+print(json.dumps({{"code": code, "out": out.getvalue(), "modules": sorted(sys.modules)}}))
+"""
+
+
+def run_zirv(argv: list[str], cwd: Path, state: Path) -> tuple[int, str, set[str]]:
+    """Exit code, stdout and every module loaded by `zirv <argv>` in a fresh interpreter."""
+    env = {
+        **os.environ,
+        "ZIRV_CTX_STATE_DIR": str(state),
+        "ZIRV_HOME": str(cwd / "home" / ".zirv"),
+        "HOME": str(cwd / "home"),
+    }
+    for name in ("ZIRV_CTX_SESSION", "ZIRV_CTX_AGENT", "ZIRV_CTX_SOCKET"):
+        env.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(argv=argv)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    return report["code"], report["out"], set(report["modules"])
+
+
+def offending(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(
+        m
+        for m in modules
+        if m.split(".")[0] in UI or any(m == f or m.startswith(f + ".") for f in forbidden)
+    )
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+def test_ctx_send_to_the_mailbox_imports_only_what_storing_a_note_needs(
+    repo: Path, tmp_path: Path
+) -> None:
+    code, out, modules = run_zirv(["ctx", "send", "--message", "hi"], repo, tmp_path / "s")
+    assert code == 0 and "zirv ctx send: stored" in out
+    assert offending(modules, HEAVY + MAILBOX_ONLY_FORBIDS) == []
+    assert "zirv_dash.ctx_mail_cli" in modules  # the probe really ran the verb
+
+
+def test_ctx_inbox_reads_mail_without_the_record_decoder(repo: Path, tmp_path: Path) -> None:
+    state = tmp_path / "s"
+    assert run_zirv(["ctx", "send", "--message", "hello"], repo, state)[0] == 0
+    code, out, modules = run_zirv(["ctx", "inbox", "--peek"], repo, state)
+    assert code == 0 and "hello" in out  # a message was parsed, headers and all
+    assert offending(modules, HEAVY + MAILBOX_ONLY_FORBIDS) == []
+
+
+def test_the_cli_imports_only_the_verb_it_runs(repo: Path, tmp_path: Path) -> None:
+    code, out, modules = run_zirv(["version"], repo, tmp_path / "s")
+    assert code == 0 and out.startswith("zirv ")
+    assert sorted(m for m in modules if m.startswith("zirv_dash.")) == ["zirv_dash.cli"]
+    assert offending(modules, HEAVY) == []
+    code, _, modules = run_zirv(["ctx", "kill", "abcd1234"], repo, tmp_path / "s")
+    assert code == 0 and "zirv_dash.ctx_kill_cli" in modules  # no such session: gone
+    mail_verbs = ("zirv_dash.ctx_cli", "zirv_dash.ctx_mail_cli", "zirv_dash.mail")
+    assert offending(modules, mail_verbs) == []
+
+
+def test_ctx_status_stays_clear_of_the_ui_and_pydantic(repo: Path, tmp_path: Path) -> None:
+    code, out, modules = run_zirv(["ctx", "status"], repo, tmp_path / "s")
+    assert code == 0 and "mail: 0 unread" in out
+    assert offending(modules, ("pydantic", "pydantic_settings")) == []
+
+
+# The fast path of the header check must accept exactly what the record does.
+
+_TEXT = st.text(max_size=8) | st.sampled_from(["\udc80", "a\ud800b", "é", ""])
+_SENT = (
+    st.integers()
+    | st.sampled_from([record_fields.INT64_MAX, -record_fields.INT64_MAX, 2**63, -(2**63)])
+    | _TEXT
+)
+_HEADERS = st.fixed_dictionaries(
+    {},
+    optional={
+        "from_session": _TEXT,
+        "from_agent": _TEXT,
+        "to": _TEXT,
+        "to_session": _TEXT,
+        "sent": _SENT,
+    },
+)
+
+
+@given(_HEADERS)
+def test_plain_headers_agree_with_the_mail_header_record(values: dict[str, str | int]) -> None:
+    plain = mail_format._plain_headers(values)
+    try:
+        record = mail_headers.validate(values, Path("/m/1.md"))
+    except records.RecordError:
+        assert plain is None  # a refusal is always worded by the record
+        return
+    if plain is not None:
+        fields = (record.from_session, record.from_agent, record.to, record.to_session)
+        assert plain == (*fields, record.sent)
+
+
+def test_a_refused_sent_header_reads_as_the_record_words_it(tmp_path: Path) -> None:
+    path = tmp_path / "1700000000-x.md"
+    for sent, words in (("soon", "is not a number"), (str(2**63), "<= 9223372036854775807")):
+        with pytest.raises(mail_format.MailError) as caught:
+            mail_format.parse_message(f"## Message\n- Sent: {sent}\n\nbody\n", path)
+        assert str(caught.value).startswith(f"{path}: field 'sent' ")
+        assert words in str(caught.value)
