@@ -16,7 +16,6 @@ from typing import TypeVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
@@ -26,6 +25,12 @@ from widgets.native_approval import NativeApproval
 from widgets.native_composer import NativeComposer
 from widgets.native_transcript import TranscriptView, to_text
 from widgets.pane_header import shorten_home
+from widgets.settled_render import (
+    SettledHorizontal,
+    SettledRender,
+    SettledStatic,
+    SettledVertical,
+)
 from zirv_dash.native.drafts import PersistedDraft, QueuedInput, load_draft, save_draft
 from zirv_dash.native.engine import NativeSession
 from zirv_dash.native.filerefs import completions
@@ -41,7 +46,7 @@ HINTS = {
 }
 
 
-class NativePane(Widget):
+class NativePane(SettledRender):
     DEFAULT_CSS = """
     NativePane { layout: vertical; height: 1fr; }
     NativePane > #native-top { height: 1fr; }
@@ -114,14 +119,14 @@ class NativePane(Widget):
         # Everything above the composer in one container: a frame that repaints
         # only the composer row then skips the transcript and its scrollbar (the
         # compositor renders each widget whose parent's region meets the update).
-        with Vertical(id="native-top"):
-            yield Static(id="native-status")
+        with SettledVertical(id="native-top"):
+            yield SettledStatic(id="native-status")
             yield TranscriptView(id="native-transcript")
             yield NativeApproval(id="native-approval")
             yield Static(id="native-complete")
-        with Horizontal(id="native-box"):
+        with SettledHorizontal(id="native-box"):
             yield NativeComposer(id="native-composer")
-        yield Static(id="native-hint")
+        yield SettledStatic(id="native-hint")
 
     # The parts, found once: every keystroke and activity tick reaches several of
     # them, and a DOM query walks the whole transcript subtree each time.
