@@ -74,6 +74,7 @@ class NativeComposer(TextArea):
         """Told the draft after every change, in place of the `Changed` message."""
         self._css_key: tuple[object, ...] | None = None
         self._prompt_color: Color | None = None
+        self._prompt_cache: tuple[Style | None, Segment] | None = None
 
     def post_message(self, message: Message) -> bool:
         """TextArea posts `SelectionChanged` on every cursor move and `Changed` on
@@ -112,15 +113,31 @@ class NativeComposer(TextArea):
         width = len(PROMPT)
         if strip.cell_length < width:
             return strip
+        segments = list(strip)
+        first = segments[0] if segments else None
+        if first is not None and first.text == " " * width and not first.control:
+            # The usual line: the left padding is one segment of its own; the
+            # prompt takes its place (no cutting and joining of the whole row).
+            segments[0] = self._prompt_segment(first.style)
+            return Strip(segments, strip.cell_length)
         head, rest = strip.divide([width, strip.cell_length])
-        base = next((seg.style for seg in head if seg.style is not None), None) or Style()
-        # The full style: a muted colour is translucent and only means something
-        # blended over the background it sits on. Resolving it walks the styles of
-        # every ancestor: once per change of what it reads (see render_lines).
+        base = next((seg.style for seg in head if seg.style is not None), None)
+        return Strip.join([Strip([self._prompt_segment(base)], width), rest])
+
+    def _prompt_segment(self, base: Style | None) -> Segment:
+        """The prompt over the padding's own style. The full style: a muted colour
+        is translucent and only means something blended over the background it
+        sits on; resolving it walks the styles of every ancestor, so it is done
+        once per change of what it reads (see render_lines)."""
         if self._prompt_color is None:
             self._prompt_color = self.get_component_rich_style("native-composer--prompt").color
-        color = self._prompt_color
-        return Strip.join([Strip([Segment(PROMPT, base + Style(color=color))], width), rest])
+            self._prompt_cache = None
+        cached = self._prompt_cache
+        if cached is not None and cached[0] == base:
+            return cached[1]
+        segment = Segment(PROMPT, (base or Style()) + Style(color=self._prompt_color))
+        self._prompt_cache = (base, segment)
+        return segment
 
     def types_plainly(self, key: str, character: str | None) -> bool:
         """Whether this key is plain text for the draft: no key of the contract
