@@ -288,9 +288,8 @@ def _matches(server: Server, facts: SessionFacts, text: str) -> str | None:
 async def _attach(server: Server, conn: Connection, params: AttachParams) -> AttachResult:
     facts = resolve(server, params.session)
     change = server.seats.attach(facts.id, conn.client_id, params.mode)
-    note_client = getattr(server.host, "note_client", None)
-    if callable(note_client) and params.color_system and params.mode is SeatMode.CONTROLLER:
-        note_client(facts.id, params.color_system)  # a host that draws for its clients
+    if params.color_system and params.mode is SeatMode.CONTROLLER:
+        server.host.note_client(facts.id, params.color_system)  # a host may draw for it
     return _attached(server, conn, facts.id, change, params.repaint)
 
 

@@ -15,7 +15,7 @@ server fills in the seat fields (`controller`, `observers`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -87,6 +87,12 @@ class Host(Protocol):
     not_resumed: list[NotResumed]
     """Sessions of a previous run this host did not bring back (Tier 2)."""
 
+    @property
+    def capabilities(self) -> Sequence[str]:
+        """What the server's `hello` advertises for this host (`methods.CAPABILITIES`,
+        plus `native` for a host that holds native conversations)."""
+        ...
+
     def sessions(self) -> list[SessionFacts]:
         """Every session the host holds (ended ones it still reports included)."""
         ...
@@ -120,6 +126,16 @@ class Host(Protocol):
 
     async def close(self) -> None:
         """The server is shutting down (what happens to sessions is the host's call)."""
+        ...
+
+    def note_client(self, session_id: str, color_system: str) -> None:
+        """A controller attached with this colour system (a host that draws for its
+        clients renders for it; one that only relays bytes ignores it)."""
+        ...
+
+    def bind_detach(self, detach: Callable[[str], None]) -> None:
+        """The server's way to release a session's controller, for a host whose own
+        UI can end an attach (the hosted dashboard's Ctrl+A d); others ignore it."""
         ...
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from zirv_dash.session.host import (
     StartSpec,
     Unsubscribe,
 )
+from zirv_dash.session.methods import CAPABILITIES
 from zirv_dash.session.protocol import (
     ENDED_STATES,
     ErrorCode,
@@ -73,6 +75,8 @@ def repo_label(cwd: str | None) -> str:
 class PtyHost:
     """`Host` over real PTY children; ended sessions stay listed until closed."""
 
+    capabilities = CAPABILITIES
+
     def __init__(self, env: dict[str, str] | None = None) -> None:
         self._entries: dict[str, _Entry] = {}
         self.not_resumed: list[NotResumed] = []  # its children never outlive it
@@ -104,6 +108,12 @@ class PtyHost:
     def backlog(self, session_id: str) -> int:
         """Bytes read from the session's PTY and not yet parsed (bounded)."""
         return len(self._entry(session_id).backlog)
+
+    def note_client(self, session_id: str, color_system: str) -> None:
+        """Nothing to do: a PTY child draws for itself, whatever the client's colours."""
+
+    def bind_detach(self, detach: Callable[[str], None]) -> None:
+        """Nothing to do: no UI of this host ends an attach."""
 
     def subscribe(self, listener: Listener) -> Unsubscribe:
         return self._listeners.add(listener)

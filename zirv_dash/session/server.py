@@ -30,7 +30,6 @@ import msgspec
 from zirv_dash import paths
 from zirv_dash.session import endpoint, handlers
 from zirv_dash.session.host import Host, HostEvent, SessionEvent, SessionOutput
-from zirv_dash.session.methods import CAPABILITIES
 from zirv_dash.session.protocol import (
     MAX_FRAME_BYTES,
     ErrorCode,
@@ -125,8 +124,7 @@ class Server:
         capabilities: Sequence[str] | None = None,
     ) -> None:
         self.host = host
-        offered = getattr(host, "capabilities", CAPABILITIES)
-        self.capabilities = tuple(offered if capabilities is None else capabilities)
+        self.capabilities = tuple(host.capabilities if capabilities is None else capabilities)
         """What `hello` advertises; a method of another capability is refused
         `unsupported` (a server owning no terminals leaves out `session.attach`)."""
         self.seats = Seats()
@@ -146,9 +144,7 @@ class Server:
         self._handlers: set[asyncio.Task[None]] = set()
         self.on_client: Callable[[], None] | None = None
         """Called when a client is accepted (the runtime record's last-client time)."""
-        bind_detach = getattr(host, "bind_detach", None)
-        if callable(bind_detach):  # a host whose UI can release its controller (`dash`)
-            bind_detach(self.detach_controller)
+        host.bind_detach(self.detach_controller)  # a hosted UI can release its controller
 
     # -- lifecycle ---------------------------------------------------------------------
 
