@@ -21,7 +21,7 @@ from typing import Any
 
 from zirv_dash.session.client import Client, RemoteError
 from zirv_dash.session.dash_session import DASH_ID
-from zirv_dash.session.protocol import ErrorCode, EventKind
+from zirv_dash.session.protocol import ErrorCode, EventKind, Output
 
 PREFIX = 0x01  # Ctrl+A
 DETACH = ord("d")
@@ -42,6 +42,9 @@ class _Attachment:
         self.controller = False
         self.done: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._prefixed = False
+        self._painting = True  # output waits for the first paint
+        self._held: list[Output] = []
+        self._repaint: asyncio.Future[None] | None = None
         self.chords_here = True
         """`Ctrl+A d` / `Ctrl+A Ctrl+A` act here (false: every byte is the session's)."""
 
@@ -52,10 +55,32 @@ class _Attachment:
             view = view[written:]
 
     async def paint(self) -> None:
-        params = {"session": self.session, "repaint": True}
-        screen = await self.client.call("session.screen", params)
-        self.seq = int(screen["seq"])
-        self.write(b"\x1b[H\x1b[2J" + base64.b64decode(screen["repaint"]))
+        """Clear the terminal and paint the session's repaint; output frames that
+        arrive meanwhile wait, then those after the repaint's `seq` are written."""
+        self._painting = True
+        try:
+            params = {"session": self.session, "repaint": True}
+            screen = await self.client.call("session.screen", params)
+            self.seq = int(screen["seq"])
+            self.write(b"\x1b[H\x1b[2J" + base64.b64decode(screen["repaint"]))
+        finally:
+            self._painting = False
+        held, self._held = self._held, []
+        for out in held:
+            self.on_output(out)
+
+    def on_output(self, out: Output) -> None:
+        """One output frame, written as soon as it is read (the client's sink)."""
+        if out.output != self.session or out.seq <= self.seq:
+            return
+        if self._painting:
+            self._held.append(out)
+        elif out.lost:  # bytes were dropped for us: start again from a fresh screen
+            self._painting = True
+            self._repaint = asyncio.ensure_future(self.paint())
+        else:
+            self.seq = out.seq
+            self.write(out.data)
 
     async def resize(self) -> None:
         if not self.controller:
@@ -65,17 +90,6 @@ class _Attachment:
             await self.client.call(
                 "session.resize", {"session": self.session, "columns": columns, "rows": rows}
             )
-
-    async def pump_output(self) -> None:
-        while True:
-            out = await self.client.outputs.get()
-            if out.output != self.session or out.seq <= self.seq:
-                continue
-            if out.lost:  # bytes were dropped for us: start again from a fresh screen
-                await self.paint()
-                continue
-            self.seq = out.seq
-            self.write(out.data)
 
     async def watch_events(self) -> None:
         while True:
@@ -102,7 +116,10 @@ class _Attachment:
         keys = self._keys(data) if self.chords_here or not self.controller else data
         if keys and self.controller:
             text = base64.b64encode(keys).decode()
-            asyncio.ensure_future(self._send(text))
+            # Written at once, its answer not awaited: a key is on its way to the
+            # runtime before this callback returns (a refusal changes nothing here).
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                self.client.notify("session.send_input", {"session": self.session, "data": text})
 
     def _keys(self, data: bytes) -> bytes:
         """`data` without the prefix chords (which act here)."""
@@ -119,10 +136,6 @@ class _Attachment:
             else:
                 out.append(byte)
         return bytes(out)
-
-    async def _send(self, data: str) -> None:
-        with contextlib.suppress(RemoteError, ConnectionError):
-            await self.client.call("session.send_input", {"session": self.session, "data": data})
 
     def _finish(self, why: str) -> None:
         if not self.done.done():
@@ -178,12 +191,12 @@ async def attach(
         link.chords_here = session != DASH_ID
         link.controller = seat["mode"] == "controller"
         tty.setraw(in_fd)
+        client.output_sink = link.on_output
         await link.resize()
         await link.paint()
         loop.add_reader(in_fd, link.on_input)
         loop.add_signal_handler(signal.SIGWINCH, lambda: asyncio.ensure_future(link.resize()))
-        tasks = [asyncio.ensure_future(link.pump_output())]
-        tasks.append(asyncio.ensure_future(link.watch_events()))
+        tasks = [asyncio.ensure_future(link.watch_events())]
         closed = asyncio.ensure_future(client.closed.wait())
         waits: list[asyncio.Future[Any]] = [link.done, closed]
         await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import itertools
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,9 @@ class Client:
         self.hello = Hello()
         self.events: asyncio.Queue[Event] = asyncio.Queue()
         self.outputs: asyncio.Queue[Output] = asyncio.Queue()
+        self.output_sink: Callable[[Output], None] | None = None
+        """Given each output frame as it is read, in place of `outputs` (a terminal
+        client writes it out at once: no queue and no task wake-up per frame)."""
         self.revision = 0
         self.gaps = 0
         self.closed = asyncio.Event()
@@ -106,6 +110,13 @@ class Client:
             raise remote_error(frame.error)
         return frame.result
 
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Send a request and wait for nothing: its answer is read and dropped. For
+        typed keys, where a refusal (the session just ended) changes nothing the
+        caller would do, and awaiting each answer would hold the next key back."""
+        request = Request(id=next(self._ids), method=method, params=params)
+        self._writer.write(encode(request))
+
     async def snapshot_if_gap(self) -> dict[str, Any] | None:
         """A fresh `session.snapshot` when an event gap was seen (and reset it)."""
         if not self.gaps:
@@ -156,9 +167,11 @@ class Client:
             self.events.put_nowait(Event(event=frame.event, revision=frame.revision, data=facts))
         elif frame.output is not None:
             raw = msgspec.convert(frame.data or "", bytes)
-            self.outputs.put_nowait(
-                Output(output=frame.output, seq=frame.seq, data=raw, lost=frame.lost)
-            )
+            out = Output(output=frame.output, seq=frame.seq, data=raw, lost=frame.lost)
+            if self.output_sink is not None:
+                self.output_sink(out)
+            else:
+                self.outputs.put_nowait(out)
         elif frame.ok is not None:
             future = self._pending.get(frame.id) if frame.id is not None else None
             if future is not None and not future.done():
