@@ -7,10 +7,16 @@ second launch would offer a restore roster instead of the plain first frame).
 (b) `zirv ctx send --message …` to a throwaway state dir and HOME, as a process
 start to exit.
 
-    python bench/startup.py [--runs 5] [--sends 10] [--importtime]
+    python bench/startup.py [--runs 5] [--sends 10] [--importtime] [--tree NAME=DIR ...]
 
 `--importtime` also prints the heaviest imports of each (`python -X importtime`,
 cumulative microseconds, top level packages only).
+
+`--tree NAME=DIR` (repeatable) compares source trees in one run: DIR holds the
+`zirv_dash`, `screens` and `widgets` packages to use (put first on PYTHONPATH,
+e.g. an export of an older commit: `git archive <commit> zirv_dash screens
+widgets keymaps | tar -x -C /tmp/old`); the runs alternate between the trees,
+so a busy neighbour slows every tree alike. Compare the CPU columns.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ POLL = 0.005
 """capture-pane interval; each capture itself costs a few ms of tmux client."""
 FRAME_TIMEOUT = 20.0
 VENV_BIN = Path(sys.executable).parent
+LAUNCH = "import sys; sys.argv[0] = 'zirv'; from zirv_dash.cli import main; sys.exit(main())"
+"""What the venv's `zirv` script runs, for a tree given with `--tree`."""
 
 
 def zirv_binary() -> str:
@@ -71,14 +79,20 @@ def tmux(*args: str) -> str:
     return done.stdout
 
 
-def first_frame(root: Path, run: int, importtime: Path | None = None) -> tuple[float, float]:
+def first_frame(
+    root: Path, run: int, importtime: Path | None = None, tree: str | None = None
+) -> tuple[float, float]:
     """Seconds from `new-session` until the header is on the pane's screen, and
     the CPU seconds the dashboard process had used by then.
 
-    With `importtime` the run also writes `-X importtime` (stderr) to that file."""
-    repo, env = throwaway(root, f"chat{run}")
-    exports = " ".join(f"{k}={_quote(v)}" for k, v in env.items())
+    With `importtime` the run also writes `-X importtime` (stderr) to that file;
+    with `tree` the packages come from that directory."""
+    repo, env = throwaway(root, f"chat{run}-{time.monotonic_ns()}")
     program = zirv_binary()
+    if tree is not None:
+        env["PYTHONPATH"] = tree
+        program = f"{sys.executable} -c {_quote(LAUNCH)}"
+    exports = " ".join(f"{k}={_quote(v)}" for k, v in env.items())
     if importtime is not None:
         program = (
             f"{sys.executable} -X importtime -c {_quote(_LOG_IMPORTS.format(log=str(importtime)))}"
@@ -144,12 +158,16 @@ def _cpu_seconds(pid: str) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def send_once(repo: Path, env: dict[str, str]) -> tuple[float, float]:
+def send_once(repo: Path, env: dict[str, str], tree: str | None = None) -> tuple[float, float]:
     """Wall and CPU seconds (user + system) of one `zirv ctx send`."""
+    program = [zirv_binary()]
+    if tree is not None:
+        env = {**env, "PYTHONPATH": tree}
+        program = [sys.executable, "-c", LAUNCH]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        [zirv_binary(), "ctx", "send", "--message", "startup bench note"],
+        [*program, "ctx", "send", "--message", "startup bench note"],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -207,45 +225,78 @@ def python_floor(count: int = 5) -> float:
     return statistics.median(samples)
 
 
+def parse_trees(specs: list[str]) -> list[tuple[str, str | None]]:
+    """`NAME=DIR` specs as (name, dir); no spec: the installed `zirv` alone."""
+    if not specs:
+        return [("", None)]
+    trees: list[tuple[str, str | None]] = []
+    for spec in specs:
+        name, sep, directory = spec.partition("=")
+        if not sep or not name or not (Path(directory) / "zirv_dash").is_dir():
+            sys.exit(f"--tree {spec!r}: expected NAME=DIR with DIR/zirv_dash in it")
+        trees.append((name, str(Path(directory).resolve())))
+    return trees
+
+
+def measure(
+    root: Path, trees: list[tuple[str, str | None]], runs: int, sends: int
+) -> tuple[dict[str, list[tuple[float, float]]], dict[str, list[tuple[float, float]]]]:
+    """First frames and sends per tree, alternating between the trees."""
+    frames: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in trees}
+    sent: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in trees}
+    tmux("kill-server")
+    # The server and a holder session first, so no run pays for the server start.
+    tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), "-s", "hold", "cat")
+    try:
+        for _, tree in trees:
+            first_frame(root, 0, tree=tree)  # warm-up: disk caches, .pyc files
+        for i in range(runs):
+            for name, tree in trees:
+                frames[name].append(first_frame(root, i + 1, tree=tree))
+    finally:
+        tmux("kill-server")
+    targets = {name: (*throwaway(root, f"send-{index}"), tree) for index, (name, tree) in
+               enumerate(trees)}  # fmt: skip
+    for repo, env, tree in targets.values():
+        send_once(repo, env, tree)  # warm-up
+    for _ in range(sends):
+        for name, (repo, env, tree) in targets.items():
+            sent[name].append(send_once(repo, env, tree))
+    return frames, sent
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="dashboard launches (median)")
     parser.add_argument("--sends", type=int, default=10, help="zirv ctx send runs (median)")
     parser.add_argument("--importtime", action="store_true", help="also list import costs")
+    parser.add_argument(
+        "--tree", action="append", default=[], metavar="NAME=DIR", help="compare source trees"
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is not on PATH")
+    trees = parse_trees(args.tree)
     with tempfile.TemporaryDirectory(prefix="zirv-startup-") as tmp:
         root = Path(tmp)
         load_before = os.getloadavg()[0]
-        tmux("kill-server")
-        # The server and a holder session first, so no run pays for the server start.
-        tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), "-s", "hold", "cat")
-        try:
-            first_frame(root, 0)  # warm-up: disk caches, .pyc files
-            frames = [first_frame(root, i + 1) for i in range(args.runs)]
-            log = chat_importtime(root) if args.importtime else ""
-        finally:
-            tmux("kill-server")
-        repo, env = throwaway(root, "send")
-        send_once(repo, env)  # warm-up
-        sends = [send_once(repo, env) for _ in range(args.sends)]
+        frames, sends = measure(root, trees, args.runs, args.sends)
+        log = ""
+        if args.importtime:
+            tmux("new-session", "-d", "-x", str(COLS), "-y", str(ROWS), "-s", "hold", "cat")
+            try:
+                log = chat_importtime(root)
+            finally:
+                tmux("kill-server")
         floor = python_floor()
         load = f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}"
         print(f"start-up, {COLS}x{ROWS} tmux pane, {os.cpu_count()} cores, {load} (s = seconds)")
         print(f"{'figure':<38}{'median':>9}{'min':>9}{'max':>9}{'target':>9}  met{'cpu':>8}")
-        rows = (
-            (f"first frame, zirv chat --agent demo x{args.runs}", frames, FIRST_FRAME_TARGET),
-            (f"zirv ctx send x{args.sends}", sends, SEND_TARGET),
-        )
-        for label, timed, target in rows:
-            samples = [wall for wall, _ in timed]
-            cpu = statistics.median(c for _, c in timed)
-            mid = statistics.median(samples)
-            print(
-                f"{label:<38}{mid:>8.3f}s{min(samples):>8.3f}s{max(samples):>8.3f}s"
-                f"{target:>8.3f}s  {'yes' if mid <= target else 'no ':<3}{cpu:>7.3f}s"
-            )
+        for name, _ in trees:
+            tag = f" [{name}]" if name else ""
+            first = f"first frame, zirv chat --agent demo x{args.runs}{tag}"
+            print_row(first, frames[name], FIRST_FRAME_TARGET)
+            print_row(f"zirv ctx send x{args.sends}{tag}", sends[name], SEND_TARGET)
         print(f"{'python -c pass (floor)':<38}{floor:>8.3f}s")
         if args.importtime:
             for title, text in (("zirv chat", log), ("zirv ctx send", send_importtime(root))):
@@ -255,6 +306,16 @@ def main() -> int:
                 for us, depth, name in top_imports(text):
                     print(f"  {us / 1000:8.1f}  {'  ' * depth}{name}")
     return 0
+
+
+def print_row(label: str, timed: list[tuple[float, float]], target: float) -> None:
+    samples = [wall for wall, _ in timed]
+    cpu = statistics.median(c for _, c in timed)
+    mid = statistics.median(samples)
+    print(
+        f"{label:<38}{mid:>8.3f}s{min(samples):>8.3f}s{max(samples):>8.3f}s"
+        f"{target:>8.3f}s  {'yes' if mid <= target else 'no ':<3}{cpu:>7.3f}s"
+    )
 
 
 if __name__ == "__main__":
