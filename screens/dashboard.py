@@ -30,6 +30,7 @@ from screens.chrome import Chrome
 from screens.handover_actions import HandoverActions
 from screens.input_router import WHEEL_STEP, InputRouter
 from screens.lifecycle_actions import LifecycleActions
+from screens.line_compositor import LineCompositor
 from screens.mail_actions import MailActions
 from screens.pane_actions import PaneActions
 from screens.pane_views import PaneViews
@@ -80,6 +81,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def __init__(self, options: LaunchOptions) -> None:
         super().__init__()
+        # A keystroke's frame renders the lines it repaints, not every line of
+        # every widget around them (see screens.line_compositor).
+        self._compositor = LineCompositor()
         self.options = options
         if options.engine is not None:
             # Hosted by the runtime: its engine, started before us and outliving us.

@@ -8,7 +8,9 @@ so an app stylesheet or theme can restyle them; `render()` never names a colour.
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.style import Style
+from textual.strip import Strip
 from textual.widget import Widget
 
 from zirv_dash.pane import PaneState
@@ -72,3 +74,36 @@ def state_css(widget: str) -> str:
         f"{widget} .{state_class(state)} {{ {_css_rule(style)} }}"
         for state, (_, style) in GLYPHS.items()
     )
+
+
+class SpinnerStrip:
+    """A drawn line holding a spinner: drawn once with the spinner's first frame,
+    each other frame swaps that one cell (same style), made once and kept.
+
+    A spinner frame then costs two cached crops and a join instead of laying
+    out and styling the whole line again, and the line drawn for a tick is the
+    one a full render at that tick would give (only the glyph differs)."""
+
+    __slots__ = ("_base", "_frames", "_x")
+
+    def __init__(self, base: Strip, x: int | None) -> None:
+        self._base = base
+        self._x = x if x is not None and _glyph_at(base, x) == SPINNER[0] else None
+        self._frames: dict[str, Strip] = {SPINNER[0]: base}
+
+    def frame(self, tick: int) -> Strip:
+        if self._x is None:
+            return self._base
+        char = SPINNER[tick % len(SPINNER)]
+        strip = self._frames.get(char)
+        if strip is None:
+            x, base = self._x, self._base
+            style = next(s.style for s in base.crop(x, x + 1) if s.text)
+            glyph_cell = Strip([Segment(char, style)], 1)
+            strip = Strip.join([base.crop(0, x), glyph_cell, base.crop(x + 1)])
+            self._frames[char] = strip
+        return strip
+
+
+def _glyph_at(strip: Strip, x: int) -> str:
+    return "".join(segment.text for segment in strip.crop(x, x + 1))

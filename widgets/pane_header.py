@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.strip import Strip
 from textual.widget import Widget
 
-from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
+from widgets.glyphs import STATE_CLASSES, SpinnerStrip, glyph, state_css, state_style
 from zirv_dash.pane import STATE_WORDS, PaneState
 
 
@@ -55,6 +56,8 @@ class PaneHeader(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.facts = PaneHeaderFacts()
+        self._drawn: tuple[tuple[object, ...], SpinnerStrip] | None = None
+        """The line drawn for the facts but the spinner's frame, and the size."""
 
     def update_facts(self, facts: PaneHeaderFacts) -> None:
         if facts != self.facts:
@@ -62,7 +65,31 @@ class PaneHeader(Widget):
             self.refresh()
 
     def render(self) -> Text:
-        f = self.facts
+        return self._layout(self.facts)[0]
+
+    def render_line(self, y: int) -> Strip:
+        # A spinner frame changes one cell: the line is laid out (by Textual,
+        # from `render`) once per change of everything else, then the frame's
+        # glyph is swapped in.
+        facts = self.facts
+        still = replace(facts, tick=0)
+        key = (still, self.size)
+        if self._drawn is None or self._drawn[0] != key:
+            self.facts = still
+            try:
+                self._render_content()
+                base = super().render_line(y)
+            finally:
+                self.facts = facts
+            self._drawn = (key, SpinnerStrip(base, self._layout(still)[1]))
+        return self._drawn[1].frame(facts.tick)
+
+    def notify_style_update(self) -> None:
+        self._drawn = None  # drawn with the old theme's colours
+        super().notify_style_update()
+
+    def _layout(self, f: PaneHeaderFacts) -> tuple[Text, int]:
+        """The line, and the cell of the state's glyph in it."""
         width = self.size.width
         right = Text(no_wrap=True)
         if f.extra:
@@ -70,6 +97,7 @@ class PaneHeader(Widget):
                 f"{f.extra}  ",
                 self.get_component_rich_style("pane-header--extra", partial=True, default=Style()),
             )
+        glyph_at = right.cell_len
         char = glyph(f.state, f.tick)[0]
         style = state_style(self, f.state)
         right.append(char, style)
@@ -79,7 +107,7 @@ class PaneHeader(Widget):
         right.append(" ")
         left = self._left(max(0, width - right.cell_len - 1))
         pad = max(0, width - left.cell_len - right.cell_len)
-        return Text.assemble(left, " " * pad, right)
+        return Text.assemble(left, " " * pad, right), left.cell_len + pad + glyph_at
 
     def _left(self, room: int) -> Text:
         """Harness, role, model, cwd and title, losing the least useful first

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,7 +28,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
+from widgets.glyphs import STATE_CLASSES, SpinnerStrip, glyph, state_css, state_style
 from widgets.roster_search import Outcome, RosterSearch
 from zirv_dash import roster_view
 from zirv_dash.pane import STATE_WORDS, PaneState
@@ -129,7 +130,7 @@ class Sidebar(Widget):
         self.top = 0
         self.search = RosterSearch(id="roster-search")
         self._drawn: list[_Header | _Row] = []
-        self._cache: dict[int, tuple[tuple[object, ...], Strip]] = {}
+        self._cache: dict[int, tuple[tuple[object, ...], SpinnerStrip]] = {}
 
     def compose(self) -> ComposeResult:
         yield self.search
@@ -297,17 +298,18 @@ class Sidebar(Widget):
         if index < 0 or index >= len(self._drawn):
             return Strip.blank(width, self.rich_style)
         drawn = self._drawn[index]
-        key = (drawn, self.tick if self._animated(drawn) else 0, width)
+        key = (drawn, width)
         cached = self._cache.get(index)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        if isinstance(drawn, _Header):
-            text = self._render_header(drawn, content)
-        else:
-            text = self._render_row(drawn.row, content, drawn.number)
-        strip = self._strip(text, width)
-        self._cache[index] = (key, strip)
-        return strip
+        if cached is None or cached[0] != key:
+            # Drawn with the spinner's first frame; a working row's other frames
+            # swap that one cell (a spinner frame costs no text layout).
+            if isinstance(drawn, _Header):
+                text = self._render_header(drawn, content)
+            else:
+                text = self._render_row(drawn.row, content, drawn.number, tick=0)
+            cached = (key, SpinnerStrip(self._strip(text, width), self._glyph_x(drawn)))
+            self._cache[index] = cached
+        return cached[1].frame(self.tick)
 
     def _strip(self, text: Text, width: int) -> Strip:
         segments = list(text.render(self.app.console))
@@ -342,8 +344,17 @@ class Sidebar(Widget):
             text.stylize(self._selected_bg())
         return text
 
-    def _render_row(self, row: RosterRow, width: int, number: int | None = None) -> Text:
-        char = glyph(row.state, self.tick)[0]
+    def _glyph_x(self, drawn: _Header | _Row) -> int | None:
+        """The cell of a working row's spinner (None: nothing animates)."""
+        if not self._animated(drawn) or not isinstance(drawn, _Row):
+            return None
+        number = str(drawn.number) if drawn.number is not None else " "
+        return cell_len(number) + cell_len(drawn.row.tree)
+
+    def _render_row(
+        self, row: RosterRow, width: int, number: int | None = None, tick: int | None = None
+    ) -> Text:
+        char = glyph(row.state, self.tick if tick is None else tick)[0]
         gstyle = state_style(self, row.state)
         line = Text(no_wrap=True, overflow="crop")
         line.append(str(number) if number is not None else " ", Style(dim=True))
