@@ -53,7 +53,9 @@ print(json.dumps({{"code": code, "out": out.getvalue(), "modules": sorted(sys.mo
 """
 
 
-def run_zirv(argv: list[str], cwd: Path, state: Path) -> tuple[int, str, set[str]]:
+def run_zirv(
+    argv: list[str], cwd: Path, state: Path, extra: dict[str, str] | None = None
+) -> tuple[int, str, set[str]]:
     """Exit code, stdout and every module loaded by `zirv <argv>` in a fresh interpreter."""
     env = {
         **os.environ,
@@ -63,6 +65,7 @@ def run_zirv(argv: list[str], cwd: Path, state: Path) -> tuple[int, str, set[str
     }
     for name in ("ZIRV_CTX_SESSION", "ZIRV_CTX_AGENT", "ZIRV_CTX_SOCKET"):
         env.pop(name, None)
+    env.update(extra or {})
     done = subprocess.run(
         [sys.executable, "-c", _PROBE.format(argv=argv)],
         cwd=cwd,
@@ -117,6 +120,15 @@ def test_the_cli_imports_only_the_verb_it_runs(repo: Path, tmp_path: Path) -> No
     assert code == 0 and "zirv_dash.ctx_kill_cli" in modules  # no such session: gone
     mail_verbs = ("zirv_dash.ctx_cli", "zirv_dash.ctx_mail_cli", "zirv_dash.mail")
     assert offending(modules, mail_verbs) == []
+
+
+def test_the_turn_hook_imports_neither_mail_nor_the_registry(repo: Path, tmp_path: Path) -> None:
+    # A harness runs it at the end of every turn; the pane is gone here, which
+    # the hook reports by exiting 0 silently.
+    gone = {"ZIRV_CTX_SOCKET": str(tmp_path / "gone.sock")}
+    code, out, modules = run_zirv(["ctx", "hook", "stop"], repo, tmp_path / "s", gone)
+    assert code == 0 and out == "" and "zirv_dash.turn_signal" in modules
+    assert offending(modules, HEAVY + MAILBOX_ONLY_FORBIDS + ("zirv_dash.mail",)) == []
 
 
 def test_ctx_status_stays_clear_of_the_ui_and_pydantic(repo: Path, tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ CTX_VERBS: dict[str, str] = {
     "inbox": "zirv_dash.ctx_mail_cli:inbox_main",
     "nudge": "zirv_dash.ctx_mail_cli:nudge_main",
     "kill": "zirv_dash.ctx_kill_cli:kill_main",
-    "hook": "zirv_dash.ctx_cli:hook_main",
+    "hook": "zirv_dash.ctx_hook_cli:hook_main",
     "mcp": "zirv_dash.ctx_cli:mcp_main",
     "handover": "zirv_dash.handover_cli:main",
     "worktrees": "zirv_dash.worktree:main",

@@ -4,8 +4,9 @@ Agents run these many times a minute, so these modules import only the small
 on-disk protocol modules; the verbs that store mail read just the two mail
 limits from the configuration files, without the settings model (pydantic).
 The verbs live by concern: `ctx_mail_cli` (send, inbox, nudge), `ctx_kill_cli`
-(kill), `ctx_common` (what they share); this module has status and the hooks
-and re-exports every entry point.
+(kill), `ctx_hook_cli` (hook), `ctx_common` (what they share); this module has
+status and the MCP entry and re-exports every entry point (`zirv_dash.cli`
+dispatches to each verb's own module).
 
 Exit codes: 0 done (including "already gone" for `kill`), 1 failed, 2 usage.
 """
@@ -13,16 +14,12 @@ Exit codes: 0 done (including "already gone" for `kill`), 1 failed, 2 usage.
 from __future__ import annotations
 
 import json
-import os
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from zirv_dash import mail, paths, registry
 from zirv_dash.ctx_common import (
     Parser,
-    err,
     identity,
     my_short,
     my_slug,
@@ -30,6 +27,7 @@ from zirv_dash.ctx_common import (
     refusals,
     report_problems,
 )
+from zirv_dash.ctx_hook_cli import hook_main
 from zirv_dash.ctx_kill_cli import KILL_CONFIRM_SECS, KILL_GRACE_SECS, kill_main
 from zirv_dash.ctx_mail_cli import inbox_main, nudge_main, send_main
 from zirv_dash.textfmt import age_text as _age
@@ -122,7 +120,7 @@ def _native_note(record: registry.SessionRecord) -> str:
     return f" (native pane in its dashboard: {shown[:24]})"
 
 
-# --- hook --------------------------------------------------------------------
+# --- mcp ---------------------------------------------------------------------
 
 
 def mcp_main(argv: list[str]) -> int:
@@ -130,25 +128,3 @@ def mcp_main(argv: list[str]) -> int:
     from zirv_dash import mcp_bridge
 
     return mcp_bridge.main(argv)
-
-
-def hook_main(argv: list[str]) -> int:
-    """`zirv ctx hook stop`: post a turn signal to this pane's socket.
-
-    Run from a harness hook (Claude Code's Stop hook), so it never fails the
-    hook: outside a pane (no ``ZIRV_CTX_SOCKET``) or with the pane gone it exits
-    0 silently. It does not read the hook's JSON on stdin.
-    """
-    if not argv or argv[0] in ("-h", "--help"):
-        print("usage: zirv ctx hook stop", file=sys.stderr if not argv else sys.stdout)
-        return 2 if not argv else 0
-    from zirv_dash import turn_signal
-
-    kind = argv[0].lower()
-    if kind not in turn_signal.KNOWN_KINDS:
-        err("hook", f"unknown hook {argv[0]!r}; the only hook is `stop`")
-        return 2
-    target = os.environ.get("ZIRV_CTX_SOCKET")
-    if target:
-        turn_signal.send_turn_signal(Path(target), kind)
-    return 0
