@@ -129,9 +129,12 @@ class ZirvApp(App[int], inherit_bindings=False):
 
         # Parsing floods of output allocates many short-lived objects; full
         # collections of the long-lived UI graph would stall typing. Freeze what
-        # exists at start and collect the young generations less often.
+        # exists at start and collect the young generations less often. `zirv
+        # chat` paused the collector for the start-up (what it would have found
+        # by now is a few hundred objects, frozen with the rest): on again here.
         gc.freeze()
         gc.set_threshold(50_000, 20, 100)
+        gc.enable()
 
         self.push_screen(DashboardScreen(self.options))
 
