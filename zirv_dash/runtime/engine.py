@@ -72,6 +72,9 @@ class Engine:
         self._sigchld = False
         self._reap_pending = False
         self._polled_at = 0.0
+        self._paused_reads: set[Pane] = set()
+        """Hidden panes whose PTY is left unread while a key or chord is on its way."""
+        self._reads_paused_until = 0.0
         self.quitting = False
         self.closed = False
         self.watcher = StateWatcher(self._watch_failed)
@@ -224,10 +227,45 @@ class Engine:
         if server is not None:
             fds.add_reader(server.fileno(), server, lambda: self._on_signal(pane))
         fd = pane.fd
-        if fd is not None and pane.pty is not None:
-            fds.add_reader(fd, pane.pty, lambda: self._on_readable(pane))
+        if fd is None or pane.pty is None:
+            return
+        if pane is not self.dash.focused_pane and time.monotonic() < self._reads_paused_until:
+            self._paused_reads.add(pane)  # read again when the hold ends
+            return
+        fds.add_reader(fd, pane.pty, lambda: self._on_readable(pane))
+
+    def pause_hidden_reads(self, until: float) -> None:
+        """Leave every pane but the focused one unread until `until` (monotonic).
+
+        Their children block on a full tty, as on a slow terminal, so flooding
+        neighbours stop competing for the CPU (and the loop stops copying their
+        output) while what the user just typed is echoed and drawn. Nothing is
+        lost or reordered: the bytes wait in the kernel; `watch` resumes."""
+        fds = self._fds
+        if fds is None or self.quitting:
+            return
+        now = time.monotonic()
+        self._reads_paused_until = max(self._reads_paused_until, until)
+        focused = self.dash.focused_pane
+        for pane in self.dash.panes:
+            pty, fd = pane.pty, pane.fd
+            if pane is focused or pty is None or fd is None or not fds.reads_for(fd, pty):
+                continue
+            fds.remove_reader(fd, pty)
+            self._paused_reads.add(pane)
+        self.call_later("resume reads", self._reads_paused_until - now, self.resume_hidden_reads)
+
+    def resume_hidden_reads(self) -> None:
+        """Read every pane again (the hold ended, or the focus moved)."""
+        self._reads_paused_until = 0.0
+        self.cancel_timer("resume reads")
+        paused, self._paused_reads = self._paused_reads, set()
+        for pane in paused:
+            if pane.exit_code is None and pane.wants_read:
+                self.watch(pane)
 
     def unwatch(self, pane: Pane) -> None:
+        self._paused_reads.discard(pane)
         pty = pane.pty
         if pty is None or self._fds is None:
             return
@@ -318,6 +356,8 @@ class Engine:
         return True
 
     def _focus_changed(self) -> None:
+        if self._paused_reads:
+            self.resume_hidden_reads()  # the pane now shown may be one of them
         focused = self.dash.focused_pane
         self.emit(ev.FocusChanged(focused.short if focused else None))
         self.poll_states()

@@ -21,6 +21,10 @@ class FdWatch:
     def reading(self, fd: int) -> bool:
         return fd in self._readers
 
+    def reads_for(self, fd: int, owner: object) -> bool:
+        """Whether `owner`'s reader on `fd` is installed."""
+        return self._readers.get(fd) is owner
+
     def writing(self, fd: int) -> bool:
         return fd in self._writers
 

@@ -25,6 +25,11 @@ PARSE_CHUNK = 4096
 BACKGROUND_REST = 2.0
 """While only hidden panes have a backlog, rest this many times the time just spent
 parsing: flooding neighbours get at most a third of a core and typing stays prompt."""
+HOLD_LIMIT = 0.5
+"""Holds renewed back to back (keys faster than a hold lasts) end after this long..."""
+BACKGROUND_TURN = 0.1
+"""...and for this long the hidden panes are read and parsed whatever is typed, so a
+hidden pane reaching its prompt is seen within about HOLD_LIMIT plus its backlog."""
 
 
 class Pump:
@@ -33,12 +38,31 @@ class Pump:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._hold_until = 0.0
+        self._held_since = 0.0
+        self._turn_until = 0.0
 
     def hold_background(self, seconds: float) -> None:
-        """For `seconds`, parse only the focused pane: what the user just asked
-        for (a chord's overlay, a keystroke's echo) gets the loop first, and the
-        hidden panes' backlog waits (their children block, as on a slow tty)."""
-        self._hold_until = max(self._hold_until, time.monotonic() + seconds)
+        """For `seconds`, parse and read only the focused pane: what the user just
+        asked for (a chord's overlay, a keystroke's echo) gets the loop and the
+        CPU first, and the hidden panes' output waits in the kernel (their
+        children block, as on a slow tty)."""
+        now = time.monotonic()
+        if self._hold_until <= now:
+            if now < self._turn_until:
+                return  # the hidden panes' turn after a long hold
+            self._held_since = now
+        elif now - self._held_since >= HOLD_LIMIT:
+            self._turn_until = now + BACKGROUND_TURN
+            self.release_hold()
+            return
+        self._hold_until = max(self._hold_until, now + seconds)
+        self._engine.pause_hidden_reads(self._hold_until)
+
+    def release_hold(self) -> None:
+        """End a hold now: every pane is read and parsed again."""
+        self._hold_until = time.monotonic()
+        self._engine.resume_hidden_reads()
+        self.wake()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._loop(), name="pump")
@@ -77,7 +101,9 @@ class Pump:
             held = self._hold_until - time.monotonic()
             if held > 0:
                 if focused is None or focused not in busy:
-                    await asyncio.sleep(held)
+                    # Until the hold ends, or at once when the echo (the
+                    # focused pane's output) is read.
+                    await self._rest(held, holding=True)
                     continue
                 busy = [focused]
             busy.sort(key=lambda p: p is not focused)
@@ -96,4 +122,22 @@ class Pump:
             if focused is not None and focused.inbox:
                 await asyncio.sleep(0)
             else:
-                await asyncio.sleep((time.monotonic() - started) * BACKGROUND_REST)
+                await self._rest((time.monotonic() - started) * BACKGROUND_REST)
+
+    async def _rest(self, seconds: float, *, holding: bool = False) -> None:
+        """Give the loop `seconds`, cut short when the focused pane has output
+        to parse (a keystroke's echo must not wait for the hidden panes' turn)
+        or, `holding`, when the hold is released."""
+        end = time.monotonic() + seconds
+        while True:
+            focused = self._engine.dash.focused_pane
+            now = time.monotonic()
+            left = end - now
+            released = holding and self._hold_until <= now
+            if (focused is not None and focused.inbox) or left <= 0 or released:
+                return
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), left)
+            except TimeoutError:
+                return
