@@ -1,5 +1,5 @@
 """`zirv chat` pauses the garbage collector while the dashboard starts (its passes
-over the freshly imported UI cost about a fifth of the CPU to the first frame)
+over the freshly imported UI cost ~0.1 s of CPU before the first frame)
 and every path turns it back on: the mounted dashboard, the single session, an
 early refusal."""
 

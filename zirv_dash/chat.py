@@ -108,7 +108,8 @@ def setup_logging() -> None:
 def main(argv: list[str]) -> int:
     # Start-up builds a few hundred thousand long-lived objects (pydantic, Textual,
     # the UI) and almost no garbage (~1,000 objects), yet the collector's passes
-    # over them cost about a fifth of the CPU to the first frame. So it is paused
+    # over them cost ~0.1 s of CPU before the first frame (about 170 collections,
+    # measured with gc.callbacks; ~0.01 s with the pause). So it is paused
     # until the dashboard is mounted (`screens.app` freezes what exists then and
     # turns it back on), or until another path takes over, or this returns.
     gc.disable()
