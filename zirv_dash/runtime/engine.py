@@ -1,11 +1,10 @@
 """The engine: panes and their I/O, reaping, states, and the controllers.
 
 I/O model. Each pane's PTY fd is watched with `loop.add_reader`; the callback only
-moves bytes into the pane's inbox (cheap). The pump (`runtime.pump`) parses
-inboxes in budgeted slices, the focused pane first, so input is handled within
-one slice even while every other pane floods. A pane whose inbox passes its
-high-water mark stops being read until it drains: the child then blocks on
-write, the same back-pressure a slow terminal applies.
+moves bytes into the pane's inbox. The pump (`runtime.pump`) parses inboxes in
+budgeted slices, the focused pane first. A pane whose inbox passes its high-water
+mark, or a hidden one while a key is on its way (`runtime.hidden_reads`), is not
+read: its child blocks on write, the back-pressure a slow terminal applies.
 
 Commands are plain method calls on the loop; what changed comes out as typed
 events (`runtime.events`) to every subscriber. `start()` and `close()` bracket
@@ -30,6 +29,7 @@ from zirv_dash.listeners import Listeners
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.fdwatch import FdWatch
+from zirv_dash.runtime.hidden_reads import HiddenReads
 from zirv_dash.runtime.mail_ctl import MailController
 from zirv_dash.runtime.native_pane import NativeSessionPane
 from zirv_dash.runtime.pump import Pump
@@ -47,9 +47,8 @@ TICK_SECS = 1.0
 STATE_POLL_BUSY = 0.1
 """While a pane works: its spinner and quiet-period transitions are prompt."""
 STATE_POLL_OUTPUT = 0.25
-"""After output from a pane that is not working (an echo, a redraw): a prompt
-that establishes idle 0.5 s after it appears is seen well within a second,
-without the loop reading every screen ten times a second while you type."""
+"""After output from a pane that is not working (an echo, a redraw): a prompt that
+establishes idle 0.5 s after it appears is seen well within a second."""
 STATE_POLL_IDLE = 5.0
 """With nothing working and nothing written lately, states change only on events
 (output, input, a turn signal, an exit), which poll at once: this is a safety net."""
@@ -72,9 +71,7 @@ class Engine:
         self._sigchld = False
         self._reap_pending = False
         self._polled_at = 0.0
-        self._paused_reads: set[Pane] = set()
-        """Hidden panes whose PTY is left unread while a key or chord is on its way."""
-        self._reads_paused_until = 0.0
+        self._hidden_reads = HiddenReads()
         self.quitting = False
         self.closed = False
         self.watcher = StateWatcher(self._watch_failed)
@@ -226,46 +223,26 @@ class Engine:
         server = self.dash.signals.get(pane.short)
         if server is not None:
             fds.add_reader(server.fileno(), server, lambda: self._on_signal(pane))
-        fd = pane.fd
-        if fd is None or pane.pty is None:
-            return
-        if pane is not self.dash.focused_pane and time.monotonic() < self._reads_paused_until:
-            self._paused_reads.add(pane)  # read again when the hold ends
-            return
-        fds.add_reader(fd, pane.pty, lambda: self._on_readable(pane))
+        fd, held = pane.fd, self._hidden_reads.holds(pane, self.dash.focused_pane)
+        if fd is not None and pane.pty is not None and not held:  # held: read on resume
+            fds.add_reader(fd, pane.pty, lambda: self._on_readable(pane))
 
     def pause_hidden_reads(self, until: float) -> None:
-        """Leave every pane but the focused one unread until `until` (monotonic).
-
-        Their children block on a full tty, as on a slow terminal, so flooding
-        neighbours stop competing for the CPU (and the loop stops copying their
-        output) while what the user just typed is echoed and drawn. Nothing is
-        lost or reordered: the bytes wait in the kernel; `watch` resumes."""
-        fds = self._fds
-        if fds is None or self.quitting:
-            return
-        now = time.monotonic()
-        self._reads_paused_until = max(self._reads_paused_until, until)
-        focused = self.dash.focused_pane
-        for pane in self.dash.panes:
-            pty, fd = pane.pty, pane.fd
-            if pane is focused or pty is None or fd is None or not fds.reads_for(fd, pty):
-                continue
-            fds.remove_reader(fd, pty)
-            self._paused_reads.add(pane)
-        self.call_later("resume reads", self._reads_paused_until - now, self.resume_hidden_reads)
+        """Leave every pane but the focused one unread until `until` (`hidden_reads`)."""
+        if self._fds is not None and not self.quitting:
+            reads = self._hidden_reads
+            reads.pause(self._fds, self.dash.panes, self.dash.focused_pane, until)
+            left = reads.until - time.monotonic()
+            self.call_later("resume reads", left, self.resume_hidden_reads)
 
     def resume_hidden_reads(self) -> None:
         """Read every pane again (the hold ended, or the focus moved)."""
-        self._reads_paused_until = 0.0
         self.cancel_timer("resume reads")
-        paused, self._paused_reads = self._paused_reads, set()
-        for pane in paused:
-            if pane.exit_code is None and pane.wants_read:
-                self.watch(pane)
+        for pane in self._hidden_reads.resume():
+            self.watch(pane)
 
     def unwatch(self, pane: Pane) -> None:
-        self._paused_reads.discard(pane)
+        self._hidden_reads.paused.discard(pane)
         pty = pane.pty
         if pty is None or self._fds is None:
             return
@@ -356,8 +333,7 @@ class Engine:
         return True
 
     def _focus_changed(self) -> None:
-        if self._paused_reads:
-            self.resume_hidden_reads()  # the pane now shown may be one of them
+        self.resume_hidden_reads()  # the pane now shown may be one left unread
         focused = self.dash.focused_pane
         self.emit(ev.FocusChanged(focused.short if focused else None))
         self.poll_states()
