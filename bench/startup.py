@@ -196,6 +196,21 @@ def top_imports(log: str, count: int = 15) -> list[tuple[int, int, str]]:
     return sorted(found, reverse=True)[:count]
 
 
+def package_costs(log: str, count: int = 12) -> list[tuple[int, str]]:
+    """Self import time of an -X importtime log summed per package (our own
+    packages per subpackage: `screens.dashboard`, `zirv_dash.native`), costliest
+    first: which libraries a start-up pays for, wherever they are imported."""
+    totals: dict[str, int] = {}
+    for line in log.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s+(\S+)", line)
+        if match is None:
+            continue
+        parts = match.group(2).split(".")
+        group = ".".join(parts[:2]) if parts[0] in ("zirv_dash", "screens", "widgets") else parts[0]
+        totals[group] = totals.get(group, 0) + int(match.group(1))
+    return sorted(((us, name) for name, us in totals.items()), reverse=True)[:count]
+
+
 def send_importtime(root: Path) -> str:
     repo, env = throwaway(root, "send-importtime")
     done = subprocess.run(
@@ -305,6 +320,8 @@ def main() -> int:
                 )
                 for us, depth, name in top_imports(text):
                     print(f"  {us / 1000:8.1f}  {'  ' * depth}{name}")
+                grouped = ", ".join(f"{name} {us / 1000:.0f}" for us, name in package_costs(text))
+                print(f"  self time by package, ms: {grouped}")
     return 0
 
 
