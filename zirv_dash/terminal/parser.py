@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import re
 
-from .attr import _SGR_CACHE, DEFAULT_ATTR, FROM_DEFAULT, Attr, apply_sgr
-from .dispatch import MAX_PENDING, Dispatcher
+from .attr import apply_sgr
+from .dispatch import MAX_PENDING
 from .screen import Screen, dec_cells
+from .styled import StyledRuns
 from .widths import narrow_class
 
-# Splits a styled run into [text, sgr, cup, el, text, sgr, cup, el, ..., text]:
-# each sequence is an SGR (its parameters; the others None), a CUP (its
-# "row;col") or an EL (its mode).
-_RUN_SPLIT = re.compile(r"\x1b\[(?:([0-9;:]*)m|(\d{0,4};?\d{0,4})H|([012]?)K)").split
 _CUP_RE = re.compile(r"\d{0,4};\d{0,4}")
 _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 # The same, tolerating C0 controls (not ESC, CAN, SUB) anywhere inside.
@@ -37,7 +34,7 @@ _C0_FIND = re.compile(f"[{_C0}]").findall
 _C0_DROP = re.compile(f"[{_C0}]").sub
 
 
-class Parser(Dispatcher):
+class Parser(StyledRuns):
     """Splits text into printable runs and sequences and draws/dispatches them."""
 
     def __init__(self, screen: Screen) -> None:
@@ -46,94 +43,6 @@ class Parser(Dispatcher):
         # sequences, the bulk of what agents, highlighters and TUIs print.
         # It is split in C and drawn with slice assignments, not token by token.
         self._styled = _styled_run_re()
-
-    def _draw_styled(self, seg: str) -> None:
-        """Draw a run of single-width text interleaved with SGR sequences and
-        cursor positionings (CUP) -- what agents, highlighters and TUIs print
-        most -- splitting it in C and drawing each stretch between two CUPs
-        with slice assignments."""
-        scr = self._screen
-        # [text, sgr, cup, el, text, sgr, cup, el, ..., text]; typed so that
-        # a compiled build tests and compares plain strings.
-        parts: list[str | None] = _RUN_SPLIT(seg)
-        attr = scr.attr
-        first = parts[0] or ""
-        texts: list[str] = [first] if first else []
-        cell_attrs: list[Attr] = [attr] * len(first)
-        cache_get = _SGR_CACHE.get
-        from_default = FROM_DEFAULT.get
-        rows, cols = scr.rows, scr.columns
-        for k in range(1, len(parts), 4):
-            p = parts[k]
-            if p is None:
-                # CUP or EL: draw what came before first.
-                if texts:
-                    self._draw_cells_at_cursor(texts, cell_attrs, attr)
-                    texts.clear()  # neither list is kept by the draw
-                    cell_attrs.clear()
-                cup = parts[k + 1]
-                if cup is None:
-                    el = parts[k + 2]
-                    scr.attr = attr  # the erase colour (BCE)
-                    scr.erase_in_line(int(el) if el else 0)
-                    scr.last_char = ""
-                    t = parts[k + 3]
-                    if t:
-                        texts.append(t)
-                        cell_attrs += [attr] * len(t)
-                    continue
-                r, _, c = cup.partition(";")
-                if scr.origin:
-                    scr.cursor_position(int(r) if r else 1, int(c) if c else 1)
-                else:
-                    y = int(r) - 1 if r else 0
-                    x = int(c) - 1 if c else 0
-                    scr.y = 0 if y < 0 else (y if y < rows else rows - 1)
-                    scr.x = 0 if x < 0 else (x if x < cols else cols - 1)
-            elif p == "0" or not p:
-                attr = DEFAULT_ATTR
-            elif attr is DEFAULT_ATTR:
-                hit = from_default(p)
-                attr = hit if hit is not None else apply_sgr(attr, p)
-            else:
-                got = cache_get((id(attr), p))
-                if got is not None and got[0] is attr:
-                    attr = got[1]
-                else:
-                    attr = apply_sgr(attr, p)
-            t = parts[k + 3]
-            if t:
-                texts.append(t)
-                cell_attrs += [attr] * len(t)
-        if texts:
-            self._draw_cells_at_cursor(texts, cell_attrs, attr)
-        scr.attr = attr
-        if not parts[-1]:
-            scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
-
-    def _draw_cells_at_cursor(self, texts: list[str], cell_attrs: list[Attr], attr: Attr) -> None:
-        """Draw single-width text (in pieces) with one attribute per cell."""
-        scr = self._screen
-        body = texts[0] if len(texts) == 1 else "".join(texts)
-        x = scr.x
-        end = x + len(body)
-        if end <= scr.columns and not (scr.graphics or scr.insert_mode or scr.zwj):
-            # Fits on the line: two slice assignments.
-            y = scr.y
-            row = scr.chars[y]
-            if row[x] == "" or (end < scr.columns and row[end] == ""):
-                scr.heal(y, x, end, body[0] < "\x7f")
-            row[x:end] = body
-            scr.attrs[y][x:end] = cell_attrs
-            scr.touched.add(y)
-            scr.x = end if end < scr.columns or scr.autowrap else end - 1
-            scr.last_char = body[-1]
-            return
-        scr.attr = attr
-        if scr.graphics:
-            scr.draw_cells(dec_cells(body), cell_attrs)
-        else:
-            scr.draw_cells(body, cell_attrs)
 
     def _parse(self, text: str) -> None:
         scr = self._screen

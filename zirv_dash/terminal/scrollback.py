@@ -40,6 +40,17 @@ def line_cost(body: str | tuple[str, ...], attrs: Attr | tuple[Attr, ...]) -> in
     return cost
 
 
+def _rstrip_blanks(text: str) -> str:
+    """``text.rstrip(" ")``, faster: ``rstrip(" ")`` tests every character
+    it strips with a search of its argument, plain ``rstrip()`` with a table
+    -- the same result when everything it strips is a space."""
+    stripped = text.rstrip()
+    tail = len(text) - len(stripped)
+    if tail and text.count(" ", len(stripped)) != tail:
+        return text.rstrip(" ")  # other white space (a tab, NBSP) at the end
+    return stripped
+
+
 class Scrollback:
     """Scrollback state and operations; the grid that owns it sets ``columns``."""
 
@@ -74,7 +85,7 @@ class Scrollback:
             line = _EMPTY_LINE  # a blank line (a flood's commonest): one shared record
         else:
             text = "".join(chars)
-            stripped = text.rstrip(" ")
+            stripped = _rstrip_blanks(text)
             keep = cols - (len(text) - len(stripped))
             if keep < cols and (
                 wrapped or (not plain and attrs[keep:].count(DEFAULT_ATTR) != cols - keep)

@@ -1,0 +1,172 @@
+"""Styled runs: single-width text mixed with SGR, CUP and EL sequences.
+
+This is the bulk of what agents, highlighters and TUIs print, so it has its
+own path.  A run is split in C into texts and sequences; the rendition after
+every sequence comes from one C-level walk of the SGR graph (``sgr_graph``);
+the text is then written with list slice assignments:
+
+* a run with only SGR sequences (a highlighted line) is joined and drawn in
+  one go, its per-cell attributes built in C;
+* a run with cursor positionings or line erases (a TUI redrawing fields) is
+  drawn piece by piece, CUP targets coming from a per-size cache.
+
+Every shortcut leaves exactly the state that performing each sequence on its
+own leaves (``tests/terminal/test_styled_runs.py`` compares them).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import reduce
+from itertools import repeat
+from operator import iadd, itemgetter, mul
+from typing import Any
+
+from .attr import Attr
+from .dispatch import Dispatcher
+from .screen import Screen, dec_cells
+from .sgr_graph import ATTR, attr_of, node_for, step, walk
+
+# Splits a styled run into [text, sgr, cup, el, text, sgr, cup, el, ..., text]:
+# each sequence is an SGR (its parameters; the others None), a CUP (its
+# "row;col") or an EL (its mode).
+_RUN_SPLIT = re.compile(r"\x1b\[(?:([0-9;:]*)m|(\d{0,4};?\d{0,4})H|([012]?)K)").split
+_CUP_CACHE_LIMIT = 10000
+_first = itemgetter(0)
+_third = itemgetter(2)
+
+
+class StyledRuns(Dispatcher):
+    """Drawing styled runs (see the module docstring)."""
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__(screen)
+        # CUP parameter string -> (y, x), for the size in _cup_size.
+        self._cups: dict[str, tuple[int, int]] = {}
+        self._cup_size = (0, 0)
+
+    def _draw_styled(self, seg: str) -> None:
+        scr = self._screen
+        if "H" not in seg and "K" not in seg:
+            # No CUP or EL can be in it: every sequence is an SGR.
+            self._draw_sgr_run(seg)
+            return
+        parts: list[Any] = _RUN_SPLIT(seg)
+        n = len(parts)
+        rows, cols = scr.rows, scr.columns
+        if self._cup_size != (rows, cols):
+            self._cups = {}
+            self._cup_size = (rows, cols)
+        cup_get = self._cups.get
+        # What makes a piece need the general drawing code; none of it can
+        # change inside a run except a pending joiner, which only the
+        # general code clears.
+        simple = not (scr.graphics or scr.insert_mode or scr.zwj or scr.origin)
+        chars, arows, touched = scr.chars, scr.attrs, scr.touched
+        node = node_for(scr.attr)
+        t = parts[0]
+        if t:
+            self._draw_piece(t, node[ATTR])
+        for k in range(1, n, 4):
+            p = parts[k]
+            if p is not None:
+                nxt = node.get(p)
+                node = nxt if nxt is not None else step(node, p)
+            else:
+                c = parts[k + 1]
+                if c is not None:
+                    pos = cup_get(c)
+                    if pos is None or not simple:
+                        pos = self._cup(c)
+                    scr.y, scr.x = pos
+                else:
+                    el = parts[k + 2]
+                    scr.attr = node[ATTR]  # the erase colour (BCE)
+                    scr.erase_in_line(int(el) if el else 0)
+                    scr.last_char = ""
+            t = parts[k + 3]
+            if not t:
+                continue
+            x = scr.x
+            end = x + len(t)
+            if simple and end <= cols:
+                # Fits on the line: two slice assignments.
+                y = scr.y
+                row = chars[y]
+                if row[x] == "" or (end < cols and row[end] == ""):
+                    scr.heal(y, x, end, t[0] < "\x7f")
+                row[x:end] = t
+                arows[y][x:end] = [node[ATTR]] * len(t)
+                touched.add(y)
+                scr.x = end if end < cols or scr.autowrap else end - 1
+                scr.last_char = t[-1]
+            else:
+                self._draw_piece(t, node[ATTR])
+        scr.attr = node[ATTR]
+        if not parts[-1]:
+            scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
+
+    def _draw_sgr_run(self, seg: str) -> None:
+        """A run of text and SGR sequences only (a highlighted line): split,
+        walked and drawn in one go, every step a C loop."""
+        scr = self._screen
+        pieces = seg.split("\x1b[")
+        # Each piece after the first is "<params>m<text>" and params hold no "m".
+        split = list(map(str.partition, pieces[1:], repeat("m")))
+        texts = [pieces[0], *map(_third, split)]
+        nodes = walk(node_for(scr.attr), list(map(_first, split)))
+        attrs: list[Attr] = list(map(attr_of, nodes))
+        body = "".join(texts)
+        if body:
+            # One attribute per cell: ((a,) * len(t) for each piece), concatenated.
+            cells: list[Attr] = reduce(iadd, map(mul, zip(attrs), map(len, texts)), [])
+            self._draw_cells_at_cursor(body, cells, attrs[-1])
+        scr.attr = attrs[-1]
+        if not texts[-1]:
+            scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
+
+    def _cup(self, params: str) -> tuple[int, int]:
+        """Where CUP ``params`` ("row;col") puts the cursor (and remember it,
+        outside origin mode)."""
+        scr = self._screen
+        r, _, c = params.partition(";")
+        if scr.origin:
+            scr.cursor_position(int(r) if r else 1, int(c) if c else 1)
+            return scr.y, scr.x
+        rows, cols = scr.rows, scr.columns
+        y = int(r) - 1 if r else 0
+        x = int(c) - 1 if c else 0
+        pos = (
+            0 if y < 0 else (y if y < rows else rows - 1),
+            0 if x < 0 else (x if x < cols else cols - 1),
+        )
+        if len(self._cups) >= _CUP_CACHE_LIMIT:
+            self._cups.clear()
+        self._cups[params] = pos
+        return pos
+
+    def _draw_piece(self, text: str, attr: Attr) -> None:
+        self._draw_cells_at_cursor(text, [attr] * len(text), attr)
+
+    def _draw_cells_at_cursor(self, body: str, cell_attrs: list[Attr], attr: Attr) -> None:
+        """Draw single-width text with one attribute per cell."""
+        scr = self._screen
+        x = scr.x
+        end = x + len(body)
+        if end <= scr.columns and not (scr.graphics or scr.insert_mode or scr.zwj):
+            # Fits on the line: two slice assignments.
+            y = scr.y
+            row = scr.chars[y]
+            if row[x] == "" or (end < scr.columns and row[end] == ""):
+                scr.heal(y, x, end, body[0] < "\x7f")
+            row[x:end] = body
+            scr.attrs[y][x:end] = cell_attrs
+            scr.touched.add(y)
+            scr.x = end if end < scr.columns or scr.autowrap else end - 1
+            scr.last_char = body[-1]
+            return
+        scr.attr = attr
+        if scr.graphics:
+            scr.draw_cells(dec_cells(body), cell_attrs)
+        else:
+            scr.draw_cells(body, cell_attrs)
