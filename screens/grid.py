@@ -20,7 +20,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Label
 
 from widgets.grid_tile import GridTile, TileFacts
-from widgets.native_tile import make_tile
 from zirv_dash.dashboard import Dashboard
 from zirv_dash.pane import Pane
 
@@ -93,6 +92,8 @@ class GridScreen(ModalScreen[str | None]):
         self.dash = dash
         self._tick = tick or (lambda: 0)
         panes = dash.live_panes or list(dash.panes)
+        from widgets.native_tile import make_tile
+
         self.tiles = [make_tile(p, self._facts(p)) for p in panes]
         focused = dash.focused_pane
         self.cursor = next((i for i, p in enumerate(panes) if p is focused), 0)
@@ -140,6 +141,8 @@ class GridScreen(ModalScreen[str | None]):
         new = [p for p in self.dash.live_panes if p.short not in shown]
         if new:
             # A pane spawned while the grid is open gets a tile too.
+            from widgets.native_tile import make_tile
+
             tiles = [make_tile(p, self._facts(p)) for p in new]
             self.tiles += tiles
             self.query_one(Grid).mount(*tiles)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from textual.color import Color, ColorParseError
 from textual.widget import Widget
 
-from widgets.native_pane import NativePane
 from widgets.terminal_view import TerminalView
 from zirv_dash.pane import Pane
 from zirv_dash.runtime import events as ev
@@ -20,6 +19,7 @@ from zirv_dash.runtime.native_pane import NativeSessionPane
 
 if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen
+    from widgets.native_pane import NativePane
 
 
 class PaneViews:
@@ -78,6 +78,8 @@ class PaneViews:
         if isinstance(pane, NativeSessionPane) and pane.session is not None:
             # A native pane draws its session; one whose route failed shows why
             # in a terminal view like any pane that could not start.
+            from widgets.native_pane import NativePane
+
             native = NativePane(pane.session, id=f"pane-{short}")
             native.display = False
             self.native_views[short] = native

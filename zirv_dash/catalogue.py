@@ -21,9 +21,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from zirv_dash import adapters
-from zirv_dash.config import Settings
+
+if TYPE_CHECKING:
+    from zirv_dash.config import Settings
 
 TIERS: tuple[str, ...] = ("cheap", "standard", "deep")
 NO_MODEL = "–"

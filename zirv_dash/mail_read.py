@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import stat
@@ -22,8 +21,6 @@ from zirv_dash.mail_format import (
     mailbox_dir,
     parse_message,
 )
-
-log = logging.getLogger(__name__)
 
 MAX_COLLISIONS = 999
 MESSAGE_FILE_CAP = FULL_BODY_CAP + 64 * 1024
@@ -133,7 +130,9 @@ def _iter_messages(slug: str, problems: list[str] | None) -> Iterator[Message]:
                 if problems is not None:
                     problems.append(f"skipped mail {exc}")
                 else:
-                    log.warning("skipped mail %s", exc)
+                    import logging
+
+                    logging.getLogger(__name__).warning("skipped mail %s", exc)
 
 
 def list_messages(

@@ -16,11 +16,9 @@ a FIFO nobody writes, a socket, a 300 MB blob or a 5,000-deep nest. The rules:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -158,6 +156,8 @@ def _check_depth(value: object, path: Path, limit: int) -> None:
 
 def parse_json(text: str, path: Path, max_depth: int = MAX_DEPTH) -> Any:
     """`json.loads` with every failure (syntax, recursion, depth) as BadContent."""
+    import json
+
     try:
         value = json.loads(text)
     except RecursionError as exc:
@@ -201,6 +201,8 @@ def _check_toml_keys(text: str, path: Path) -> None:
 def parse_toml(text: str, path: Path, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
     """`tomllib.loads` with every failure (syntax, recursion, depth) as BadContent."""
     _check_toml_keys(text, path)
+    import tomllib
+
     try:
         value = tomllib.loads(text)
     except RecursionError as exc:
