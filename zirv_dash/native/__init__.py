@@ -8,10 +8,12 @@ The core of the native pane, free of any UI toolkit. The widget
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from zirv_dash.native.engine import NativeSession, Snapshot
-from zirv_dash.native.journal import Journal, journal_path
 from zirv_dash.native.routes import NativeConfig, Route, RouteError, load_config
+
+if TYPE_CHECKING:
+    from zirv_dash.native.engine import NativeSession, Snapshot
 
 __all__ = [
     "NativeConfig",
@@ -34,5 +36,18 @@ def open_session(
     """The session `session` (its journal replayed if it exists) on the role's route
     from `~/.zirv/native.toml`, or the offline demo route when there is none.
     Raises RouteError (naming the file and field) for a bad configuration."""
+    from zirv_dash.native.engine import NativeSession
+    from zirv_dash.native.journal import Journal, journal_path
+
     chosen = (config or load_config()).route_for(role)
     return NativeSession(chosen, Journal(journal_path(session)), workdir, headless=headless)
+
+
+def __getattr__(name: str) -> object:
+    # The session engine loads when first named: a module that needs only the
+    # approvals, the routes or the journal does not pay for it.
+    if name in ("NativeSession", "Snapshot"):
+        from zirv_dash.native import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
