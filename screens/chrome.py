@@ -42,6 +42,14 @@ AGE_SLACK = 0.02
 HELP_WARMUP = 1.0
 """Seconds after the first frame at which the help overlay is built and laid out,
 so the first `? help` chord only shows it (laying it out is ~100 ms)."""
+ECHO_WAIT = 0.03
+"""After a key is typed into the focused pane, a chrome redraw (a spinner frame)
+waits up to this long for the key's echo, so the echo's frame is not held up
+by drawing the sidebar and headers first, nor made larger by them..."""
+ECHO_FRAME = 0.006
+"""...or until this long after the echo was parsed (its frame is drawn by then)..."""
+DEFER_MAX = 0.1
+"""...but never longer than this in a row (keys typed faster than echoes return)."""
 
 
 class Chrome:
@@ -54,11 +62,19 @@ class Chrome:
         self._fine_age = False
         """Seconds in the age text: only while the spinner redraws anyway."""
         self._help_warmed = False
+        self._deferred: Timer | None = None
+        """The redraw put off until the typed key's echo is drawn."""
+        self._deferred_since = 0.0
+        self._echo_at = 0.0
+        """When the focused pane's output was last parsed (monotonic)."""
 
     # -- scheduling ----------------------------------------------------------------------
 
     def on_event(self, event: ev.EngineEvent) -> None:
         if isinstance(event, ev.PaneOutput):
+            focused = self._screen.dash.focused_pane
+            if focused is not None and focused.short == event.short:
+                self._echo_at = time.monotonic()
             return
         if isinstance(event, ev.StateChanged):
             screen = self._screen
@@ -139,10 +155,34 @@ class Chrome:
             return 0
         return int(time.monotonic() / SPINNER_PERIOD)
 
+    def _echo_wait(self, now: float) -> float:
+        """Seconds to put a redraw off for the echo of a key just typed (0: none)."""
+        focused = self._screen.dash.focused_pane
+        typed = focused.last_input_at if focused is not None else None
+        if typed is None or now - typed >= ECHO_WAIT:
+            return 0.0
+        if self._deferred_since and now - self._deferred_since >= DEFER_MAX:
+            return 0.0
+        if self._echo_at >= typed:
+            return self._echo_at + ECHO_FRAME - now
+        return typed + ECHO_WAIT - now
+
+    def _after_echo(self) -> None:
+        self._deferred = None
+        self.refresh()
+
     def refresh(self) -> None:
         screen = self._screen
         if not screen.is_mounted:
             return
+        now = time.monotonic()
+        wait = self._echo_wait(now)
+        if wait > 0:
+            self._deferred_since = self._deferred_since or now
+            if self._deferred is None:
+                self._deferred = screen.set_timer(wait, self._after_echo, name="after-echo")
+            return
+        self._deferred_since = 0.0
         if not self._help_warmed:
             self._help_warmed = True
             screen.set_timer(HELP_WARMUP, self._prepare_help, name="help-warmup")

@@ -18,7 +18,7 @@ lines nobody repaints are no longer rendered. A full update (and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
@@ -43,11 +43,6 @@ def line_bands(regions: Iterable[Region]) -> list[list[Region]]:
 
 
 class LineCompositor(Compositor):
-    def __init__(self) -> None:
-        super().__init__()
-        self._render_crop: Region | None = None
-        """While a partial update renders: the band being rendered."""
-
     def render_partial_update(self) -> ChopsUpdate | None:
         screen_region = self.size.region
         update_regions = self._dirty_regions.copy()
@@ -55,47 +50,63 @@ class LineCompositor(Compositor):
         if not update_regions:
             return None
         spans = list(self._regions_to_spans(update_regions))
-        chops: list[Mapping[int, Strip | None]] | None = None
+        chops: list[dict[int, Strip | None]] = [{} for _ in self.cuts]
         for band in line_bands(update_regions):
             crop = Region.from_union(band).intersection(screen_region)
-            if not crop:
-                continue
-            lines = set(crop.line_range)
-            self._render_crop = crop
-            try:
-                part = self._render_chops(crop, lines.__contains__)
-            finally:
-                self._render_crop = None
-            if chops is None:
-                chops = list(part)
-            else:
-                for y in lines:
-                    chops[y] = part[y]
-        if chops is None:
-            return None
+            if crop:
+                for y, line in self._render_band(crop).items():
+                    chops[y] = line
         chop_ends = [cut_set[1:] for cut_set in self.cuts]
         return ChopsUpdate(chops, spans, chop_ends)
 
-    def _get_renders(
-        self, crop: Region | None = None
-    ) -> Iterable[tuple[Region, Region, list[Strip]]]:
-        band = self._render_crop
-        if band is None or crop is None:
-            yield from super()._get_renders(crop)
-            return
-        overlaps = band.overlaps
-        # Whole widths: the compositor cuts a line at widgets' edges, and a
-        # strip must end on a cut; only lines outside the band are left out.
-        rows = Region(0, band.y, self.size.width, band.height)
-        for widget, (region, clip) in list(self.visible_widgets.items()):
+    def _render_band(self, crop: Region) -> dict[int, dict[int, Strip | None]]:
+        """The chops of the lines `crop` spans: Textual's `_render_chops` for
+        those lines only, asking each widget for just its part of them, and not
+        at all once every cut it spans is filled by a widget in front of it (a
+        container behind its children)."""
+        cuts = self.cuts
+        # Whole widths: the compositor cuts a line at widgets' edges, and a strip
+        # must end on a cut; only lines outside the band are left out.
+        rows = Region(0, crop.y, self.size.width, crop.height)
+        chops = {y: dict.fromkeys(cuts[y][:-1]) for y in rows.line_range}
+        empty = sum(len(line) for line in chops.values())
+        overlaps = crop.overlaps
+        for widget, (region, clip) in self.visible_widgets.items():  # front to back
             shown = region.intersection(clip)
             if not overlaps(shown):
                 continue  # its cells are outside every span of this band
-            x, y, width, height = shown.intersection(rows)
-            if not (width and height):
+            render_region = shown.intersection(rows)
+            x, y, width, height = render_region
+            first_cut, last_cut = render_region.column_span
+            lines = render_region.line_range
+            if not (width and height) or not _any_empty(chops, cuts, lines, first_cut, last_cut):
                 continue
-            yield (
-                region,
-                Region(x, y, width, height),
-                widget.render_lines(Region(x - region.x, y - region.y, width, height)),
-            )
+            strips = widget.render_lines(Region(x - region.x, y - region.y, width, height))
+            for line_y, strip in zip(lines, strips, strict=True):
+                line = chops[line_y]
+                final_cuts = [cut for cut in cuts[line_y] if last_cut >= cut >= first_cut]
+                pieces = strip.divide([cut - x for cut in final_cuts[1:]])
+                # One piece per cut but the last (where the widget ends).
+                for cut, piece in zip(final_cuts, pieces, strict=False):
+                    if cut in line and line[cut] is None:
+                        line[cut] = piece
+                        empty -= 1
+            if empty <= 0:
+                break
+        return chops
+
+
+def _any_empty(
+    chops: dict[int, dict[int, Strip | None]],
+    cuts: list[list[int]],
+    lines: range,
+    first_cut: int,
+    last_cut: int,
+) -> bool:
+    """Whether a cut in [first_cut, last_cut) of any of `lines` is still unfilled."""
+    for y in lines:
+        line = chops[y]
+        for cut in cuts[y]:
+            if first_cut <= cut < last_cut and line.get(cut, False) is None:
+                return True
+    return False

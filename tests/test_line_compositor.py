@@ -55,6 +55,11 @@ class Layout(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._compositor = LineCompositor()
+        self.requested: set[int] = set()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self.requested.update(crop.line_range)
+        return super().render_lines(crop)
 
     def compose(self) -> ComposeResult:
         yield Static("header", id="header")
@@ -100,6 +105,7 @@ async def test_partial_updates_match_textual_and_skip_untouched_lines() -> None:
                     regions.add(local.translate(widget.region.offset))
             side.requested.clear()
             term.requested.clear()
+            screen.requested.clear()
             drawn = _render(ours, regions, console)
             # Each widget was asked only for its lines inside the bands repainted
             # (Textual's compositor asks for every line of every widget touched).
@@ -113,6 +119,8 @@ async def test_partial_updates_match_textual_and_skip_untouched_lines() -> None:
                     for y in crop.intersection(region).line_range
                 }
                 assert widget.requested == wanted
+            # The screen behind header, body and footer is never drawn.
+            assert not screen.requested
             # Byte for byte what Textual's own compositor sends for the same update.
             for widget in (side, term):
                 widget._styles_cache.clear()

@@ -1,0 +1,50 @@
+"""A chrome redraw (a spinner frame) waits for the echo of a key just typed,
+so the echo's frame is drawn first; never for long."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from screens.chrome import DEFER_MAX, ECHO_FRAME, ECHO_WAIT
+from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from zirv_dash.runtime import events as ev
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture(autouse=True)
+def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    monkeypatch.setenv("PS1", "$ ")
+
+
+async def test_a_redraw_waits_for_the_typed_keys_echo_and_no_longer(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        dash, chrome = screen.dash, screen.chrome
+        await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
+        pane = dash.panes[0]
+        await pilot.pause(0.1)
+        assert chrome._echo_wait(time.monotonic()) == 0  # nothing typed lately
+        screen.engine.send_input(b"x")
+        typed = pane.last_input_at
+        assert typed is not None
+        # Before the echo: up to ECHO_WAIT after the key.
+        assert 0 < chrome._echo_wait(typed) <= ECHO_WAIT
+        assert chrome._echo_wait(typed + ECHO_WAIT) == 0
+        # The redraw asked for now is put off, then runs.
+        chrome.refresh()
+        assert chrome._deferred is not None
+        await wait_for(pilot, lambda: chrome._deferred is None)
+        # The echo parsed: only until its frame is drawn.
+        chrome.on_event(ev.PaneOutput(pane.short))
+        assert chrome._echo_at >= typed
+        echoed = chrome._echo_at = typed + 0.002
+        assert chrome._echo_wait(echoed) == pytest.approx(ECHO_FRAME)
+        # Keys typed faster than echoes come back do not hold the chrome forever.
+        chrome._echo_at, chrome._deferred_since = 0.0, typed
+        assert chrome._echo_wait(typed + DEFER_MAX) == 0
