@@ -166,3 +166,22 @@ def test_a_highlighted_line_is_one_run_per_colour() -> None:
     assert runs[0][1].bold and runs[0][1].fg == 2
     assert runs[2][1].fg == 200 and runs[4][1].fg == "#010203"
     assert m.cursor == (11, 0)
+
+
+def test_the_styled_run_pattern_accepts_what_the_alternation_did() -> None:
+    """The run pattern is written text-then-(sequence, text) with possessive
+    repetitions; it must end exactly where the plain alternation of the four
+    parts under one "+" ends, on any mix of their characters."""
+    from zirv_dash.terminal.parser import _styled_run_re
+
+    cls = narrow_class()
+    plain = re.compile(
+        f"(?:[{cls}]+|\x1b\\[[0-9;:]*m|\x1b\\[\\d{{0,4}};?\\d{{0,4}}H|\x1b\\[[012]?K)+"
+    )
+    fast = _styled_run_re()
+    rng = random.Random(5)
+    alphabet = ["\x1b[", "\x1b", "[", "0", "1", "9", ";", ":", "m", "H", "K", "x", "中", "\r"]
+    for _ in range(20000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        m = plain.match(s)
+        assert fast.match(s).end() == (m.end() if m else 0), repr(s)  # type: ignore[union-attr]

@@ -54,7 +54,7 @@ class Parser(StyledRuns):
             i = self._string(text, 0)
         while i < n:
             m = styled_match(text, i)
-            if m is not None:
+            if m is not None and m.end() > i:
                 j = m.end()
                 seg = text[i:j]
                 if "\x1b" in seg:
@@ -174,8 +174,13 @@ def _styled_run_re() -> re.Pattern[str]:
     global _STYLED_RE
     if _STYLED_RE is None:
         cls = narrow_class()
+        # Text, then (sequence, text) pairs, every repetition possessive:
+        # no sequence starts with a character of the class, so nothing could
+        # be given back anyway, and sre keeps no backtracking state (half
+        # the cost of an alternation of the four under one "+").  It may
+        # match nothing; the caller skips such a match.
         _STYLED_RE = re.compile(
-            f"(?:[{cls}]+|\x1b\\[[0-9;:]*m|\x1b\\[\\d{{0,4}};?\\d{{0,4}}H|\x1b\\[[012]?K)+"
+            f"[{cls}]*+(?:\x1b\\[(?:[0-9;:]*+m|\\d{{0,4}}+;?\\d{{0,4}}+H|[012]?K)[{cls}]*+)*+"
         )
     return _STYLED_RE
 

@@ -1,18 +1,17 @@
-"""SGR transitions as a graph that C code can walk.
+"""SGR transitions as a graph of dicts.
 
 A styled run (text between SGR, CUP and EL sequences) changes the rendition
-once per SGR.  Looking each change up in Python -- one ``dict.get`` on a key
-built from the current attribute and the parameters -- is what a highlighter's
-output costs most.  Here every rendition seen is a *node*: a ``dict`` mapping
-an SGR parameter string (the text between ``CSI`` and ``m``) to the next
-node, plus two reserved keys -- ``ATTR`` (``"m"``, which no parameter string
-can be) holding the node's :class:`Attr`, and ``None`` mapping to the node
-itself (a CUP or EL in the run: the rendition does not change).  So the
-renditions after each sequence of a run are
-``accumulate(sgr_params, dict.get, initial=node)``: one C loop, no Python
-frame per sequence.  A transition not in the graph yet makes ``dict.get``
-return ``None`` (and the step after it raise ``TypeError``); :func:`walk`
-then fills the missing transitions with :func:`apply_sgr`.
+once per SGR.  Every rendition seen is a *node*: a ``dict`` from an SGR to the
+next node, plus the reserved key ``ATTR`` (``"a"``, which no SGR key can be)
+holding the node's :class:`Attr`.  An SGR is keyed two ways, both mapping to
+the same node: by its parameters (``"1;31"``, what ``str.partition`` leaves
+of a piece of an SGR-only run) and by the whole sequence after ``ESC [``
+(``"1;31m"``, what the general split yields).  So a transition seen before
+is one ``dict.get``, and the renditions along an SGR-only run are
+``accumulate(params, dict.get, initial=node)``: one C loop, no Python frame
+per sequence.  A transition not in the graph yet makes ``dict.get`` return
+``None`` (and the step after it raise ``TypeError``); :func:`walk` then
+fills the missing transitions with :func:`apply_sgr`.
 
 The graph is bounded: past ``_LIMIT`` transitions it starts again empty.
 """
@@ -26,16 +25,16 @@ from typing import Any, cast
 
 from .attr import DEFAULT_ATTR, Attr, apply_sgr
 
-# A node: parameter string -> next node, ATTR -> its Attr, None -> itself.
-Node = dict[str | None, Any]
+# A node: SGR key -> next node, ATTR -> its Attr.
+Node = dict[str, Any]
 
-ATTR = "m"
+ATTR = "a"
 attr_of = itemgetter(ATTR)
 _LIMIT = 16384
 
 _nodes: dict[Attr, Node] = {}
 # dict.get as accumulate calls it: (node, params) -> next node or None.
-_get = cast(Callable[[Any, str | None], Any], dict.get)
+_get = cast(Callable[[Any, str], Any], dict.get)
 _edges = 0
 
 
@@ -43,14 +42,13 @@ def node_for(attr: Attr) -> Node:
     """The node of ``attr`` (made on first use)."""
     node = _nodes.get(attr)
     if node is None:
-        node = {ATTR: attr}
-        node[None] = node
-        _nodes[attr] = node
+        node = _nodes[attr] = {ATTR: attr}
     return node
 
 
-def step(node: Node, params: str) -> Node:
-    """Add (and return) the transition of ``node`` by ``params``."""
+def step(node: Node, params: str, key: str) -> Node:
+    """Add (and return) the transition of ``node`` by the SGR ``params``,
+    stored under ``key`` (``params`` itself, or the sequence with its "m")."""
     global _edges
     if _edges >= _LIMIT:
         # Start again: a stream of ever new colours (a gradient) must not
@@ -58,14 +56,14 @@ def step(node: Node, params: str) -> Node:
         _nodes.clear()
         _edges = 0
     nxt = node_for(apply_sgr(node[ATTR], params))
-    node[params] = nxt
+    node[key] = nxt
     _edges += 1
     return nxt
 
 
-def walk(start: Node, params: list[str | None]) -> list[Node]:
-    """The nodes after each SGR of ``params`` (``None`` for a CUP or EL),
-    ``start`` first: ``len(params) + 1`` nodes."""
+def walk(start: Node, params: list[str]) -> list[Node]:
+    """The nodes after each SGR of ``params``, ``start`` first:
+    ``len(params) + 1`` nodes."""
     try:
         out: list[Node | None] = list(accumulate(params, _get, initial=start))
     except TypeError:
@@ -76,10 +74,7 @@ def walk(start: Node, params: list[str | None]) -> list[Node]:
     node = start
     for p in params:
         nxt = node.get(p)
-        if nxt is None:
-            assert p is not None  # every node maps None to itself
-            nxt = step(node, p)
-        node = nxt
+        node = nxt if nxt is not None else step(node, p, p)
         nodes.append(node)
     return nodes
 

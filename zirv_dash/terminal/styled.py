@@ -20,17 +20,17 @@ import re
 from functools import reduce
 from itertools import repeat
 from operator import iadd, itemgetter, mul
-from typing import Any
 
 from .attr import Attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
 from .sgr_graph import ATTR, attr_of, node_for, step, walk
 
-# Splits a styled run into [text, sgr, cup, el, text, sgr, cup, el, ..., text]:
-# each sequence is an SGR (its parameters; the others None), a CUP (its
-# "row;col") or an EL (its mode).
-_RUN_SPLIT = re.compile(r"\x1b\[(?:([0-9;:]*)m|(\d{0,4};?\d{0,4})H|([012]?)K)").split
+# Splits a styled run into [text, sequence, text, ..., sequence, text], each
+# sequence without its "ESC [" ("1;31m", "12;5H", "2K").  The run is already
+# known to hold only those three kinds, so the loose pattern finds exactly
+# their ends (and costs less than telling them apart).
+_RUN_SPLIT = re.compile(r"\x1b\[([0-9;:]*[mHK])").split
 _CUP_CACHE_LIMIT = 10000
 _first = itemgetter(0)
 _third = itemgetter(2)
@@ -51,7 +51,7 @@ class StyledRuns(Dispatcher):
             # No CUP or EL can be in it: every sequence is an SGR.
             self._draw_sgr_run(seg)
             return
-        parts: list[Any] = _RUN_SPLIT(seg)
+        parts: list[str] = _RUN_SPLIT(seg)
         n = len(parts)
         rows, cols = scr.rows, scr.columns
         if self._cup_size != (rows, cols):
@@ -67,24 +67,25 @@ class StyledRuns(Dispatcher):
         t = parts[0]
         if t:
             self._draw_piece(t, node[ATTR])
-        for k in range(1, n, 4):
-            p = parts[k]
-            if p is not None:
-                nxt = node.get(p)
-                node = nxt if nxt is not None else step(node, p)
+        for k in range(1, n, 2):
+            s = parts[k]  # a whole sequence: "1;31m", "12;5H", "K"
+            nxt = node.get(s)
+            if nxt is not None:
+                node = nxt  # an SGR seen before in this rendition
             else:
-                c = parts[k + 1]
-                if c is not None:
-                    pos = cup_get(c)
+                final = s[-1]
+                if final == "m":
+                    node = step(node, s[:-1], s)
+                elif final == "H":
+                    pos = cup_get(s)
                     if pos is None or not simple:
-                        pos = self._cup(c)
+                        pos = self._cup(s)
                     scr.y, scr.x = pos
                 else:
-                    el = parts[k + 2]
                     scr.attr = node[ATTR]  # the erase colour (BCE)
-                    scr.erase_in_line(int(el) if el else 0)
+                    scr.erase_in_line(int(s[0]) if len(s) > 1 else 0)
                     scr.last_char = ""
-            t = parts[k + 3]
+            t = parts[k + 1]
             if not t:
                 continue
             x = scr.x
@@ -125,11 +126,11 @@ class StyledRuns(Dispatcher):
         if not texts[-1]:
             scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
 
-    def _cup(self, params: str) -> tuple[int, int]:
-        """Where CUP ``params`` ("row;col") puts the cursor (and remember it,
+    def _cup(self, seq: str) -> tuple[int, int]:
+        """Where CUP ``seq`` ("row;colH") puts the cursor (and remember it,
         outside origin mode)."""
         scr = self._screen
-        r, _, c = params.partition(";")
+        r, _, c = seq[:-1].partition(";")
         if scr.origin:
             scr.cursor_position(int(r) if r else 1, int(c) if c else 1)
             return scr.y, scr.x
@@ -142,7 +143,7 @@ class StyledRuns(Dispatcher):
         )
         if len(self._cups) >= _CUP_CACHE_LIMIT:
             self._cups.clear()
-        self._cups[params] = pos
+        self._cups[seq] = pos
         return pos
 
     def _draw_piece(self, text: str, attr: Attr) -> None:
