@@ -106,8 +106,12 @@ class Scrollback:
                         cost = line_cost(body, a0)
                     line = (body, a0, keep, cost, wrapped)
                 else:
-                    cell_attrs = tuple(attrs[:keep])
-                    line = (body, cell_attrs, keep, line_cost(body, cell_attrs), wrapped)
+                    cell_attrs = tuple(attrs[:keep]) if keep < cols else tuple(attrs)
+                    if type(body) is str:  # line_cost(), inlined for the common case
+                        cost = _LINE_OVERHEAD + _getsizeof(body) + _getsizeof(cell_attrs)
+                    else:
+                        cost = line_cost(body, cell_attrs)
+                    line = (body, cell_attrs, keep, cost, wrapped)
         hist = self.history
         hist.append(line)
         self.history_bytes += line[3]
