@@ -2,11 +2,12 @@
 
 This is the bulk of what agents, highlighters and TUIs print, so it has its
 own path.  A run is split in C into texts and sequences; the rendition after
-every sequence comes from one C-level walk of the SGR graph (``sgr_graph``);
-the text is then written with list slice assignments:
+every SGR is one lookup in the SGR graph (``sgr_graph``); the text is then
+written with list slice assignments:
 
-* a run with only SGR sequences (a highlighted line) is joined and drawn in
-  one go, its per-cell attributes built in C;
+* a run with only SGR sequences (a highlighted line) is split with
+  ``str.split``, walked through the graph in one C loop and drawn in one go,
+  its per-cell attributes built in C;
 * a run with cursor positionings or line erases (a TUI redrawing fields) is
   drawn piece by piece, CUP targets coming from a per-size cache.
 
@@ -41,7 +42,9 @@ class StyledRuns(Dispatcher):
 
     def __init__(self, screen: Screen) -> None:
         super().__init__(screen)
-        # CUP parameter string -> (y, x), for the size in _cup_size.
+        # CUP sequence ("12;5H") -> (y, x), for the size in _cup_size; at most
+        # _CUP_CACHE_LIMIT entries (~1.4 MB), what a TUI addressing every
+        # cell of a 200x50 screen needs.
         self._cups: dict[str, tuple[int, int]] = {}
         self._cup_size = (0, 0)
 
