@@ -71,10 +71,13 @@ def big_file(tmp: Path) -> Path:
     return path
 
 
-def run_dashboard(keys: int, tmp: Path) -> dict[str, list[float]]:
+def run_dashboard(
+    keys: int, tmp: Path, extra_env: dict[str, str] | None = None
+) -> dict[str, list[float]]:
     repo = tmp / "repo"
     repo.mkdir()
     env = base_env(tmp / "state")
+    env.update(extra_env or {})  # another version's tree on PYTHONPATH (latency_ab.py)
     argv = [sys.executable, "-m", "zirv_dash.cli", "chat", "--agent", "shell"]
     argv += ["--pane", "shell"] * 3
     old = os.getcwd()
