@@ -230,3 +230,26 @@ async def test_newline_keys_paste_and_ctrl_u(app: PaneApp) -> None:
         assert composer.text == "one\ntwo\nthree"
         await pilot.press("shift+tab")
         assert "accept-edits mode" in str(app.query_one("#native-hint", Static).render())
+
+
+async def test_a_draft_taller_than_its_box_keeps_the_cursor_in_view(app: PaneApp) -> None:
+    async with app.run_test(size=(100, 32)) as pilot:
+        composer = app.query_one(NativeComposer)
+        await pilot.press("a")
+        await until(pilot, lambda: composer.text == "a")
+        short = app.cursor_position
+        await pilot.press("b")
+        # The cursor (and the terminal's real cursor) moves on with a typed key
+        # while the draft fits its box and nothing scrolls.
+        assert composer.scroll_offset == (0, 0) and app.cursor_position.x == short.x + 1
+        for n in range(12):  # taller than the box's 8 rows: it scrolls
+            await pilot.press("shift+enter", chr(ord("c") + n))
+        await until(pilot, lambda: composer.text.count("\n") == 12)
+        bottom = composer.scroll_offset.y
+        assert bottom > 0
+        region = composer.content_region
+        assert region.y <= app.cursor_position.y < region.bottom  # on the last, shown row
+        for _ in range(12):
+            await pilot.press("up")
+        assert composer.scroll_offset.y < bottom  # followed the cursor back up
+        assert region.y <= app.cursor_position.y < region.bottom

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import TextArea
+from textual.widgets.text_area import Selection
 
 MODES = ("default", "accept-edits", "plan")
 NEWLINE_KEYS = ("shift+enter", "alt+enter", "ctrl+j")
@@ -87,6 +88,31 @@ class NativeComposer(TextArea):
             self.on_draft(self.text)
             return True
         return super().post_message(message)
+
+    def _watch_selection(self, previous_selection: Selection, selection: Selection) -> None:
+        """TextArea's cursor watcher scrolls the cursor into view on every move: a
+        walk over the scroll geometry each keystroke. A draft that fits its box
+        (the usual one: a line or a few) has nothing to scroll, so while it fits
+        and is not scrolled, only the rest of the watcher's work is done: the
+        cursor's offset, a screen selection cleared, the matching bracket, the
+        terminal cursor. SelectionChanged is not posted (nothing reads it here)."""
+        if not self.is_mounted:
+            return
+        if self.scroll_offset != (0, 0) or self.wrapped_document.height > self.size.height:
+            super()._watch_selection(previous_selection, selection)
+            return
+        self.app.clear_selection()
+        self._cursor_offset = self.wrapped_document.location_to_offset(selection.end)
+        row, column = selection.end
+        try:
+            character = self.document[row][column]
+        except IndexError:
+            character = ""
+        match = self.find_matching_bracket(character, selection.end)
+        self._matching_bracket_location = match
+        if match is not None:
+            self.refresh_lines(self._cursor_offset[1])
+        self.app.cursor_position = self.cursor_screen_offset
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """TextArea re-derives its theme from CSS on every render (a few ms a

@@ -111,6 +111,7 @@ class NativePane(SettledRender):
         self._shown: dict[str, str] = {}
         self._parts: dict[str, Widget] = {}
         self._draft = ""  # mirrors the composer, so unmount can save it
+        self._completing = False  # completions are shown (or the composer holds one)
         self._quit_armed = 0.0
         self._focus_on_mount = False
         self._branch = git_branch(str(session.workdir.root))
@@ -328,6 +329,9 @@ class NativePane(SettledRender):
     def _complete(self, draft: str) -> None:
         """Completions above the box: `/` commands or a last `@path` token."""
         rows = completions(self.session.workdir, draft)[:6]
+        if not rows and not self._completing:
+            return  # the usual keystroke: nothing offered before, nothing now
+        self._completing = bool(rows)
         box = self._part("#native-complete", Static)
         self.composer.completion = rows[0][0] if rows else None
         if box.display != bool(rows):
