@@ -129,3 +129,20 @@ async def test_type_now_takes_plain_characters_only(tmp_path: Path) -> None:
         await pilot.press("tab")  # the transcript has the focus now
         await until(pilot, lambda: app.focused is not composer)
         assert not pane.type_now("x", "x") and composer.text == "hi ?"
+
+
+async def test_an_idle_composer_draws_nothing(tmp_path: Path) -> None:
+    """Focused, a draft typed, nothing running: no frame touches the composer (its
+    cursor is steady — a blinking one repainted it twice a second, for ever)."""
+    app = PaneApp(long_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        composer = app.query_one(NativeComposer)
+        await until(pilot, lambda: app.focused is composer)
+        await pilot.press(*"draft")
+        await until(pilot, lambda: composer.text == "draft")
+        await pilot.pause(0.2)  # the keystrokes' own frames are drawn
+        counts: Counter[str] = Counter()
+        count_renders({"composer": composer}, counts)
+        await pilot.pause(1.3)  # longer than two blink periods
+        assert counts["composer"] == 0
+        assert composer.text == "draft" and app.focused is composer

@@ -66,6 +66,10 @@ class NativeComposer(TextArea):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        # A steady cursor: a blinking one repaints the composer twice a second for
+        # as long as the pane is open (an idle dashboard would never be quiet), and
+        # each blink frame can land on a keystroke's.
+        self.cursor_blink = False
         self.submit_history: list[str] = []
         self._walk: int | None = None  # index into history, 0 = newest
         self._stash = ""
@@ -175,7 +179,6 @@ class NativeComposer(TextArea):
     def type_character(self, character: str) -> None:
         """Insert one plain character as a typed key inserts it (the same edit
         TextArea's key handler makes), for a caller that routes keys itself."""
-        self._restart_blink()
         start, end = self.selection
         self._replace_via_keyboard(character, start, end)
 
