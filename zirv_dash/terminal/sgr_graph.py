@@ -2,8 +2,9 @@
 
 A styled run (text between SGR, CUP and EL sequences) changes the rendition
 once per SGR.  Every rendition seen is a *node*: a ``dict`` from an SGR to the
-next node, plus the reserved key ``ATTR`` (``"a"``, which no SGR key can be)
-holding the node's :class:`Attr`.  An SGR is keyed two ways, both mapping to
+next node, plus two reserved keys no SGR key can be: ``ATTR`` (``"a"``)
+holding the node's :class:`Attr` and ``CELL`` (``"c"``) the 1-tuple of it
+(what ``(a,) * n`` repeats for a piece of ``n`` cells).  An SGR is keyed two ways, both mapping to
 the same node: by its parameters (``"1;31"``, what ``str.partition`` leaves
 of a piece of an SGR-only run) and by the whole sequence after ``ESC [``
 (``"1;31m"``, what the general split yields).  So a transition seen before
@@ -25,11 +26,13 @@ from typing import Any, cast
 
 from .attr import DEFAULT_ATTR, Attr, apply_sgr
 
-# A node: SGR key -> next node, ATTR -> its Attr.
+# A node: SGR key -> next node, ATTR -> its Attr, CELL -> (its Attr,).
 Node = dict[str, Any]
 
 ATTR = "a"
+CELL = "c"
 attr_of = itemgetter(ATTR)
+cell_of = itemgetter(CELL)
 _LIMIT = 16384
 
 _nodes: dict[Attr, Node] = {}
@@ -42,7 +45,7 @@ def node_for(attr: Attr) -> Node:
     """The node of ``attr`` (made on first use)."""
     node = _nodes.get(attr)
     if node is None:
-        node = _nodes[attr] = {ATTR: attr}
+        node = _nodes[attr] = {ATTR: attr, CELL: (attr,)}
     return node
 
 
@@ -86,4 +89,15 @@ def reset() -> None:
     _edges = 0
 
 
-__all__ = ["ATTR", "DEFAULT_ATTR", "Node", "attr_of", "node_for", "reset", "step", "walk"]
+__all__ = [
+    "ATTR",
+    "CELL",
+    "DEFAULT_ATTR",
+    "Node",
+    "attr_of",
+    "cell_of",
+    "node_for",
+    "reset",
+    "step",
+    "walk",
+]

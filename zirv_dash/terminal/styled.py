@@ -25,7 +25,7 @@ from operator import iadd, itemgetter, mul
 from .attr import Attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
-from .sgr_graph import ATTR, attr_of, node_for, step, walk
+from .sgr_graph import ATTR, cell_of, node_for, step, walk
 
 # Splits a styled run into [text, sequence, text, ..., sequence, text], each
 # sequence without its "ESC [" ("1;31m", "12;5H", "2K").  The run is already
@@ -119,13 +119,13 @@ class StyledRuns(Dispatcher):
         split = list(map(str.partition, pieces[1:], repeat("m")))
         texts = [pieces[0], *map(_third, split)]
         nodes = walk(node_for(scr.attr), list(map(_first, split)))
-        attrs: list[Attr] = list(map(attr_of, nodes))
+        last: Attr = nodes[-1][ATTR]
         body = "".join(texts)
         if body:
             # One attribute per cell: ((a,) * len(t) for each piece), concatenated.
-            cells: list[Attr] = reduce(iadd, map(mul, zip(attrs), map(len, texts)), [])
-            self._draw_cells_at_cursor(body, cells, attrs[-1])
-        scr.attr = attrs[-1]
+            cells: list[Attr] = reduce(iadd, map(mul, map(cell_of, nodes), map(len, texts)), [])
+            self._draw_cells_at_cursor(body, cells, last)
+        scr.attr = last
         if not texts[-1]:
             scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
 
