@@ -25,7 +25,7 @@ from operator import iadd, itemgetter, mul
 from .attr import Attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
-from .sgr_graph import ATTR, cell_of, node_for, step, walk
+from .sgr_graph import ATTR, CELL, cell_of, node_for, step, walk
 
 # Splits a styled run into [text, sequence, text, ..., sequence, text], each
 # sequence without its "ESC [" ("1;31m", "12;5H", "2K").  The run is already
@@ -100,7 +100,7 @@ class StyledRuns(Dispatcher):
                 if row[x] == "" or (end < cols and row[end] == ""):
                     scr.heal(y, x, end, t[0] < "\x7f")
                 row[x:end] = t
-                arows[y][x:end] = [node[ATTR]] * len(t)
+                arows[y][x:end] = node[CELL] * (end - x)  # a tuple: copied as it is
                 touched.add(y)
                 scr.x = end if end < cols or scr.autowrap else end - 1
                 scr.last_char = t[-1]
