@@ -12,6 +12,7 @@ most once a minute.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual.timer import Timer
@@ -67,6 +68,8 @@ class Chrome:
         self._deferred_since = 0.0
         self._echo_at = 0.0
         """When the focused pane's output was last parsed (monotonic)."""
+        self._full_due: float | None = None
+        """While spinning: when the age text changes (a full redraw is due)."""
 
     # -- scheduling ----------------------------------------------------------------------
 
@@ -97,7 +100,7 @@ class Chrome:
 
     def _refresh_due(self) -> None:
         self._pending = False
-        self.refresh()
+        self._refresh_after_echo()
 
     def _set_timers(self, animating: bool, age_due: float | None) -> None:
         """The spinner while something works; otherwise one timer for the moment
@@ -105,7 +108,7 @@ class Chrome:
         minute): an idle dashboard wakes for nothing else."""
         screen = self._screen
         if animating and self._spinner is None:
-            self._spinner = screen.set_interval(SPINNER_PERIOD, self.refresh, name="spinner")
+            self._spinner = screen.set_interval(SPINNER_PERIOD, self._spin, name="spinner")
         elif not animating and self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
@@ -114,6 +117,31 @@ class Chrome:
             self._ages = None
         if age_due is not None and not animating:
             self._ages = screen.set_timer(age_due + AGE_SLACK, self.refresh, name="ages")
+        self._full_due = None
+        if age_due is not None and animating:
+            self._full_due = time.monotonic() + age_due + AGE_SLACK
+
+    def _spin(self) -> None:
+        """A spinner frame: only the glyphs of what works move. Everything else is
+        redrawn on the events that change it (a state change, a notice), and in
+        full when the focused pane's age text next changes."""
+        screen = self._screen
+        if not screen.is_mounted:
+            return
+        now = time.monotonic()
+        if self._full_due is not None and now >= self._full_due:
+            self.refresh()
+            return
+        if self._echo_wait(now) > 0:
+            return  # a typed key's echo is on its way: this frame is skipped
+        tick = self.tick()
+        if screen.sidebar_visible():
+            screen.query_one(Sidebar).spin(tick)
+        header = screen.query_one(HeaderBar)
+        if header.facts.tabs:
+            header.update_facts(replace(header.facts, tick=tick))
+        pane_header = screen.query_one(PaneHeader)
+        pane_header.update_facts(replace(pane_header.facts, tick=tick))
 
     # -- visibility ----------------------------------------------------------------------
 
@@ -169,20 +197,24 @@ class Chrome:
 
     def _after_echo(self) -> None:
         self._deferred = None
+        self._refresh_after_echo()
+
+    def _refresh_after_echo(self) -> None:
+        """`refresh`, put off while a key just typed is on its way to the glass."""
+        now = time.monotonic()
+        wait = self._echo_wait(now)
+        if wait > 0:
+            self._deferred_since = self._deferred_since or now
+            if self._deferred is None:
+                self._deferred = self._screen.set_timer(wait, self._after_echo, name="after-echo")
+            return
+        self._deferred_since = 0.0
         self.refresh()
 
     def refresh(self) -> None:
         screen = self._screen
         if not screen.is_mounted:
             return
-        now = time.monotonic()
-        wait = self._echo_wait(now)
-        if wait > 0:
-            self._deferred_since = self._deferred_since or now
-            if self._deferred is None:
-                self._deferred = screen.set_timer(wait, self._after_echo, name="after-echo")
-            return
-        self._deferred_since = 0.0
         if not self._help_warmed:
             self._help_warmed = True
             screen.set_timer(HELP_WARMUP, self._prepare_help, name="help-warmup")

@@ -36,8 +36,8 @@ async def test_a_redraw_waits_for_the_typed_keys_echo_and_no_longer(tmp_path: Pa
         # Before the echo: up to ECHO_WAIT after the key.
         assert 0 < chrome._echo_wait(typed) <= ECHO_WAIT
         assert chrome._echo_wait(typed + ECHO_WAIT) == 0
-        # The redraw asked for now is put off, then runs.
-        chrome.refresh()
+        # A redraw an event asks for is put off, then runs.
+        chrome._refresh_after_echo()
         assert chrome._deferred is not None
         await wait_for(pilot, lambda: chrome._deferred is None)
         # The echo parsed: only until its frame is drawn.
@@ -48,3 +48,40 @@ async def test_a_redraw_waits_for_the_typed_keys_echo_and_no_longer(tmp_path: Pa
         # Keys typed faster than echoes come back do not hold the chrome forever.
         chrome._echo_at, chrome._deferred_since = 0.0, typed
         assert chrome._echo_wait(typed + DEFER_MAX) == 0
+
+
+async def test_a_spinner_frame_moves_the_glyphs_without_a_full_redraw(tmp_path: Path) -> None:
+    from widgets.glyphs import SPINNER
+    from widgets.sidebar import Sidebar
+    from zirv_dash.pane import PaneState
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        dash, chrome = screen.dash, screen.chrome
+        await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
+        screen.engine.send_input(b"while :; do echo busy; sleep 0.05; done\r")
+        await wait_for(pilot, lambda: dash.state_of(dash.panes[0]) is PaneState.WORKING)
+        await wait_for(pilot, lambda: chrome._spinner is not None)
+        chrome.refresh()
+        full: list[float] = []
+        refresh = chrome.refresh
+        chrome.refresh = lambda: full.append(time.monotonic()) or refresh()  # type: ignore[method-assign]
+        sidebar = screen.query_one(Sidebar)
+        ticks = iter(range(1000, 1010))
+        chrome.tick = lambda: next(ticks)  # type: ignore[method-assign]
+        chrome._full_due = time.monotonic() + 60
+        chrome._echo_at = chrome._deferred_since = 0.0
+        pane = dash.panes[0]
+        pane.last_input_at = None  # no key on its way
+        seen = set()
+        for _ in range(3):
+            chrome._spin()
+            seen.add(sidebar.render_line(1).text)
+        assert not full  # no state, row or header was computed again
+        assert sidebar.tick == 1002 and screen.query_one("#pane-header").facts.tick == 1002
+        assert len(seen) == 3 and all(any(c in t for c in SPINNER) for t in seen)
+        # When the age text changes, the frame is a full redraw.
+        chrome._full_due = time.monotonic() - 1
+        chrome._spin()
+        assert full

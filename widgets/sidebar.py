@@ -154,6 +154,17 @@ class Sidebar(Widget):
             self.collapsed.discard(group or "")
         self._relayout()
 
+    def spin(self, tick: int) -> None:
+        """A spinner frame: only the working rows are drawn again."""
+        if tick == self.tick:
+            return
+        self.tick = tick
+        width = self.size.width
+        for index, drawn in enumerate(self._drawn):
+            y = index - self.top + self._first_line()
+            if self._animated(drawn) and self._first_line() <= y < self.size.height:
+                self.refresh(Region(0, y, width, 1))
+
     def _relayout(self) -> None:
         old = self._drawn
         self._drawn = self._lines()
