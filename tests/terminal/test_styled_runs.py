@@ -148,6 +148,24 @@ def test_sgr_graph_starting_again_changes_nothing(monkeypatch: pytest.MonkeyPatc
     assert _state(fast) == _state(ref)
 
 
+def test_renditions_interned_again_are_drawn_with_the_new_objects() -> None:
+    """More distinct colours than the intern table holds (a gradient) start it
+    again; the SGR graph must start again too, or a row drawn afterwards mixes
+    equal renditions that are different objects, and scrollback stores it cell
+    by cell instead of as one run."""
+    gradient = "".join(f"\x1b[38;2;{i % 256};{i // 256};0mg" for i in range(9000))
+    stored = []
+    for model in (TerminalModel(10, 3), _general(TerminalModel(10, 3))):
+        model.feed(b"\x1b[41mx\x1b[0m\r\n")
+        model.feed(gradient.encode() + b"\x1b[0m\x1b[2J\x1b[H")
+        model.feed(b"\x1b[41mab\x1b[K\x1b[0m\r\n\r\n\r\n")
+        line = model._screen.history[-1]
+        assert line[0].startswith("ab")
+        stored.append((type(line[1]).__name__, line[3]))
+    assert stored[0] == stored[1]
+    assert stored[0][0] == "Attr"  # one rendition for the whole row, as the general path
+
+
 def test_cup_targets_follow_a_resize() -> None:
     m = TerminalModel(80, 24)
     m.feed(b"\x1b[20;70Ha\x1b[1mb")

@@ -49,12 +49,17 @@ _SGR_CACHE: dict[tuple[int, str], tuple[Attr, Attr]] = {}
 # this lookup needs neither a key tuple nor an id.
 FROM_DEFAULT: dict[str, Attr] = {}
 _CACHE_LIMIT = 8192
+INTERN_GENERATION = [0]
+"""Bumped each time the intern table starts again: a cache of interned renditions
+elsewhere (the SGR graph) starts again with it, or it would keep drawing with
+renditions equal to, but no longer the same objects as, the newly interned ones."""
 
 
 def intern_attr(attr: Attr) -> Attr:
     got = _INTERN.get(attr)
     if got is None:
         if len(_INTERN) > _CACHE_LIMIT:
+            INTERN_GENERATION[0] += 1
             _INTERN.clear()
             _SGR_CACHE.clear()
             FROM_DEFAULT.clear()

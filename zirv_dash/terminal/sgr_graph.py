@@ -24,7 +24,7 @@ from itertools import accumulate
 from operator import itemgetter
 from typing import Any, cast
 
-from .attr import DEFAULT_ATTR, Attr, apply_sgr
+from .attr import DEFAULT_ATTR, INTERN_GENERATION, Attr, apply_sgr
 
 # A node: SGR key -> next node, ATTR -> its Attr, CELL -> (its Attr,).
 Node = dict[str, Any]
@@ -39,10 +39,13 @@ _nodes: dict[Attr, Node] = {}
 # dict.get as accumulate calls it: (node, params) -> next node or None.
 _get = cast(Callable[[Any, str], Any], dict.get)
 _edges = 0
+_generation = 0
 
 
 def node_for(attr: Attr) -> Node:
     """The node of ``attr`` (made on first use)."""
+    if INTERN_GENERATION[0] != _generation:
+        reset()  # the renditions were interned again: draw with the new objects
     node = _nodes.get(attr)
     if node is None:
         node = _nodes[attr] = {ATTR: attr, CELL: (attr,)}
@@ -84,9 +87,10 @@ def walk(start: Node, params: list[str]) -> list[Node]:
 
 def reset() -> None:
     """Forget every transition (tests use it to start from an empty graph)."""
-    global _edges
+    global _edges, _generation
     _nodes.clear()
     _edges = 0
+    _generation = INTERN_GENERATION[0]
 
 
 __all__ = [
