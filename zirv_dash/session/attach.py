@@ -14,6 +14,7 @@ import asyncio
 import base64
 import contextlib
 import os
+import select
 import signal
 import termios
 import tty
@@ -30,6 +31,8 @@ RESET_TERMINAL = (
     "\x1b[?1004l\x1b[<u\x1b[0 q\x1b[?25h\x1b[?1049l"
 )
 """What a session may have switched on in this terminal, switched off again."""
+WRITE_WAIT = 1.0
+"""Longest wait for a full terminal to take more output, per try."""
 
 
 class _Attachment:
@@ -51,7 +54,11 @@ class _Attachment:
     def write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            written = os.write(self.out_fd, view)
+            try:
+                written = os.write(self.out_fd, view)
+            except BlockingIOError:  # a terminal someone left non-blocking: wait for it
+                select.select([], [self.out_fd], [], WRITE_WAIT)
+                continue
             view = view[written:]
 
     async def paint(self) -> None:
@@ -80,7 +87,10 @@ class _Attachment:
             self._repaint = asyncio.ensure_future(self.paint())
         else:
             self.seq = out.seq
-            self.write(out.data)
+            try:
+                self.write(out.data)
+            except OSError:  # the terminal went away (a hang-up): nothing to show on
+                self._finish("terminal gone")
 
     async def resize(self) -> None:
         if not self.controller:
@@ -203,6 +213,8 @@ async def attach(
         why = link.done.result() if link.done.done() else "runtime gone"
         for task in (*tasks, closed):
             task.cancel()
+        if link._repaint is not None and not link._repaint.done():
+            link._repaint.cancel()
         return why
     finally:
         with contextlib.suppress(ValueError, OSError):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +44,8 @@ from zirv_dash.session.protocol import (
     decode_incoming,
     encode,
 )
+
+log = logging.getLogger("zirv.session.client")
 
 __all__ = ["Client", "NotRunning", "RemoteError", "call", "server_credentials"]
 
@@ -140,7 +143,8 @@ class Client:
             await self._writer.wait_closed()
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            # A read loop that already ended on an error has nothing more to say.
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
 
     async def _read_loop(self) -> None:
@@ -169,7 +173,10 @@ class Client:
             raw = msgspec.convert(frame.data or "", bytes)
             out = Output(output=frame.output, seq=frame.seq, data=raw, lost=frame.lost)
             if self.output_sink is not None:
-                self.output_sink(out)
+                try:
+                    self.output_sink(out)
+                except Exception:  # the sink's failure is its own: keep reading
+                    log.exception("output sink failed on a frame of %s", out.output)
             else:
                 self.outputs.put_nowait(out)
         elif frame.ok is not None:
