@@ -50,4 +50,8 @@ def __getattr__(name: str) -> object:
         from zirv_dash.native import engine
 
         return getattr(engine, name)
+    if name in ("Journal", "journal_path"):
+        from zirv_dash.native import journal
+
+        return getattr(journal, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
