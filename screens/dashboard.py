@@ -14,7 +14,7 @@ import contextvars
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual._context import active_app
@@ -38,7 +38,6 @@ from screens.review_actions import ReviewActions
 from screens.roster_actions import RosterActions
 from widgets.footer_bar import FooterBar
 from widgets.header_bar import HeaderBar
-from widgets.native_pane import NativePane
 from widgets.pane_area import PaneArea
 from widgets.pane_header import PaneHeader
 from widgets.sidebar import Sidebar
@@ -49,6 +48,9 @@ from zirv_dash.keymap import ACTION_BY_ID, ACTIONS, PrefixFilter, describe_key
 from zirv_dash.launch import LaunchOptions
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime.events import EngineEvent
+
+if TYPE_CHECKING:
+    from widgets.native_pane import NativePane
 
 log = logging.getLogger("zirv.dashboard")
 
