@@ -63,6 +63,10 @@ def background_at(app: App[None], x: int, y: int) -> str | None:
     return None
 
 
+def ticker_shows(app: App[None], text: str) -> Callable[[], bool]:
+    return lambda: glyphs(app, 3).startswith(text)
+
+
 async def settle(pilot: Pilot[None], done: Callable[[], bool]) -> None:
     for _ in range(200):
         await pilot.pause(0.01)
@@ -79,8 +83,7 @@ async def test_a_neighbour_repainting_does_not_redraw_a_settled_widget() -> None
         Counted.drawn = 0
         for n in range(1, 6):
             ticker.update(str(n))
-            shown = str(n)
-            await settle(pilot, lambda: glyphs(app, 3).startswith(shown))
+            await settle(pilot, ticker_shows(app, str(n)))
         assert Counted.drawn == 0
         assert "steady text" in glyphs(app, 0)
 
