@@ -323,6 +323,11 @@ class EngineHost:
             return
         while pane.inbox:
             pane.pump(pane.inbox_bytes or 65536)
+        # What the pump would have said had it parsed these bytes: the views (the
+        # hosted dashboard's) repaint, states are polled. Without it a read that
+        # got here first left the dashboard showing the screen before them.
+        self.engine.emit(ev.PaneOutput(pane.short))
+        self.engine.poll_soon()
         if pane.alive and pane.wants_read:
             self.engine.watch(pane)
             self.engine.ensure_flush(pane)  # query replies the parse produced
