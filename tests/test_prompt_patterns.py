@@ -9,6 +9,7 @@ The built-in demo agent and a shell are checked live on a real PTY.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -226,6 +227,11 @@ def test_shell_prompt_but_not_while_a_job_runs(tmp_path: Path) -> None:
         pane.send(b"printf 'job> '; sleep 30\r")
         _await(pane, "the job's output", lambda: "job>" in pane.last_screen_line())
         assert not pane.at_input_prompt()
+        # Interrupt the job itself (the sleep in the foreground), not the shell
+        # between the printf and the sleep (it may not prompt again).
+        assert pane.pty is not None
+        tty, shell = pane.pty.fd, pane.pty.pid
+        _await(pane, "the sleep in the foreground", lambda: os.tcgetpgrp(tty) != shell)
         pane.send(b"\x03")
         _await(pane, "the prompt after the job", pane.at_input_prompt)
         pane.send(b"echo draft")
