@@ -238,3 +238,26 @@ def test_shell_prompt_but_not_while_a_job_runs(tmp_path: Path) -> None:
         assert not pane.at_input_prompt()
     finally:
         pane.stop(grace=0.5)
+
+
+def test_ctrl_c_reaches_a_job_when_the_dashboard_ignores_sigint(tmp_path: Path) -> None:
+    """Started in the background of a script (or under nohup) the dashboard runs
+    with SIGINT ignored; its panes' children must not inherit that."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        pane = _pane("shell", ["/bin/sh"], tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    try:
+        _await(pane, "the shell prompt", pane.at_input_prompt)
+        pane.send(b"sleep 60; echo not-interrupted\r")
+        assert pane.pty is not None
+        tty, shell = pane.pty.fd, pane.pty.pid
+        _await(pane, "the sleep in the foreground", lambda: os.tcgetpgrp(tty) != shell)
+        pane.send(b"\x03")
+        _await(pane, "the prompt after Ctrl+C", pane.at_input_prompt)
+        assert "not-interrupted" not in [line.strip() for line in pane.model_view.lines()]
+    finally:
+        pane.stop(grace=0.5)

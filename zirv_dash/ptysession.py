@@ -38,6 +38,16 @@ user is typing into — the dashboard — is scheduled first, and a busy agent c
 make keystrokes lag. An idle dashboard takes nothing from its children."""
 
 
+CHILD_DEFAULT_SIGNALS = (
+    signal.SIGINT,
+    signal.SIGQUIT,
+    signal.SIGHUP,
+    signal.SIGTSTP,
+    signal.SIGTTIN,
+    signal.SIGTTOU,
+)
+
+
 def _child_setup() -> None:
     # Runs in the child between fork and exec, after setsid (start_new_session).
     # subprocess runs it under its own guard: whatever it raises is reported to
@@ -46,6 +56,12 @@ def _child_setup() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     with contextlib.suppress(OSError):
         os.nice(CHILD_NICE)
+    # An ignored signal stays ignored across exec: a dashboard started in the
+    # background of a script, or under nohup, would hand its children a Ctrl+C
+    # (and a hang-up) that does nothing. A pane's child starts as a login shell
+    # would, with every terminal signal at its default (as tmux does).
+    for sig in CHILD_DEFAULT_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def resolve_program(argv0: str, env: Mapping[str, str]) -> str | None:
