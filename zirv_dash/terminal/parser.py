@@ -50,6 +50,7 @@ class Parser(StyledRuns):
         csi_match = _CSI_RE.match
         n = len(text)
         i = 0
+        sgr_tried = 0  # highlighted lines were matched up to here (_sgr_lines)
         if self._str_kind:
             i = self._string(text, 0)
         while i < n:
@@ -133,8 +134,11 @@ class Parser(StyledRuns):
                     elif scr.y < scr.rows - 1:
                         scr.y += 1
                     i += 2
-                    if i < n and text[i] != "\x1b" and scr.lines_fast_path():
-                        i = self._lines(text, i)
+                    if i < n and (i >= sgr_tried or text[i] != "\x1b") and scr.lines_fast_path():
+                        j = self._lines(text, i) if text[i] != "\x1b" else i
+                        if j == i and i >= sgr_tried:
+                            j, sgr_tried = self._sgr_lines(text, i)
+                        i = j
                 else:
                     i += 1
                 continue

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .attr import DEFAULT_ATTR, erase_attr
+from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .grid import Grid
 
 
@@ -119,6 +119,39 @@ class ScrollOps(Grid):
             blank_a,
         ]
         wrapped[:] = [*wrapped[n_old : rows - 1], *[False] * (len(shown) + 1)]
+        self.all_touched = True
+
+    def feed_styled_lines(self, lines: list[str], cells: list[Attr], starts: list[int]) -> None:
+        """:meth:`feed_lines` for highlighted lines: line ``k`` is drawn with
+        the attributes ``cells[starts[k] : starts[k] + len(lines[k])]``; the
+        rendition at each CR LF has no background (so the blank rows the
+        scrolls bring in are default ones, as :meth:`lines_fast_path` asks
+        of the row the first line lands on)."""
+        rows, cols = self.rows, self.columns
+        chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
+        n_old = min(len(lines), rows - 1)
+        for y in range(n_old):
+            self._push_history(chars[y], attrs[y], wrapped[y])
+        through = len(lines) - n_old
+        push = self._push_narrow
+        for k in range(through):
+            push(lines[k], cells, starts[k])
+        blank_c, blank_a = chars[rows - 1], attrs[rows - 1]
+        new_a: list[list[Attr]] = []
+        for k in range(through, len(lines)):
+            s = starts[k]
+            w = len(lines[k])
+            row = cells[s : s + w]
+            if w < cols:
+                row += [DEFAULT_ATTR] * (cols - w)
+            new_a.append(row)
+        chars[:] = [
+            *chars[n_old : rows - 1],
+            *[list(text.ljust(cols)) for text in lines[through:]],
+            blank_c,
+        ]
+        attrs[:] = [*attrs[n_old : rows - 1], *new_a, blank_a]
+        wrapped[:] = [*wrapped[n_old : rows - 1], *[False] * (len(lines) - through + 1)]
         self.all_touched = True
 
     def scroll_down(self, n: int) -> None:

@@ -120,6 +120,48 @@ class Scrollback:
             while self.history_bytes > limit and hist:
                 self.history_bytes -= hist.popleft()[3]
 
+    def _push_narrow(self, text: str, cells: list[Attr], s: int) -> None:
+        """What :meth:`_push_history` makes of a row holding single-width
+        ``text`` (at most a row wide) with the attributes ``cells[s : s +
+        len(text)]``, blank and default past it, not wrapped -- without the
+        row (a highlighted log line scrolling straight through)."""
+        cols = self.columns
+        w = len(text)
+        e = s + w
+        stripped = _rstrip_blanks(text)
+        keep = len(stripped)
+        line: HistLine
+        if w < cols:
+            # The default blanks past the text: uniform only in the default.
+            uniform = (w == 0 or cells[s] is DEFAULT_ATTR) and cells[s:e].count(DEFAULT_ATTR) == w
+            a0 = DEFAULT_ATTR
+        else:
+            a0 = cells[s]
+            uniform = cells[e - 1] is a0 and cells[s:e].count(a0) == cols
+        plain = uniform and a0 is DEFAULT_ATTR
+        if keep < w and not plain and cells[s + keep : e].count(DEFAULT_ATTR) != w - keep:
+            keep = cols  # coloured trailing blanks are visible
+        if keep == 0:
+            line = _EMPTY_LINE
+        else:
+            body = stripped if keep < cols else text.ljust(cols)
+            if uniform:
+                line = (body, a0, keep, _LINE_OVERHEAD + _getsizeof(body), False)
+            else:
+                if keep <= w:
+                    cell_attrs = tuple(cells[s : s + keep])
+                else:
+                    cell_attrs = (*cells[s:e], *[DEFAULT_ATTR] * (cols - w))
+                cost = _LINE_OVERHEAD + _getsizeof(body) + _getsizeof(cell_attrs)
+                line = (body, cell_attrs, keep, cost, False)
+        hist = self.history
+        hist.append(line)
+        self.history_bytes += line[3]
+        if self.history_bytes > self.history_limit:
+            limit = self.history_limit
+            while self.history_bytes > limit and hist:
+                self.history_bytes -= hist.popleft()[3]
+
     def _push_text_lines(self, lines: list[str]) -> None:
         """Append lines of single-width text in the default rendition, not
         wrapped -- what :meth:`_push_history` makes of such rows, without the

@@ -26,12 +26,14 @@ from .attr import Attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
 from .sgr_graph import ATTR, CELL, cell_of, node_for, step, walk
+from .widths import narrow_class
 
 # Splits a styled run into [text, sequence, text, ..., sequence, text], each
 # sequence without its "ESC [" ("1;31m", "12;5H", "2K").  The run is already
 # known to hold only those three kinds, so the loose pattern finds exactly
 # their ends (and costs less than telling them apart).
 _RUN_SPLIT = re.compile(r"\x1b\[([0-9;:]*[mHK])").split
+_SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 _CUP_CACHE_LIMIT = 10000
 _first = itemgetter(0)
 _third = itemgetter(2)
@@ -129,6 +131,49 @@ class StyledRuns(Dispatcher):
         if not texts[-1]:
             scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
 
+    def _sgr_lines(self, text: str, i: int) -> tuple[int, int]:
+        """Whole highlighted lines at ``i`` (text and SGR sequences, each line
+        ended by CR LF) written in one go where :meth:`Screen.lines_fast_path`
+        holds; returns the index after them and how far the lines matched
+        (a caller does not try again before that: each stretch is matched
+        at most twice).  Every SGR is walked through the graph in one C
+        loop over all the lines, and the per-cell attributes of all of
+        them are built at once; a line wider than the screen, or one whose
+        CR LF comes in a rendition with a background (the next row's
+        blanks take it), ends the stretch there."""
+        m = _sgr_lines_re().match(text, i)
+        if m is None:
+            return i, i
+        scr = self._screen
+        block = m.group()
+        parts = _SGR_SPLIT(block)
+        texts = parts[::2]
+        nodes = walk(node_for(scr.attr), parts[1::2])
+        # One attribute per character of the text, CR LF pairs included:
+        # the CR's is the rendition the line ends in.
+        cells: list[Attr] = reduce(iadd, map(mul, map(cell_of, nodes), map(len, texts)), [])
+        lines = "".join(texts).split("\r\n")
+        lines.pop()  # after the last CR LF: nothing
+        cols = scr.columns
+        starts: list[int] = []
+        s = 0
+        for line in lines:
+            e = s + len(line)
+            if e - s > cols or cells[e][1] is not None:
+                break
+            starts.append(s)
+            s = e + 2
+        good = len(starts)
+        if not good:
+            return i, m.end()
+        end = m.end()
+        if good < len(lines):
+            del lines[good:]
+            end -= len(block.split("\r\n", good)[-1])
+        scr.feed_styled_lines(lines, cells, starts)
+        scr.attr = cells[s - 2]
+        return end, m.end()
+
     def _cup(self, seq: str) -> tuple[int, int]:
         """Where CUP ``seq`` ("row;colH") puts the cursor (and remember it,
         outside origin mode)."""
@@ -174,3 +219,15 @@ class StyledRuns(Dispatcher):
             scr.draw_cells(dec_cells(body), cell_attrs)
         else:
             scr.draw_cells(body, cell_attrs)
+
+
+def _sgr_lines_re() -> re.Pattern[str]:
+    """Whole lines of single-width text and SGR sequences, each ended by CR LF."""
+    global _SGR_LINES_RE
+    if _SGR_LINES_RE is None:
+        cls = narrow_class()
+        _SGR_LINES_RE = re.compile(f"(?:[{cls}]*+(?:\x1b\\[[0-9;:]*+m[{cls}]*+)*+\r\n)++")
+    return _SGR_LINES_RE
+
+
+_SGR_LINES_RE: re.Pattern[str] | None = None
