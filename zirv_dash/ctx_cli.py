@@ -18,8 +18,8 @@ import time
 from typing import Any
 
 from zirv_dash import mail, paths, registry
+from zirv_dash.ctx_args import Parser
 from zirv_dash.ctx_common import (
-    Parser,
     identity,
     my_short,
     my_slug,

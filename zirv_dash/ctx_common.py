@@ -1,15 +1,18 @@
-"""What every `zirv ctx` verb shares: argument parsing without sys.exit, the
-one-line error form, the caller's identity and mailbox, and the mail limits."""
+"""What every `zirv ctx` verb shares: argument parsing without sys.exit (the
+parser itself is in `ctx_args`), the one-line error form, the caller's
+identity and mailbox, and the mail limits."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
 
-from zirv_dash import paths
+TYPE_CHECKING = False  # `typing` (with contextlib) is not imported to run a verb
+if TYPE_CHECKING:
+    import argparse
+
+    from zirv_dash.ctx_args import Parser as Parser
 
 
 class UsageError(Exception):
@@ -33,31 +36,13 @@ def terminal_columns() -> int:
         return 80
 
 
-class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, its default width found without `shutil`: argparse
-    builds one for every `add_argument`, so each verb would import it."""
+def __getattr__(name: str) -> object:
+    # `Parser` needs argparse, which a verb that parses nothing never imports.
+    if name == "Parser":
+        from zirv_dash.ctx_args import Parser
 
-    def __init__(
-        self,
-        prog: str,
-        indent_increment: int = 2,
-        max_help_position: int = 24,
-        width: int | None = None,
-    ) -> None:
-        if width is None:
-            width = terminal_columns() - 2  # what argparse itself subtracts
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as exit code 2 without sys.exit."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}\n{self.format_usage().rstrip()}")
+        return Parser
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_args(parser: Parser, argv: list[str]) -> argparse.Namespace | int:
@@ -86,6 +71,8 @@ def identity() -> tuple[str | None, str | None]:
 
 def my_short() -> str | None:
     session, _ = identity()
+    from zirv_dash import paths  # with pathlib: not for a verb that needs no paths (hook)
+
     return paths.short_id(session) if session else None
 
 
@@ -98,6 +85,8 @@ class Refused(Exception):
 
 
 def my_slug() -> str:
+    from zirv_dash import paths
+
     try:
         return paths.repo_slug(paths.repo_root())
     except FileNotFoundError as exc:

@@ -8,7 +8,8 @@ import signal
 import time
 
 from zirv_dash import procinfo, registry
-from zirv_dash.ctx_common import Parser, err, parse_args, report_problems
+from zirv_dash.ctx_args import Parser
+from zirv_dash.ctx_common import err, parse_args, report_problems
 from zirv_dash.ctx_kill_native import end_native, is_native
 
 KILL_GRACE_SECS = 3.0

@@ -8,7 +8,6 @@ import time
 
 from zirv_dash import mail, paths
 from zirv_dash.ctx_common import (
-    Parser,
     Refused,
     err,
     identity,
@@ -19,7 +18,12 @@ from zirv_dash.ctx_common import (
     refusals,
     report_problems,
 )
+from zirv_dash.plain_args import plain_options
 from zirv_dash.textcheck import text_problem
+
+TYPE_CHECKING = False  # `typing` (with contextlib) is not imported to send a note
+if TYPE_CHECKING:
+    from zirv_dash.ctx_args import Parser
 
 # The session registry (msgspec records, /proc probes) is imported only by the
 # verbs that address a session: a plain `send` to the mailbox never needs it.
@@ -57,7 +61,10 @@ def send_main(argv: list[str]) -> int:
     return refusals("send", _send, argv)
 
 
-def _send(argv: list[str]) -> int:
+def send_parser() -> Parser:
+    """The parser of `zirv ctx send` (a plain command line skips it: `_send_args`)."""
+    from zirv_dash.ctx_args import Parser
+
     parser = Parser(
         prog="zirv ctx send",
         description="Leave a note in this repository's mailbox (`-` reads stdin).",
@@ -66,7 +73,41 @@ def _send(argv: list[str]) -> int:
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--to-session", metavar="PREFIX", help="address one live session")
     target.add_argument("--all", action="store_true", help="one copy for every session")
-    args = parse_args(parser, argv)
+    return parser
+
+
+class SendArgs:
+    """What `zirv ctx send` was asked: the argparse namespace's three fields."""
+
+    __slots__ = ("message", "to_session", "all")
+
+    def __init__(self, message: str, to_session: str | None, all: bool) -> None:
+        self.message = message
+        self.to_session = to_session
+        self.all = all
+
+
+_SEND_VALUED = {"--message": "message", "-m": "message", "--to-session": "to_session"}
+_SEND_FLAGS = {"--all": "all"}
+
+
+def send_args(argv: list[str]) -> SendArgs | int:
+    """The parsed command line, or the exit code argparse's refusal (or help) gave.
+    A plain line is read without argparse; it reads any line that way alike."""
+    plain = plain_options(argv, _SEND_VALUED, _SEND_FLAGS)
+    if plain is not None and "message" in plain and not ("all" in plain and "to_session" in plain):
+        to_session = plain.get("to_session")
+        return SendArgs(
+            str(plain["message"]), None if to_session is None else str(to_session), "all" in plain
+        )
+    args = parse_args(send_parser(), argv)
+    if isinstance(args, int):
+        return args
+    return SendArgs(args.message, args.to_session, args.all)
+
+
+def _send(argv: list[str]) -> int:
+    args = send_args(argv)
     if isinstance(args, int):
         return args
     body = _read_message_arg(args.message)
@@ -148,6 +189,8 @@ def inbox_main(argv: list[str]) -> int:
 
 
 def _inbox(argv: list[str]) -> int:
+    from zirv_dash.ctx_args import Parser
+
     parser = Parser(prog="zirv ctx inbox", description="Read (and consume) this repo's mail.")
     parser.add_argument("--peek", action="store_true", help="show without marking read")
     args = parse_args(parser, argv)
@@ -211,6 +254,8 @@ def nudge_main(argv: list[str]) -> int:
 
 
 def _nudge(argv: list[str]) -> int:
+    from zirv_dash.ctx_args import Parser
+
     parser = Parser(
         prog="zirv ctx nudge", description="Wake a live session with a message (stored as mail)."
     )
