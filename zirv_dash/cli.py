@@ -7,10 +7,8 @@ imported only when one is actually opened (see `zirv_dash.chat`).
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from zirv_dash import __version__
 
@@ -83,7 +81,10 @@ TOP_VERBS: dict[str, str] = {
 
 def _load(target: str) -> Callable[[list[str]], int]:
     module_name, _, func = target.partition(":")
-    module = importlib.import_module(module_name)
+    # `__import__` rather than `importlib.import_module`: the same import, without
+    # the `importlib` package (and `warnings`) on every verb's start-up.
+    __import__(module_name)
+    module = sys.modules[module_name]
     entry: Callable[[list[str]], int] = getattr(module, func)
     return entry
 
@@ -114,6 +115,8 @@ def print_help() -> int:
 
 
 def _bare_is_interactive() -> bool:
+    from pathlib import Path  # here and in `init` only: `zirv version` needs no paths
+
     local = Path.cwd() / ".zirv"
     return local.is_dir() and sys.stdin.isatty() and sys.stdout.isatty()
 
@@ -123,6 +126,7 @@ def init_main(argv: list[str]) -> int:
     otherwise make us create a file wherever it points)."""
     import os
     import stat
+    from pathlib import Path
 
     from zirv_dash.config import SAMPLE_CTX_TOML
 

@@ -15,7 +15,6 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from zirv_dash import paths, safeio
 from zirv_dash.settings_policy import FOREIGN_SECTIONS as FOREIGN_SECTIONS
@@ -41,7 +40,10 @@ from zirv_dash.settings_policy import repo_settable as repo_settable
 from zirv_dash.settings_policy import unknown_key_words as unknown_key_words
 from zirv_dash.textcheck import UnencodableText, require_encodable
 
+TYPE_CHECKING = False  # `typing` (with contextlib) is not imported for the mail limits
 if TYPE_CHECKING:
+    from typing import Any
+
     from pydantic import ValidationError
     from pydantic_settings import BaseSettings
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from zirv_dash.ctx_common import err
 
@@ -32,5 +31,5 @@ def hook_main(argv: list[str]) -> int:
         return 2
     target = os.environ.get("ZIRV_CTX_SOCKET")
     if target:
-        turn_signal.send_turn_signal(Path(target), kind)
+        turn_signal.send_turn_signal(target, kind)
     return 0

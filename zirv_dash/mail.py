@@ -48,8 +48,6 @@ its header record, `mail_headers`), `mail_read`, `mail_store`, `mail_delivery`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from zirv_dash.mail_delivery import (
     INJECT_LABEL_CAP,
     INJECT_SENDER_CAP,
@@ -90,6 +88,7 @@ from zirv_dash.mail_store import (
     store,
 )
 
+TYPE_CHECKING = False  # `typing` (with contextlib) is not imported to store a note
 if TYPE_CHECKING:
     from zirv_dash.mail_headers import MailHeaders as MailHeaders
 

@@ -1,16 +1,16 @@
 """Mail format and locations: the message record, its header lines, the mailbox dirs."""
 
-# No `from __future__ import annotations` here: `Message`'s field types would be
-# strings, and `typing.NamedTuple` compiles each one (the first `compile` of a
-# process costs `zirv ctx send` ~3 ms).
 import re
 import unicodedata
+from collections import namedtuple
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from zirv_dash import paths
 
+TYPE_CHECKING = False  # `typing` (with contextlib) is not imported to store a note
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from zirv_dash.mail_headers import MailHeaders as MailHeaders
 
 DEFAULT_KEEP = 50
@@ -30,19 +30,34 @@ class MailError(Exception):
     """A mailbox operation that could not be done; the message says why."""
 
 
-class Message(NamedTuple):
+if TYPE_CHECKING:
+
+    class _MessageFields(NamedTuple):
+        path: Path
+        from_session: str
+        from_agent: str
+        to: str
+        to_session: str | None
+        sent: int
+        body: str
+        broadcast: bool = False
+
+else:
+    # What `typing.NamedTuple` builds from the fields above, without importing
+    # `typing` (with `contextlib`), a tenth of what `zirv ctx send` imports.
+    _MessageFields = namedtuple(
+        "Message",
+        ["path", "from_session", "from_agent", "to", "to_session", "sent", "body", "broadcast"],
+        defaults=[False],
+    )
+
+
+class Message(_MessageFields):
     """One parsed message. A named tuple rather than a dataclass: immutable and
     compared by value all the same, and `dataclasses` (with `inspect`) costs
     `zirv ctx send` more than everything else it imports to store a note."""
 
-    path: Path
-    from_session: str
-    from_agent: str
-    to: str
-    to_session: str | None
-    sent: int
-    body: str
-    broadcast: bool = False
+    __slots__ = ()
 
     @property
     def id(self) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import _thread
 import os
 import re
 import stat
-import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -34,7 +34,8 @@ _READ_NAME = re.compile(r"^(\d{10})-([A-Za-z0-9]*)(?:_\d{3})?(?:-r\d{3})?\.md$")
 
 
 _cache: OrderedDict[tuple[Path, bool], tuple[tuple[int, int, int, int], Message]] = OrderedDict()
-_cache_lock = threading.Lock()
+_cache_lock = _thread.allocate_lock()
+"""`threading.Lock()` is this very lock; `threading` itself is not needed to store a note."""
 _cache_bytes = 0
 
 

@@ -21,7 +21,10 @@ import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # `typing` (with contextlib) is not imported to read a file
+if TYPE_CHECKING:
+    from typing import Any
 
 READ_CHUNK = 64 * 1024
 MAX_DEPTH = 32

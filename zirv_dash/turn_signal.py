@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import select
 import socket
-import threading
 from collections.abc import Callable
-from pathlib import Path
+
+TYPE_CHECKING = False  # a hook's one datagram needs neither typing nor pathlib
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MAX_DATAGRAM = 256
 MAX_PATH_BYTES = 107
@@ -104,7 +105,9 @@ class TurnSignalServer:
     def _path_is_ours(self) -> bool:
         # Inode numbers are reused at once after an unlink, so ask the socket at
         # the path itself: a nonce sent there must arrive on our own socket.
-        nonce = b"\x00zirv-close-" + secrets.token_hex(8).encode()
+        # `secrets.token_hex(8)` is this (os.urandom), without `secrets`: it
+        # imports hmac, hashlib and random on every `zirv ctx hook stop`.
+        nonce = b"\x00zirv-close-" + os.urandom(8).hex().encode()
         if not send_turn_signal_bytes(self.path, nonce):
             return False
         for _ in range(4096):
@@ -170,6 +173,8 @@ class TurnWatch:
     def __init__(self, server: TurnSignalServer, on_stop: Callable[[], None]) -> None:
         self.server = server
         self.on_stop = on_stop
+        import threading  # only a watch needs it, never the hook that sends
+
         self._wake_r, self._wake_w = os.pipe()
         self._thread = threading.Thread(target=self._run, name="turn-watch", daemon=True)
 
