@@ -15,12 +15,14 @@ from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Region
+from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import TextArea
-from textual.widgets.text_area import Selection
+from textual.widgets.text_area import Location, Selection
+
+from widgets.native_draft_line import RowShape
 
 MODES = ("default", "accept-edits", "plan")
 NEWLINE_KEYS = ("shift+enter", "alt+enter", "ctrl+j")
@@ -80,6 +82,8 @@ class NativeComposer(TextArea):
         self._css_key: tuple[object, ...] | None = None
         self._prompt_color: Color | None = None
         self._prompt_cache: tuple[Style | None, Segment] | None = None
+        self._row_shape: RowShape | None = None
+        self._row_shape_key: tuple[object, ...] | None = None
 
     def post_message(self, message: Message) -> bool:
         """TextArea posts `SelectionChanged` on every cursor move and `Changed` on
@@ -102,11 +106,16 @@ class NativeComposer(TextArea):
         terminal cursor. SelectionChanged is not posted (nothing reads it here)."""
         if not self.is_mounted:
             return
-        if self.scroll_offset != (0, 0) or self.wrapped_document.height > self.size.height:
+        wrapped = self.wrapped_document
+        if self.scroll_offset != (0, 0) or (
+            wrapped.height > 1 and wrapped.height > self.size.height
+        ):
             super()._watch_selection(previous_selection, selection)
             return
-        self.app.clear_selection()
-        self._cursor_offset = self.wrapped_document.location_to_offset(selection.end)
+        screen = self.app.screen
+        if screen.selections:
+            screen.clear_selection()
+        self._cursor_offset = self._offset_of(selection.end)
         row, column = selection.end
         try:
             character = self.document[row][column]
@@ -117,6 +126,23 @@ class NativeComposer(TextArea):
         if match is not None:
             self.refresh_lines(self._cursor_offset[1])
         self.app.cursor_position = self.cursor_screen_offset
+
+    def record_cursor_width(self) -> None:
+        """As TextArea does after each edit (the column ↑/↓ aim for), with the
+        cursor's offset found the short way when it can be."""
+        self.navigator.last_x_offset = self._offset_of(self.cursor_location).x
+
+    def _offset_of(self, location: Location) -> Offset:
+        """`wrapped_document.location_to_offset`, without its walk over the
+        wrapped sections when the draft is one unwrapped line and the text before
+        `location` is plain ASCII (one cell a character, no tab)."""
+        wrapped = self.wrapped_document
+        row, column = location
+        if row == 0 and wrapped.height == 1 and self.document.line_count == 1:
+            before = self.document[0][:column]
+            if before.isascii() and before.isprintable():
+                return Offset(len(before), 0)
+        return wrapped.location_to_offset(location)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """TextArea re-derives its theme from CSS on every render (a few ms a
@@ -132,12 +158,73 @@ class NativeComposer(TextArea):
                 theme.apply_css(self)
                 self._css_key = key
                 self._prompt_color = None  # the prompt's colour follows the same rules
+        line = self._plain_draft(crop)
+        if line is not None:
+            shape_key = self._shape_key()
+            shape = self._row_shape
+            if shape is not None and self._row_shape_key == shape_key and shape.fits(line):
+                return [shape.row(line)]
         strips = ScrollView.render_lines(self, crop)
         if strips and crop.y == 0 and crop.x == 0:
             # The prompt is part of the composer (not a widget beside it): one
             # widget fewer for every frame a keystroke draws.
             strips[0] = self._with_prompt(strips[0])
+            if line is not None and len(strips) == 1:
+                self._learn_row(strips[0], line, shape_key)
         return strips
+
+    def _plain_draft(self, crop: Region) -> str | None:
+        """The draft, when this render is of the composer's usual row (see
+        widgets/native_draft_line.py): the whole of a one-row composer showing
+        one line of plain text, the cursor after it, nothing selected, nothing
+        scrolled, no suggestion or matched bracket drawn."""
+        width, height = self.outer_size
+        if height != 1 or crop != Region(0, 0, width, 1):
+            return None
+        document = self.document
+        if document.line_count != 1:
+            return None
+        line = document[0]
+        if not line or not (line.isascii() and line.isprintable()):
+            return None
+        start, end = self.selection
+        if start != end or end != (0, len(line)):
+            return None
+        if self.suggestion or self._matching_bracket_location is not None:
+            return None
+        if self.scroll_offset != (0, 0) or self.read_only:
+            return None
+        return line
+
+    def _shape_key(self) -> tuple[object, ...]:
+        """What the usual row's runs depend on beyond the draft and the styles
+        (a change of those drops the shape: see notify_style_update): the theme
+        and focus rules (`_css_key`), the width, the cursor, and what the app
+        applies to every row."""
+        app = self.app
+        return (
+            self._css_key,
+            self.outer_size.width,
+            self._draw_cursor,
+            app.ansi_theme,
+            app.native_ansi_color,
+            tuple(self.get_line_filters()),
+        )
+
+    def notify_style_update(self) -> None:
+        """Textual calls this on the composer whenever its styles are applied
+        again, for a rule of its own or of any ancestor (a focus, a class, a
+        theme): the colours behind the row may have changed."""
+        self._row_shape = None
+        super().notify_style_update()
+
+    def _learn_row(self, strip: Strip, line: str, key: tuple[object, ...]) -> None:
+        cached = self._prompt_cache
+        if cached is None or next(iter(strip), None) is not cached[1]:
+            return
+        shape = RowShape.learn(strip, cached[1], line)
+        if shape is not None:
+            self._row_shape, self._row_shape_key = shape, key
 
     def _with_prompt(self, strip: Strip) -> Strip:
         width = len(PROMPT)
