@@ -43,8 +43,9 @@ POLL = 0.005
 """capture-pane interval; each capture itself costs a few ms of tmux client."""
 FRAME_TIMEOUT = 20.0
 VENV_BIN = Path(sys.executable).parent
-LAUNCH = "import sys; sys.argv[0] = 'zirv'; from zirv_dash.cli import main; sys.exit(main())"
-"""What the venv's `zirv` script runs, for a tree given with `--tree`."""
+LAUNCH = "import re, sys; sys.argv[0] = 'zirv'; from zirv_dash.cli import main; sys.exit(main())"
+"""What the venv's `zirv` script runs, for a tree given with `--tree`: pip's
+script imports `re` before our code (to tidy argv[0]), so this does too."""
 
 
 def zirv_binary() -> str:

@@ -252,7 +252,8 @@ def _file_layers(repo: Path) -> list[tuple[str, Mapping[str, Any]]]:
     return layers
 
 
-_PLAIN_COUNT = re.compile(r"[0-9]{1,12}")
+_PLAIN_COUNT = r"[0-9]{1,12}"
+"""A plain count in an environment variable; compiled only when one is set."""
 
 
 def mail_limits(repo: Path | None = None) -> tuple[int, int]:
@@ -288,7 +289,7 @@ def _plain_limit(name: str, value: object, low: int, high: int | None) -> int | 
     if len(given) > 1:
         return None
     if given:
-        if not _PLAIN_COUNT.fullmatch(given[0]):
+        if not re.fullmatch(_PLAIN_COUNT, given[0]):
             return None
         value = int(given[0])
     if type(value) is not int or value < low or (high is not None and value > high):

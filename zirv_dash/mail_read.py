@@ -30,7 +30,8 @@ CACHE_ENTRIES = 1024
 CACHE_BYTES = 16 * 1024 * 1024
 """Parsed messages kept in memory at most (by file size), so a mailbox full of
 1 MiB files cannot make the cache itself the memory problem."""
-_READ_NAME = re.compile(r"^(\d{10})-([A-Za-z0-9]*)(?:_\d{3})?(?:-r\d{3})?\.md$")
+_READ_NAME = r"^(\d{10})-([A-Za-z0-9]*)(?:_\d{3})?(?:-r\d{3})?\.md$"
+"""A name in ``read/``; compiled on first use (storing a note never needs it)."""
 
 
 _cache: OrderedDict[tuple[Path, bool], tuple[tuple[int, int, int, int], Message]] = OrderedDict()
@@ -244,7 +245,7 @@ def sent_since(slug: str, from_short: str, since: float) -> bool:
         except OSError:
             continue
         for name in names:
-            match = MESSAGE_NAME.match(name) or _READ_NAME.match(name)
+            match = MESSAGE_NAME.match(name) or re.match(_READ_NAME, name)
             if not match or int(match.group(1)) < int(since) or match.group(2) != from_short:
                 continue
             try:

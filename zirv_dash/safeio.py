@@ -177,22 +177,23 @@ def parse_json(text: str, path: Path, max_depth: int = MAX_DEPTH) -> Any:
 
 # Strings and comments, so what is left is keys, brackets and bare values. Each
 # alternative excludes the others' first characters, so matching is linear.
-_TOML_SKIP = re.compile(
+# Compiled on first use (`re` keeps them): a process that reads no TOML, like
+# `zirv ctx send` with no configuration file, never pays for them.
+_TOML_SKIP = (
     r'"""(?:[^"\\]|\\.|"(?!""))*"""'
     r"|'''.*?'''"
     r'|"(?:[^"\\\n]|\\.)*"'
     r"|'[^'\n]*'"
-    r"|#[^\n]*",
-    re.S,
+    r"|#[^\n]*"
 )
-_FLOAT_DOT = re.compile(r"(?<=\d)\.(?=\d)")
+_FLOAT_DOT = r"(?<=\d)\.(?=\d)"
 MAX_KEY_PARTS = 64
 
 
 def _check_toml_keys(text: str, path: Path) -> None:
     """Refuse a dotted key of more than `MAX_KEY_PARTS` parts before tomllib sees
     it: its cost grows with the square of the parts (5,000 take ~100 MB)."""
-    bare = _FLOAT_DOT.sub("", _TOML_SKIP.sub('""', text))
+    bare = re.sub(_FLOAT_DOT, "", re.sub(_TOML_SKIP, '""', text, flags=re.S))
     for number, line in enumerate(bare.splitlines(), start=1):
         if line.count(".") > MAX_KEY_PARTS:
             raise BadContent(
