@@ -5,8 +5,12 @@ transcript items (1,000 exchanges, replayed at start: the pane keeps the newest
 500 on screen with one "older items elided" marker, as the spec bounds it). A
 glyph is typed into the composer and the clock stops when it is drawn back to the
 terminal (bench/ptyterm.py, the same method as bench/latency.py). The bar is the
-same measurement in an ordinary dashboard whose shell pane runs `cat`. Both run
-at once and take turns key by key, so a busy machine skews neither alone.
+same measurement in an ordinary dashboard whose shell pane runs `cat`, and a
+third column is the Textual floor (bench/echo_app.py, as in bench/latency.py):
+the PTY panes' idle bar is p50 <= 1.1x and p99 <= 1.25x that floor. All three run
+at once and take turns key by key, so a busy machine skews none alone. The CPU
+column is the app process's own user+system time over the typing, per key: it
+does not move with a busy neighbour as wall-clock figures do.
 
     python bench/native.py [--keys 200] [--gap-ms 40]
 """
@@ -14,9 +18,11 @@ at once and take turns key by key, so a busy machine skews neither alone.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -131,27 +137,68 @@ def start_pty(tmp: Path) -> PtyTerminal:
     return term
 
 
-def run_both(keys: int, tmp: Path) -> tuple[list[float], list[float]]:
-    """Both dashboards run at once and take turns, one key each: whatever else
-    loads the machine meanwhile weighs on both measurements alike."""
+def floor_key(term: PtyTerminal, i: int) -> float | None:
+    """One glyph into the trivial Textual echo app; ms until it is drawn."""
+    term.read_for(latency.GAP)
+    glyph = latency.GLYPHS[i % latency.PER_LINE]
+    term.write(glyph.encode())
+    took = term.wait_for(glyph.encode(), timeout=2.0)
+    if i % latency.PER_LINE == latency.PER_LINE - 1:
+        term.write(b"\r")
+        term.read_for(0.05)
+    return None if took is None else took * 1000
+
+
+def start_floor() -> PtyTerminal:
+    env = latency.base_env(Path(tempfile.gettempdir()))
+    argv = [sys.executable, str(Path(__file__).resolve().parent / "echo_app.py")]
+    term = PtyTerminal(argv, latency.COLS, latency.ROWS, env)
+    term.read_for(2.0)
+    return term
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system time of one process so far (its own, not its children's)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+Measure = Callable[[PtyTerminal, int], "float | None"]
+
+
+class Column:
+    def __init__(self, name: str, term: PtyTerminal, measure: Measure) -> None:
+        self.name, self.term, self.measure = name, term, measure
+        self.took: list[float] = []
+        self.cpu = 0.0
+
+
+def run_all(keys: int, tmp: Path) -> list[Column]:
+    """The three apps run at once and take turns, one key each: whatever else
+    loads the machine meanwhile weighs on every measurement alike."""
     (tmp / "n").mkdir()
     (tmp / "p").mkdir()
-    native = start_native(tmp / "n")
-    try:
+    with contextlib.ExitStack() as stack:
+        native = start_native(tmp / "n")
+        stack.callback(native.close)
         bar = start_pty(tmp / "p")
-        try:
-            ours: list[float] = []
-            theirs: list[float] = []
-            for i in range(keys):
-                for term, measure, out in ((native, composer_key, ours), (bar, pty_key, theirs)):
-                    took = measure(term, i)
-                    if took is not None:
-                        out.append(took)
-            return ours, theirs
-        finally:
-            bar.close()
-    finally:
-        native.close()
+        stack.callback(bar.close)
+        floor = start_floor()
+        stack.callback(floor.close)
+        columns = [
+            Column(f"native composer, {ITEMS}-item transcript", native, composer_key),
+            Column("PTY pane idle (shell running cat)", bar, pty_key),
+            Column("Textual floor (bench/echo_app.py)", floor, floor_key),
+        ]
+        start = [cpu_seconds(c.term.pid) for c in columns]
+        for i in range(keys):
+            for column in columns:
+                took = column.measure(column.term, i)
+                if took is not None:
+                    column.took.append(took)
+        for column, before in zip(columns, start, strict=True):
+            column.cpu = cpu_seconds(column.term.pid) - before
+        return columns
 
 
 def main() -> int:
@@ -164,23 +211,28 @@ def main() -> int:
         return serve()
     latency.GAP = args.gap_ms / 1000
     with tempfile.TemporaryDirectory() as tmpdir:
-        native, bar = run_both(args.keys, Path(tmpdir))
+        native, bar, floor = run_all(args.keys, Path(tmpdir))
     print(
         f"key-to-glyph latency, {args.keys} keys, one every {args.gap_ms:.0f} ms, "
-        f"{latency.COLS}x{latency.ROWS} (ms)"
+        f"{latency.COLS}x{latency.ROWS} (ms; CPU: the app's own, per key)"
     )
-    print(f"{'where':<44}{'p50':>8}{'p99':>8}{'lost':>6}")
-    for name, values in (
-        (f"native composer, {ITEMS}-item transcript", native),
-        ("PTY pane idle (shell running cat)", bar),
-    ):
+    print(f"{'where':<44}{'p50':>8}{'p99':>8}{'lost':>6}{'CPU ms':>8}")
+    for column in (native, bar, floor):
+        values = column.took
         p50 = percentile(values, 50) if values else float("nan")
         p99 = percentile(values, 99) if values else float("nan")
-        print(f"{name:<44}{p50:8.1f}{p99:8.1f}{args.keys - len(values):>6}")
-    if native and bar:
-        ratio50 = percentile(native, 50) / percentile(bar, 50)
-        ratio99 = percentile(native, 99) / percentile(bar, 99)
-        print(f"native over the PTY idle bar: p50 {ratio50:.2f}x, p99 {ratio99:.2f}x")
+        cpu = column.cpu * 1000 / args.keys
+        print(f"{column.name:<44}{p50:8.1f}{p99:8.1f}{args.keys - len(values):>6}{cpu:8.2f}")
+    for other, label in ((bar, "the PTY pane"), (floor, "the Textual floor")):
+        if native.took and other.took:
+            ratio50 = percentile(native.took, 50) / percentile(other.took, 50)
+            ratio99 = percentile(native.took, 99) / percentile(other.took, 99)
+            print(f"native over {label}: p50 {ratio50:.2f}x, p99 {ratio99:.2f}x")
+    if bar.took and floor.took:
+        ratio50 = percentile(bar.took, 50) / percentile(floor.took, 50)
+        ratio99 = percentile(bar.took, 99) / percentile(floor.took, 99)
+        print(f"PTY pane over the Textual floor: p50 {ratio50:.2f}x, p99 {ratio99:.2f}x")
+    print("the PTY idle bar: p50 <= 1.10x, p99 <= 1.25x the Textual floor")
     return 0
 
 
