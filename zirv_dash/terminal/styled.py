@@ -57,7 +57,6 @@ class StyledRuns(Dispatcher):
             self._draw_sgr_run(seg)
             return
         parts: list[str] = _RUN_SPLIT(seg)
-        n = len(parts)
         rows, cols = scr.rows, scr.columns
         if self._cup_size != (rows, cols):
             self._cups = {}
@@ -68,49 +67,64 @@ class StyledRuns(Dispatcher):
         # general code clears.
         simple = not (scr.graphics or scr.insert_mode or scr.zwj or scr.origin)
         chars, arows, touched = scr.chars, scr.attrs, scr.touched
+        # A piece ending at or before ``lim`` is drawn here; the cursor then
+        # stops at its end, or on the last column without autowrap.
+        lim = cols if simple else -1
+        wrap_at = cols + 1 if scr.autowrap else cols
         node = node_for(scr.attr)
         t = parts[0]
         if t:
             self._draw_piece(t, node[ATTR])
-        for k in range(1, n, 2):
-            s = parts[k]  # a whole sequence: "1;31m", "12;5H", "K"
+        # The cursor lives in locals while pieces are drawn here; it is
+        # stored back before anything else reads it.
+        y, x = scr.y, scr.x
+        # each sequence ("1;31m", "12;5H", "K") and the text after it
+        for s, t in zip(parts[1::2], parts[2::2], strict=True):
             nxt = node.get(s)
             if nxt is not None:
                 node = nxt  # an SGR seen before in this rendition
             else:
-                final = s[-1]
-                if final == "m":
-                    node = step(node, s[:-1], s)
-                elif final == "H":
-                    pos = cup_get(s)
-                    if pos is None or not simple:
-                        pos = self._cup(s)
-                    scr.y, scr.x = pos
+                pos = cup_get(s)
+                if pos is not None and simple:
+                    y, x = pos  # a CUP seen before
                 else:
-                    scr.attr = node[ATTR]  # the erase colour (BCE)
-                    scr.erase_in_line(int(s[0]) if len(s) > 1 else 0)
-                    scr.last_char = ""
-            t = parts[k + 1]
+                    final = s[-1]
+                    if final == "m":
+                        node = step(node, s[:-1], s)
+                    elif final == "H":
+                        y, x = self._cup(s)
+                    else:
+                        scr.y, scr.x = y, x
+                        scr.attr = node[ATTR]  # the erase colour (BCE)
+                        scr.erase_in_line(int(s[0]) if len(s) > 1 else 0)
             if not t:
                 continue
-            x = scr.x
-            end = x + len(t)
-            if simple and end <= cols:
+            n = len(t)
+            end = x + n
+            if end <= lim:
                 # Fits on the line: two slice assignments.
-                y = scr.y
                 row = chars[y]
                 if row[x] == "" or (end < cols and row[end] == ""):
                     scr.heal(y, x, end, t[0] < "\x7f")
                 row[x:end] = t
-                arows[y][x:end] = node[CELL] * (end - x)  # a tuple: copied as it is
+                arows[y][x:end] = node[CELL] * n  # a tuple: copied as it is
                 touched.add(y)
-                scr.x = end if end < cols or scr.autowrap else end - 1
-                scr.last_char = t[-1]
+                x = end if end < wrap_at else end - 1
             else:
+                scr.y, scr.x = y, x
                 self._draw_piece(t, node[ATTR])
+                y, x = scr.y, scr.x
+        scr.y, scr.x = y, x
         scr.attr = node[ATTR]
-        if not parts[-1]:
-            scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
+        # What REP repeats: none when the run ends with a sequence, else what
+        # its last piece leaves (nothing between reads it): its last
+        # character -- the general code, the only one drawing when not
+        # ``simple``, has set it already (a DEC graphics cell, say).
+        last = parts[-1]
+        if not last:
+            scr.last_char = ""
+        elif simple:
+            scr.last_char = last[-1]
 
     def _draw_sgr_run(self, seg: str) -> None:
         """A run of text and SGR sequences only (a highlighted line): split,
