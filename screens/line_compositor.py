@@ -12,17 +12,27 @@ on row 2) make that rectangle most of the screen.
 Here a partial update is rendered per band of lines (dirty regions that share
 a line are one band; bands never share a line), and each widget is asked only
 for the part of it inside the band. The strips are the same as Textual's; only
-lines nobody repaints are no longer rendered. A full update (and
-`render_strips`, which the tinted overlay background uses) is unchanged.
+lines nobody repaints are no longer rendered. A full update is unchanged.
+
+`render_strips` (the whole screen as strips: what the dimmed background behind
+an overlay is made of) keeps the last frame it rendered and renders again only
+the lines repainted since: every region Textual marks dirty (a widget's
+repaint, a layout change) goes through this compositor's dirty regions, and a
+layout starts the frame over. An unchanged line is the same Strip object as
+before, so whatever is derived from it (the tinted background) can be reused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from textual._compositor import ChopsUpdate, Compositor
-from textual.geometry import Region
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate, ReflowResult
+from textual.geometry import Region, Size
 from textual.strip import Strip
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 
 def line_bands(regions: Iterable[Region]) -> list[list[Region]]:
@@ -42,7 +52,104 @@ def line_bands(regions: Iterable[Region]) -> list[list[Region]]:
     return bands
 
 
+class _NotedRegions(set[Region]):
+    """A compositor's dirty regions that tell `noted` of every region added."""
+
+    def __init__(self, noted: Callable[[Iterable[Region]], None]) -> None:
+        super().__init__()
+        self._noted = noted
+
+    def update(self, *others: Iterable[Region]) -> None:
+        for other in others:
+            regions = list(other)
+            super().update(regions)
+            self._noted(regions)
+
+    def add(self, region: Region) -> None:
+        super().add(region)
+        self._noted((region,))
+
+
 class LineCompositor(Compositor):
+    def __init__(self) -> None:
+        super().__init__()
+        self._frame: list[Strip] | None = None
+        """The lines of the last `render_strips`, while no layout has happened since."""
+        self._stale: set[int] = set()
+        """Lines of `_frame` repainted since it was rendered."""
+        self._dirty_regions = _NotedRegions(self._note_stale)
+        self.frame_lines_rendered = 0
+        """Lines `render_strips` has rendered (not taken from the last frame)."""
+
+    def _note_stale(self, regions: Iterable[Region]) -> None:
+        if self._frame is not None:
+            stale = self._stale
+            for region in regions:
+                stale.update(range(region.y, region.bottom))
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        self._frame = None
+        return super().reflow(parent, size)
+
+    def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
+        self._frame = None
+        return super().reflow_visible(parent, size)
+
+    def clear(self) -> None:
+        self._frame = None
+        super().clear()
+
+    def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
+        update = super().render_full_update(simplify)
+        if not simplify:
+            # The whole screen was just rendered: it is the frame now.
+            self._keep([Strip.join(line) for line in update.strips])
+        return update
+
+    def render_strips(self, size: Size | None = None) -> list[Strip]:
+        if size is not None and size != self.size:
+            return super().render_strips(size)
+        self._note_pending()
+        frame, height = self._frame, self.size.height
+        if frame is None or len(frame) != height:
+            self._keep(super().render_strips())
+            self.frame_lines_rendered += height
+        else:
+            for band in _runs(sorted(y for y in self._stale if 0 <= y < height)):
+                crop = Region(0, band.start, self.size.width, len(band))
+                for y, chops in self._render_band(crop).items():
+                    line = Strip.join(chops.values())
+                    if line != frame[y]:  # else the old object stays: nothing changed
+                        frame[y] = line
+                self.frame_lines_rendered += len(band)
+            self._stale.clear()
+        assert self._frame is not None
+        return list(self._frame)
+
+    def _keep(self, lines: list[Strip]) -> None:
+        """`lines` as the frame, keeping the old object of each line that is
+        unchanged (whatever was derived from it stays good)."""
+        old = self._frame
+        if old is not None and len(old) == len(lines):
+            lines = [
+                line if line != before else before for line, before in zip(lines, old, strict=True)
+            ]
+        self._frame = lines
+        self._stale.clear()
+
+    def _note_pending(self) -> None:
+        """Lines of widgets that asked for a repaint this compositor has not yet
+        been told of (the screen hands their regions over on its next update):
+        Textual's own render would draw them anew, and so are they here."""
+        if self._frame is None:
+            return
+        pending = []
+        for widget, (region, clip) in self.visible_widgets.items():
+            # What `update_widgets` takes (and clears) from each widget.
+            for dirty in widget._repaint_regions:
+                pending.append(clip.intersection(dirty.translate(region.offset)))
+        self._note_stale(pending)
+
     def render_partial_update(self) -> ChopsUpdate | None:
         screen_region = self.size.region
         update_regions = self._dirty_regions.copy()
@@ -94,6 +201,17 @@ class LineCompositor(Compositor):
             if empty <= 0:
                 break
         return chops
+
+
+def _runs(lines: list[int]) -> list[range]:
+    """Sorted line numbers as runs of consecutive lines."""
+    runs: list[range] = []
+    for y in lines:
+        if runs and runs[-1].stop == y:
+            runs[-1] = range(runs[-1].start, y + 1)
+        else:
+            runs.append(range(y, y + 1))
+    return runs
 
 
 def _any_empty(

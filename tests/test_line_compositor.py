@@ -136,3 +136,68 @@ def test_line_bands_keep_lines_apart() -> None:
     ]
     lines = [{y for r in band for y in range(r.y, r.bottom)} for band in bands]
     assert not lines[0] & lines[1]
+
+
+def _cells(strips: list[Strip]) -> list[list[Segment]]:
+    return [list(strip) for strip in strips]
+
+
+async def test_render_strips_renders_only_repainted_lines_and_matches_textual() -> None:
+    """The whole screen as strips (what an overlay's dimmed background is made
+    of): the same as Textual's, with only the lines repainted since rendered
+    again, and every other line the very same strip as before."""
+    app = LayoutApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, Layout)
+        ours = screen._compositor
+        assert isinstance(ours, LineCompositor)
+        side = screen.query_one("#side", Rows)
+        term = screen.query_one("#term", Rows)
+        previous = ours.render_strips()
+        carried: set[int] = set()
+        """Lines drawn while their repaint was still pending in the widget: the
+        compositor is told of them later, and draws them again then."""
+        rng = random.Random(11)
+        for round_ in range(30):
+            bumped: set[int] = set()
+            for widget in rng.sample([side, term], rng.randint(1, 2)):
+                for y in rng.sample(range(widget.size.height), rng.randint(1, 3)):
+                    widget.bump(y)
+                    bumped.add(widget.region.y + y)
+            settled = round_ % 2 == 1
+            if settled:
+                # Handed to the compositor (and drawn) by the screen; otherwise
+                # still pending in the widgets when the strips are asked for.
+                await pilot.pause()
+            rendered = ours.frame_lines_rendered
+            got = ours.render_strips()
+            drawn = ours.frame_lines_rendered - rendered
+            assert len(bumped) <= drawn <= len(bumped | (carried if settled else set()))
+            carried = set() if settled else bumped
+            kept = [y for y in range(30) if y not in bumped]
+            assert all(got[y] is previous[y] for y in kept)
+            theirs = Compositor()
+            theirs.reflow(screen, screen.size)
+            assert _cells(got) == _cells(theirs.render_strips())
+            previous = got
+
+
+async def test_render_strips_start_over_after_a_layout() -> None:
+    app = LayoutApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        ours = screen._compositor
+        assert isinstance(ours, LineCompositor)
+        ours.render_strips()
+        screen.query_one("#header").display = False
+        await pilot.pause()
+        rendered = ours.frame_lines_rendered
+        got = ours.render_strips()
+        assert ours.frame_lines_rendered - rendered == 30
+        theirs = Compositor()
+        theirs.reflow(screen, screen.size)
+        assert _cells(got) == _cells(theirs.render_strips())
+        assert "footer" in "".join(s.text for s in got[-1])
