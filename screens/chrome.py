@@ -41,8 +41,14 @@ if TYPE_CHECKING:
 AGE_SLACK = 0.02
 """Redraw just after the age text changes, never just before it."""
 HELP_WARMUP = 1.0
-"""Seconds after the first frame at which the help overlay is built and laid out,
-so the first `? help` chord only shows it (laying it out is ~100 ms)."""
+"""Seconds after the first frame (and after a resize) at which the help overlay
+is built and laid out, so a `? help` chord only paints it (building it is ~100
+ms, laying it out ~65 ms)..."""
+HELP_SETTLE = 0.05
+"""...in steps this far apart (each lets its widgets take the events the last
+one sent them)..."""
+HELP_STEPS = 6
+"""...at most this many in a row (it settles in three or four)."""
 ECHO_WAIT = 0.03
 """After a key is typed into the focused pane, a chrome redraw (a spinner frame)
 waits up to this long for the key's echo, so the echo's frame is not held up
@@ -63,6 +69,8 @@ class Chrome:
         self._fine_age = False
         """Seconds in the age text: only while the spinner redraws anyway."""
         self._help_warmed = False
+        self._help_timer: Timer | None = None
+        """The next step of getting the help overlay ready, if one is due."""
         self._deferred: Timer | None = None
         """The redraw put off until the typed key's echo is drawn."""
         self._deferred_since = 0.0
@@ -217,7 +225,12 @@ class Chrome:
             return
         if not self._help_warmed:
             self._help_warmed = True
-            screen.set_timer(HELP_WARMUP, self._prepare_help, name="help-warmup")
+            self._help_after(HELP_WARMUP)
+            # A resize (any layout of the dashboard) may leave the help arranged
+            # for another size: it is arranged again once the terminal is still.
+            screen.screen_layout_refresh_signal.subscribe(
+                screen, self._on_dashboard_layout, immediate=True
+            )
         dash = screen.dash
         self._observe()
         # What is drawn and what is announced agree: transitions due by now are
@@ -245,10 +258,25 @@ class Chrome:
             self._pane_header(focused, states[focused.short], now, tick)
             self._footer(focused, states[focused.short])
 
-    def _prepare_help(self) -> None:
+    def _help_after(self, delay: float, steps: int = HELP_STEPS) -> None:
+        if self._help_timer is not None:
+            self._help_timer.stop()
+        self._help_timer = self._screen.set_timer(
+            delay, lambda: self._prepare_help(steps), name="help-warmup"
+        )
+
+    def _on_dashboard_layout(self, _screen: object) -> None:
+        from screens.help import is_ready
+        from screens.pane_actions import HELP_SCREEN
+
+        if self._help_timer is None and not is_ready(self._screen.app, HELP_SCREEN):
+            self._help_after(HELP_WARMUP)
+
+    def _prepare_help(self, steps: int = HELP_STEPS) -> None:
         from screens.help import prepare
         from screens.pane_actions import HELP_SCREEN
 
+        self._help_timer = None
         screen = self._screen
         if not screen.is_mounted:
             return
@@ -256,9 +284,10 @@ class Chrome:
         if screen.overlay_open() or (gate is not None and gate.pending):
             # Composing the help takes the loop for a while: not while keys are
             # on their way through an overlay.
-            screen.set_timer(HELP_WARMUP, self._prepare_help, name="help-warmup")
+            self._help_after(HELP_WARMUP)
             return
-        prepare(screen.app, screen.keys.keymap, HELP_SCREEN)
+        if not prepare(screen.app, screen.keys.keymap, HELP_SCREEN) and steps > 1:
+            self._help_after(HELP_SETTLE, steps - 1)
 
     def _age_text(self, seconds: float) -> str:
         return age_text(seconds) if self._fine_age else coarse_age_text(seconds)

@@ -10,7 +10,7 @@ them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.measure import Measurement
@@ -21,6 +21,8 @@ from rich.text import Text
 from textual.app import App, ComposeResult, RenderResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
+from textual.screen import Screen
 from textual.widgets import Static
 
 from screens.dialog import DialogScreen
@@ -113,15 +115,19 @@ class RenderCache:
         return cached
 
 
-def prepare(app: App[object], keymap: Keymap, name: str) -> None:
-    """Install the help overlay under `name` (if it is not yet) and lay out its
-    table for the terminal's width now, so the first `? help` only replays it:
-    call this while nothing else is asked of the loop."""
+def prepare(app: App[Any], keymap: Keymap, name: str) -> bool:
+    """One step of getting the help overlay under `name` ready for its first
+    showing; True once it is: installed, composed and mounted, its table
+    rendered for the terminal's width and the whole overlay arranged at the
+    terminal's size, so that `? help` only paints it. Call it while nothing else
+    is asked of the loop, again a moment later while it returns False (each step
+    lets the overlay's widgets take the events the previous one sent them), and
+    again after the terminal is resized (see `is_ready`)."""
     if not app.is_screen_installed(name):
         app.install_screen(HelpScreen(keymap), name)
     screen = app.get_screen(name)
     if not isinstance(screen, HelpScreen):
-        return
+        return True
     width = body_width(app.size.width)
     for each in (width, width - SCROLLBAR):
         screen.body.warm(app.console, each)
@@ -133,6 +139,44 @@ def prepare(app: App[object], keymap: Keymap, name: str) -> None:
         start = getattr(app, "_get_screen", None)
         if callable(start):
             start(name)
+        return False
+    if not screen.is_mounted or not arrange(screen, app.size):
+        return False
+    if screen.painted_at != app.size:
+        # Render every widget's lines once, as the first showing would: each
+        # widget keeps them until it changes, and the showing only composes them.
+        screen.painted_at = app.size
+        screen._compositor.render_strips()
+    return True
+
+
+def is_ready(app: App[Any], name: str) -> bool:
+    """Whether the help under `name` is arranged for the terminal as it is now."""
+    if not app.is_screen_installed(name):
+        return False
+    screen = app.get_screen(name)
+    return screen.is_current or not _needs_layout(screen, app.size)
+
+
+def arrange(screen: Screen[Any], size: Size) -> bool:
+    """Lay `screen` out at `size` while it is off the stack, as pushing it would
+    (its styles brought up to date, then its widgets arranged); True if nothing
+    was left to do. A showing then finds it arranged for this size and only
+    repaints (Textual lays a screen out only while it is shown, so its first
+    showing, and its first after a resize, would arrange it first: ~65 ms at
+    120x40, on the path of the key that opened it). Arranging adds widgets (the
+    body's scrollbar) and sends the widgets events that can ask for another
+    layout, hence more than one call."""
+    if screen.is_current or not _needs_layout(screen, size):
+        return True
+    screen.update_node_styles(animate=False)  # what ScreenResume does first
+    screen._refresh_layout(size)
+    screen._layout_required = False  # done just now, at the size it will be shown
+    return False
+
+
+def _needs_layout(screen: Screen[Any], size: Size) -> bool:
+    return screen._size != size or screen._layout_required or bool(screen._layout_widgets)
 
 
 def body_width(columns: int) -> int:
@@ -154,6 +198,8 @@ class HelpScreen(DialogScreen[None]):
         self.keymap = keymap
         self.body = RenderCache(help_text(keymap))
         self._background = BackgroundCache()
+        self.painted_at: Size | None = None
+        """The size at which `prepare` last rendered it off the stack."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
@@ -164,11 +210,8 @@ class HelpScreen(DialogScreen[None]):
 
     def render(self) -> RenderResult:  # type: ignore[override]  # a Visual, as Widget allows
         # The dimmed dashboard behind: tinted per style, strip to strip, and
-        # reused while the overlay repaints itself as it opens.
+        # only the lines that changed below since it was last drawn.
         return faster(super().render(), self._background)
-
-    def on_screen_resume(self) -> None:
-        self._background.clear()  # each showing starts from the screen as it is now
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -11,8 +11,8 @@ result is the same as Textual's.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from rich.color import Color as RichColor
 from rich.console import RenderableType
@@ -26,10 +26,6 @@ from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.visual import RenderOptions, Visual
 
-BACKGROUND_TTL = 0.5
-"""Seconds a tinted background is reused: an overlay repaints itself several
-times while it opens (mount, layout, scrollbar), each of which would render and
-tint the whole screen below again; what changes below shows within this."""
 CACHE_LIMIT = 8192
 """Distinct styles kept; past this the cache starts over (a screen holds far fewer)."""
 
@@ -76,24 +72,41 @@ def faster(
 
 
 class BackgroundCache:
-    """The last tinted background of one overlay, for BACKGROUND_TTL seconds."""
+    """The last tinted background of one overlay, line by line: a line whose
+    strip below is the very object it was last time is not tinted again. The
+    dashboard's compositor (screens.line_compositor) hands back the same strip
+    for a line nothing repainted, so a reopened overlay, or one repainting
+    itself as it opens, tints only the lines that changed below it; any other
+    screen below gives new strips each time, and each is tinted afresh."""
 
     def __init__(self) -> None:
         self._key: tuple[object, ...] | None = None
-        self._at = 0.0
-        self._strips: list[Strip] = []
+        self._below: list[Strip] = []
+        self._tinted: list[Strip] = []
+        self.tinted_lines = 0
+        """Lines tinted so far (not reused)."""
 
-    def get(self, key: tuple[object, ...]) -> list[Strip] | None:
-        if key == self._key and time.monotonic() - self._at < BACKGROUND_TTL:
-            return self._strips
-        return None
-
-    def put(self, key: tuple[object, ...], strips: list[Strip]) -> None:
-        self._key, self._at, self._strips = key, time.monotonic(), strips
+    def lines(
+        self, key: tuple[object, ...], below: list[Strip], tint_line: Callable[[Strip], Strip]
+    ) -> list[Strip]:
+        """`tint_line` of each of `below`, reusing what it gave last time for the
+        same strip at the same line under the same `key`."""
+        if key != self._key:
+            self._key, self._below, self._tinted = key, [], []
+        before, tinted = self._below, self._tinted
+        out = []
+        for y, line in enumerate(below):
+            if y < len(before) and before[y] is line:
+                out.append(tinted[y])
+            else:
+                out.append(tint_line(line))
+                self.tinted_lines += 1
+        self._below, self._tinted = below, out
+        return out
 
     def clear(self) -> None:
         self._key = None
-        self._strips = []
+        self._below, self._tinted = [], []
 
 
 class TintedScreen(Visual):
@@ -103,7 +116,7 @@ class TintedScreen(Visual):
     Draws what `post_render(BackgroundScreen)` through Textual's RichVisual draws."""
 
     def __init__(
-        self, screen: Screen[object], color: Color, cache: BackgroundCache | None = None
+        self, screen: Screen[Any], color: Color, cache: BackgroundCache | None = None
     ) -> None:
         self.screen = screen
         self.color = color
@@ -113,31 +126,25 @@ class TintedScreen(Visual):
         self, width: int, height: int | None, style: VisualStyle, options: RenderOptions
     ) -> list[Strip]:
         base = style.rich_style
-        key = (id(self.screen), self.color, base, width, height)
-        cache = self.cache
-        if cache is not None:
-            hit = cache.get(key)
-            if hit is not None:
-                return hit
-        strips = self._render(base, width, height)
-        if cache is not None:
-            cache.put(key, strips)
-        return strips
-
-    def _render(self, base: Style, width: int, height: int | None) -> list[Strip]:
-        color = self.color
         lines = self.screen._compositor.render_strips()
         if height is not None:
             lines = lines[:height]
-        out = []
-        for line in lines:
-            segments = [
-                seg if seg.control else Segment(seg.text, _over(base, tint(seg.style, color)))
-                for seg in line
-            ]
-            strip = Strip(segments, line.cell_length)
-            out.append(strip.crop(0, width) if line.cell_length > width else strip)
-        return out
+
+        def tinted(line: Strip) -> Strip:
+            return self._tint(base, line, width)
+
+        if self.cache is None:
+            return [tinted(line) for line in lines]
+        return self.cache.lines((id(self.screen), self.color, base, width), lines, tinted)
+
+    def _tint(self, base: Style, line: Strip, width: int) -> Strip:
+        color = self.color
+        segments = [
+            seg if seg.control else Segment(seg.text, _over(base, tint(seg.style, color)))
+            for seg in line
+        ]
+        strip = Strip(segments, line.cell_length)
+        return strip.crop(0, width) if line.cell_length > width else strip
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return container_width

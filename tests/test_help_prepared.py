@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
+from textual.geometry import Size
+from textual.pilot import Pilot
 
-from screens.help import HelpScreen, RenderCache
+from screens.help import SCROLLBAR, HelpScreen, RenderCache, body_width, is_ready
 from screens.pane_actions import HELP_SCREEN
 from tests.apphelpers import dash_screen, make_app, wait_for
 
@@ -53,3 +56,46 @@ async def test_help_is_built_before_the_first_chord(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: body.size.height > 0)
         text = ["".join(s.text for s in body.render_line(y)) for y in range(body.size.height)]
         assert any("jump to pane" in line for line in text)
+
+
+def _body_text(help_screen: HelpScreen) -> list[str]:
+    body = help_screen.query_one("#help-body")
+    return ["".join(s.text for s in body.render_line(y)) for y in range(body.size.height)]
+
+
+async def _show_help(pilot: Pilot[Any], help_screen: HelpScreen) -> None:
+    app = pilot.app
+    await pilot.press("ctrl+a", "question_mark")
+    await wait_for(pilot, lambda: app.screen is help_screen)
+    await wait_for(pilot, lambda: any("jump to pane" in line for line in _body_text(help_screen)))
+    await pilot.pause()
+
+
+async def test_first_showing_only_paints(tmp_path: Path) -> None:
+    """Arranged off the stack while the dashboard idles, the first showing lays
+    nothing out: the overlay's layout is the one made ahead of it."""
+    app = make_app(tmp_path, agent="shell")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: is_ready(app, HELP_SCREEN), timeout=20)
+        help_screen = app.get_screen(HELP_SCREEN)
+        assert isinstance(help_screen, HelpScreen)
+        arranged = help_screen._compositor._full_map
+        assert help_screen.query_one("#help-body").size.width == body_width(120) - SCROLLBAR
+        await _show_help(pilot, help_screen)
+        assert help_screen._compositor._full_map is arranged
+
+
+async def test_arranged_again_after_a_resize(tmp_path: Path) -> None:
+    app = make_app(tmp_path, agent="shell")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: is_ready(app, HELP_SCREEN), timeout=20)
+        help_screen = app.get_screen(HELP_SCREEN)
+        assert isinstance(help_screen, HelpScreen)
+        await pilot.resize_terminal(100, 30)
+        await wait_for(pilot, lambda: app.size == Size(100, 30))
+        await wait_for(pilot, lambda: is_ready(app, HELP_SCREEN), timeout=20)
+        assert help_screen.size == Size(100, 30)
+        arranged = help_screen._compositor._full_map
+        await _show_help(pilot, help_screen)
+        assert help_screen._compositor._full_map is arranged
+        assert help_screen.query_one("#help-body").size.width == body_width(100) - SCROLLBAR

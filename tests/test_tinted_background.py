@@ -50,3 +50,33 @@ async def test_overlay_background_matches_textuals(tmp_path: Path) -> None:
         want = theirs.render_strips(100, 30, style, RenderOptions(help_screen._get_style, {}))
         got = fresh.render_strips(100, 30, style, RenderOptions(help_screen._get_style, {}))
         assert [list(s) for s in got] == [list(s) for s in want]
+
+
+async def test_reopened_overlay_tints_only_what_changed_below(tmp_path: Path) -> None:
+    """Shown again after the dashboard changed, the help tints only the lines
+    that changed below it, and draws what Textual's own BackgroundScreen does."""
+    app = make_app(tmp_path, agent="shell")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: bool(dash_screen(app).dash.panes))
+        await pilot.press("ctrl+a", "question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        cache = help_screen._background
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is dash_screen(app))
+        dash_screen(app).dash.notify("something happened")  # the header changes
+        await pilot.pause(0.2)
+        tinted = cache.tinted_lines
+        await pilot.press("ctrl+a", "question_mark")
+        await wait_for(pilot, lambda: app.screen is help_screen)
+        await pilot.pause(0.2)
+        assert 1 <= cache.tinted_lines - tinted < 30
+        below, tint = dash_screen(app), help_screen.styles.background
+        style = help_screen.visual_style
+        options = RenderOptions(help_screen._get_style, {})
+        theirs = RichVisual(help_screen, BackgroundScreen(below, tint))
+        want = theirs.render_strips(100, 30, style, options)
+        got = TintedScreen(below, tint, cache).render_strips(100, 30, style, options)
+        assert [list(s) for s in got] == [list(s) for s in want]
+        assert any("something happened" in "".join(s.text for s in line) for line in got)
