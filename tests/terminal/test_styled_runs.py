@@ -203,3 +203,18 @@ def test_the_styled_run_pattern_accepts_what_the_alternation_did() -> None:
         s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
         m = plain.match(s)
         assert fast.match(s).end() == (m.end() if m else 0), repr(s)  # type: ignore[union-attr]
+
+
+def test_cup_targets_are_shared_only_by_models_of_one_size() -> None:
+    """The CUP table is shared by models of one size: a target cached at one
+    size must never move the cursor of a model of another size."""
+    for size in ((80, 24), (40, 10), (80, 24), (40, 10)):
+        m = TerminalModel(*size)
+        m.feed(b"\x1b[20;70Hx\x1b[1;32my\x1b[0m")
+        if size == (80, 24):
+            assert m.cursor == (71, 19)
+        else:  # clamped to (39, 9): "x" on the last column, "y" wrapped
+            assert m.lines()[-2:] == [" " * 39 + "x", "y"]
+        ref = _general(TerminalModel(*size))
+        ref.feed(b"\x1b[20;70Hx\x1b[1;32my\x1b[0m")
+        assert _state(m) == _state(ref)

@@ -22,7 +22,7 @@ from functools import reduce
 from itertools import repeat
 from operator import iadd, itemgetter, mul
 
-from .attr import Attr
+from .attr import Attr, erase_attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
 from .sgr_graph import ATTR, CELL, cell_of, node_for, step, walk
@@ -47,6 +47,8 @@ class StyledRuns(Dispatcher):
         # CUP sequence ("12;5H") -> (y, x), for the size in _cup_size; at most
         # _CUP_CACHE_LIMIT entries (~1.4 MB), what a TUI addressing every
         # cell of a 200x50 screen needs.
+        # The table is shared by every model of the same size (panes of a
+        # dashboard mostly are).
         self._cups: dict[str, tuple[int, int]] = {}
         self._cup_size = (0, 0)
 
@@ -59,14 +61,14 @@ class StyledRuns(Dispatcher):
         parts: list[str] = _RUN_SPLIT(seg)
         rows, cols = scr.rows, scr.columns
         if self._cup_size != (rows, cols):
-            self._cups = {}
+            self._cups = _cup_table(rows, cols)
             self._cup_size = (rows, cols)
         cup_get = self._cups.get
         # What makes a piece need the general drawing code; none of it can
         # change inside a run except a pending joiner, which only the
         # general code clears.
         simple = not (scr.graphics or scr.insert_mode or scr.zwj or scr.origin)
-        chars, arows, touched = scr.chars, scr.attrs, scr.touched
+        chars, arows, touched, wrapped = scr.chars, scr.attrs, scr.touched, scr.wrapped
         # A piece ending at or before ``lim`` is drawn here; the cursor then
         # stops at its end, or on the last column without autowrap.
         lim = cols if simple else -1
@@ -94,9 +96,23 @@ class StyledRuns(Dispatcher):
                     elif final == "H":
                         y, x = self._cup(s)
                     else:
-                        scr.y, scr.x = y, x
-                        scr.attr = node[ATTR]  # the erase colour (BCE)
-                        scr.erase_in_line(int(s[0]) if len(s) > 1 else 0)
+                        # EL ("K", "0K", "1K", "2K"): erase_in_line, inlined
+                        a = x if x < cols else cols
+                        if len(s) == 1 or s[0] == "0":
+                            b = cols
+                        elif s[0] == "1":
+                            b = a + 1 if a < cols else cols
+                            a = 0
+                        else:
+                            a, b = 0, cols
+                        if a < b:
+                            row = chars[y]
+                            row[a:b] = [" "] * (b - a)
+                            if a == 0 and b == cols:
+                                wrapped[y] = False  # a wholly cleared line no longer wraps
+                            ea = erase_attr(node[ATTR])  # the erase colour (BCE)
+                            arows[y][a:b] = [ea] * (b - a)
+                            touched.add(y)
             if not t:
                 continue
             n = len(t)
@@ -245,3 +261,17 @@ def _sgr_lines_re() -> re.Pattern[str]:
 
 
 _SGR_LINES_RE: re.Pattern[str] | None = None
+
+
+# CUP tables by screen size, shared by the models of that size (a few sizes).
+_CUP_TABLES: dict[tuple[int, int], dict[str, tuple[int, int]]] = {}
+_CUP_SIZES_LIMIT = 8
+
+
+def _cup_table(rows: int, cols: int) -> dict[str, tuple[int, int]]:
+    table = _CUP_TABLES.get((rows, cols))
+    if table is None:
+        if len(_CUP_TABLES) >= _CUP_SIZES_LIMIT:
+            _CUP_TABLES.clear()  # models holding a table keep using it
+        table = _CUP_TABLES[(rows, cols)] = {}
+    return table
