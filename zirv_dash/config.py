@@ -194,10 +194,11 @@ def _handover_env() -> dict[str, dict[str, str]]:
 
 
 def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = None) -> Settings:
-    """Load and validate every layer. Raises ConfigError with a fixable message."""
-    from pydantic import ValidationError
+    """Load and validate every layer. Raises ConfigError with a fixable message.
 
-    from zirv_dash.settings_model import SECTION_MODELS, Settings
+    Plainly valid values (and the defaults) are taken as they are, without
+    pydantic (`settings_plain`); anything else is validated by the models."""
+    from zirv_dash import settings_plain
 
     layers = _file_layers(repo or paths.repo_root())
     sources = [name for name, _ in layers]
@@ -207,13 +208,8 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
     if flags:
         merged = _merge(merged, flags)
         layers.append(("the command line", flags))
-    sections: dict[str, Any] = {}
-    for name, model in SECTION_MODELS.items():
-        try:
-            sections[name] = model(**_section(merged, name))
-        except ValidationError as exc:
-            raise ConfigError(_describe_validation(exc, name, layers)) from exc
-    dash, mail, session = sections["dash"], sections["mail"], sections["session"]
+    plain = settings_plain.plain_sections(merged, os.environ)
+    sections = _model_sections(merged, layers) if plain is None else {}
     handover = {
         str(agent): {str(k): str(v) for k, v in tiers.items()}
         for agent, tiers in _section(merged, "handover").items()
@@ -223,15 +219,39 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
         handover.setdefault(agent, {}).update(tiers)
     worker = {str(k): str(v) for k, v in _section(merged, "worker").items()}
     agent_value = os.environ.get("ZIRV_CTX_AGENT") or merged.get("agent")
+    default_agent = str(agent_value) if agent_value else None
+    if plain is not None:
+        top = settings_plain.PlainSettings(plain, default_agent, handover, worker, sources)
+        return settings_plain.as_settings(top)
+    from zirv_dash.settings_model import Settings
+
     return Settings(
-        agent=str(agent_value) if agent_value else None,
-        dash=dash,
-        mail=mail,
-        session=session,
+        agent=default_agent,
+        dash=sections["dash"],
+        mail=sections["mail"],
+        session=sections["session"],
         handover=handover,
         worker=worker,
         sources=sources,
     )
+
+
+def _model_sections(
+    merged: Mapping[str, Any], layers: list[tuple[str, Mapping[str, Any]]]
+) -> dict[str, Any]:
+    """Each modelled section validated by its settings model; ConfigError naming
+    each bad key and where it came from."""
+    from pydantic import ValidationError
+
+    from zirv_dash.settings_model import SECTION_MODELS
+
+    sections: dict[str, Any] = {}
+    for name, model in SECTION_MODELS.items():
+        try:
+            sections[name] = model(**_section(merged, name))
+        except ValidationError as exc:
+            raise ConfigError(_describe_validation(exc, name, layers)) from exc
+    return sections
 
 
 def _file_layers(repo: Path) -> list[tuple[str, Mapping[str, Any]]]:
