@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -27,7 +27,11 @@ from widgets.key_hints import KeyHints
 from widgets.pane_header import shorten_home
 from widgets.pick_list import PickList
 from zirv_dash import adapters
-from zirv_dash.config import AdapterGate, Settings
+from zirv_dash.config import AdapterGate
+
+if TYPE_CHECKING:
+    # `config.Settings` imports pydantic, which plainly valid settings never need.
+    from zirv_dash.config import Settings
 
 FIXED_ROWS = 13
 """Rows of the dialog besides the harness list: borders, labels, fields, footer."""

@@ -210,3 +210,24 @@ def test_a_refused_sent_header_reads_as_the_record_words_it(tmp_path: Path) -> N
             mail_format.parse_message(f"## Message\n- Sent: {sent}\n\nbody\n", path)
         assert str(caught.value).startswith(f"{path}: field 'sent' ")
         assert words in str(caught.value)
+
+
+def test_the_dashboard_and_its_settings_load_without_pydantic(repo: Path, tmp_path: Path) -> None:
+    # The first frame of `zirv chat` waits for every module the dashboard
+    # imports; plainly valid settings (here: none at all) need no model.
+    probe = (
+        "import sys, json\nimport screens.app, screens.dashboard, zirv_dash.chat\n"
+        "from zirv_dash import config\nconfig.load_settings()\n"
+        "print(json.dumps(sorted(m for m in sys.modules "
+        "if m.startswith('pydantic') or m == 'zirv_dash.settings_model')))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("ZIRV_CTX_")}
+    env.update(HOME=str(tmp_path / "home"), ZIRV_HOME=str(tmp_path / "home" / ".zirv"))
+    env["ZIRV_CTX_STATE_DIR"] = str(tmp_path / "s")
+    root = Path(__file__).resolve().parent.parent
+    env["PYTHONPATH"] = str(root)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=repo, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from zirv_dash import adapters, catalogue, paths, registry
 from zirv_dash import worktree as worktrees
-from zirv_dash.config import AdapterGate, Settings
+from zirv_dash.config import AdapterGate
 from zirv_dash.dash_escapes import ESCAPE_SCAN as ESCAPE_SCAN
 from zirv_dash.dash_escapes import EscapeWatch
 from zirv_dash.errorlog import ErrorEntry as ErrorEntry
@@ -29,6 +29,11 @@ from zirv_dash.pane import Pane, PaneSpec, PaneState
 from zirv_dash.ptysession import Ladder, PtySession
 from zirv_dash.session_env import child_env
 from zirv_dash.turn_signal import TurnSignalError, TurnSignalServer
+
+TYPE_CHECKING = False  # `typing` is for type checkers only
+if TYPE_CHECKING:
+    # `config.Settings` imports pydantic, which plainly valid settings never need.
+    from zirv_dash.config import Settings
 
 log = logging.getLogger("zirv.dashboard")
 

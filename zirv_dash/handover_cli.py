@@ -19,8 +19,14 @@ import time
 from pathlib import Path
 
 from zirv_dash import adapters, catalogue, handover, paths, registry
-from zirv_dash.config import ConfigError, Settings, load_adapter_gate, load_settings
+from zirv_dash.config import ConfigError, load_adapter_gate, load_settings
 from zirv_dash.registry import SessionRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # `config.Settings` imports pydantic, which plainly valid settings never need
+    # (the dashboard imports this module for `DELIVERY`).
+    from zirv_dash.config import Settings
 
 WAIT_SECS = 30.0
 POLL_SECS = 0.1

@@ -7,11 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zirv_dash.config import AdapterGate, Settings
+from zirv_dash.config import AdapterGate
 from zirv_dash.keymap import Keymap
 from zirv_dash.outer_terminal import OuterTerminal
 
 if TYPE_CHECKING:
+    # A name for type checkers only: at run time `config.Settings` imports
+    # pydantic, which plainly valid settings never need (`settings_plain`).
+    from zirv_dash.config import Settings
     from zirv_dash.runtime import Engine
 
 

@@ -14,7 +14,12 @@ import os
 import sys
 
 from zirv_dash import adapters, catalogue
-from zirv_dash.config import ConfigError, Settings, handover_env, load_settings
+from zirv_dash.config import ConfigError, handover_env, load_settings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # `config.Settings` imports pydantic, which plainly valid settings never need.
+    from zirv_dash.config import Settings
 
 USAGE = "usage: zirv models [HARNESS]\n"
 _VENDOR_NOTES = {
