@@ -180,3 +180,16 @@ def test_a_record_pushed_without_its_row_equals_the_rows(seed: int) -> None:
         b._push_history(list(text.ljust(cols)), cells + [DEFAULT_ATTR] * (cols - w))  # noqa: SLF001
         assert list(a.history) == list(b.history), (text, cells, cols)
         assert a.history_bytes == b.history_bytes
+
+
+@pytest.mark.parametrize("first_wide", [True, False])
+def test_lines_that_wrap_among_lines_that_fit(first_wide: bool) -> None:
+    """A stretch starting with a line that wraps is left to the general
+    path; one that wraps later cuts the stretch before it."""
+    wide = b"\x1b[31m" + b"z" * (COLS - 2) + b"\x1b[1m" + b"Z" * 5 + b"\x1b[0m\r\n"
+    fits = b"\x1b[32mok\x1b[0m \x1b[7m" + b"f" * (COLS - 5) + b"\x1b[0m\r\n"
+    body = b"".join((wide if (k % 3 == 0) == first_wide else fits) for k in range(40))
+    data = b"\r\n" * ROWS + body
+    whole = TerminalModel(COLS, ROWS)
+    whole.feed(data)
+    assert _state(whole) == _state(_bytewise(data, 8 * 1024 * 1024))

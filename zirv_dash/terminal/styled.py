@@ -34,6 +34,7 @@ from .widths import narrow_class
 # their ends (and costs less than telling them apart).
 _RUN_SPLIT = re.compile(r"\x1b\[([0-9;:]*[mHK])").split
 _SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
+_SGR_SUB = re.compile(r"\x1b\[[0-9;:]*m").sub
 _CUP_CACHE_LIMIT = 10000
 _first = itemgetter(0)
 _third = itemgetter(2)
@@ -174,35 +175,48 @@ class StyledRuns(Dispatcher):
         m = _sgr_lines_re().match(text, i)
         if m is None:
             return i, i
+        tried = m.end()
         scr = self._screen
+        cols = scr.columns
         block = m.group()
+        first = block[: block.index("\r\n")]
+        if len(first) > cols and len(_SGR_SUB("", first)) > cols:
+            return i, tried  # it wraps (and so, likely, do the next ones)
         parts = _SGR_SPLIT(block)
         texts = parts[::2]
+        lines = "".join(texts).split("\r\n")
+        lines.pop()  # after the last CR LF: nothing
+        widths = list(map(len, lines))
+        if max(widths) > cols:
+            # Only the lines before the first one that wraps: walking and
+            # building cells is the costly part.
+            good = next(k for k, w in enumerate(widths) if w > cols)
+            del lines[good:]
+            block = block[: len(block) - len(block.split("\r\n", good)[-1])]
+            parts = _SGR_SPLIT(block)
+            texts = parts[::2]
         nodes = walk(node_for(scr.attr), parts[1::2])
         # One attribute per character of the text, CR LF pairs included:
         # the CR's is the rendition the line ends in.
         cells: list[Attr] = reduce(iadd, map(mul, map(cell_of, nodes), map(len, texts)), [])
-        lines = "".join(texts).split("\r\n")
-        lines.pop()  # after the last CR LF: nothing
-        cols = scr.columns
         starts: list[int] = []
         s = 0
         for line in lines:
             e = s + len(line)
-            if e - s > cols or cells[e][1] is not None:
+            if cells[e][1] is not None:
                 break
             starts.append(s)
             s = e + 2
         good = len(starts)
         if not good:
-            return i, m.end()
-        end = m.end()
+            return i, tried
+        end = i + len(block)
         if good < len(lines):
             del lines[good:]
             end -= len(block.split("\r\n", good)[-1])
         scr.feed_styled_lines(lines, cells, starts)
         scr.attr = cells[s - 2]
-        return end, m.end()
+        return end, tried
 
     def _cup(self, seq: str) -> tuple[int, int]:
         """Where CUP ``seq`` ("row;colH") puts the cursor (and remember it,
