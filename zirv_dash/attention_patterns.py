@@ -47,14 +47,38 @@ class ScreenPattern:
     harnesses: tuple[str, ...]
     """Harness names this applies to; empty means every harness."""
     reason: str
-    cues: tuple[re.Pattern[str], ...]
+    cues: tuple[Cue, ...]
     window: int = SCAN_LINES
-    blockers: tuple[re.Pattern[str], ...] = ()
+    blockers: tuple[Cue, ...] = ()
 
 
-def cue(pattern: str) -> re.Pattern[str]:
+class Cue:
+    """A case-insensitive screen-row pattern, compiled on its first search: the
+    tables here and in `input_prompts` hold ~80 of them, and compiling them all
+    at import cost the dashboard's first frame ~15 ms before any pane had drawn
+    a row. `tests/test_attention_cues.py` compiles every one."""
+
+    __slots__ = ("pattern", "_compiled")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, re.IGNORECASE)
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return (self._compiled or self.compiled()).search(text)
+
+    def __repr__(self) -> str:
+        return f"cue({self.pattern!r})"
+
+
+def cue(pattern: str) -> Cue:
     """A case-insensitive screen-row pattern."""
-    return re.compile(pattern, re.IGNORECASE)
+    return Cue(pattern)
 
 
 # A numbered choice, optionally behind a selection caret or radio dot.

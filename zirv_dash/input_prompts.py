@@ -9,11 +9,10 @@ ambiguous screen is False, never "at the prompt". Pure: no clocks, no I/O.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from zirv_dash.attention_patterns import SCAN_LINES, cue, detect_needs_you, normalise_row
+from zirv_dash.attention_patterns import SCAN_LINES, Cue, cue, detect_needs_you, normalise_row
 
 
 @dataclass(frozen=True)
@@ -32,13 +31,13 @@ class InputPrompt:
     """
 
     harness: str
-    composer: re.Pattern[str]
-    above: re.Pattern[str] | None = None
-    below: re.Pattern[str] | None = None
-    footer: re.Pattern[str] | None = None
+    composer: Cue
+    above: Cue | None = None
+    below: Cue | None = None
+    footer: Cue | None = None
     footer_within: int = 6
     tail: int = 6
-    busy: tuple[re.Pattern[str], ...] = ()
+    busy: tuple[Cue, ...] = ()
     at_cursor: bool = False
 
 
