@@ -172,16 +172,18 @@ class StyledRuns(Dispatcher):
         them are built at once; a line wider than the screen, or one whose
         CR LF comes in a rendition with a background (the next row's
         blanks take it), ends the stretch there."""
+        scr = self._screen
+        cols = scr.columns
+        nl = text.find("\r\n", i)
+        if nl < 0:
+            return i, len(text)  # no whole line
+        if nl - i > cols and len(_SGR_SUB("", text[i:nl])) > cols:
+            return i, nl  # the first line wraps: looked at, and only it
         m = _sgr_lines_re().match(text, i)
         if m is None:
             return i, i
         tried = m.end()
-        scr = self._screen
-        cols = scr.columns
         block = m.group()
-        first = block[: block.index("\r\n")]
-        if len(first) > cols and len(_SGR_SUB("", first)) > cols:
-            return i, tried  # it wraps (and so, likely, do the next ones)
         parts = _SGR_SPLIT(block)
         texts = parts[::2]
         lines = "".join(texts).split("\r\n")
