@@ -90,3 +90,38 @@ def test_both_targets_or_no_message_are_refused_by_argparse_in_its_words(
 def test_a_plain_value_is_one_argparse_never_takes_for_an_option() -> None:
     assert plain_value("-") and plain_value("hi") and plain_value("a -b")
     assert not plain_value("") and not plain_value("-x") and not plain_value("--")
+
+
+_CHAT_WORDS = st.sampled_from(
+    [
+        "--agent", "demo", "--model", "opus", "--simple", "--allow-nested", "--no-session",
+        "--agent=claude", "--ag", "--runtime", "native", "--pane", "shell", "-", "-x", "",
+        "--", "a b", "--model=", "--simple=1",
+    ]
+)  # fmt: skip
+
+
+def _chat_fields(args: object) -> tuple[object, ...]:
+    names = ("agent", "model", "simple", "allow_nested", "runtime", "no_session", "pane")
+    return tuple(getattr(args, name) for name in names)
+
+
+@given(st.lists(_CHAT_WORDS, max_size=6))
+def test_a_chat_line_read_without_argparse_reads_as_argparse_reads_it(argv: list[str]) -> None:
+    from zirv_dash import chat
+
+    if plain_options(argv, chat._CHAT_VALUED, chat._CHAT_FLAGS) is None:
+        return  # argparse's to read
+    parsed = chat.chat_parser().parse_args(argv)  # a plain line never exits
+    assert _chat_fields(chat.parse_args(argv)) == _chat_fields(parsed)
+
+
+def test_a_plain_chat_line_needs_no_argparse_and_others_do() -> None:
+    from zirv_dash import chat
+
+    assert plain_options(["--agent", "demo"], chat._CHAT_VALUED, chat._CHAT_FLAGS) is not None
+    for unusual in (["--ag", "demo"], ["--runtime", "native"], ["--pane", "shell"], ["-h"]):
+        assert plain_options(unusual, chat._CHAT_VALUED, chat._CHAT_FLAGS) is None
+    assert _chat_fields(chat.parse_args(["--pane", "shell:hi", "--agent=demo"])) == (
+        "demo", None, False, False, "wrapped", False, ["shell:hi"],
+    )  # fmt: skip

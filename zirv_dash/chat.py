@@ -7,7 +7,6 @@ session (a plain PTY passthrough) with a one-line notice naming the floor.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import logging
 import os
@@ -20,9 +19,12 @@ from zirv_dash import adapters, outer_terminal, paths
 from zirv_dash.config import ConfigError, load_adapter_gate, load_settings
 from zirv_dash.keymap import Keymap, KeymapError, load_keymap
 from zirv_dash.native_kind import NATIVE
+from zirv_dash.plain_args import plain_options
 from zirv_dash.session_env import child_env, nesting_refusal
 
 if TYPE_CHECKING:
+    import argparse
+
     from zirv_dash.config import AdapterGate, Settings
     from zirv_dash.runtime import Engine
     from zirv_dash.session.dash_session import DashLink, DashUI
@@ -32,7 +34,58 @@ MIN_COLUMNS = 80
 MIN_ROWS = 20
 
 
-def parse_args(argv: list[str]) -> argparse.Namespace:
+class ChatArgs:
+    """What `zirv chat` was asked: the fields of its argparse namespace."""
+
+    __slots__ = ("agent", "model", "simple", "allow_nested", "runtime", "no_session", "pane")
+
+    def __init__(
+        self,
+        agent: str | None = None,
+        model: str | None = None,
+        simple: bool = False,
+        allow_nested: bool = False,
+        runtime: str = "wrapped",
+        no_session: bool = False,
+        pane: list[str] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.model = model
+        self.simple = simple
+        self.allow_nested = allow_nested
+        self.runtime = runtime
+        self.no_session = no_session
+        self.pane: list[str] = pane or []
+
+
+_CHAT_VALUED = {"--agent": "agent", "--model": "model"}
+_CHAT_FLAGS = {"--simple": "simple", "--allow-nested": "allow_nested", "--no-session": "no_session"}
+
+
+def parse_args(argv: list[str]) -> ChatArgs:
+    """The command line; a plain one (`--agent NAME`, `--model M`, the flags) is
+    read without argparse (see `plain_args`), anything else by argparse, which
+    prints help and usage errors (and exits) as it always has."""
+    plain = plain_options(argv, _CHAT_VALUED, _CHAT_FLAGS)
+    if plain is not None:
+        agent, model = plain.get("agent"), plain.get("model")
+        return ChatArgs(
+            agent=None if agent is None else str(agent),
+            model=None if model is None else str(model),
+            simple="simple" in plain,
+            allow_nested="allow_nested" in plain,
+            no_session="no_session" in plain,
+        )
+    args = chat_parser().parse_args(argv)
+    return ChatArgs(
+        args.agent, args.model, args.simple, args.allow_nested, args.runtime, args.no_session,
+        args.pane,
+    )  # fmt: skip
+
+
+def chat_parser() -> argparse.ArgumentParser:
+    import argparse  # only for a line `parse_args` does not read plainly
+
     parser = argparse.ArgumentParser(prog="zirv chat", description="Open the zirv dashboard.")
     parser.add_argument("--agent", help="harness for the first pane")
     parser.add_argument("--model", help="model for the first pane")
@@ -56,7 +109,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="AGENT[:PROMPT]",
         help="open another pane at start (repeatable)",
     )
-    return parser.parse_args(argv)
+    return parser
 
 
 RUNTIMES = ("wrapped", NATIVE)
@@ -65,7 +118,7 @@ WRAPPED_ONLY = (("agent", "--agent"), ("model", "--model"), ("simple", "--simple
 ~/.zirv/native.toml) names its model, and it has no single-session form."""
 
 
-def native_refusal(args: argparse.Namespace) -> str | None:
+def native_refusal(args: ChatArgs) -> str | None:
     """Why `--runtime native` cannot take these arguments (the flags by name)."""
     given = [flag for attr, flag in WRAPPED_ONLY if getattr(args, attr)]
     if not given:
@@ -172,7 +225,7 @@ def _main(argv: list[str]) -> int:
 
 
 def _native(
-    args: argparse.Namespace, repo: Path, settings: Settings, keymap: Keymap, gate: AdapterGate
+    args: ChatArgs, repo: Path, settings: Settings, keymap: Keymap, gate: AdapterGate
 ) -> int:
     """The dashboard with a native pane first: checked before the UI takes the
     terminal (a bad native.toml is named here, not in a pane)."""
@@ -206,7 +259,7 @@ def _native(
 
 
 def _open_dashboard(
-    args: argparse.Namespace,
+    args: ChatArgs,
     repo: Path,
     settings: Settings,
     keymap: Keymap,

@@ -12,7 +12,6 @@ answer (or a dry run that would be), 2 usage or config error.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -24,6 +23,8 @@ from zirv_dash.registry import SessionRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+
     # `config.Settings` imports pydantic, which plainly valid settings never need
     # (the dashboard imports this module for `DELIVERY`).
     from zirv_dash.config import Settings
@@ -88,6 +89,8 @@ class UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse  # the dashboard imports this module for `DELIVERY`, never parsing
+
     parser = argparse.ArgumentParser(
         prog="zirv ctx handover",
         description="Swap a live pane's harness or model in place (default pane: this "
