@@ -35,6 +35,9 @@ from .widths import narrow_class
 _RUN_SPLIT = re.compile(r"\x1b\[([0-9;:]*[mHK])").split
 _SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 _SGR_SUB = re.compile(r"\x1b\[[0-9;:]*m").sub
+_SGR_LINES_LOOKED_AT = 4
+_SGR_WINDOW_MIN = 8  # lines
+_SGR_WINDOW_MAX = 1 << 16
 _CUP_CACHE_LIMIT = 10000
 _first = itemgetter(0)
 _third = itemgetter(2)
@@ -52,6 +55,8 @@ class StyledRuns(Dispatcher):
         # dashboard mostly are).
         self._cups: dict[str, tuple[int, int]] = {}
         self._cup_size = (0, 0)
+        # How many lines _sgr_lines takes at most in one go.
+        self._sgr_window = 64
 
     def _draw_styled(self, seg: str) -> None:
         scr = self._screen
@@ -174,12 +179,26 @@ class StyledRuns(Dispatcher):
         blanks take it), ends the stretch there."""
         scr = self._screen
         cols = scr.columns
-        nl = text.find("\r\n", i)
-        if nl < 0:
-            return i, len(text)  # no whole line
-        if nl - i > cols and len(_SGR_SUB("", text[i:nl])) > cols:
-            return i, nl  # the first line wraps: looked at, and only it
-        m = _sgr_lines_re().match(text, i)
+        # At most ``_sgr_window`` lines, the first few looked at on their
+        # own: when one of them wraps, the lines are left to the general
+        # path up to it (a short stretch does not pay for itself).  The
+        # window shrinks when a stretch ends early (its lines after the end
+        # were matched for nothing) and grows while stretches go all the way.
+        stop = len(text)
+        pos = i
+        for k in range(self._sgr_window):
+            nl = text.find("\r\n", pos)
+            if nl < 0:
+                break
+            if k < _SGR_LINES_LOOKED_AT and nl - pos > cols:
+                if len(_SGR_SUB("", text[pos:nl])) > cols:
+                    return i, nl
+            pos = nl + 2
+        else:
+            stop = pos
+        if pos == i:
+            return i, stop  # no whole line
+        m = _sgr_lines_re().match(text, i, stop)
         if m is None:
             return i, i
         tried = m.end()
@@ -211,11 +230,16 @@ class StyledRuns(Dispatcher):
             s = e + 2
         good = len(starts)
         if not good:
+            self._sgr_window = _SGR_WINDOW_MIN
             return i, tried
         end = i + len(block)
         if good < len(lines):
             del lines[good:]
             end -= len(block.split("\r\n", good)[-1])
+        if end < tried:
+            self._sgr_window = _SGR_WINDOW_MIN
+        elif self._sgr_window < _SGR_WINDOW_MAX:
+            self._sgr_window *= 2
         scr.feed_styled_lines(lines, cells, starts)
         scr.attr = cells[s - 2]
         return end, tried
