@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from zirv_dash.terminal import TerminalModel
+from zirv_dash.terminal import TerminalModel, styled
 from zirv_dash.terminal.attr import DEFAULT_ATTR, Attr, apply_sgr
 from zirv_dash.terminal.screen import Screen
 
@@ -89,10 +89,20 @@ def _bytewise(data: bytes, scrollback: int) -> TerminalModel:
     return m
 
 
+@pytest.fixture(params=["backoff", "always"])
+def backoff(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """With the back-off after short stretches as it is, and without it (so
+    the random streams below take the path at every chance they give)."""
+    if request.param == "always":
+        monkeypatch.setattr(styled, "_SGR_SKIP_MIN", 0)
+        monkeypatch.setattr(styled, "_SGR_SKIP_MAX", 0)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("scrollback", [1 << 20, 2500])
 @pytest.mark.parametrize("seed", range(10))
 def test_highlighted_lines_fed_whole_equal_lines_fed_byte_by_byte(
-    seed: int, scrollback: int
+    seed: int, scrollback: int, backoff: str
 ) -> None:
     data = _stream(seed)
     whole = TerminalModel(COLS, ROWS, scrollback_bytes=scrollback)
@@ -101,7 +111,7 @@ def test_highlighted_lines_fed_whole_equal_lines_fed_byte_by_byte(
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_highlighted_lines_fed_in_random_pieces(seed: int) -> None:
+def test_highlighted_lines_fed_in_random_pieces(seed: int, backoff: str) -> None:
     data = _stream(50 + seed)
     rng = random.Random(seed)
     pieces = TerminalModel(COLS, ROWS)
@@ -183,7 +193,7 @@ def test_a_record_pushed_without_its_row_equals_the_rows(seed: int) -> None:
 
 
 @pytest.mark.parametrize("first_wide", [True, False])
-def test_lines_that_wrap_among_lines_that_fit(first_wide: bool) -> None:
+def test_lines_that_wrap_among_lines_that_fit(first_wide: bool, backoff: str) -> None:
     """A stretch starting with a line that wraps is left to the general
     path; one that wraps later cuts the stretch before it."""
     wide = b"\x1b[31m" + b"z" * (COLS - 2) + b"\x1b[1m" + b"Z" * 5 + b"\x1b[0m\r\n"

@@ -38,6 +38,9 @@ _SGR_SUB = re.compile(r"\x1b\[[0-9;:]*m").sub
 _SGR_LINES_LOOKED_AT = 4
 _SGR_WINDOW_MIN = 8  # lines
 _SGR_WINDOW_MAX = 1 << 16
+_SGR_LINES_WORTH = 8  # a stretch shorter than this does not pay for itself
+_SGR_SKIP_MIN = 512  # characters
+_SGR_SKIP_MAX = 1 << 16
 _CUP_CACHE_LIMIT = 10000
 _first = itemgetter(0)
 _third = itemgetter(2)
@@ -55,8 +58,10 @@ class StyledRuns(Dispatcher):
         # dashboard mostly are).
         self._cups: dict[str, tuple[int, int]] = {}
         self._cup_size = (0, 0)
-        # How many lines _sgr_lines takes at most in one go.
+        # How many lines _sgr_lines takes at most in one go, and how far it
+        # does not look after a stretch that did not pay.
         self._sgr_window = 64
+        self._sgr_skip = 0
 
     def _draw_styled(self, seg: str) -> None:
         scr = self._screen
@@ -192,7 +197,7 @@ class StyledRuns(Dispatcher):
                 break
             if k < _SGR_LINES_LOOKED_AT and nl - pos > cols:
                 if len(_SGR_SUB("", text[pos:nl])) > cols:
-                    return i, nl
+                    return i, nl + self._sgr_backoff()
             pos = nl + 2
         else:
             stop = pos
@@ -231,7 +236,7 @@ class StyledRuns(Dispatcher):
         good = len(starts)
         if not good:
             self._sgr_window = _SGR_WINDOW_MIN
-            return i, tried
+            return i, tried + self._sgr_backoff()
         end = i + len(block)
         if good < len(lines):
             del lines[good:]
@@ -240,9 +245,20 @@ class StyledRuns(Dispatcher):
             self._sgr_window = _SGR_WINDOW_MIN
         elif self._sgr_window < _SGR_WINDOW_MAX:
             self._sgr_window *= 2
+        if good < _SGR_LINES_WORTH:
+            tried += self._sgr_backoff()
+        else:
+            self._sgr_skip = 0
         scr.feed_styled_lines(lines, cells, starts)
         scr.attr = cells[s - 2]
         return end, tried
+
+    def _sgr_backoff(self) -> int:
+        """Characters the next stretch is not looked for in, after one that
+        did not pay (lines that wrap among lines that fit): doubling, so a
+        stream of such lines soon costs nothing extra."""
+        self._sgr_skip = min(self._sgr_skip * 2 + _SGR_SKIP_MIN, _SGR_SKIP_MAX)
+        return self._sgr_skip
 
     def _cup(self, seq: str) -> tuple[int, int]:
         """Where CUP ``seq`` ("row;colH") puts the cursor (and remember it,
