@@ -10,7 +10,7 @@ them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.measure import Measurement
@@ -21,12 +21,14 @@ from rich.text import Text
 from textual.app import App, ComposeResult, RenderResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import Static
+from textual.widgets._toast import ToastRack
 
 from screens.dialog import DialogScreen
-from screens.tinted_background import BackgroundCache, faster
+from screens.tinted_background import BackgroundCache, faster, within_lines
 from widgets.key_hints import KeyHints
 from zirv_dash.keymap import ACTIONS, Keymap, describe_key
 
@@ -169,7 +171,15 @@ def arrange(screen: Screen[Any], size: Size) -> bool:
     layout, hence more than one call."""
     if screen.is_current or not _needs_layout(screen, size):
         return True
-    screen.update_node_styles(animate=False)  # what ScreenResume does first
+    # What pushing it does first: the first focusable widget focused (its
+    # focus styles), the toasts shown (none: the rack hides, which is a
+    # layout), the styles brought up to date.
+    screen._update_auto_focus()
+    notifications = getattr(screen.app, "_notifications", None)
+    if notifications is not None:
+        for rack in screen.query(ToastRack):
+            rack.show(notifications)
+    screen.update_node_styles(animate=False)
     screen._refresh_layout(size)
     screen._layout_required = False  # done just now, at the size it will be shown
     return False
@@ -212,6 +222,32 @@ class HelpScreen(DialogScreen[None]):
         # The dimmed dashboard behind: tinted per style, strip to strip, and
         # only the lines that changed below since it was last drawn.
         return faster(super().render(), self._background)
+
+    def render_line(self, y: int) -> Strip:
+        line = super().render_line(y)
+        self._background.drawn(y)
+        return line
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        if regions and repaint and not (layout or recompose) and self.is_current:
+            # A screen is repainted by regions only for the screen below it
+            # (Textual's update of a background screen), and Textual asks for
+            # the whole screen again on every later change below once it asked
+            # for it once (as it does when the overlay opens): a spinner frame
+            # repainted the whole overlay. Only lines that look different below
+            # need drawing again.
+            changed = self._background.changed_lines()
+            if changed is not None:
+                regions = tuple(within_lines(regions, changed))
+                if not regions:
+                    return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def action_close(self) -> None:
         self.dismiss(None)

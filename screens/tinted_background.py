@@ -20,6 +20,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color
 from textual.css.styles import RulesMap
+from textual.geometry import Region
 from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import Screen
 from textual.strip import Strip
@@ -85,6 +86,10 @@ class BackgroundCache:
         self._tinted: list[Strip] = []
         self.tinted_lines = 0
         """Lines tinted so far (not reused)."""
+        self.below: Screen[Any] | None = None
+        """The screen last tinted."""
+        self._drawn: dict[int, Strip] = {}
+        """Per line of the overlay, the strip below whose tint it last drew there."""
 
     def lines(
         self, key: tuple[object, ...], below: list[Strip], tint_line: Callable[[Strip], Strip]
@@ -93,6 +98,7 @@ class BackgroundCache:
         same strip at the same line under the same `key`."""
         if key != self._key:
             self._key, self._below, self._tinted = key, [], []
+            self._drawn.clear()
         before, tinted = self._below, self._tinted
         out = []
         for y, line in enumerate(below):
@@ -104,9 +110,39 @@ class BackgroundCache:
         self._below, self._tinted = below, out
         return out
 
+    def drawn(self, y: int) -> None:
+        """The overlay drew line `y` of the last tinted background."""
+        if y < len(self._below):
+            self._drawn[y] = self._below[y]
+
+    def changed_lines(self) -> set[int] | None:
+        """Lines where the screen below now differs from what the overlay last
+        drew over it (None: unknown, any may have)."""
+        below = self.below
+        if below is None:
+            return None
+        drawn = self._drawn
+        lines = below._compositor.render_strips()
+        return {y for y, line in enumerate(lines) if drawn.get(y) is not line}
+
     def clear(self) -> None:
         self._key = None
         self._below, self._tinted = [], []
+        self._drawn.clear()
+
+
+def within_lines(regions: Iterable[Region], lines: set[int]) -> list[Region]:
+    """The parts of `regions` on `lines`."""
+    parts = []
+    for region in regions:
+        start = None
+        for y in range(region.y, region.bottom + 1):
+            if y < region.bottom and y in lines:
+                start = y if start is None else start
+            elif start is not None:
+                parts.append(Region(region.x, start, region.width, y - start))
+                start = None
+    return parts
 
 
 class TintedScreen(Visual):
@@ -135,6 +171,7 @@ class TintedScreen(Visual):
 
         if self.cache is None:
             return [tinted(line) for line in lines]
+        self.cache.below = self.screen
         return self.cache.lines((id(self.screen), self.color, base, width), lines, tinted)
 
     def _tint(self, base: Style, line: Strip, width: int) -> Strip:

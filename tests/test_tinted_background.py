@@ -7,8 +7,10 @@ from pathlib import Path
 
 from rich.segment import Segment
 from rich.style import Style
+from textual._compositor import LayoutUpdate
 from textual.color import Color
 from textual.renderables.background_screen import BackgroundScreen
+from textual.strip import Strip
 from textual.visual import RenderOptions, RichVisual
 
 from screens.help import HelpScreen
@@ -80,3 +82,46 @@ async def test_reopened_overlay_tints_only_what_changed_below(tmp_path: Path) ->
         got = TintedScreen(below, tint, cache).render_strips(100, 30, style, options)
         assert [list(s) for s in got] == [list(s) for s in want]
         assert any("something happened" in "".join(s.text for s in line) for line in got)
+
+
+async def test_open_overlay_repaints_only_the_lines_that_change_below(tmp_path: Path) -> None:
+    """Textual repaints a whole overlay for any change below it, once it asked for
+    the whole screen once (as it does when the overlay opens); the help repaints
+    only the lines that look different below, and they are up to date."""
+    app = make_app(tmp_path, agent="shell")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: bool(dash_screen(app).dash.panes))
+        await pilot.press("ctrl+a", "question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        await pilot.pause(0.3)
+        compositor = help_screen._compositor
+        full: list[int] = []
+        render_full_update = compositor.render_full_update
+
+        def counted(simplify: bool = False) -> LayoutUpdate:
+            full.append(1)
+            return render_full_update(simplify)
+
+        compositor.render_full_update = counted  # type: ignore[method-assign]
+        for n in range(3):
+            dash_screen(app).dash.notify(f"change number {n}")  # the header changes
+
+            def shown(n: int = n) -> bool:
+                return any(
+                    f"change number {n}" in _text(s)
+                    for s in help_screen.render_lines(help_screen.region)
+                )
+
+            await wait_for(pilot, shown)
+        assert not full
+        # What the overlay drew is what it draws from scratch.
+        drawn = [list(s) for s in help_screen.render_lines(help_screen.region)]
+        help_screen._styles_cache.clear()
+        help_screen._set_dirty()
+        assert [list(s) for s in help_screen.render_lines(help_screen.region)] == drawn
+
+
+def _text(strip: Strip) -> str:
+    return "".join(segment.text for segment in strip)
