@@ -92,8 +92,9 @@ def composer_key(term: PtyTerminal, i: int) -> float | None:
     return None if took is None else took * 1000
 
 
-def pty_key(term: PtyTerminal, i: int) -> float | None:
-    """One glyph into the shell pane running `cat`; ms until it is drawn."""
+def line_key(term: PtyTerminal, i: int) -> float | None:
+    """One glyph into a line-echoing app (the shell pane running `cat`, the
+    Textual floor); ms until it is drawn."""
     term.read_for(latency.GAP)
     glyph = latency.GLYPHS[i % latency.PER_LINE]
     term.write(glyph.encode())
@@ -137,18 +138,6 @@ def start_pty(tmp: Path) -> PtyTerminal:
     return term
 
 
-def floor_key(term: PtyTerminal, i: int) -> float | None:
-    """One glyph into the trivial Textual echo app; ms until it is drawn."""
-    term.read_for(latency.GAP)
-    glyph = latency.GLYPHS[i % latency.PER_LINE]
-    term.write(glyph.encode())
-    took = term.wait_for(glyph.encode(), timeout=2.0)
-    if i % latency.PER_LINE == latency.PER_LINE - 1:
-        term.write(b"\r")
-        term.read_for(0.05)
-    return None if took is None else took * 1000
-
-
 def start_floor() -> PtyTerminal:
     env = latency.base_env(Path(tempfile.gettempdir()))
     argv = [sys.executable, str(Path(__file__).resolve().parent / "echo_app.py")]
@@ -187,8 +176,8 @@ def run_all(keys: int, tmp: Path) -> list[Column]:
         stack.callback(floor.close)
         columns = [
             Column(f"native composer, {ITEMS}-item transcript", native, composer_key),
-            Column("PTY pane idle (shell running cat)", bar, pty_key),
-            Column("Textual floor (bench/echo_app.py)", floor, floor_key),
+            Column("PTY pane idle (shell running cat)", bar, line_key),
+            Column("Textual floor (bench/echo_app.py)", floor, line_key),
         ]
         start = [cpu_seconds(c.term.pid) for c in columns]
         for i in range(keys):

@@ -4,12 +4,14 @@ for cell and style for style, and anything else must still go through TextArea."
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -77,6 +79,26 @@ def learn(composer: NativeComposer) -> None:
     assert composer._row_shape is not None
 
 
+Opened = tuple[PaneApp, Pilot[None], NativeComposer]
+
+
+@asynccontextmanager
+async def composer_with_shape(tmp_path: Path) -> AsyncIterator[Opened]:
+    """A focused composer at 80x24 holding "hello", its row's shape learnt."""
+    app = PaneApp(long_session(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        composer = app.query_one(NativeComposer)
+        await until(pilot, lambda: app.focused is composer)
+        show(composer, "hello")
+        learn(composer)
+        yield app, pilot, composer
+
+
+def show(composer: NativeComposer, draft: str) -> None:
+    composer.load_text(draft)
+    composer.move_cursor(composer.document.end)
+
+
 def drawn(composer: NativeComposer) -> tuple[Strip, bool]:
     """The row as the composer draws it, and whether it was built from the shape
     (TextArea's rendering was not asked for it)."""
@@ -103,8 +125,7 @@ async def test_typed_rows_match_what_textarea_draws(tmp_path: Path) -> None:
         width = composer.outer_size.width
         drafts = ["h", "hello", "a (b", "x [y] {z}", "trailing  ", "q" * (width - 4)]
         for draft in drafts:
-            composer.load_text(draft)
-            composer.move_cursor(composer.document.end)
+            show(composer, draft)
             await pilot.pause()
             learn(composer)
             strip, built = drawn(composer)
@@ -113,13 +134,7 @@ async def test_typed_rows_match_what_textarea_draws(tmp_path: Path) -> None:
 
 
 async def test_other_rows_still_go_through_textarea(tmp_path: Path) -> None:
-    app = PaneApp(long_session(tmp_path))
-    async with app.run_test(size=(80, 24)) as pilot:
-        composer = app.query_one(NativeComposer)
-        await until(pilot, lambda: app.focused is composer)
-        composer.load_text("hello")
-        composer.move_cursor(composer.document.end)
-        learn(composer)
+    async with composer_with_shape(tmp_path) as (app, pilot, composer):
         width = composer.outer_size.width
         cases: dict[str, Callable[[], object]] = {
             "cursor inside": lambda: composer.move_cursor((0, 2)),
@@ -129,8 +144,7 @@ async def test_other_rows_still_go_through_textarea(tmp_path: Path) -> None:
             "a tab": lambda: composer.load_text("a\tb"),
         }
         for name, arrange in cases.items():
-            composer.load_text("hello")
-            composer.move_cursor(composer.document.end)
+            show(composer, "hello")
             arrange()
             if name != "cursor inside" and name != "a selection":
                 composer.move_cursor(composer.document.end)
@@ -140,13 +154,7 @@ async def test_other_rows_still_go_through_textarea(tmp_path: Path) -> None:
 
 
 async def test_a_new_theme_or_the_focus_leaving_is_drawn_anew(tmp_path: Path) -> None:
-    app = PaneApp(long_session(tmp_path))
-    async with app.run_test(size=(80, 24)) as pilot:
-        composer = app.query_one(NativeComposer)
-        await until(pilot, lambda: app.focused is composer)
-        composer.load_text("hello")
-        composer.move_cursor(composer.document.end)
-        learn(composer)
+    async with composer_with_shape(tmp_path) as (app, pilot, composer):
         before = cells(drawn(composer)[0])
         key = composer._css_key
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
