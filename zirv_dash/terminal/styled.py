@@ -9,7 +9,13 @@ written with list slice assignments:
   ``str.split``, walked through the graph in one C loop and drawn in one go,
   its per-cell attributes built in C;
 * a run with cursor positionings or line erases (a TUI redrawing fields) is
-  drawn piece by piece, CUP targets coming from a per-size cache.
+  drawn piece by piece, the cursor in locals, CUP targets coming from a
+  cache shared by the models of one size;
+* whole highlighted lines scrolling by at the bottom of the screen (``ls
+  --color``, a compiler, a coloured log) are taken many at a time: one
+  split, one walk of the graph and one build of per-cell attributes for all
+  of them, and the lines that scroll straight through go to the scrollback
+  without ever being rows (``_sgr_lines``, ``Screen.feed_styled_lines``).
 
 Every shortcut leaves exactly the state that performing each sequence on its
 own leaves (``tests/terminal/test_styled_runs.py`` compares them).
