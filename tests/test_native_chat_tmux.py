@@ -75,8 +75,10 @@ def test_chat_runtime_native_prompt_stream_tool_approval_result(
     screen = dash.wait_for("1 needs you")  # the header counts the pane's state
     assert "▲ orch" in screen  # and the sidebar row shows it
     dash.keys("1")
-    screen = dash.wait_for("All written.", timeout=30)
-    assert "⎿ ✓ diff (ctrl+r to expand)" in screen and "✓ completed" in screen
+    dash.wait_for("All written.", timeout=30)
+    # The answer streams in before the turn ends: the status line says so after.
+    screen = dash.wait_for("✓ completed", timeout=30)
+    assert "⎿ ✓ diff (ctrl+r to expand)" in screen and "All written." in screen
     assert (project / "out.txt").read_text() == "hi\n"
     # Chords still reach the dashboard: the error log opens and closes.
     dash.keys("C-a", "e")
