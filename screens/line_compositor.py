@@ -20,6 +20,9 @@ the lines repainted since: every region Textual marks dirty (a widget's
 repaint, a layout change) goes through this compositor's dirty regions, and a
 layout starts the frame over. An unchanged line is the same Strip object as
 before, so whatever is derived from it (the tinted background) can be reused.
+A repaint of the screen itself (Textual repaints the screen below an overlay
+whole, and again on every later change below it) is a repaint of only the
+cells where the screen shows between its widgets: none, on a dashboard.
 """
 
 from __future__ import annotations
@@ -80,6 +83,8 @@ class LineCompositor(Compositor):
         self._dirty_regions = _NotedRegions(self._note_stale)
         self.frame_lines_rendered = 0
         """Lines `render_strips` has rendered (not taken from the last frame)."""
+        self._root_lines: set[int] | None = None
+        """Lines where the screen itself shows between its widgets, in this layout."""
 
     def _note_stale(self, regions: Iterable[Region]) -> None:
         if self._frame is not None:
@@ -88,16 +93,48 @@ class LineCompositor(Compositor):
                 stale.update(range(region.y, region.bottom))
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
-        self._frame = None
+        self._frame = self._root_lines = None
         return super().reflow(parent, size)
 
     def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
-        self._frame = None
+        self._frame = self._root_lines = None
         return super().reflow_visible(parent, size)
 
     def clear(self) -> None:
-        self._frame = None
+        self._frame = self._root_lines = None
         super().clear()
+
+    def update_widgets(self, widgets: set[Widget]) -> None:
+        root = self.root
+        if self._frame is None or root is None or root not in widgets:
+            super().update_widgets(widgets)
+            return
+        super().update_widgets(widgets - {root})
+        # The screen's own regions, as Textual takes them: they are repainted
+        # on the glass as ever; for the frame, only where the screen shows.
+        place = self.visible_widgets.get(root)
+        if place is not None:
+            regions = _on_screen(root._exchange_repaint_regions(), *place)
+            set.update(self._dirty_regions, regions)
+            self._note_root(regions)
+
+    def _note_root(self, regions: Iterable[Region]) -> None:
+        shown = self._root_shown()
+        self._stale.update(y for r in regions for y in range(r.y, r.bottom) if y in shown)
+
+    def _root_shown(self) -> set[int]:
+        if self._root_lines is None:
+            root = self.root
+            spans: dict[int, list[tuple[int, int]]] = {}
+            for widget, (region, clip) in self.visible_widgets.items():
+                if widget is not root:
+                    shown = region.intersection(clip)
+                    for y in shown.line_range:
+                        spans.setdefault(y, []).append((shown.x, shown.right))
+            width = self.size.width
+            lines = range(self.size.height)
+            self._root_lines = {y for y in lines if not _covers(spans.get(y, []), width)}
+        return self._root_lines
 
     def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
         update = super().render_full_update(simplify)
@@ -143,12 +180,15 @@ class LineCompositor(Compositor):
         Textual's own render would draw them anew, and so are they here."""
         if self._frame is None:
             return
-        pending = []
+        root = self.root
         for widget, (region, clip) in self.visible_widgets.items():
             # What `update_widgets` takes (and clears) from each widget.
-            for dirty in widget._repaint_regions:
-                pending.append(clip.intersection(dirty.translate(region.offset)))
-        self._note_stale(pending)
+            if widget._repaint_regions:
+                pending = _on_screen(widget._repaint_regions, region, clip)
+                if widget is root:
+                    self._note_root(pending)
+                else:
+                    self._note_stale(pending)
 
     def render_partial_update(self) -> ChopsUpdate | None:
         screen_region = self.size.region
@@ -201,6 +241,22 @@ class LineCompositor(Compositor):
             if empty <= 0:
                 break
         return chops
+
+
+def _on_screen(regions: Iterable[Region], region: Region, clip: Region) -> list[Region]:
+    """A widget's own dirty `regions` on the screen (as `update_widgets` places them)."""
+    offset = region.offset
+    return [part for dirty in regions if (part := clip.intersection(dirty.translate(offset)))]
+
+
+def _covers(spans: list[tuple[int, int]], width: int) -> bool:
+    """Whether the [start, end) `spans` cover 0..width."""
+    reach = 0
+    for start, end in sorted(spans):
+        if start > reach:
+            return False
+        reach = max(reach, end)
+    return reach >= width
 
 
 def _runs(lines: list[int]) -> list[range]:

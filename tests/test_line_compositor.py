@@ -201,3 +201,34 @@ async def test_render_strips_start_over_after_a_layout() -> None:
         theirs.reflow(screen, screen.size)
         assert _cells(got) == _cells(theirs.render_strips())
         assert "footer" in "".join(s.text for s in got[-1])
+
+
+async def test_a_repaint_of_the_screen_itself_redraws_only_where_it_shows() -> None:
+    """Textual repaints the screen below an overlay whole (and again on every
+    later change below it); the screen shows nowhere between these widgets, so
+    the frame keeps every line, unless a widget changed in the same frame."""
+    app = LayoutApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        ours = screen._compositor
+        assert isinstance(ours, LineCompositor)
+        side = screen.query_one("#side", Rows)
+        before = ours.render_strips()
+        screen.refresh()
+        await pilot.pause()
+        rendered = ours.frame_lines_rendered
+        got = ours.render_strips()
+        assert ours.frame_lines_rendered == rendered
+        assert all(a is b for a, b in zip(got, before, strict=True))
+        # The screen's repaint takes over the widgets' repaints of the same frame:
+        # those widgets' lines are drawn anew all the same.
+        side.bump(3)
+        screen.refresh()
+        await pilot.pause()
+        got = ours.render_strips()
+        assert ours.frame_lines_rendered > rendered
+        theirs = Compositor()
+        theirs.reflow(screen, screen.size)
+        assert _cells(got) == _cells(theirs.render_strips())
+        assert "side row 3 gen 1" in "".join(s.text for s in got[side.region.y + 3])
