@@ -44,14 +44,16 @@ MAILBOX_ONLY_FORBIDS = (
 )
 
 _PROBE = """\
-import contextlib, io, sys
+import sys
+start = sorted(sys.modules)  # the interpreter's own (site, .pth files): not the verb's
+import contextlib, io
 from zirv_dash import cli
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     code = cli.main({argv!r})
 modules = sorted(sys.modules)  # before the probe's own json
 import json
-print(json.dumps({{"code": code, "out": out.getvalue(), "modules": modules}}))
+print(json.dumps({{"code": code, "out": out.getvalue(), "modules": modules, "start": start}}))
 """
 SEND_ALSO_FORBIDS = ("json", "tomllib", "logging")
 """Storing a note reads no JSON or TOML and logs nothing (only a failure does)."""
@@ -91,7 +93,7 @@ def run_zirv(
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.splitlines()[-1])
-    return report["code"], report["out"], set(report["modules"])
+    return report["code"], report["out"], set(report["modules"]) - set(report["start"])
 
 
 def offending(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
