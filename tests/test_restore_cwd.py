@@ -4,6 +4,7 @@ and a roster entry that is refused or corrected reaches the error log (`^A e`)."
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import time
 from collections.abc import Callable
@@ -90,10 +91,11 @@ def test_a_restored_pane_runs_in_its_recorded_cwd(repo: Path, isolated_state: Pa
         write_entries(isolated_state, dash.slug, [entry.to_json()])
         [pane] = intake.restore(intake.take_restore_offer())
         assert pane.spec.cwd == str(repo / "sub dir")
-        pane.send(b"pwd\r")
-        wait(
-            pane, lambda: any(line.rstrip().endswith("sub dir") for line in pane.model_view.lines())
-        )
+        # The shell says whether it runs there (a long path printed by `pwd` would
+        # wrap in the pane); the quotes keep the typed line from reading as the answer.
+        want = shlex.quote(str(repo / "sub dir"))
+        pane.send(f'[ "$PWD" = {want} ] && echo "cwd-""right" || echo "cwd-""wrong"\r'.encode())
+        wait(pane, lambda: any("cwd-right" in line for line in pane.model_view.lines()))
     finally:
         close(dash)
         intake.on_quit()
