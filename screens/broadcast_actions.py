@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from screens.broadcast_picker import BroadcastPicker, PickRow
 from zirv_dash.broadcast import Broadcast
 
 if TYPE_CHECKING:
@@ -55,6 +54,9 @@ class BroadcastActions:
 
     def action_broadcast(self) -> None:
         """Pick the panes (or, when on, end the broadcast: the same chord toggles)."""
+        # The picker is imported when first opened: not on the first frame's path.
+        from screens.broadcast_picker import BroadcastPicker, PickRow
+
         screen = self._screen
         if self.model.active:
             self.stop()
