@@ -47,8 +47,9 @@ ms, laying it out ~65 ms)..."""
 HELP_SETTLE = 0.05
 """...in steps this far apart (each lets its widgets take the events the last
 one sent them)..."""
-HELP_STEPS = 6
-"""...at most this many in a row (it settles in three or four)."""
+HELP_STEPS = 10
+"""...at most this many in a row (it settles in four or five; a dashboard layout
+later starts over if it did not)."""
 ECHO_WAIT = 0.03
 """After a key is typed into the focused pane, a chrome redraw (a spinner frame)
 waits up to this long for the key's echo, so the echo's frame is not held up
