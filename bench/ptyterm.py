@@ -63,9 +63,13 @@ class PtyTerminal:
             except OSError:
                 return None
             self._answer_queries(chunk)
-            window = (window + chunk)[-4096:]
+            # The whole read is searched (a frame can be far larger than the
+            # needle's neighbourhood), and only a needle's length of it is kept
+            # for a needle split across two reads.
+            window += chunk
             if needle in window:
                 return time.perf_counter() - start
+            window = window[-(len(needle) - 1) :] if len(needle) > 1 else b""
 
     def _answer_queries(self, chunk: bytes) -> None:
         # Programs probe their terminal; answer like xterm so nobody waits.
