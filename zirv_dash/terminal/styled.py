@@ -42,6 +42,7 @@ _RUN_SPLIT = re.compile(r"\x1b\[([0-9;:]*[mHK])").split
 _SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 _SGR_SUB = re.compile(r"\x1b\[[0-9;:]*m").sub
 _SGR_LINES_LOOKED_AT = 4
+_SGR_BYTES_PER_CELL = 24
 _SGR_WINDOW_MIN = 8  # lines
 _SGR_WINDOW_MAX = 1 << 16
 _SGR_LINES_WORTH = 8  # a stretch shorter than this does not pay for itself
@@ -202,7 +203,11 @@ class StyledRuns(Dispatcher):
             if nl < 0:
                 break
             if k < _SGR_LINES_LOOKED_AT and nl - pos > cols:
-                if len(_SGR_SUB("", text[pos:nl])) > cols:
+                # (past ~24 bytes a cell, a truecolor SGR for every one, it
+                # is no line of text: a repaint's filler, say; not measured)
+                if nl - pos > _SGR_BYTES_PER_CELL * cols or (
+                    len(_SGR_SUB("", text[pos:nl])) > cols
+                ):
                     return i, nl + self._sgr_backoff()
             pos = nl + 2
         else:
