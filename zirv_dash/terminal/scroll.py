@@ -89,6 +89,17 @@ class ScrollOps(Grid):
             and self.attrs[last].count(DEFAULT_ATTR) == cols
         )
 
+    def _push_rows_above(self, count: int) -> int:
+        """The screen then ``count`` new lines form one sequence; ``count`` of
+        it scroll off the top and the last ``rows`` stay (the final blank row
+        included). The screen's rows among those scrolled off go to the
+        scrollback now; how many that is."""
+        n_old = min(count, self.rows - 1)
+        chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
+        for y in range(n_old):
+            self._push_history(chars[y], attrs[y], wrapped[y])
+        return n_old
+
     def feed_lines(self, lines: list[str]) -> None:
         """Lines of single-width text, each at most a row wide and ended by
         CR LF, written where :meth:`lines_fast_path` holds: the state after
@@ -97,12 +108,7 @@ class ScrollOps(Grid):
         without making rows for the lines that scroll straight through."""
         rows, cols = self.rows, self.columns
         chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
-        # The screen then the lines form one sequence; len(lines) of it
-        # scroll off the top, the last ``rows`` stay (the final blank row
-        # included).
-        n_old = min(len(lines), rows - 1)
-        for y in range(n_old):
-            self._push_history(chars[y], attrs[y], wrapped[y])
+        n_old = self._push_rows_above(len(lines))
         through = len(lines) - n_old
         if through:
             self._push_text_lines(lines[:through])
@@ -129,9 +135,7 @@ class ScrollOps(Grid):
         of the row the first line lands on)."""
         rows, cols = self.rows, self.columns
         chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
-        n_old = min(len(lines), rows - 1)
-        for y in range(n_old):
-            self._push_history(chars[y], attrs[y], wrapped[y])
+        n_old = self._push_rows_above(len(lines))
         through = len(lines) - n_old
         push = self._push_narrow
         for k in range(through):

@@ -112,6 +112,10 @@ class Scrollback:
                     else:
                         cost = line_cost(body, cell_attrs)
                     line = (body, cell_attrs, keep, cost, wrapped)
+        self._keep_line(line)
+
+    def _keep_line(self, line: HistLine) -> None:
+        """Add one line to the history and drop the oldest past the budget."""
         hist = self.history
         hist.append(line)
         self.history_bytes += line[3]
@@ -154,13 +158,7 @@ class Scrollback:
                     cell_attrs = (*cells[s:e], *[DEFAULT_ATTR] * (cols - w))
                 cost = _LINE_OVERHEAD + _getsizeof(body) + _getsizeof(cell_attrs)
                 line = (body, cell_attrs, keep, cost, False)
-        hist = self.history
-        hist.append(line)
-        self.history_bytes += line[3]
-        if self.history_bytes > self.history_limit:
-            limit = self.history_limit
-            while self.history_bytes > limit and hist:
-                self.history_bytes -= hist.popleft()[3]
+        self._keep_line(line)
 
     def _push_text_lines(self, lines: list[str]) -> None:
         """Append lines of single-width text in the default rendition, not
