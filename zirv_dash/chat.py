@@ -12,6 +12,7 @@ import logging
 import os
 import shutil
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,28 +35,17 @@ MIN_COLUMNS = 80
 MIN_ROWS = 20
 
 
+@dataclass(slots=True)
 class ChatArgs:
     """What `zirv chat` was asked: the fields of its argparse namespace."""
 
-    __slots__ = ("agent", "model", "simple", "allow_nested", "runtime", "no_session", "pane")
-
-    def __init__(
-        self,
-        agent: str | None = None,
-        model: str | None = None,
-        simple: bool = False,
-        allow_nested: bool = False,
-        runtime: str = "wrapped",
-        no_session: bool = False,
-        pane: list[str] | None = None,
-    ) -> None:
-        self.agent = agent
-        self.model = model
-        self.simple = simple
-        self.allow_nested = allow_nested
-        self.runtime = runtime
-        self.no_session = no_session
-        self.pane: list[str] = pane or []
+    agent: str | None = None
+    model: str | None = None
+    simple: bool = False
+    allow_nested: bool = False
+    runtime: str = "wrapped"
+    no_session: bool = False
+    pane: list[str] = field(default_factory=list)
 
 
 _CHAT_VALUED = {"--agent": "agent", "--model": "model"}
@@ -79,7 +69,7 @@ def parse_args(argv: list[str]) -> ChatArgs:
     args = chat_parser().parse_args(argv)
     return ChatArgs(
         args.agent, args.model, args.simple, args.allow_nested, args.runtime, args.no_session,
-        args.pane,
+        args.pane or [],
     )  # fmt: skip
 
 
