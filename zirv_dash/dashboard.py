@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zirv_dash import adapters, catalogue, paths, registry
 from zirv_dash import worktree as worktrees
@@ -30,9 +31,7 @@ from zirv_dash.ptysession import Ladder, PtySession
 from zirv_dash.session_env import child_env
 from zirv_dash.turn_signal import TurnSignalError, TurnSignalServer
 
-TYPE_CHECKING = False  # `typing` is for type checkers only
-if TYPE_CHECKING:
-    # `config.Settings` imports pydantic, which plainly valid settings never need.
+if TYPE_CHECKING:  # `config.Settings` imports pydantic, which plain settings never need
     from zirv_dash.config import Settings
 
 log = logging.getLogger("zirv.dashboard")
