@@ -28,7 +28,7 @@ from functools import reduce
 from itertools import repeat
 from operator import iadd, itemgetter, mul
 
-from .attr import Attr, erase_attr
+from .attr import Attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
 from .sgr_graph import ATTR, CELL, cell_of, node_for, step, walk
@@ -86,7 +86,7 @@ class StyledRuns(Dispatcher):
         # change inside a run except a pending joiner, which only the
         # general code clears.
         simple = not (scr.graphics or scr.insert_mode or scr.zwj or scr.origin)
-        chars, arows, touched, wrapped = scr.chars, scr.attrs, scr.touched, scr.wrapped
+        chars, arows, touched = scr.chars, scr.attrs, scr.touched
         # A piece ending at or before ``lim`` is drawn here; the cursor then
         # stops at its end, or on the last column without autowrap.
         lim = cols if simple else -1
@@ -114,23 +114,17 @@ class StyledRuns(Dispatcher):
                     elif final == "H":
                         y, x = self._cup(s)
                     else:
-                        # EL ("K", "0K", "1K", "2K"): erase_in_line, inlined
+                        # EL ("K", "0K", "1K", "2K") at the cursor in locals, in
+                        # the run's rendition (the erase colour: BCE): the
+                        # cells erase_in_line blanks, blanked as it does.
+                        scr.attr = node[ATTR]
                         a = x if x < cols else cols
                         if len(s) == 1 or s[0] == "0":
-                            b = cols
+                            scr._blank(y, a, cols)
                         elif s[0] == "1":
-                            b = a + 1 if a < cols else cols
-                            a = 0
+                            scr._blank(y, 0, a + 1 if a < cols else cols)
                         else:
-                            a, b = 0, cols
-                        if a < b:
-                            row = chars[y]
-                            row[a:b] = [" "] * (b - a)
-                            if a == 0 and b == cols:
-                                wrapped[y] = False  # a wholly cleared line no longer wraps
-                            ea = erase_attr(node[ATTR])  # the erase colour (BCE)
-                            arows[y][a:b] = [ea] * (b - a)
-                            touched.add(y)
+                            scr._blank(y, 0, cols)
             if not t:
                 continue
             n = len(t)
