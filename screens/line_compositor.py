@@ -18,8 +18,12 @@ lines nobody repaints are no longer rendered. A full update is unchanged.
 an overlay is made of) keeps the last frame it rendered and renders again only
 the lines repainted since: every region Textual marks dirty (a widget's
 repaint, a layout change) goes through this compositor's dirty regions, and a
-layout starts the frame over. An unchanged line is the same Strip object as
-before, so whatever is derived from it (the tinted background) can be reused.
+layout starts the frame over. A full update (the whole screen drawn for the
+glass) is the frame too, but its lines are joined into the frame only when
+`render_strips` is next asked for it: on a dashboard with no overlay up nothing
+ever asks, and a full update costs no more than Textual's. An unchanged line is
+the same Strip object as before, so whatever is derived from it (the tinted
+background) can be reused.
 A repaint of the screen itself (Textual repaints the screen below an overlay
 whole, and again on every later change below it) is a repaint of only the
 cells where the screen shows between its widgets: none, on a dashboard.
@@ -78,35 +82,41 @@ class LineCompositor(Compositor):
         super().__init__()
         self._frame: list[Strip] | None = None
         """The lines of the last `render_strips`, while no layout has happened since."""
+        self._full: list[Iterable[Strip]] | None = None
+        """The chops of each line of the last full update, not yet joined into
+        `_frame` (it is newer than `_frame` where both are set)."""
         self._stale: set[int] = set()
-        """Lines of `_frame` repainted since it was rendered."""
+        """Lines of the frame (`_full`, else `_frame`) repainted since it was rendered."""
         self._dirty_regions = _NotedRegions(self._note_stale)
         self.frame_lines_rendered = 0
         """Lines `render_strips` has rendered (not taken from the last frame)."""
         self._root_lines: set[int] | None = None
         """Lines where the screen itself shows between its widgets, in this layout."""
 
+    def _has_frame(self) -> bool:
+        return self._frame is not None or self._full is not None
+
     def _note_stale(self, regions: Iterable[Region]) -> None:
-        if self._frame is not None:
+        if self._has_frame():
             stale = self._stale
             for region in regions:
                 stale.update(range(region.y, region.bottom))
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
-        self._frame = self._root_lines = None
+        self._frame = self._full = self._root_lines = None
         return super().reflow(parent, size)
 
     def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
-        self._frame = self._root_lines = None
+        self._frame = self._full = self._root_lines = None
         return super().reflow_visible(parent, size)
 
     def clear(self) -> None:
-        self._frame = self._root_lines = None
+        self._frame = self._full = self._root_lines = None
         super().clear()
 
     def update_widgets(self, widgets: set[Widget]) -> None:
         root = self.root
-        if self._frame is None or root is None or root not in widgets:
+        if not self._has_frame() or root is None or root not in widgets:
             super().update_widgets(widgets)
             return
         super().update_widgets(widgets - {root})
@@ -139,17 +149,23 @@ class LineCompositor(Compositor):
     def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
         update = super().render_full_update(simplify)
         if not simplify:
-            # The whole screen was just rendered: it is the frame now.
-            self._keep([Strip.join(line) for line in update.strips])
+            # The whole screen was just rendered: it is the frame now, joined
+            # line by line only if `render_strips` asks for it.
+            self._full = update.strips
+            self._stale.clear()
         return update
 
     def render_strips(self, size: Size | None = None) -> list[Strip]:
         if size is not None and size != self.size:
             return super().render_strips(size)
         self._note_pending()
+        if self._full is not None:
+            self._keep([Strip.join(line) for line in self._full])
+            self._full = None
         frame, height = self._frame, self.size.height
         if frame is None or len(frame) != height:
             self._keep(super().render_strips())
+            self._stale.clear()
             self.frame_lines_rendered += height
         else:
             for band in _runs(sorted(y for y in self._stale if 0 <= y < height)):
@@ -172,13 +188,12 @@ class LineCompositor(Compositor):
                 line if line != before else before for line, before in zip(lines, old, strict=True)
             ]
         self._frame = lines
-        self._stale.clear()
 
     def _note_pending(self) -> None:
         """Lines of widgets that asked for a repaint this compositor has not yet
         been told of (the screen hands their regions over on its next update):
         Textual's own render would draw them anew, and so are they here."""
-        if self._frame is None:
+        if not self._has_frame():
             return
         root = self.root
         for widget, (region, clip) in self.visible_widgets.items():

@@ -232,3 +232,41 @@ async def test_a_repaint_of_the_screen_itself_redraws_only_where_it_shows() -> N
         theirs.reflow(screen, screen.size)
         assert _cells(got) == _cells(theirs.render_strips())
         assert "side row 3 gen 1" in "".join(s.text for s in got[side.region.y + 3])
+
+
+async def test_a_full_update_joins_no_frame_until_one_is_asked_for() -> None:
+    """A full update (the whole screen drawn for the glass) is the kept frame,
+    but its lines are joined only when `render_strips` asks: with no overlay up
+    nothing does. Lines repainted after it are drawn anew when it is asked for;
+    every other line comes from the full update as it was."""
+    app = LayoutApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        ours = screen._compositor
+        assert isinstance(ours, LineCompositor)
+        side = screen.query_one("#side", Rows)
+        for _ in range(3):
+            screen.refresh()  # the whole screen: a full update
+            await pilot.pause()
+            assert ours._frame is None  # nothing was joined for a frame nobody asked for
+        side.bump(4)
+        await pilot.pause()
+        rendered = ours.frame_lines_rendered
+        got = ours.render_strips()
+        assert ours.frame_lines_rendered - rendered == 1  # the bumped line only
+        theirs = Compositor()
+        theirs.reflow(screen, screen.size)
+        assert _cells(got) == _cells(theirs.render_strips())
+        assert "side row 4 gen 1" in "".join(s.text for s in got[side.region.y + 4])
+        # A full update after a frame was kept: unchanged lines keep their objects.
+        screen.query_one("#term", Rows).bump(2)
+        screen.refresh()
+        await pilot.pause()
+        again = ours.render_strips()
+        term_y = screen.query_one("#term").region.y + 2
+        assert all(again[y] is got[y] for y in range(30) if y != term_y)
+        assert again[term_y] is not got[term_y]
+        theirs = Compositor()
+        theirs.reflow(screen, screen.size)
+        assert _cells(again) == _cells(theirs.render_strips())
