@@ -119,7 +119,13 @@ class LineCompositor(Compositor):
         if not self._has_frame() or root is None or root not in widgets:
             super().update_widgets(widgets)
             return
-        super().update_widgets(widgets - {root})
+        # A repainted screen is all Textual hands over (its widgets' own repaints
+        # are left with them: a full update draws them anyway), and below an
+        # overlay every later update is one: they would stay pending for as long
+        # as the overlay is up, and every `render_strips` draw them again. They
+        # are taken with the screen's, once.
+        pending = {w for w in self.visible_widgets if w._repaint_regions and w is not root}
+        super().update_widgets((widgets - {root}) | pending)
         # The screen's own regions, as Textual takes them: they are repainted
         # on the glass as ever; for the frame, only where the screen shows.
         place = self.visible_widgets.get(root)

@@ -7,15 +7,16 @@ import random
 from rich.console import Console
 from rich.segment import Segment
 from textual._compositor import Compositor
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, RenderResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Region
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
 from screens.line_compositor import LineCompositor, line_bands
+from screens.tinted_background import BackgroundCache, faster
 
 
 class Rows(Widget):
@@ -222,12 +223,14 @@ async def test_a_repaint_of_the_screen_itself_redraws_only_where_it_shows() -> N
         assert ours.frame_lines_rendered == rendered
         assert all(a is b for a, b in zip(got, before, strict=True))
         # The screen's repaint takes over the widgets' repaints of the same frame:
-        # those widgets' lines are drawn anew all the same.
+        # those widgets' lines are drawn anew all the same, and once.
         side.bump(3)
         screen.refresh()
         await pilot.pause()
         got = ours.render_strips()
-        assert ours.frame_lines_rendered > rendered
+        assert not side._repaint_regions
+        rendered = ours.frame_lines_rendered
+        assert ours.render_strips() == got and ours.frame_lines_rendered == rendered
         theirs = Compositor()
         theirs.reflow(screen, screen.size)
         assert _cells(got) == _cells(theirs.render_strips())
@@ -270,3 +273,56 @@ async def test_a_full_update_joins_no_frame_until_one_is_asked_for() -> None:
         theirs = Compositor()
         theirs.reflow(screen, screen.size)
         assert _cells(again) == _cells(theirs.render_strips())
+
+
+class Overlay(ModalScreen[None]):
+    """A translucent overlay drawing the screen below through `render_strips`,
+    as the help does."""
+
+    DEFAULT_CSS = "Overlay { background: black 50%; } Overlay Static { width: 20; height: 3; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cache = BackgroundCache()
+
+    def compose(self) -> ComposeResult:
+        yield Static("overlay")
+
+    def render(self) -> RenderResult:  # type: ignore[override]  # a Visual, as Widget allows
+        return faster(super().render(), self.cache)
+
+
+async def test_lines_below_an_overlay_are_drawn_once_per_change() -> None:
+    """Below an overlay Textual hands over only the screen on every update (its
+    widgets' repaints stay with them); each changed line below is drawn once,
+    not again on every later `render_strips`."""
+    app = LayoutApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        ours = screen._compositor
+        assert isinstance(ours, LineCompositor)
+        side = screen.query_one("#side", Rows)
+        term = screen.query_one("#term", Rows)
+        overlay = Overlay()
+        await app.push_screen(overlay)
+        await pilot.pause()
+        ours.render_strips()
+        rng = random.Random(5)
+        for _ in range(12):
+            bumped: set[int] = set()
+            for widget in rng.sample([side, term], rng.randint(1, 2)):
+                for y in rng.sample(range(widget.size.height), rng.randint(1, 3)):
+                    widget.bump(y)
+                    bumped.add(widget.region.y + y)
+            await pilot.pause()
+            await pilot.pause()
+            rendered = ours.frame_lines_rendered
+            got = ours.render_strips()  # the overlay drew them already: nothing left
+            assert ours.frame_lines_rendered == rendered
+            assert not side._repaint_regions and not term._repaint_regions
+            theirs = Compositor()
+            theirs.reflow(screen, screen.size)
+            assert _cells(got) == _cells(theirs.render_strips())
+        # Over the whole run: each bumped line drawn once per bump at most.
+        assert ours.frame_lines_rendered <= 12 * 6
