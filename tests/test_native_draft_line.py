@@ -19,7 +19,7 @@ from textual.widget import Widget
 from tests.test_native_pane import PaneApp, until
 from tests.test_native_typing import long_session
 from widgets.native_composer import NativeComposer
-from widgets.native_draft_line import RowShape, cells
+from widgets.native_draft_line import RowShape, cells, plain_cells
 from widgets.native_transcript import TranscriptView
 
 BLUE = Style(color="blue")
@@ -52,6 +52,12 @@ def test_rows_of_another_shape_are_not_learnt() -> None:
     # Not one cell a character.
     wide = Strip([PROMPT, Segment("日本", BLUE), Segment(" " * 14, FILL)], 20)
     assert RowShape.learn(wide, PROMPT, "日本") is None
+
+
+def test_plain_cells_is_printable_ascii_only() -> None:
+    assert plain_cells("ls -la ~/src") and plain_cells("")
+    for text in ("a\tb", "caf\u00e9", "\u65e5", "\x1b[0m", "a\nb", "\x7f"):
+        assert not plain_cells(text), text
 
 
 def test_a_draft_that_leaves_no_room_does_not_fit() -> None:

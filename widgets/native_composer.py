@@ -22,7 +22,7 @@ from textual.strip import Strip
 from textual.widgets import TextArea
 from textual.widgets.text_area import Location, Selection
 
-from widgets.native_draft_line import RowShape
+from widgets.native_draft_line import RowShape, plain_cells
 
 MODES = ("default", "accept-edits", "plan")
 NEWLINE_KEYS = ("shift+enter", "alt+enter", "ctrl+j")
@@ -140,7 +140,7 @@ class NativeComposer(TextArea):
         row, column = location
         if row == 0 and wrapped.height == 1 and self.document.line_count == 1:
             before = self.document[0][:column]
-            if before.isascii() and before.isprintable():
+            if plain_cells(before):
                 return Offset(len(before), 0)
         return wrapped.location_to_offset(location)
 
@@ -185,7 +185,7 @@ class NativeComposer(TextArea):
         if document.line_count != 1:
             return None
         line = document[0]
-        if not line or not (line.isascii() and line.isprintable()):
+        if not line or not plain_cells(line):
             return None
         start, end = self.selection
         if start != end or end != (0, len(line)):

@@ -25,13 +25,19 @@ from textual.strip import Strip
 Cell = tuple[str, "Style | None"]
 
 
+def plain_cells(text: str) -> bool:
+    """Whether `text` is printable ASCII: one terminal cell a character, no tab
+    or control character (its width is its length)."""
+    return text.isascii() and text.isprintable()
+
+
 def cells(strip: Strip) -> list[Cell] | None:
     """The row as (character, style) per cell, or None if a segment is a control
     or holds a character that is not one printable ASCII cell."""
     out: list[Cell] = []
     for segment in strip:
         text, style, control = segment
-        if control or not (text.isascii() and text.isprintable()):
+        if control or not plain_cells(text):
             return None
         out.extend((character, style) for character in text)
     return out
