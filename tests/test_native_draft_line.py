@@ -159,6 +159,29 @@ async def test_other_rows_still_go_through_textarea(tmp_path: Path) -> None:
             assert not built, f"{name}: the learnt row was used"
 
 
+async def test_a_composer_with_a_language_draws_every_row_through_textarea(
+    tmp_path: Path,
+) -> None:
+    """The learnt row holds the draft in one style: syntax highlighting splits
+    it, so with a language set no shape is used, nor learnt."""
+    async with composer_with_shape(tmp_path) as (app, pilot, composer):
+        composer.language = "python"
+        for draft in ("hello", "x = (1)"):
+            show(composer, draft)
+            await pilot.pause()
+            strip, built = drawn(composer)
+            assert not built, f"{draft!r}: the learnt row was used"
+            assert cells(strip) == cells(drawn_by_textarea(composer))
+        composer._row_shape = None
+        drawn(composer)
+        assert composer._row_shape is None  # not learnt from a highlighted row
+        composer.language = None
+        show(composer, "hello")
+        await pilot.pause()
+        drawn(composer)
+        assert drawn(composer)[1]  # without one the usual row is built again
+
+
 async def test_a_new_theme_or_the_focus_leaving_is_drawn_anew(tmp_path: Path) -> None:
     async with composer_with_shape(tmp_path) as (app, pilot, composer):
         before = cells(drawn(composer)[0])

@@ -177,7 +177,12 @@ class NativeComposer(TextArea):
         """The draft, when this render is of the composer's usual row (see
         widgets/native_draft_line.py): the whole of a one-row composer showing
         one line of plain text, the cursor after it, nothing selected, nothing
-        scrolled, no suggestion or matched bracket drawn."""
+        scrolled, no suggestion or matched bracket drawn, and no language: the
+        learnt row has the draft in one style, which syntax highlighting breaks
+        into many (a row learnt without it would be drawn over a highlighted one),
+        so a composer with a language always draws through TextArea."""
+        if self.language is not None:
+            return None
         width, height = self.outer_size
         if height != 1 or crop != Region(0, 0, width, 1):
             return None

@@ -11,7 +11,9 @@ A `RowShape` is learnt from a row TextArea really drew, and kept only if those
 four runs rebuild that row cell for cell; a later row of the same shape (same
 width, same styles: the caller keys it) is then built from the runs. Anything
 else (a selection, a wide or control character, a second line, a placeholder)
-is drawn by TextArea as before.
+is drawn by TextArea as before. The shape is exact only for a TextArea without
+syntax highlighting (`language` None: the draft is one run of one style); the
+composer checks that before it learns or uses one.
 """
 
 from __future__ import annotations
