@@ -141,6 +141,8 @@ class ZirvApp(App[int], inherit_bindings=False):
 
 def run_dashboard(options: LaunchOptions) -> int:
     app = ZirvApp(options)
+    if options.on_takeover is not None:
+        options.on_takeover()
     try:
         result = app.run(mouse=options.settings.dash.mouse)
     finally:

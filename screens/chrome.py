@@ -26,6 +26,7 @@ from widgets.sidebar import RosterRow, Sidebar
 from zirv_dash.attention import Transition
 from zirv_dash.dashboard import NOTICE_TTL
 from zirv_dash.keymap import ACTION_BY_ID, describe_key
+from zirv_dash.opening_frame import footer_hint
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
 from zirv_dash.textfmt import (
@@ -387,23 +388,11 @@ class Chrome:
         if focused.exit_code is not None:
             segments.append(f"{glyph(state, 0)[0]} {focused.ended_words()}")
         prefix = describe_key(screen.keys.keymap.prefix)
-        hint = self.footer_hint(prefix)
+        # The opening frame draws the same hint before the UI loads.
+        hint = footer_hint(screen.keys.keymap, hosted=screen.hosted)
         if screen.keys.armed:
             hint = f"{prefix} … waiting for a chord (? for help)"
         screen.query_one(FooterBar).update_footer(tuple(segments), hint)
-
-    def footer_hint(self, prefix: str) -> str:
-        """`^A ? help · ^A q quit` from the live keymap: a rebound or unbound
-        chord shows as it is (or not at all)."""
-        keymap = self._screen.keys.keymap
-        parts = []
-        # Attached to the runtime, leaving is a detach (the panes run on).
-        leave = ("detach", "detach") if self._screen.hosted else ("quit", "quit")
-        for action, label in (("help", "help"), leave):
-            chords = keymap.chords_for(action)
-            if chords:
-                parts.append(f"{prefix} {describe_key(chords[0])} {label}")
-        return " · ".join(parts)
 
     def header_hints(self, focused: Pane | None) -> list[tuple[str, str]]:
         """Up to four clickable chord hints, chosen by what the focused pane can do."""

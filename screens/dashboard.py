@@ -46,6 +46,7 @@ from zirv_dash import clipboard, paths
 from zirv_dash.dashboard import Dashboard
 from zirv_dash.keymap import ACTION_BY_ID, ACTIONS, PrefixFilter, describe_key
 from zirv_dash.launch import LaunchOptions
+from zirv_dash.opening_frame import SIDEBAR_MIN_COLUMNS
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime.events import EngineEvent
 
@@ -53,8 +54,6 @@ if TYPE_CHECKING:
     from widgets.native_pane import NativePane
 
 log = logging.getLogger("zirv.dashboard")
-
-SIDEBAR_MIN_COLUMNS = 100
 
 
 def in_app_context(listener: Callable[[EngineEvent], None]) -> Callable[[EngineEvent], None]:

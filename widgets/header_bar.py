@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
+from zirv_dash.opening_frame import sessions_words
 from zirv_dash.pane import PaneState
 
 NUMBERED_TABS = 9
@@ -136,7 +137,7 @@ class HeaderBar(Widget):
         left.append("zirv", Style(bold=True))
         self.tab_spans = []
         if f.tabs is None:
-            left.append(f" · {_sessions_words(f.sessions, f.ended)}", Style(dim=True))
+            left.append(f" · {sessions_words(f.sessions, f.ended)}", Style(dim=True))
             if f.working:
                 left.append(f" · {f.working} working", self._part("working"))
             if f.needs_you:
@@ -202,12 +203,6 @@ class HeaderBar(Widget):
         if action is not None:
             event.stop()
             self.post_message(self.HintClicked(self, action))
-
-
-def _sessions_words(live: int, ended: int) -> str:
-    if not ended:
-        return f"{live} session" if live == 1 else f"{live} sessions"
-    return f"{live} live · {ended} ended"
 
 
 def _hints_width(hints: list[tuple[str, str]]) -> int:

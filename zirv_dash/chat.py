@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import argparse
 
     from zirv_dash.config import AdapterGate, Settings
+    from zirv_dash.opening_frame import OpeningFrame
     from zirv_dash.runtime import Engine
     from zirv_dash.session.dash_session import DashLink, DashUI
     from zirv_dash.session.host import Host
@@ -265,26 +266,52 @@ def _open_dashboard(
     os.environ.setdefault("TEXTUAL_FPS", "240")
     # Asked before the UI takes the terminal: its colour system and colours.
     outer = outer_terminal.probe(settings.dash.truecolor)
-    from screens.app import run_dashboard
-    from zirv_dash.launch import LaunchOptions
-
     extra = []
     for spec in args.pane:
         name, _, prompt = spec.partition(":")
         extra.append((name, prompt or None))
-    options = LaunchOptions(
-        repo=repo,
-        settings=settings,
-        keymap=keymap,
-        gate=gate,
-        agent=agent,
-        agent_reason=reason,
-        model=args.model,
-        initial_panes=extra,
-        spinner=settings.dash.animated,
-        outer=outer,
+    opening = _show_opening(settings, keymap, outer.color_system, 1 + len(extra))
+    try:
+        from screens.app import run_dashboard
+        from zirv_dash.launch import LaunchOptions
+
+        options = LaunchOptions(
+            repo=repo,
+            settings=settings,
+            keymap=keymap,
+            gate=gate,
+            agent=agent,
+            agent_reason=reason,
+            model=args.model,
+            initial_panes=extra,
+            spinner=settings.dash.animated,
+            outer=outer,
+            on_takeover=opening.hand_over if opening is not None else None,
+        )
+        return run_dashboard(options)
+    finally:
+        if opening is not None:
+            opening.close()
+
+
+def _show_opening(
+    settings: Settings, keymap: Keymap, probed: str | None, sessions: int
+) -> OpeningFrame | None:
+    """The dashboard's outline, drawn while the UI loads (`zirv_dash.opening_frame`)."""
+    size = terminal_size()
+    if size is None:
+        return None
+    from zirv_dash import opening_frame
+
+    outline = opening_frame.Outline(
+        columns=size[0],
+        rows=size[1],
+        sessions=sessions,
+        sidebar_cols=settings.dash.sidebar_cols,
+        footer_hint=opening_frame.footer_hint(keymap),
     )
-    return run_dashboard(options)
+    system = opening_frame.color_system(probed, os.environ)
+    return opening_frame.OpeningFrame.show(outline, system)
 
 
 def _attach_runtime(agent: str, settings: Settings) -> int:

@@ -43,5 +43,8 @@ class LaunchOptions:
     engine: Engine | None = None
     """The runtime's engine, for a dashboard the runtime hosts (None: the dashboard
     builds and owns its own)."""
+    on_takeover: Callable[[], None] | None = None
+    """Called just before the UI takes the terminal: the opening frame's end
+    (`zirv_dash.opening_frame`), so the UI saves the terminal's own modes."""
     on_detach: Callable[[], None] | None = None
     """Releases the client, for a hosted dashboard: quitting detaches, ends nothing."""
