@@ -90,6 +90,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             # Hosted by the runtime: its engine, started before us and outliving us.
             self.engine = options.engine
             self.dash = options.engine.dash
+        elif options.started is not None:
+            # Ours, with the first pane already running (spawned before the UI loaded).
+            self.engine = options.started
+            self.dash = options.started.dash
         else:
             self.dash = Dashboard(
                 options.settings, options.repo, options.gate, manage_state=options.manage_state
@@ -149,6 +153,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             self.pane_views.mount_existing()
         else:
             self.engine.start()
+            if self.dash.panes:  # spawned before the UI loaded
+                self.pane_views.mount_existing()
         self.call_after_refresh(self._start_initial_panes)
 
     @property
@@ -176,7 +182,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             elif self.dash.focused_pane is None:  # panes started over the protocol
                 self.engine.focus(self.dash.panes.index(self.dash.live_panes[0]))
             return
-        self.engine.spawn(opts.agent, model=opts.model, role="orchestrator")
+        if not self.dash.panes:  # else spawned before the UI loaded (`Engine.prespawn`)
+            self.engine.spawn(opts.agent, model=opts.model, role="orchestrator")
         if opts.agent == "demo" and opts.agent_reason not in ("", "configured"):
             self.dash.notify(opts.agent_reason)
         for agent, prompt in opts.initial_panes:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import argparse
 
     from zirv_dash.config import AdapterGate, Settings
-    from zirv_dash.opening_frame import OpeningFrame
+    from zirv_dash.opening_frame import OpeningFrame, Outline
     from zirv_dash.runtime import Engine
     from zirv_dash.session.dash_session import DashLink, DashUI
     from zirv_dash.session.host import Host
@@ -270,8 +270,12 @@ def _open_dashboard(
     for spec in args.pane:
         name, _, prompt = spec.partition(":")
         extra.append((name, prompt or None))
-    opening = _show_opening(settings, keymap, outer.color_system, 1 + len(extra))
+    outline = _outline(settings, keymap, 1 + len(extra))
+    opening = _show_opening(outline, outer.color_system)
+    started = None
     try:
+        if agent != NATIVE and outline is not None:
+            started = _prespawn(settings, repo, gate, agent, args.model, outline)
         from screens.app import run_dashboard
         from zirv_dash.launch import LaunchOptions
 
@@ -287,31 +291,60 @@ def _open_dashboard(
             spinner=settings.dash.animated,
             outer=outer,
             on_takeover=opening.hand_over if opening is not None else None,
+            started=started,
         )
         return run_dashboard(options)
     finally:
         if opening is not None:
             opening.close()
+        if started is not None and started.dash.live_panes:
+            started.dash.shutdown_all(grace=1.0)  # the UI never took them over
 
 
-def _show_opening(
-    settings: Settings, keymap: Keymap, probed: str | None, sessions: int
-) -> OpeningFrame | None:
-    """The dashboard's outline, drawn while the UI loads (`zirv_dash.opening_frame`)."""
+def _outline(settings: Settings, keymap: Keymap, sessions: int) -> Outline | None:
+    """What the first frame will show, from the terminal's size and the settings."""
     size = terminal_size()
     if size is None:
         return None
     from zirv_dash import opening_frame
 
-    outline = opening_frame.Outline(
+    return opening_frame.Outline(
         columns=size[0],
         rows=size[1],
         sessions=sessions,
         sidebar_cols=settings.dash.sidebar_cols,
         footer_hint=opening_frame.footer_hint(keymap),
     )
+
+
+def _show_opening(outline: Outline | None, probed: str | None) -> OpeningFrame | None:
+    """The dashboard's outline, drawn while the UI loads (`zirv_dash.opening_frame`)."""
+    if outline is None:
+        return None
+    from zirv_dash import opening_frame
+
     system = opening_frame.color_system(probed, os.environ)
     return opening_frame.OpeningFrame.show(outline, system)
+
+
+def _prespawn(
+    settings: Settings,
+    repo: Path,
+    gate: AdapterGate,
+    agent: str,
+    model: str | None,
+    outline: Outline,
+) -> Engine:
+    """The dashboard's engine with its first pane already running, at the size the
+    layout will give it: the child starts up while the UI loads (on another core),
+    and the UI's first frame does not wait for the spawn."""
+    from zirv_dash.dashboard import Dashboard
+    from zirv_dash.runtime import Engine
+
+    engine = Engine(Dashboard(settings, repo, gate, manage_state=True))
+    engine.dash.resize_panes(*outline.pane_size())
+    engine.prespawn(agent, model=model, role="orchestrator")
+    return engine
 
 
 def _attach_runtime(agent: str, settings: Settings) -> int:

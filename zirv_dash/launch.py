@@ -43,6 +43,10 @@ class LaunchOptions:
     engine: Engine | None = None
     """The runtime's engine, for a dashboard the runtime hosts (None: the dashboard
     builds and owns its own)."""
+    started: Engine | None = None
+    """An engine built for this dashboard (and owned by it) whose first pane was
+    spawned before the UI loaded (`Engine.prespawn`); None: the dashboard builds
+    its own and spawns the first pane once it is up."""
     on_takeover: Callable[[], None] | None = None
     """Called just before the UI takes the terminal: the opening frame's end
     (`zirv_dash.opening_frame`), so the UI saves the terminal's own modes."""

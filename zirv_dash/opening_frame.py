@@ -66,6 +66,18 @@ class Outline:
     sidebar_cols: int
     footer_hint: str
 
+    @property
+    def sidebar_width(self) -> int:
+        """The sidebar's columns, its border included (0: hidden at this width)."""
+        if self.columns < SIDEBAR_MIN_COLUMNS:
+            return 0
+        return max(0, min(self.sidebar_cols, self.columns - 1))
+
+    def pane_size(self) -> tuple[int, int]:
+        """The pane area the dashboard lays out: right of the sidebar, under the
+        header and the pane header, over the footer."""
+        return max(1, self.columns - self.sidebar_width), max(1, self.rows - 3)
+
 
 def footer_hint(keymap: Keymap, *, hosted: bool = False) -> str:
     """`^A ? help · ^A q quit` from the live keymap: a rebound or unbound chord
@@ -136,8 +148,7 @@ def _sgr(system: str, fg: RGB, bg: RGB, bold: bool = False) -> str:
 def render(outline: Outline, system: str) -> str:
     """The whole frame: every cell of the screen, top left to bottom right."""
     width, height = outline.columns, outline.rows
-    sidebar = outline.sidebar_cols if width >= SIDEBAR_MIN_COLUMNS else 0
-    sidebar = max(0, min(sidebar, width - 1))
+    sidebar = outline.sidebar_width
     panel = _sgr(system, FOREGROUND, PANEL)
     lines = [_header(outline, system, sidebar > 0)]
     for y in range(1, height - 1):

@@ -118,6 +118,8 @@ class Engine:
         """Begin serving on the running loop (panes may be spawned afterwards)."""
         self._loop = asyncio.get_running_loop()
         self._fds = FdWatch(self._loop)
+        for pane in self.dash.panes:
+            self.watch(pane)  # spawned before the start (`prespawn`)
         self.pump.start()
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             self._loop.add_signal_handler(signal.SIGCHLD, self.schedule_reap)
@@ -296,6 +298,19 @@ class Engine:
             kw["session_id"] = self.session_ids.pop(0)
         try:
             return self.open_pane(agent, focus=focus, **kw)
+        except DashError as exc:
+            self.dash.error(f"spawn: {exc}")
+            return None
+
+    def prespawn(self, agent: str, **kw: Any) -> Pane | None:
+        """Open a pane before `start()`, with no loop yet: the child starts now
+        (a launch starts its first pane before the UI has loaded, so the two start
+        up side by side) and `start()` watches it. No events: whoever subscribes
+        later finds the pane in `dash.panes`. None (and an error) when refused."""
+        if "session_id" not in kw and self.session_ids:
+            kw["session_id"] = self.session_ids.pop(0)
+        try:
+            return self.dash.spawn(agent, **kw)
         except DashError as exc:
             self.dash.error(f"spawn: {exc}")
             return None
