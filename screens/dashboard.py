@@ -182,7 +182,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             elif self.dash.focused_pane is None:  # panes started over the protocol
                 self.engine.focus(self.dash.panes.index(self.dash.live_panes[0]))
             return
-        if not self.dash.panes:  # else spawned before the UI loaded (`Engine.prespawn`)
+        if opts.started is None:  # else spawned (or refused) before the UI loaded
             self.engine.spawn(opts.agent, model=opts.model, role="orchestrator")
         if opts.agent == "demo" and opts.agent_reason not in ("", "configured"):
             self.dash.notify(opts.agent_reason)
