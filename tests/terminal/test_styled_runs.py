@@ -194,7 +194,7 @@ def test_the_styled_run_pattern_accepts_what_the_alternation_did() -> None:
 
     cls = narrow_class()
     plain = re.compile(
-        f"(?:[{cls}]+|\x1b\\[[0-9;:]*m|\x1b\\[\\d{{0,4}};?\\d{{0,4}}H|\x1b\\[[012]?K)+"
+        f"(?:[{cls}]+|\x1b\\[[0-9;:]*m|\x1b\\[[0-9]{{0,4}};?[0-9]{{0,4}}H|\x1b\\[[012]?K)+"
     )
     fast = _styled_run_re()
     rng = random.Random(5)

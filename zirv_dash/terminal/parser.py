@@ -182,9 +182,10 @@ def _styled_run_re() -> re.Pattern[str]:
         # no sequence starts with a character of the class, so nothing could
         # be given back anyway, and sre keeps no backtracking state (half
         # the cost of an alternation of the four under one "+").  It may
-        # match nothing; the caller skips such a match.
+        # match nothing; the caller skips such a match.  Digits are ASCII
+        # ones ("\d" takes any Unicode digit: "ESC [ ٣ H" is no CUP).
         _STYLED_RE = re.compile(
-            f"[{cls}]*+(?:\x1b\\[(?:[0-9;:]*+m|\\d{{0,4}}+;?\\d{{0,4}}+H|[012]?K)[{cls}]*+)*+"
+            f"[{cls}]*+(?:\x1b\\[(?:[0-9;:]*+m|[0-9]{{0,4}}+;?[0-9]{{0,4}}+H|[012]?K)[{cls}]*+)*+"
         )
     return _STYLED_RE
 

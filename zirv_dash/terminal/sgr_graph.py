@@ -67,6 +67,16 @@ def step(node: Node, params: str, key: str) -> Node:
     return nxt
 
 
+def link(node: Node, key: str, nxt: Node) -> None:
+    """Store ``nxt``, a transition of ``node`` already in the graph, under
+    one more ``key`` (the whole sequence, when it was walked by its
+    parameters)."""
+    global _edges
+    if _edges < _LIMIT:
+        node[key] = nxt
+        _edges += 1
+
+
 def walk(start: Node, params: list[str]) -> list[Node]:
     """The nodes after each SGR of ``params``, ``start`` first:
     ``len(params) + 1`` nodes."""
@@ -100,6 +110,7 @@ __all__ = [
     "Node",
     "attr_of",
     "cell_of",
+    "link",
     "node_for",
     "reset",
     "step",

@@ -25,20 +25,21 @@ from __future__ import annotations
 
 import re
 from functools import reduce
-from itertools import repeat
+from itertools import islice, repeat
 from operator import iadd, itemgetter, mul
 
 from .attr import Attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
-from .sgr_graph import ATTR, CELL, cell_of, node_for, step, walk
+from .sgr_graph import ATTR, CELL, cell_of, link, node_for, step, walk
 from .widths import narrow_class
 
 # Splits a styled run into [text, sequence, text, ..., sequence, text], each
 # sequence without its "ESC [" ("1;31m", "12;5H", "2K").  The run is already
 # known to hold only those three kinds, so the loose pattern finds exactly
 # their ends (and costs less than telling them apart).
-_RUN_SPLIT = re.compile(r"\x1b\[([0-9;:]*[mHK])").split
+_PARAM_CHARS = "0123456789;:"  # what the parameters of a styled run's sequences are made of
+_NO_CUPS: dict[str, tuple[int, int]] = {}  # in origin mode no CUP target is known
 _SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 _SGR_SUB = re.compile(r"\x1b\[[0-9;:]*m").sub
 _SGR_LINES_LOOKED_AT = 4
@@ -76,55 +77,75 @@ class StyledRuns(Dispatcher):
             # No CUP or EL can be in it: every sequence is an SGR.
             self._draw_sgr_run(seg)
             return
-        parts: list[str] = _RUN_SPLIT(seg)
+        # Every "ESC [" of the run starts an SGR, CUP or EL, so a piece after
+        # the first is "<params><final><text>" (params in [0-9;:]).  str.split
+        # costs a tenth of a regular-expression split with a group; a piece
+        # with no text is the sequence itself, one lookup.
+        pieces = seg.split("\x1b[")
         rows, cols = scr.rows, scr.columns
         if self._cup_size != (rows, cols):
             self._cups = _cup_table(rows, cols)
             self._cup_size = (rows, cols)
-        cup_get = self._cups.get
         # What makes a piece need the general drawing code; none of it can
         # change inside a run except a pending joiner, which only the
         # general code clears.
         simple = not (scr.graphics or scr.insert_mode or scr.zwj or scr.origin)
+        # CUP targets are only valid outside origin mode (_cup does the rest).
+        cup_get = self._cups.get if simple else _NO_CUPS.get
         chars, arows, touched = scr.chars, scr.attrs, scr.touched
         # A piece ending at or before ``lim`` is drawn here; the cursor then
         # stops at its end, or on the last column without autowrap.
         lim = cols if simple else -1
         wrap_at = cols + 1 if scr.autowrap else cols
         node = node_for(scr.attr)
-        t = parts[0]
+        t = pieces[0]
         if t:
             self._draw_piece(t, node[ATTR])
         # The cursor lives in locals while pieces are drawn here; it is
         # stored back before anything else reads it.
         y, x = scr.y, scr.x
-        # each sequence ("1;31m", "12;5H", "K") and the text after it
-        for s, t in zip(parts[1::2], parts[2::2], strict=True):
+        for p in islice(pieces, 1, None):
+            nxt = node.get(p)
+            if nxt is not None:
+                node = nxt  # an SGR seen before in this rendition, no text after it
+                continue
+            pos = cup_get(p)
+            if pos is not None:
+                y, x = pos  # a CUP seen before, no text after it
+                continue
+            # "<params>m<text>": the first "m" ends an SGR (its parameters
+            # hold none), and only an SGR's parameters are keys of a node.
+            s, _, t = p.partition("m")
             nxt = node.get(s)
             if nxt is not None:
-                node = nxt  # an SGR seen before in this rendition
+                if not t:
+                    link(node, p, nxt)  # walked before, not met with no text after it
+                node = nxt
             else:
-                pos = cup_get(s)
-                if pos is not None and simple:
-                    y, x = pos  # a CUP seen before
+                t = p.lstrip(_PARAM_CHARS)
+                s = p[: len(p) - len(t) + 1]  # the sequence, its final included
+                final = t[0]
+                t = t[1:]
+                if final == "H":
+                    y, x = cup_get(s) or self._cup(s)
+                elif final == "m":
+                    # Looked up by its parameters when text follows, else whole.
+                    nxt = step(node, s[:-1], s[:-1])
+                    if not t:
+                        link(node, s, nxt)
+                    node = nxt
                 else:
-                    final = s[-1]
-                    if final == "m":
-                        node = step(node, s[:-1], s)
-                    elif final == "H":
-                        y, x = self._cup(s)
+                    # EL ("K", "0K", "1K", "2K") at the cursor in locals, in
+                    # the run's rendition (the erase colour: BCE): the
+                    # cells erase_in_line blanks, blanked as it does.
+                    scr.attr = node[ATTR]
+                    a = x if x < cols else cols
+                    if len(s) == 1 or s[0] == "0":
+                        scr._blank(y, a, cols)
+                    elif s[0] == "1":
+                        scr._blank(y, 0, a + 1 if a < cols else cols)
                     else:
-                        # EL ("K", "0K", "1K", "2K") at the cursor in locals, in
-                        # the run's rendition (the erase colour: BCE): the
-                        # cells erase_in_line blanks, blanked as it does.
-                        scr.attr = node[ATTR]
-                        a = x if x < cols else cols
-                        if len(s) == 1 or s[0] == "0":
-                            scr._blank(y, a, cols)
-                        elif s[0] == "1":
-                            scr._blank(y, 0, a + 1 if a < cols else cols)
-                        else:
-                            scr._blank(y, 0, cols)
+                        scr._blank(y, 0, cols)
             if not t:
                 continue
             n = len(t)
@@ -148,7 +169,7 @@ class StyledRuns(Dispatcher):
         # its last piece leaves (nothing between reads it): its last
         # character -- the general code, the only one drawing when not
         # ``simple``, has set it already (a DEC graphics cell, say).
-        last = parts[-1]
+        last = pieces[-1].lstrip(_PARAM_CHARS)[1:]
         if not last:
             scr.last_char = ""
         elif simple:

@@ -1,0 +1,106 @@
+"""A styled run (text mixed with SGR, CUP and EL) is cut at every "ESC [" and
+each piece ("<params><final><text>") is looked up whole, then by what comes
+before its first "m", then taken apart.  Texts that look like parameters or
+finals ("1;31m", "5H", "mK", ";2") are where such a shortcut could go wrong,
+so they are drawn here among the sequences, together with the modes that
+switch the shortcuts off.  A stream fed whole must leave exactly the state the
+same stream fed one byte at a time leaves (the model then never sees a run
+longer than one character: every sequence goes through the general CSI
+dispatch)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from zirv_dash.terminal import TerminalModel, sgr_graph
+
+COLS, ROWS = 12, 5
+
+SGR = st.sampled_from(["", "0", "1", "1;31", "38;5;42", "48;2;1;2;3", "44", "7", "4:3", ";"])
+CUP = st.sampled_from(["", ";", "2;3", "5;12", "9;99", "0;0", "3", ";7", "12345"])
+EL = st.sampled_from(["", "0", "1", "2"])
+# Texts made of what parameters and finals are made of, and plain words.
+TEXT = st.text(alphabet="0123456789;:mHKab ", min_size=1, max_size=14) | st.sampled_from(
+    ["1;31m", "5H", "mK", ";2", "K", "m", "H", "word", "x" * COLS]
+)
+ODD = st.sampled_from(
+    [
+        "中",  # wide: the next draws over halves of it
+        "中文中文中文",
+        "\x1b[?7l",  # autowrap off and on
+        "\x1b[?7h",
+        "\x1b[4h",  # insert mode
+        "\x1b[4l",
+        "\x1b[2;4r\x1b[?6h",  # origin mode in a region
+        "\x1b[?6l\x1b[r",
+        "\x1b(0",  # DEC graphics
+        "\x1b(B",
+        "\u200d",  # a pending joiner
+        "\x1b[2b",  # REP: what the last run left to repeat
+        "\r\n",
+        "\x1b[?1049h",
+        "\x1b[?1049l",
+    ]
+)
+TOKEN = st.one_of(
+    SGR.map(lambda p: f"\x1b[{p}m"),
+    CUP.map(lambda p: f"\x1b[{p}H"),
+    st.tuples(st.integers(1, ROWS), st.integers(1, COLS)).map(lambda p: f"\x1b[{p[0]};{p[1]}H"),
+    EL.map(lambda p: f"\x1b[{p}K"),
+    TEXT,
+    TEXT,
+    ODD,
+)
+
+
+def _state(m: TerminalModel) -> tuple[object, ...]:
+    s = m._screen  # noqa: SLF001 - the cells and the pen themselves
+    return (
+        m.lines(),
+        m.cursor,
+        s.chars,
+        s.attrs,
+        s.wrapped,
+        s.attr,
+        s.last_char,
+        list(s.history),
+        [m.row_runs(y) for y in range(m.rows)],
+    )
+
+
+def _fed_whole_and_bytewise(data: bytes) -> tuple[TerminalModel, TerminalModel]:
+    whole = TerminalModel(COLS, ROWS, scrollback_bytes=1 << 16)
+    whole.feed(data)
+    bytewise = TerminalModel(COLS, ROWS, scrollback_bytes=1 << 16)
+    for k in range(len(data)):
+        bytewise.feed(data[k : k + 1])
+    return whole, bytewise
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(TOKEN, min_size=1, max_size=60), st.booleans())
+def test_styled_pieces_equal_bytes_one_by_one(tokens: list[str], fresh_graph: bool) -> None:
+    if fresh_graph:
+        sgr_graph.reset()  # transitions met for the first time, in every form
+    data = "".join(tokens).encode()
+    whole, bytewise = _fed_whole_and_bytewise(data)
+    assert _state(whole) == _state(bytewise)
+
+
+def test_a_text_that_looks_like_a_sequence_is_text() -> None:
+    """Pieces whose text starts like parameters or holds an "m" before the
+    sequence's own final: drawn as text, the sequences performed."""
+    m = TerminalModel(COLS, ROWS)
+    m.feed(b"\x1b[2;1H\x1b[m1;31m\x1b[3;1H5;2Hm\x1b[1;5H\x1b[1m;2K")
+    assert m.lines()[:3] == ["    ;2K", "1;31m", "5;2Hm"]
+    assert m.cursor == (7, 0)
+    assert m.row_runs(0)[1][1].bold
+
+
+def test_a_unicode_digit_is_no_cup_parameter() -> None:
+    """``ESC [ ٣ H`` is not a CUP (only ASCII digits are parameters): no
+    cell may hold the ESC of it, whatever the styled run around it."""
+    whole, bytewise = _fed_whole_and_bytewise("\x1b[1;1Hab\x1b[٣Hcd\x1b[2;2Hef".encode())
+    assert _state(whole) == _state(bytewise)
+    assert not any("\x1b" in cell for row in whole._screen.chars for cell in row)  # noqa: SLF001
