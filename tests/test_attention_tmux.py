@@ -29,7 +29,7 @@ def test_a_hidden_demo_pane_that_finished_shows_done(tmux: Tmux, tmp_path: Path)
     gate = tmp_path / "gate"
     tmux.env["ZIRV_DEMO_GATE"] = str(gate)  # the demo's turn ends when we say so
     tmux.start([*ZIRV, "chat", "--agent", "shell", "--pane", "demo:hold on"], 120, 40)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     row = wait_match(tmux, r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] ([0-9a-f]{8}) demo")  # working, hidden
     short = row.group(1)
     assert "◆" not in tmux.capture()

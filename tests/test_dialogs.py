@@ -521,7 +521,7 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
 @pytest.mark.timeout(90)
 def test_the_terminal_is_asked_for_button_motion_not_all_motion(tmux: Tmux) -> None:
     tmux.start([*ZIRV, "chat", "--agent", "shell"], 120, 40)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     flags = tmux.run(
         "display", "-p", "-t", "main", "#{mouse_all_flag} #{mouse_button_flag} #{mouse_sgr_flag}"
     ).split()

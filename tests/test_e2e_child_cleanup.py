@@ -69,7 +69,7 @@ def dashboard_pid(tmux: Tmux) -> int:
 
 def start_with_stubborn_jobs(tmux: Tmux) -> list[int]:
     tmux.start([*ZIRV, "chat", "--agent", "shell"], 120, 40)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     time.sleep(0.5)
     for line, done in zip(JOBS, ("HUP-PROOF-42", "JOBS-42"), strict=True):
         tmux.text(line)
@@ -103,7 +103,7 @@ def test_kill_9_of_the_dashboard_leaves_nothing_within_5s(tmux: Tmux) -> None:
 def test_a_first_pane_that_fails_at_once_keeps_the_dashboard_open(tmux: Tmux) -> None:
     tmux.env["SHELL"] = "/bin/false"
     tmux.start([*ZIRV, "chat", "--agent", "shell"], 120, 40)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     tmux.wait_for("exited with code 1")
     time.sleep(1.0)
     assert "EXITED" not in tmux.capture()  # still open, showing why

@@ -97,7 +97,7 @@ def _running(pid: int) -> bool:
 
 def test_delegate_refuse_quit_relaunch_restore(tmux: Tmux, project: Path, state: Path) -> None:
     tmux.start([*ZIRV, "chat", "--agent", "demo"], 120, 40)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     token = live_token_dir(state)
 
     # 1. `zirv agent` from a second window joins the live dashboard.
@@ -152,7 +152,7 @@ def roster_restart_prompt_in(argv: list[str]) -> bool:
 
 def test_sigkill_leaves_no_children_and_the_next_launch_works(tmux: Tmux, state: Path) -> None:
     tmux.start([*ZIRV, "chat", "--agent", "shell"], 120, 40)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     token = live_token_dir(state)
     # From inside a pane: the inherited private channel, the pane as the parent.
     tmux.text(f"{shlex.join(ZIRV)} agent demo 'from inside'")
@@ -170,7 +170,7 @@ def test_sigkill_leaves_no_children_and_the_next_launch_works(tmux: Tmux, state:
     assert gone(children) == [], "children outlived a SIGKILLed dashboard"
     # The next launch sweeps the dead channel and works.
     tmux.start([*ZIRV, "chat", "--agent", "demo"], 120, 40, name="next")
-    tmux.wait_for("SESSIONS", name="next")
+    tmux.wait_dashboard(name="next")
     fresh = live_token_dir(state)
     assert fresh != token and not token.exists()
     quit_dashboard(tmux, "next")

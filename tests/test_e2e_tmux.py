@@ -35,7 +35,7 @@ def _zombie(pid: int) -> bool:
 def test_bare_zirv_on_a_tty_opens_the_dashboard(tmux: Tmux) -> None:
     tmux.env["ZIRV_CTX_AGENT"] = "demo"
     tmux.start(ZIRV, 120, 40)
-    screen = tmux.wait_for("SESSIONS")
+    screen = tmux.wait_dashboard()
     assert "zirv" in screen.splitlines()[0]
     tmux.wait_for("zirv demo agent")
     tmux.keys("C-a", "q")
@@ -73,7 +73,7 @@ def test_small_terminal_falls_back_to_a_single_session(tmux: Tmux) -> None:
 
 def test_spawn_switch_type_quit_leaves_no_children(tmux: Tmux) -> None:
     tmux.start([*ZIRV, "chat", "--agent", "shell"], 120, 40)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     tmux.wait_for("▕$")
     # Spawn a demo pane through the dialog: type to pick the harness.
     tmux.keys("C-a", "s")
@@ -100,7 +100,7 @@ def test_spawn_switch_type_quit_leaves_no_children(tmux: Tmux) -> None:
     time.sleep(0.5)
     assert "SESSIONS" not in tmux.capture()
     tmux.keys("C-a", "z")
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     pids = tmux.marked_pids()
     assert len(pids) >= 3  # the dashboard, the shell and the demo agent
     tmux.keys("C-a", "q")

@@ -76,7 +76,7 @@ def run_sample(tmux: Tmux, script: Path, name: str) -> str:
 def start_dashboard(tmux: Tmux, **env: str) -> None:
     tmux.env.update(env)
     tmux.start([*ZIRV, "chat", "--agent", "shell"], WIDTH, HEIGHT)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     tmux.wait_for("▕$")
 
 

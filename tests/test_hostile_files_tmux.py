@@ -80,7 +80,7 @@ def test_live_dashboard_stays_responsive_with_hostile_mail(
     state = tmp_path / "state"
     tmux.env["ZIRV_CTX_AGENT"] = "demo"
     tmux.start([*ZIRV, "chat", "--agent", "demo", "--pane", "demo"], 140, 40)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     worker = _worker_session(state)
     box = state / "mail" / paths.repo_slug(project)
     box.mkdir(parents=True, exist_ok=True)

@@ -93,7 +93,7 @@ def test_send_keys_burst_after_a_chord_does_not_leak_into_the_shell(tmux: Tmux) 
     tmux.env["SHELL"] = "/bin/sh"
     tmux.env["PS1"] = "$ "
     tmux.start([*ZIRV, "chat", "--agent", "shell"], 120, 40)
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     tmux.wait_for("▕$")
     # One send-keys call: the chord and the text arrive in the same read.
     tmux.keys("C-a", "n", "echo LEAK", "ED")

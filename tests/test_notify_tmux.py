@@ -44,7 +44,7 @@ def run_demo(tmux: Tmux, tmp_path: Path, notify_mode: str) -> tuple[Path, str]:
     tmux.env["TMUX"] = "/tmp/zirv-test-tmux,1,0"
     tmux.start([*ZIRV, "chat", "--agent", "shell", "--pane", "demo:hold on"], 120, 40)
     tmux.run("pipe-pane", "-o", "-t", "main", f"cat >> {captured}")
-    tmux.wait_for("SESSIONS")
+    tmux.wait_dashboard()
     deadline = time.monotonic() + 20
     found = None
     while found is None and time.monotonic() < deadline:

@@ -65,7 +65,7 @@ def panes() -> list[dict[str, object]]:
 
 def test_zirv_chat_attaches_to_the_runtime_and_survives_kill_9(term: Tmux, repo: Path) -> None:
     term.start([*ZIRV, "chat"], 120, 40)
-    term.wait_for("SESSIONS", timeout=40)
+    term.wait_dashboard(timeout=40)
     eventually(lambda: dash()["controller"] is not None, "zirv chat to take the seat")
     (orch,) = panes()
     assert orch["harness"] == "shell" and orch["name"] == "orchestrator"

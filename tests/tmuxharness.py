@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -15,6 +16,8 @@ from pathlib import Path
 import pytest
 
 ZIRV = [sys.executable, "-m", "zirv_dash.cli"]
+UI_FOOTER = re.compile(r" {3}(pid \d+|in-process session|no process)")
+"""The footer's second segment: the focused pane's process, drawn by the UI only."""
 
 
 def require_tmux() -> None:
@@ -69,6 +72,20 @@ class Tmux:
                 return screen
             time.sleep(0.1)
         raise AssertionError(f"{needle!r} never appeared; screen was:\n{screen}")
+
+    def wait_dashboard(self, timeout: float = 15.0, name: str = "main") -> str:
+        """The dashboard's own first frame: the footer names the focused pane's
+        process, which the opening frame drawn before the UI loads cannot know
+        (that frame shows the sidebar and the header already, but no UI runs
+        yet: no mouse modes, no keys handled)."""
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.capture(name)
+            if "SESSIONS" in screen and UI_FOOTER.search(screen):
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"the dashboard never drew; screen was:\n{screen}")
 
     def marked_pids(self) -> list[int]:
         """Processes (other than tmux's own shell) that inherited this test's mark."""
