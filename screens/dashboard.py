@@ -149,6 +149,13 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         if self.hosted:
             listener = in_app_context(listener)  # type: ignore[assignment]
         self._unsubscribe = self.engine.subscribe(listener)
+        # What children that ask (OSC 10/11) hear, before any of their output is
+        # read: panes spawned before the UI loaded knew the terminal's colours at
+        # most, not the theme's.
+        self.dash.default_colors = colors = self.pane_views.default_colors()
+        if self.options.started is not None:
+            for pane in self.dash.panes:
+                pane.model_view.default_fg_rgb, pane.model_view.default_bg_rgb = colors
         if self.hosted:
             self.pane_views.mount_existing()
         else:
@@ -171,7 +178,6 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
 
     def _start_initial_panes(self) -> None:
         self._sync_pane_size()
-        self.dash.default_colors = self.pane_views.default_colors()
         opts = self.options
         if self.hosted:
             # The runtime already watches the spawn channel; a fresh orchestrator
