@@ -227,7 +227,7 @@ class Chrome:
             return
         if not self._help_warmed:
             self._help_warmed = True
-            self._help_after(HELP_WARMUP)
+            self._warm_help_in(HELP_WARMUP)
             # A resize (any layout of the dashboard) may leave the help arranged
             # for another size: it is arranged again once the terminal is still.
             screen.screen_layout_refresh_signal.subscribe(
@@ -260,11 +260,9 @@ class Chrome:
             self._pane_header(focused, states[focused.short], now, tick)
             self._footer(focused, states[focused.short])
 
-    def _help_after(self, delay: float, steps: int = HELP_STEPS) -> None:
-        if self._help_timer is not None:
-            self._help_timer.stop()
+    def _warm_help_in(self, delay: float, steps: int = HELP_STEPS) -> None:
         self._help_timer = self._screen.set_timer(
-            delay, lambda: self._prepare_help(steps), name="help-warmup"
+            delay, lambda: self._warm_help(steps), name="help-warmup"
         )
 
     def _on_dashboard_layout(self, _screen: object) -> None:
@@ -272,9 +270,13 @@ class Chrome:
         from screens.pane_actions import HELP_SCREEN
 
         if self._help_timer is None and not is_ready(self._screen.app, HELP_SCREEN):
-            self._help_after(HELP_WARMUP)
+            self._warm_help_in(HELP_WARMUP)
 
-    def _prepare_help(self, steps: int = HELP_STEPS) -> None:
+    def _warm_help(self, steps: int) -> None:
+        """One step of getting the help overlay ready (screens.help.prepare),
+        arming the next itself: a moment later while steps are left, a while
+        later while keys are on their way through an overlay (composing the
+        help takes the loop for a while)."""
         from screens.help import prepare
         from screens.pane_actions import HELP_SCREEN
 
@@ -284,12 +286,9 @@ class Chrome:
             return
         gate = getattr(screen.app, "key_gate", None)
         if screen.overlay_open() or (gate is not None and gate.pending):
-            # Composing the help takes the loop for a while: not while keys are
-            # on their way through an overlay.
-            self._help_after(HELP_WARMUP)
-            return
-        if not prepare(screen.app, screen.keys.keymap, HELP_SCREEN) and steps > 1:
-            self._help_after(HELP_SETTLE, steps - 1)
+            self._warm_help_in(HELP_WARMUP)
+        elif not prepare(screen.app, screen.keys.keymap, HELP_SCREEN) and steps > 1:
+            self._warm_help_in(HELP_SETTLE, steps - 1)
 
     def _age_text(self, seconds: float) -> str:
         return age_text(seconds) if self._fine_age else coarse_age_text(seconds)
