@@ -40,6 +40,8 @@ from .widths import narrow_class
 # their ends (and costs less than telling them apart).
 _PARAM_CHARS = "0123456789;:"  # what the parameters of a styled run's sequences are made of
 _NO_CUPS: dict[str, tuple[int, int]] = {}  # in origin mode no CUP target is known
+# The CUP parameters the styled path moves to itself (others go to the CSI dispatch).
+_CUP_FORM = re.compile(r"[0-9]{0,4}+;?[0-9]{0,4}+").fullmatch
 _SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 _SGR_SUB = re.compile(r"\x1b\[[0-9;:]*m").sub
 _SGR_LINES_LOOKED_AT = 4
@@ -126,7 +128,7 @@ class StyledRuns(Dispatcher):
                 s = p[: len(p) - len(t) + 1]  # the sequence, its final included
                 final = t[0]
                 t = t[1:]
-                if final == "H":
+                if final == "H" and _CUP_FORM(s, 0, len(s) - 1):
                     y, x = cup_get(s) or self._cup(s)
                 elif final == "m":
                     # Looked up by its parameters when text follows, else whole.
@@ -134,7 +136,7 @@ class StyledRuns(Dispatcher):
                     if not t:
                         link(node, s, nxt)
                     node = nxt
-                else:
+                elif final == "K" and (len(s) == 1 or (len(s) == 2 and s[0] in "012")):
                     # EL ("K", "0K", "1K", "2K") at the cursor in locals, in
                     # the run's rendition (the erase colour: BCE): the
                     # cells erase_in_line blanks, blanked as it does.
@@ -146,6 +148,12 @@ class StyledRuns(Dispatcher):
                         scr._blank(y, 0, a + 1 if a < cols else cols)
                     else:
                         scr._blank(y, 0, cols)
+                else:
+                    # Another CUP or EL ("1:2H", "5;5;5H", "12K"): as the CSI
+                    # dispatch does it, with the cursor and pen stored back.
+                    scr.y, scr.x, scr.attr = y, x, node[ATTR]
+                    self._csi(s[:-1], "", final)
+                    y, x = scr.y, scr.x
             if not t:
                 continue
             n = len(t)
