@@ -107,14 +107,19 @@ class StyledRuns(Dispatcher):
         # stored back before anything else reads it.
         y, x = scr.y, scr.x
         for p in islice(pieces, 1, None):
-            nxt = node.get(p)
-            if nxt is not None:
-                node = nxt  # an SGR seen before in this rendition, no text after it
-                continue
-            pos = cup_get(p)
-            if pos is not None:
-                y, x = pos  # a CUP seen before, no text after it
-                continue
+            # A piece ending in "m" or "H" is mostly an SGR or a CUP with no
+            # text after it: then one lookup (a text is never hashed).
+            f = p[-1]
+            if f == "m":
+                nxt = node.get(p)
+                if nxt is not None:
+                    node = nxt  # an SGR seen before in this rendition
+                    continue
+            elif f == "H":
+                pos = cup_get(p)
+                if pos is not None:
+                    y, x = pos  # a CUP seen before
+                    continue
             # "<params>m<text>": the first "m" ends an SGR (its parameters
             # hold none), and only an SGR's parameters are keys of a node.
             s, _, t = p.partition("m")
