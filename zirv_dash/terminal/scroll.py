@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .grid import Grid
+from .widths import narrow_run_full
 
 
 class ScrollOps(Grid):
@@ -96,9 +97,33 @@ class ScrollOps(Grid):
         scrollback now; how many that is."""
         n_old = min(count, self.rows - 1)
         chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
+        cols = self.columns
+        if (
+            not any(wrapped[:n_old])
+            and attrs[:n_old].count([DEFAULT_ATTR] * cols) == n_old
+            and self._push_text_rows(chars[:n_old])
+        ):
+            return n_old
         for y in range(n_old):
             self._push_history(chars[y], attrs[y], wrapped[y])
         return n_old
+
+    def _push_text_rows(self, rows: list[list[str]]) -> bool:
+        """Rows in the default rendition, not wrapped, to the scrollback as
+        the lines of text they are (the rows a log scrolling by leaves on
+        the screen), when every cell is one single-width character: then
+        what :meth:`_push_history` makes of each is what
+        :meth:`_push_text_lines` makes of its text.  False (nothing pushed)
+        when a row holds anything else."""
+        texts = list(map("".join, rows))
+        cols = self.columns
+        if min(map(len, texts), default=cols) != cols or max(map(len, texts), default=cols) != cols:
+            return False  # a wide character, a combining mark, a DEC graphics cell
+        body = "".join(texts)
+        if not (body.isascii() or narrow_run_full(body)):
+            return False
+        self._push_text_lines(texts)
+        return True
 
     def feed_lines(self, lines: list[str]) -> None:
         """Lines of single-width text, each at most a row wide and ended by
