@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
-from .attr import DEFAULT_ATTR, erase_attr
+from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .scroll import ScrollOps
+
+# Blank cells by count, as the sources of slice assignments (an EL blanks
+# half a row a time; building the two lists cost more than copying them):
+# tuples, so no row can ever be one of them.
+_BLANKS: dict[int, tuple[tuple[str, ...], tuple[Attr, ...]]] = {}
+_BLANKS_LIMIT = 1024
+
+
+def _blanks(n: int) -> tuple[tuple[str, ...], tuple[Attr, ...]]:
+    blank = ((" ",) * n, (DEFAULT_ATTR,) * n)
+    if n <= _BLANKS_LIMIT:
+        _BLANKS[n] = blank
+    return blank
 
 
 class EraseOps(ScrollOps):
@@ -13,11 +26,16 @@ class EraseOps(ScrollOps):
         """Blank cells ``[a, b)`` of row ``y`` with the erase attribute."""
         if a >= b:
             return
+        n = b - a
+        blank = _BLANKS.get(n)
+        if blank is None:
+            blank = _blanks(n)
         row = self.chars[y]
-        row[a:b] = [" "] * (b - a)
+        row[a:b] = blank[0]
         if a == 0 and b >= len(row):
             self.wrapped[y] = False  # a wholly cleared line no longer wraps (tmux)
-        self.attrs[y][a:b] = [erase_attr(self.attr)] * (b - a)
+        ea = erase_attr(self.attr)
+        self.attrs[y][a:b] = blank[1] if ea is DEFAULT_ATTR else [ea] * n
         self.touched.add(y)
 
     def _blank_rows(self, a: int, b: int) -> None:
