@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 
 from screens.app import LaunchOptions, ZirvApp
 from screens.dashboard import DashboardScreen
+from screens.help import HelpScreen
 from zirv_dash.config import AdapterGate, load_settings
 from zirv_dash.keymap import load_preset
 from zirv_dash.pane import Pane
@@ -60,6 +61,18 @@ def dash_screen(app: ZirvApp) -> DashboardScreen:
         if isinstance(screen, DashboardScreen):
             return screen
     raise AssertionError("no dashboard screen")
+
+
+async def open_help(pilot: Pilot[Any]) -> HelpScreen:
+    """`Ctrl+A ?` on the dashboard, once its first pane is up: the help overlay."""
+    app = pilot.app
+    assert isinstance(app, ZirvApp)
+    await wait_for(pilot, lambda: bool(dash_screen(app).dash.panes))
+    await pilot.press("ctrl+a", "question_mark")
+    await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+    help_screen = app.screen
+    assert isinstance(help_screen, HelpScreen)
+    return help_screen
 
 
 async def wait_for(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:

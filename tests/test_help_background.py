@@ -10,17 +10,13 @@ from textual.strip import Strip
 
 from screens.help import HelpScreen
 from screens.line_compositor import LineCompositor
-from tests.apphelpers import dash_screen, make_app, wait_for
+from tests.apphelpers import dash_screen, make_app, open_help, wait_for
 
 
 async def test_lines_below_the_help_are_drawn_once_per_refresh(tmp_path: Path) -> None:
     app = make_app(tmp_path, agent="shell", deterministic=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: bool(dash_screen(app).dash.panes))
-        await pilot.press("ctrl+a", "question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
-        help_screen = app.screen
-        assert isinstance(help_screen, HelpScreen)
+        help_screen = await open_help(pilot)
         await pilot.pause(0.3)
         below = dash_screen(app)._compositor
         assert isinstance(below, LineCompositor)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from rich.console import Console
 from rich.segment import Segment
@@ -10,6 +11,7 @@ from textual._compositor import Compositor
 from textual.app import App, ComposeResult, RenderResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -75,6 +77,16 @@ class Layout(Screen[None]):
 class LayoutApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(Layout())
+
+
+async def _laid_out(pilot: Pilot[Any]) -> tuple[Layout, LineCompositor]:
+    """The test layout, drawn once, and its line compositor."""
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, Layout)
+    ours = screen._compositor
+    assert isinstance(ours, LineCompositor)
+    return screen, ours
 
 
 def _render(compositor: Compositor, regions: set[Region], console: Console) -> str:
@@ -149,11 +161,7 @@ async def test_render_strips_renders_only_repainted_lines_and_matches_textual() 
     again, and every other line the very same strip as before."""
     app = LayoutApp()
     async with app.run_test(size=(80, 30)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, Layout)
-        ours = screen._compositor
-        assert isinstance(ours, LineCompositor)
+        screen, ours = await _laid_out(pilot)
         side = screen.query_one("#side", Rows)
         term = screen.query_one("#term", Rows)
         previous = ours.render_strips()
@@ -188,10 +196,7 @@ async def test_render_strips_renders_only_repainted_lines_and_matches_textual() 
 async def test_render_strips_start_over_after_a_layout() -> None:
     app = LayoutApp()
     async with app.run_test(size=(80, 30)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        ours = screen._compositor
-        assert isinstance(ours, LineCompositor)
+        screen, ours = await _laid_out(pilot)
         ours.render_strips()
         screen.query_one("#header").display = False
         await pilot.pause()
@@ -210,10 +215,7 @@ async def test_a_repaint_of_the_screen_itself_redraws_only_where_it_shows() -> N
     the frame keeps every line, unless a widget changed in the same frame."""
     app = LayoutApp()
     async with app.run_test(size=(80, 30)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        ours = screen._compositor
-        assert isinstance(ours, LineCompositor)
+        screen, ours = await _laid_out(pilot)
         side = screen.query_one("#side", Rows)
         before = ours.render_strips()
         screen.refresh()
@@ -244,10 +246,7 @@ async def test_a_full_update_joins_no_frame_until_one_is_asked_for() -> None:
     every other line comes from the full update as it was."""
     app = LayoutApp()
     async with app.run_test(size=(80, 30)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        ours = screen._compositor
-        assert isinstance(ours, LineCompositor)
+        screen, ours = await _laid_out(pilot)
         side = screen.query_one("#side", Rows)
         for _ in range(3):
             screen.refresh()  # the whole screen: a full update
@@ -298,10 +297,7 @@ async def test_lines_below_an_overlay_are_drawn_once_per_change() -> None:
     not again on every later `render_strips`."""
     app = LayoutApp()
     async with app.run_test(size=(80, 30)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        ours = screen._compositor
-        assert isinstance(ours, LineCompositor)
+        screen, ours = await _laid_out(pilot)
         side = screen.query_one("#side", Rows)
         term = screen.query_one("#term", Rows)
         overlay = Overlay()

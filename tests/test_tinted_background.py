@@ -13,9 +13,8 @@ from textual.renderables.background_screen import BackgroundScreen
 from textual.strip import Strip
 from textual.visual import RenderOptions, RichVisual
 
-from screens.help import HelpScreen
 from screens.tinted_background import TintedBackground, TintedScreen
-from tests.apphelpers import dash_screen, make_app, wait_for
+from tests.apphelpers import dash_screen, make_app, open_help, wait_for
 
 SEGMENTS = [
     Segment("plain"),
@@ -40,10 +39,7 @@ async def test_overlay_background_matches_textuals(tmp_path: Path) -> None:
     Textual's own BackgroundScreen, rendered through its RichVisual, gives."""
     app = make_app(tmp_path, agent="shell")
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: bool(dash_screen(app).dash.panes))
-        await pilot.press("ctrl+a", "question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
-        help_screen = app.screen
+        help_screen = await open_help(pilot)
         below, tint = dash_screen(app), help_screen.styles.background
         assert tint.a < 1  # a translucent overlay: Textual would use BackgroundScreen
         style = help_screen.visual_style
@@ -59,11 +55,7 @@ async def test_reopened_overlay_tints_only_what_changed_below(tmp_path: Path) ->
     that changed below it, and draws what Textual's own BackgroundScreen does."""
     app = make_app(tmp_path, agent="shell")
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: bool(dash_screen(app).dash.panes))
-        await pilot.press("ctrl+a", "question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
-        help_screen = app.screen
-        assert isinstance(help_screen, HelpScreen)
+        help_screen = await open_help(pilot)
         cache = help_screen._background
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is dash_screen(app))
@@ -90,11 +82,7 @@ async def test_open_overlay_repaints_only_the_lines_that_change_below(tmp_path: 
     only the lines that look different below, and they are up to date."""
     app = make_app(tmp_path, agent="shell")
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: bool(dash_screen(app).dash.panes))
-        await pilot.press("ctrl+a", "question_mark")
-        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
-        help_screen = app.screen
-        assert isinstance(help_screen, HelpScreen)
+        help_screen = await open_help(pilot)
         await pilot.pause(0.3)
         compositor = help_screen._compositor
         full: list[int] = []
