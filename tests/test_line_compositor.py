@@ -79,6 +79,16 @@ class LayoutApp(App[None]):
         self.push_screen(Layout())
 
 
+def _bump_some(rng: random.Random, widgets: list[Rows]) -> set[int]:
+    """A few random lines of one or more of `widgets` changed: their screen lines."""
+    bumped: set[int] = set()
+    for widget in rng.sample(widgets, rng.randint(1, len(widgets))):
+        for y in rng.sample(range(widget.size.height), rng.randint(1, 3)):
+            widget.bump(y)
+            bumped.add(widget.region.y + y)
+    return bumped
+
+
 async def _laid_out(pilot: Pilot[Any]) -> tuple[Layout, LineCompositor]:
     """The test layout, drawn once, and its line compositor."""
     await pilot.pause()
@@ -170,11 +180,7 @@ async def test_render_strips_renders_only_repainted_lines_and_matches_textual() 
         compositor is told of them later, and draws them again then."""
         rng = random.Random(11)
         for round_ in range(30):
-            bumped: set[int] = set()
-            for widget in rng.sample([side, term], rng.randint(1, 2)):
-                for y in rng.sample(range(widget.size.height), rng.randint(1, 3)):
-                    widget.bump(y)
-                    bumped.add(widget.region.y + y)
+            bumped = _bump_some(rng, [side, term])
             settled = round_ % 2 == 1
             if settled:
                 # Handed to the compositor (and drawn) by the screen; otherwise
@@ -306,11 +312,7 @@ async def test_lines_below_an_overlay_are_drawn_once_per_change() -> None:
         ours.render_strips()
         rng = random.Random(5)
         for _ in range(12):
-            bumped: set[int] = set()
-            for widget in rng.sample([side, term], rng.randint(1, 2)):
-                for y in rng.sample(range(widget.size.height), rng.randint(1, 3)):
-                    widget.bump(y)
-                    bumped.add(widget.region.y + y)
+            _bump_some(rng, [side, term])
             await pilot.pause()
             await pilot.pause()
             rendered = ours.frame_lines_rendered
