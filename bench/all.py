@@ -24,7 +24,7 @@ FULL: list[tuple[str, list[str]]] = [
     ("idle.py", ["--seconds", "30"]),
     ("latency.py", ["--keys", "200"]),
     ("native.py", ["--keys", "300"]),
-    ("throughput.py", ["--size-mb", "2"]),
+    ("throughput.py", ["--size-mb", "4"]),
     ("startup.py", ["--runs", "3", "--sends", "5"]),
     ("memory.py", ["--turns", "1"]),
 ]
