@@ -59,6 +59,13 @@ ECHO_FRAME = 0.006
 """...or until this long after the echo was parsed (its frame is drawn by then)..."""
 DEFER_MAX = 0.1
 """...but never longer than this in a row (keys typed faster than echoes return)."""
+TYPING_SPIN = 0.5
+"""While keys are typed into the focused pane (the last this recently), a spinner
+frame is drawn just after a key's echo, not on the spinner's timer: a frame of its
+own, landing as a key arrived, made that key wait for it (idle typing p99 15.1 ->
+9.8 ms without a spinner, measured in bench/latency.py's harness)..."""
+SPIN_STARVE = 0.25
+"""...and a spinner never stands still longer than this (keys that echo nothing)."""
 
 
 class Chrome:
@@ -78,16 +85,35 @@ class Chrome:
         self._deferred_since = 0.0
         self._echo_at = 0.0
         """When the focused pane's output was last parsed (monotonic)."""
+        self._spun_at = 0.0
+        """When a spinner frame was last drawn (monotonic)."""
+        self._spun_tick = -1
+        self._spin_queued = False
         self._full_due: float | None = None
         """While spinning: when the age text changes (a full redraw is due)."""
 
     # -- scheduling ----------------------------------------------------------------------
 
+    def pane_output(self, short: str) -> None:
+        """A pane's output was parsed: the focused pane's may be a key's echo."""
+        focused = self._screen.dash.focused_pane
+        if focused is None or focused.short != short:
+            return
+        self._echo_at = now = time.monotonic()
+        if (
+            self._spinner is not None
+            and not self._spin_queued
+            and self._typing(now)
+            and self._spin_due(now)
+        ):
+            # The spinner's frame right after this output's (a key's echo) is
+            # drawn, not on its own timer (see TYPING_SPIN).
+            self._spin_queued = True
+            self._screen.call_after_refresh(self._spin_after_echo)
+
     def on_event(self, event: ev.EngineEvent) -> None:
         if isinstance(event, ev.PaneOutput):
-            focused = self._screen.dash.focused_pane
-            if focused is not None and focused.short == event.short:
-                self._echo_at = time.monotonic()
+            self.pane_output(event.short)
             return
         if isinstance(event, ev.StateChanged):
             screen = self._screen
@@ -139,12 +165,40 @@ class Chrome:
         if not screen.is_mounted:
             return
         now = time.monotonic()
+        if self._typing(now) and now - self._spun_at < SPIN_STARVE:
+            return  # drawn just after the next key's echo (`on_event`)
         if self._full_due is not None and now >= self._full_due:
             self.refresh()
             return
         if self._echo_wait(now) > 0:
             return  # a typed key's echo is on its way: this frame is skipped
-        tick = self.tick()
+        self._draw_spin()
+
+    def _spin_after_echo(self) -> None:
+        self._spin_queued = False
+        if self._spinner is None or not self._screen.is_mounted:
+            return
+        if self._full_due is not None and time.monotonic() >= self._full_due:
+            self._spun_at = time.monotonic()
+            self.refresh()  # the age text changed: the whole chrome
+        else:
+            self._draw_spin()
+
+    def _spin_due(self, now: float) -> bool:
+        """A spinner frame (or the age's full redraw) is due."""
+        return self.tick() != self._spun_tick or (
+            self._full_due is not None and now >= self._full_due
+        )
+
+    def _typing(self, now: float) -> bool:
+        focused = self._screen.dash.focused_pane
+        typed = focused.last_input_at if focused is not None else None
+        return typed is not None and now - typed < TYPING_SPIN
+
+    def _draw_spin(self) -> None:
+        screen = self._screen
+        self._spun_at = time.monotonic()
+        tick = self._spun_tick = self.tick()
         if screen.sidebar_visible():
             screen.query_one(Sidebar).spin(tick)
         header = screen.query_one(HeaderBar)

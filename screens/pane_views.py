@@ -36,6 +36,7 @@ class PaneViews:
             view = self.views.get(event.short)
             if view is not None:
                 view.output_changed()
+            screen.chrome.pane_output(event.short)  # a key's echo (the chrome waits for it)
             return
         if isinstance(event, ev.PaneAdded):
             self._mount(event.short)

@@ -85,3 +85,52 @@ async def test_a_spinner_frame_moves_the_glyphs_without_a_full_redraw(tmp_path: 
         chrome._full_due = time.monotonic() - 1
         chrome._spin()
         assert full
+
+
+async def test_while_typing_the_spinner_moves_just_after_each_echo(tmp_path: Path) -> None:
+    """Typed into a working pane, the spinner's frames come right after a key's
+    echo is drawn, none on the spinner's own timer (where one landing as a key
+    arrived made the key wait); it keeps moving, and once typing stops its
+    timer draws again."""
+    from screens.chrome import SPIN_STARVE, TYPING_SPIN
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        dash, chrome = screen.dash, screen.chrome
+        await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
+        pane = dash.panes[0]
+        screen.engine.send_input(b"cat\r")  # a foreground job: the pane works
+        await wait_for(pilot, lambda: chrome._spinner is not None)
+        draws: list[str] = []
+        after_echo = [False]
+        draw, spin_after_echo = chrome._draw_spin, chrome._spin_after_echo
+
+        def counted_draw() -> None:
+            draws.append("echo" if after_echo[0] else "timer")
+            draw()
+
+        def counted_after_echo() -> None:
+            after_echo[0] = True
+            try:
+                spin_after_echo()
+            finally:
+                after_echo[0] = False
+
+        chrome._draw_spin = counted_draw  # type: ignore[method-assign]
+        chrome._spin_after_echo = counted_after_echo  # type: ignore[method-assign]
+        await pilot.pause(0.3)
+        draws.clear()
+        start = time.monotonic()
+        while time.monotonic() - start < 1.0:
+            screen.engine.send_input(b"k")
+            await pilot.pause(0.04)
+        assert draws.count("echo") >= 4, draws  # the spinner moved all along
+        # The timer drew only when no echo had for SPIN_STARVE (a loaded machine).
+        assert draws.count("timer") <= draws.count("echo") // 2, draws
+        typed = pane.last_input_at
+        assert typed is not None
+        await wait_for(pilot, lambda: time.monotonic() - typed > TYPING_SPIN + SPIN_STARVE)
+        draws.clear()
+        await wait_for(pilot, lambda: draws.count("timer") >= 2)
+        assert "echo" not in draws
