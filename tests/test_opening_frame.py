@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import termios
 from pathlib import Path
 
@@ -175,6 +176,17 @@ def _pty_pair() -> tuple[int, int]:
     return leader, follower
 
 
+def _drain(leader: int) -> bytes:
+    """Everything written to the terminal so far (a pty hands it over in chunks)."""
+    got = b""
+    while select.select([leader], [], [], 0.5)[0]:
+        chunk = os.read(leader, 65536)
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
 def test_typed_keys_wait_unechoed_and_modes_come_back() -> None:
     """While the frame is up nothing typed is echoed; handed over, the terminal
     has its own modes again and the keys are still there to read."""
@@ -183,19 +195,26 @@ def test_typed_keys_wait_unechoed_and_modes_come_back() -> None:
         before = termios.tcgetattr(follower)
         frame = OpeningFrame.show(outline_for(80, 24), "truecolor", follower, follower)
         assert frame is not None
-        drawn = os.read(leader, 65536)
+        drawn = _drain(leader)
         assert drawn.startswith(opening_frame.ENTER.encode())
         assert b"zirv" in drawn
         os.write(leader, b"hello")
         assert termios.tcgetattr(follower)[3] & termios.ECHO == 0
+        # The keys reached the line discipline (readable: no line editing now).
+        assert select.select([follower], [], [], 10)[0]
         frame.hand_over()
         assert termios.tcgetattr(follower) == before
-        # Canonical mode again: what was typed is handed on as one line.
+        # What the UI does next: its own raw mode; the keys are there to read.
+        raw = list(before)
+        raw[3] = before[3] & ~(termios.ECHO | termios.ICANON)
+        termios.tcsetattr(follower, termios.TCSANOW, raw)
+        assert select.select([follower], [], [], 10)[0]
         assert os.read(follower, 100) == b"hello"
         frame.close()
         os.set_blocking(leader, False)
+        # Nothing was echoed, and a frame handed over is the UI's to take down.
         with pytest.raises(BlockingIOError):
-            os.read(leader, 100)  # handed over: the alternate screen is the UI's to leave
+            os.read(leader, 100)
     finally:
         os.close(leader)
         os.close(follower)
@@ -207,9 +226,9 @@ def test_a_frame_never_handed_over_is_taken_down() -> None:
         before = termios.tcgetattr(follower)
         frame = OpeningFrame.show(outline_for(80, 24), "256", follower, follower)
         assert frame is not None
-        os.read(leader, 65536)
+        _drain(leader)
         frame.close()
-        assert os.read(leader, 100).endswith(opening_frame.LEAVE.encode())
+        assert _drain(leader).endswith(opening_frame.LEAVE.encode())
         assert termios.tcgetattr(follower) == before
     finally:
         os.close(leader)
