@@ -11,6 +11,7 @@ import random
 
 import pytest
 
+from tests.terminal.model_state import model_state
 from zirv_dash.terminal import TerminalModel, styled
 from zirv_dash.terminal.attr import DEFAULT_ATTR, Attr, apply_sgr
 from zirv_dash.terminal.screen import Screen
@@ -66,20 +67,7 @@ def _stream(seed: int, n: int = 400) -> bytes:
 
 
 def _state(m: TerminalModel) -> tuple[object, ...]:
-    s = m._screen  # noqa: SLF001 - the cells, the pen and the records themselves
-    return (
-        m.lines(),
-        m.cursor,
-        s.chars,
-        s.attrs,
-        s.wrapped,
-        s.attr,
-        s.last_char,
-        m.history_bytes,
-        list(s.history),
-        [m.row_runs(y) for y in range(m.rows)],
-        [m.history_runs(i) for i in range(m.history_size)],
-    )
+    return model_state(m, records=True)
 
 
 def _bytewise(data: bytes, scrollback: int) -> TerminalModel:

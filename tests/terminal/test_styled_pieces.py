@@ -14,6 +14,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.terminal.model_state import model_state
 from zirv_dash.terminal import TerminalModel, sgr_graph
 from zirv_dash.terminal.widths import narrow_class
 
@@ -61,18 +62,7 @@ TOKEN = st.one_of(
 
 
 def _state(m: TerminalModel) -> tuple[object, ...]:
-    s = m._screen  # noqa: SLF001 - the cells and the pen themselves
-    return (
-        m.lines(),
-        m.cursor,
-        s.chars,
-        s.attrs,
-        s.wrapped,
-        s.attr,
-        s.last_char,
-        list(s.history),
-        [m.row_runs(y) for y in range(m.rows)],
-    )
+    return model_state(m)
 
 
 def _fed_fast_and_general(data: bytes) -> tuple[TerminalModel, TerminalModel]:

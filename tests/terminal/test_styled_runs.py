@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from tests.terminal.model_state import model_state
 from zirv_dash.terminal import TerminalModel, sgr_graph
 from zirv_dash.terminal.widths import narrow_class
 
@@ -95,18 +96,7 @@ def _general(m: TerminalModel) -> TerminalModel:
 
 
 def _state(m: TerminalModel) -> tuple[object, ...]:
-    s = m._screen  # noqa: SLF001 - the cells and the pen themselves
-    return (
-        m.lines(),
-        m.cursor,
-        s.chars,
-        s.attrs,
-        s.wrapped,
-        s.attr,
-        s.last_char,
-        list(s.history),
-        [m.row_runs(y) for y in range(m.rows)],
-    )
+    return model_state(m)
 
 
 @pytest.mark.parametrize("seed", range(16))
