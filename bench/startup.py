@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from procstat import cpu_seconds
+
 SERVER = "startupbench"
 COLS, ROWS = 120, 40
 HEADER = re.compile(r"zirv · \d+ session")
@@ -146,9 +148,9 @@ def _time_launch(name: str, command: str, first: re.Pattern[str], ready: re.Patt
             took = time.perf_counter() - start
             lines = screen.splitlines() or [""]
             if launch.first is None and first.search(lines[0]):
-                launch.first = (took, _cpu_seconds(pid))
+                launch.first = (took, cpu_seconds(pid))
             if launch.first is not None and ready.search(screen):
-                launch.ready = (took, _cpu_seconds(pid))
+                launch.ready = (took, cpu_seconds(pid))
             elif took > FRAME_TIMEOUT:
                 sys.exit(f"no frame after {FRAME_TIMEOUT:.0f} s; the pane shows:\n{screen}")
             else:
@@ -187,15 +189,6 @@ def _wait_gone(pid: int | None, timeout: float = 10.0) -> None:
 
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
-
-
-def _cpu_seconds(pid: str) -> float:
-    """User + system time of a live process (clock-tick resolution)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def send_once(repo: Path, env: dict[str, str], tree: str | None = None) -> tuple[float, float]:

@@ -40,6 +40,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from procstat import cpu_seconds  # noqa: E402
 
 from zirv_dash.terminal import COMPILED, TerminalModel  # noqa: E402
 
@@ -238,18 +241,9 @@ def _tmux_once(path: str, sock: str) -> tuple[float, float]:
     pid = subprocess.run(
         base + ["display-message", "-p", "#{pid}"], capture_output=True, text=True, check=False
     ).stdout.strip()
-    cpu = _cpu_seconds(pid)
+    cpu = cpu_seconds(pid)
     subprocess.run(base + ["kill-server"], check=False, stderr=subprocess.DEVNULL)
     return elapsed, cpu
-
-
-def _cpu_seconds(pid: str) -> float:
-    """User + system seconds of a live process (clock-tick resolution)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Rates:

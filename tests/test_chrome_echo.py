@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
+from screens.app import ZirvApp
 from screens.chrome import DEFER_MAX, ECHO_FRAME, ECHO_WAIT
+from screens.dashboard import DashboardScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from zirv_dash.pane import Pane
 from zirv_dash.runtime import events as ev
 
 pytestmark = pytest.mark.timeout(60)
@@ -21,13 +26,20 @@ def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PS1", "$ ")
 
 
+async def _at_prompt(pilot: Pilot[Any]) -> tuple[DashboardScreen, Pane]:
+    """The dashboard, once its one shell pane shows its prompt."""
+    assert isinstance(pilot.app, ZirvApp)
+    screen = dash_screen(pilot.app)
+    dash = screen.dash
+    await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
+    return screen, dash.panes[0]
+
+
 async def test_a_redraw_waits_for_the_typed_keys_echo_and_no_longer(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = dash_screen(app)
-        dash, chrome = screen.dash, screen.chrome
-        await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
-        pane = dash.panes[0]
+        screen, pane = await _at_prompt(pilot)
+        chrome = screen.chrome
         await pilot.pause(0.1)
         assert chrome._echo_wait(time.monotonic()) == 0  # nothing typed lately
         screen.engine.send_input(b"x")
@@ -96,10 +108,8 @@ async def test_while_typing_the_spinner_moves_just_after_each_echo(tmp_path: Pat
 
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = dash_screen(app)
-        dash, chrome = screen.dash, screen.chrome
-        await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
-        pane = dash.panes[0]
+        screen, pane = await _at_prompt(pilot)
+        chrome = screen.chrome
         screen.engine.send_input(b"cat\r")  # a foreground job: the pane works
         await wait_for(pilot, lambda: chrome._spinner is not None)
         draws: list[str] = []
