@@ -59,7 +59,8 @@ def test_wheel_drag_copy_and_search_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     cols = WIDTH - origin + 1
     line = "start-" + "x" * (cols - 10) + "漢字" + "ab漢字cd-end"
     (tmp_path / "long.txt").write_text(line + "\nsecond line\n")
-    tmux.text(f"seq 1 200; cat {tmp_path / 'long.txt'}")
+    # "n170" can be found only in seq's output (a temporary path may hold "170").
+    tmux.text(f"seq -f n%g 1 200; cat {tmp_path / 'long.txt'}")
     tmux.keys("Enter")
     screen = tmux.wait_for("second line")
     x0, y0 = locate(screen, "start-")
@@ -78,13 +79,13 @@ def test_wheel_drag_copy_and_search_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     # Copy mode: search back for "17", select the line, copy it.
     tmux.keys("C-a", "[")
     tmux.wait_for("copy · arrows")
-    tmux.text("?170")
+    tmux.text("?n170")
     tmux.keys("Enter")
     tmux.text("v$y")
     deadline = time.monotonic() + 10
-    while buffer(tmux) != "170" and time.monotonic() < deadline:
+    while buffer(tmux) != "n170" and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert buffer(tmux) == "170"
+    assert buffer(tmux) == "n170"
     tmux.keys("C-a", "q")
     time.sleep(0.3)
     if "quit zirv dash" in tmux.capture():
