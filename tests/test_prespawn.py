@@ -13,6 +13,7 @@ from zirv_dash.dashboard import Dashboard
 from zirv_dash.keymap import load_preset
 from zirv_dash.opening_frame import Outline, footer_hint
 from zirv_dash.runtime import Engine
+from zirv_dash.runtime.prespawn import prespawn
 
 
 def prestarted(repo: Path, columns: int, rows: int) -> Engine:
@@ -26,7 +27,7 @@ def prestarted(repo: Path, columns: int, rows: int) -> Engine:
     )
     engine = Engine(Dashboard(settings, repo, AdapterGate(), manage_state=False))
     engine.dash.resize_panes(*outline.pane_size())
-    assert engine.prespawn("shell", role="orchestrator") is not None
+    assert prespawn(engine, "shell", role="orchestrator") is not None
     return engine
 
 

@@ -340,10 +340,11 @@ def _prespawn(
     and the UI's first frame does not wait for the spawn."""
     from zirv_dash.dashboard import Dashboard
     from zirv_dash.runtime import Engine
+    from zirv_dash.runtime.prespawn import prespawn
 
     engine = Engine(Dashboard(settings, repo, gate, manage_state=True))
     engine.dash.resize_panes(*outline.pane_size())
-    engine.prespawn(agent, model=model, role="orchestrator")
+    prespawn(engine, agent, model=model, role="orchestrator")
     return engine
 
 

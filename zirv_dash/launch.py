@@ -45,7 +45,7 @@ class LaunchOptions:
     builds and owns its own)."""
     started: Engine | None = None
     """An engine built for this dashboard (and owned by it) whose first pane was
-    spawned before the UI loaded (`Engine.prespawn`); None: the dashboard builds
+    spawned before the UI loaded (`runtime.prespawn`); None: the dashboard builds
     its own and spawns the first pane once it is up."""
     on_takeover: Callable[[], None] | None = None
     """Called just before the UI takes the terminal: the opening frame's end

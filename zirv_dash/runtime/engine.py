@@ -47,8 +47,7 @@ TICK_SECS = 1.0
 STATE_POLL_BUSY = 0.1
 """While a pane works: its spinner and quiet-period transitions are prompt."""
 STATE_POLL_OUTPUT = 0.25
-"""After output from a pane that is not working (an echo, a redraw): a prompt that
-establishes idle 0.5 s after it appears is seen well within a second."""
+"""After output from an idle pane (an echo): a new prompt is seen within a second."""
 STATE_POLL_IDLE = 5.0
 """With nothing working and nothing written lately, states change only on events
 (output, input, a turn signal, an exit), which poll at once: this is a safety net."""
@@ -115,11 +114,11 @@ class Engine:
         return self._loop is not None
 
     def start(self) -> None:
-        """Begin serving on the running loop (panes may be spawned afterwards)."""
+        """Begin serving on the running loop (earlier panes: `runtime.prespawn`)."""
         self._loop = asyncio.get_running_loop()
         self._fds = FdWatch(self._loop)
         for pane in self.dash.panes:
-            self.watch(pane)  # spawned before the start (`prespawn`)
+            self.watch(pane)
         self.pump.start()
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             self._loop.add_signal_handler(signal.SIGCHLD, self.schedule_reap)
@@ -298,19 +297,6 @@ class Engine:
             kw["session_id"] = self.session_ids.pop(0)
         try:
             return self.open_pane(agent, focus=focus, **kw)
-        except DashError as exc:
-            self.dash.error(f"spawn: {exc}")
-            return None
-
-    def prespawn(self, agent: str, **kw: Any) -> Pane | None:
-        """Open a pane before `start()`, with no loop yet: the child starts now
-        (a launch starts its first pane before the UI has loaded, so the two start
-        up side by side) and `start()` watches it. No events: whoever subscribes
-        later finds the pane in `dash.panes`. None (and an error) when refused."""
-        if "session_id" not in kw and self.session_ids:
-            kw["session_id"] = self.session_ids.pop(0)
-        try:
-            return self.dash.spawn(agent, **kw)
         except DashError as exc:
             self.dash.error(f"spawn: {exc}")
             return None
