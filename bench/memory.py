@@ -125,7 +125,7 @@ def main() -> None:
             f"{name:<9}{r['fed'] / 1e6:>9.1f}{r['lines']:>9}{r['history_bytes'] / mib:>9.2f}"
             f"{r['grown'] / mib:>9.2f}{r['peak'] / mib:>9.2f}{r['grown'] / CAP:>10.2f}x"
         )
-    print(f"model: {'compiled (mypyc)' if compiled else 'pure Python'}")
+    print(f"model: {'Python with its C accelerator' if compiled else 'pure Python'}")
 
 
 if __name__ == "__main__":

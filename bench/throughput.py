@@ -312,7 +312,7 @@ def main() -> None:
 
     size = int(args.size_mb * 1_000_000)
     have_tmux = not args.no_tmux and shutil.which("tmux") is not None
-    build = "compiled with mypyc" if COMPILED else "pure Python"
+    build = "Python with its C accelerator" if COMPILED else "pure Python"
     print(f"terminal throughput at {COLS}x{ROWS} with scrollback, MB/s (1 MB = 10^6 bytes)")
     print(f"model: {build} (ZIRV_PURE_PYTHON=1 forces pure Python)")
     print(f"best of {args.rounds} rounds, ours and tmux alternating; wall clock, then CPU time")

@@ -24,24 +24,13 @@ sequence joined by U+200D), which counts as its first character.
 from the rendered runs where tmux keeps half of a wide character, and DEC
 line-drawing cells read as their ASCII letters there but render as glyphs).
 
-``COMPILED`` tells whether the modules in use were compiled with mypyc (see
-``compiled``); the pure-Python ones behave identically, only slower.
+``COMPILED`` tells whether the styled-run path runs with its C accelerator
+(see ``accel``); without it the model behaves identically, only slower.
 """
 
-import os as _os
-
-from .compiled import build_dir as _compiled_dir
-
-# A compiled build that matches the sources is searched first (see compiled.py).
-_built = _compiled_dir(_os.path.dirname(__file__))
-if _built is not None:
-    __path__.insert(0, _built)
-
-from . import model as _model  # noqa: E402
-from .attr import DEFAULT_ATTR, Attr  # noqa: E402
-from .model import TerminalModel  # noqa: E402
-from .widths import cell_width  # noqa: E402
-
-COMPILED = not (_model.__file__ or "").endswith(".py")
+from .accel import ENABLED as COMPILED
+from .attr import DEFAULT_ATTR, Attr
+from .model import TerminalModel
+from .widths import cell_width
 
 __all__ = ["COMPILED", "DEFAULT_ATTR", "Attr", "TerminalModel", "cell_width"]

@@ -1,18 +1,19 @@
 """SGR transitions as a graph of dicts.
 
 A styled run (text between SGR, CUP and EL sequences) changes the rendition
-once per SGR.  Every rendition seen is a *node*: a ``dict`` from an SGR to the
+once per SGR. Every rendition seen is a *node*: a ``dict`` from an SGR to the
 next node, plus two reserved keys no SGR key can be: ``ATTR`` (``"a"``)
 holding the node's :class:`Attr` and ``CELL`` (``"c"``) the 1-tuple of it
-(what ``(a,) * n`` repeats for a piece of ``n`` cells).  An SGR is keyed two ways, both mapping to
-the same node: by its parameters (``"1;31"``, what ``str.partition`` leaves
-of a piece of an SGR-only run) and by the whole sequence after ``ESC [``
-(``"1;31m"``, what the general split yields).  So a transition seen before
-is one ``dict.get``, and the renditions along an SGR-only run are
-``accumulate(params, dict.get, initial=node)``: one C loop, no Python frame
-per sequence.  A transition not in the graph yet makes ``dict.get`` return
-``None`` (and the step after it raise ``TypeError``); :func:`walk` then
-fills the missing transitions with :func:`apply_sgr`.
+(what ``(a,) * n`` repeats for a piece of ``n`` cells); ``ERASE`` (``"e"``),
+stored on first use, is the Attr an erase in that rendition blanks with. An
+SGR is keyed two ways, both mapping to the same node: by its parameters
+(``"1;31"``, what ``str.partition`` leaves of a piece of an SGR-only run) and
+by the whole sequence after ``ESC [`` (``"1;31m"``, what the general split
+yields). So a transition seen before is one ``dict.get``, and the renditions
+along an SGR-only run are ``accumulate(params, dict.get, initial=node)``: one
+C loop, no Python frame per sequence. A transition not in the graph yet makes
+``dict.get`` return ``None`` (and the step after it raise ``TypeError``);
+:func:`walk` then fills the missing transitions with :func:`apply_sgr`.
 
 The graph is bounded: past ``_LIMIT`` transitions it starts again empty.
 """
@@ -31,6 +32,7 @@ Node = dict[str, Any]
 
 ATTR = "a"
 CELL = "c"
+ERASE = "e"
 attr_of = itemgetter(ATTR)
 cell_of = itemgetter(CELL)
 _LIMIT = 16384
@@ -107,6 +109,7 @@ __all__ = [
     "ATTR",
     "CELL",
     "DEFAULT_ATTR",
+    "ERASE",
     "Node",
     "attr_of",
     "cell_of",

@@ -17,21 +17,28 @@ written with list slice assignments:
   of them, and the lines that scroll straight through go to the scrollback
   without ever being rows (``_sgr_lines``, ``Screen.feed_styled_lines``).
 
+Where it was built, a C accelerator (``accel``, ``_accel.c``) takes the
+common pieces of a TUI's run, splits SGR-only blocks and builds the per-cell
+attributes; it performs the same lookups and writes as the Python code here,
+which runs alone without it.
+
 Every shortcut leaves exactly the state that performing each sequence on its
-own leaves (``tests/terminal/test_styled_runs.py`` compares them).
+own leaves (``tests/terminal/test_styled_runs.py`` compares them;
+``tests/terminal/test_accel.py`` holds the C code to the Python code).
 """
 
 from __future__ import annotations
 
 import re
 from functools import reduce
-from itertools import islice, repeat
+from itertools import repeat
 from operator import iadd, itemgetter, mul
 
-from .attr import Attr
+from .accel import cells_of, draw_pieces, split_sgr
+from .attr import Attr, erase_attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
-from .sgr_graph import ATTR, CELL, cell_of, link, node_for, step, walk
+from .sgr_graph import ATTR, CELL, ERASE, Node, cell_of, link, node_for, step, walk
 from .widths import narrow_class
 
 # Splits a styled run into [text, sequence, text, ..., sequence, text], each
@@ -106,7 +113,31 @@ class StyledRuns(Dispatcher):
         # The cursor lives in locals while pieces are drawn here; it is
         # stored back before anything else reads it.
         y, x = scr.y, scr.x
-        for p in islice(pieces, 1, None):
+        count = len(pieces)
+        k = 1
+        while k < count:
+            if draw_pieces is not None:
+                # The common pieces in C (the same lookups and writes as
+                # below); it stops at the first piece of another shape.
+                k, y, x, node = draw_pieces(
+                    pieces,
+                    k,
+                    node,
+                    self._cups if simple else _NO_CUPS,
+                    chars,
+                    arows,
+                    scr.wrapped,
+                    touched,
+                    y,
+                    x,
+                    cols,
+                    lim,
+                    wrap_at,
+                )
+                if k >= count:
+                    break
+            p = pieces[k]
+            k += 1
             # A piece ending in "m" or "H" is mostly an SGR or a CUP with no
             # text after it: then one lookup (a text is never hashed).
             f = p[-1]
@@ -146,6 +177,8 @@ class StyledRuns(Dispatcher):
                     # the run's rendition (the erase colour: BCE): the
                     # cells erase_in_line blanks, blanked as it does.
                     scr.attr = node[ATTR]
+                    if ERASE not in node:
+                        node[ERASE] = erase_attr(node[ATTR])  # what the C loop blanks with
                     a = x if x < cols else cols
                     if len(s) == 1 or s[0] == "0":
                         scr._blank(y, a, cols)
@@ -201,8 +234,7 @@ class StyledRuns(Dispatcher):
         body = "".join(texts)
         if body:
             # One attribute per cell: ((a,) * len(t) for each piece), concatenated.
-            cells: list[Attr] = reduce(iadd, map(mul, map(cell_of, nodes), map(len, texts)), [])
-            self._draw_cells_at_cursor(body, cells, last)
+            self._draw_cells_at_cursor(body, _cells(nodes, texts), last)
         scr.attr = last
         if not texts[-1]:
             scr.last_char = ""  # ends with a sequence: REP has nothing to repeat
@@ -247,7 +279,7 @@ class StyledRuns(Dispatcher):
             return i, i
         tried = m.end()
         block = m.group()
-        parts = _SGR_SPLIT(block)
+        parts = _split_sgr(block)
         texts = parts[::2]
         lines = "".join(texts).split("\r\n")
         lines.pop()  # after the last CR LF: nothing
@@ -258,12 +290,12 @@ class StyledRuns(Dispatcher):
             good = next(k for k, w in enumerate(widths) if w > cols)
             del lines[good:]
             block = block[: len(block) - len(block.split("\r\n", good)[-1])]
-            parts = _SGR_SPLIT(block)
+            parts = _split_sgr(block)
             texts = parts[::2]
         nodes = walk(node_for(scr.attr), parts[1::2])
         # One attribute per character of the text, CR LF pairs included:
         # the CR's is the rendition the line ends in.
-        cells: list[Attr] = reduce(iadd, map(mul, map(cell_of, nodes), map(len, texts)), [])
+        cells = _cells(nodes, texts)
         starts: list[int] = []
         s = 0
         for line in lines:
@@ -344,6 +376,23 @@ class StyledRuns(Dispatcher):
             scr.draw_cells(dec_cells(body), cell_attrs)
         else:
             scr.draw_cells(body, cell_attrs)
+
+
+def _cells(nodes: list[Node], texts: list[str]) -> list[Attr]:
+    """One attribute per character: ``nodes[i]``'s for each of ``texts[i]``."""
+    if cells_of is not None:
+        return cells_of(nodes, texts)
+    # ((a,) * len(t) for each piece), concatenated, in C loops.
+    return reduce(iadd, map(mul, map(cell_of, nodes), map(len, texts)), [])
+
+
+def _split_sgr(block: str) -> list[str]:
+    """[text, params, text, ..., text] of a block of text and SGR sequences."""
+    if split_sgr is not None:
+        parts = split_sgr(block)
+        if parts is not None:
+            return parts
+    return _SGR_SPLIT(block)
 
 
 def _sgr_lines_re() -> re.Pattern[str]:

@@ -1,0 +1,184 @@
+"""The C accelerator of the styled-run path (``_accel.c``) against the same
+steps in Python: on random streams both leave exactly the same model, and the
+loader uses a build only while it matches its source."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.terminal.model_state import model_state
+from tests.terminal.test_styled_runs import COLS, ROWS, _stream
+from zirv_dash.terminal import TerminalModel, accel, accel_build, sgr_graph, styled
+from zirv_dash.terminal.attr import DEFAULT_ATTR, apply_sgr
+
+needs_build = pytest.mark.skipif(not accel.ENABLED, reason="no build of the C accelerator here")
+SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
+
+
+def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("draw_pieces", "cells_of", "split_sgr"):
+        monkeypatch.setattr(styled, name, None)
+
+
+def _feed(data: bytes, chunks: list[int], cols: int = COLS, rows: int = ROWS) -> TerminalModel:
+    m = TerminalModel(cols, rows, scrollback_bytes=1 << 20)
+    i = 0
+    for k in chunks:
+        m.feed(data[i : i + k])
+        i += k
+    m.feed(data[i:])
+    return m
+
+
+def _both(
+    data: bytes,
+    monkeypatch: pytest.MonkeyPatch,
+    chunks: list[int],
+    cols: int = COLS,
+    rows: int = ROWS,
+) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """(state, dirty rows) after the accelerated model, then the Python one."""
+    fast = _feed(data, chunks, cols, rows)
+    fast_state = (*model_state(fast, records=True), sorted(fast.take_dirty()))
+    with monkeypatch.context() as mp:
+        _python_only(mp)
+        slow = _feed(data, chunks, cols, rows)
+        slow_state = (*model_state(slow, records=True), sorted(slow.take_dirty()))
+    return fast_state, slow_state
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(12))
+def test_random_styled_streams_leave_the_same_model(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _stream(300 + seed)
+    rng = random.Random(seed)
+    chunks = [rng.randint(1, 400) for _ in range(len(data) // 200)] if seed % 2 else []
+    fast, slow = _both(data, monkeypatch, chunks)
+    assert fast == slow
+
+
+def _tui_stream(rng: random.Random, cols: int, rows: int) -> bytes:
+    """Fields redrawn in place, EL forms, wide characters under the fields and
+    a status line: what a TUI sends, the accelerator's main case."""
+    palette = [f"\x1b[{p}m" for p in ("1;31", "0", "38;5;33", "48;2;1;2;3", "7", "", "4:3")]
+    out = ["\x1b[?1049h\x1b[H\x1b[2J"]
+    for _ in range(600):
+        y, x = rng.randint(0, rows + 2), rng.randint(0, cols + 3)
+        text = rng.choice(["ok", "field value", "中文", "é─│", "m", "x" * (cols + 2), ""])
+        out.append(f"\x1b[{y};{x}H{rng.choice(palette)}{text}")
+        if rng.random() < 0.3:
+            out.append(f"\x1b[{rng.choice(['', '0', '1', '2', '3'])}K")
+        if rng.random() < 0.05:
+            out.append(
+                rng.choice(["\x1b[4h", "\x1b[4l", "\x1b[?7l", "\x1b[?7h", "\x1b(0", "\x1b(B"])
+            )
+    return "".join(out).encode()
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(8))
+def test_tui_redraws_leave_the_same_model(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    cols, rows = rng.choice([(20, 6), (80, 24), (200, 50)])
+    data = _tui_stream(rng, cols, rows)
+    fast, slow = _both(data, monkeypatch, [rng.randint(1, 900) for _ in range(20)], cols, rows)
+    assert fast == slow
+
+
+@needs_build
+def test_highlighted_lines_scrolling_by_leave_the_same_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(3)
+    sgrs = ["\x1b[1;32m", "\x1b[0m", "\x1b[38;2;9;8;7m", "\x1b[44m", "\x1b[m"]
+    lines = []
+    for _ in range(3000):
+        words = [f"{rng.choice(sgrs)}{rng.choice(['ls', 'a.py', 'é', 'x' * 40])}" for _ in range(4)]
+        lines.append(" ".join(words) + rng.choice(["\x1b[0m", ""]) + "\r\n")
+    fast, slow = _both("".join(lines).encode(), monkeypatch, [], 40, 10)
+    assert fast == slow
+
+
+@needs_build
+def test_cells_of_is_one_attr_per_character() -> None:
+    assert accel.cells_of is not None
+    a = sgr_graph.node_for(DEFAULT_ATTR)
+    b = sgr_graph.node_for(apply_sgr(DEFAULT_ATTR, "1;31"))
+    cells = accel.cells_of([a, b, a], ["ab", "", "c"])
+    assert cells == [DEFAULT_ATTR, DEFAULT_ATTR, DEFAULT_ATTR]
+    cells = accel.cells_of([b, a], ["x", "yz"])
+    assert cells[0] is b[sgr_graph.ATTR] and cells[1:] == [DEFAULT_ATTR] * 2
+    with pytest.raises(TypeError):
+        accel.cells_of([{}], ["abc"])  # a node without its cell: an error, never a bad list
+    with pytest.raises(TypeError):
+        accel.cells_of([a], [b"x"])  # type: ignore[list-item]
+
+
+@needs_build
+@pytest.mark.parametrize(
+    "block",
+    ["", "plain", "\x1b[m", "a\x1b[1;31mb\x1b[0m", "\x1b[38:2::1:2:3mx\x1b[;mé\r\n", "é─\x1b[4m"],
+)
+def test_split_sgr_is_the_expression_split(block: str) -> None:
+    assert accel.split_sgr is not None
+    assert accel.split_sgr(block) == SGR_SPLIT(block)
+
+
+@needs_build
+@pytest.mark.parametrize("block", ["a\x1b[1H", "\x1b", "x\x1b[12", "\x1b]0;t\x07", "\x1b[?1m"])
+def test_split_sgr_leaves_anything_else_to_the_expression(block: str) -> None:
+    assert accel.split_sgr is not None
+    assert accel.split_sgr(block) is None
+
+
+def test_a_build_is_used_only_while_it_matches_its_source(tmp_path: Path) -> None:
+    (tmp_path / accel_build.SOURCE).write_text("/* v1 */\n")
+    assert not accel_build.build_is_current(str(tmp_path))  # no build at all
+    (tmp_path / accel_build.DIGEST_FILE).write_text(accel_build.source_digest(str(tmp_path)) + "\n")
+    assert accel_build.build_is_current(str(tmp_path))
+    (tmp_path / accel_build.SOURCE).write_text("/* v2: edited since the build */\n")
+    assert not accel_build.build_is_current(str(tmp_path))
+
+
+def _enabled_in_child(env: dict[str, str]) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", "import zirv_dash.terminal as t; print(t.COMPILED)"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.strip()
+
+
+def test_the_switch_runs_the_model_as_python() -> None:
+    assert _enabled_in_child({**os.environ, "ZIRV_PURE_PYTHON": "1"}) == "False"
+
+
+@needs_build
+def test_a_current_build_is_used() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ZIRV_PURE_PYTHON"}
+    assert _enabled_in_child(env) == "True"
+
+
+@pytest.mark.parametrize("python_only", [False, True])
+def test_only_the_rows_drawn_are_dirty(python_only: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if python_only:
+        _python_only(monkeypatch)
+    m = TerminalModel(80, 24)
+    redraw = b"\x1b[5;3H\x1b[1mab\x1b[0m\x1b[9;1H\x1b[31mcd\x1b[0m\x1b[12;1H\x1b[K\x1b[0m"
+    for _ in range(3):  # the first pass puts the transitions in the graph
+        m.feed(redraw)
+        m.take_dirty()
+    m.feed(redraw.replace(b"ab", b"xy"))
+    assert sorted(m.take_dirty()) == [4, 8, 11]
+    assert m.lines()[4][2:4] == "xy"

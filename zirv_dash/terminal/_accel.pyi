@@ -1,0 +1,24 @@
+# The C accelerator of the styled-run loop (_accel.c); see accel.py.
+from typing import Any
+
+CELL: str
+ERASE: str
+
+def draw_pieces(
+    pieces: list[str],
+    k: int,
+    node: dict[str, Any],
+    cups: dict[str, tuple[int, int]],
+    chars: list[list[str]],
+    attrs: list[list[Any]],
+    wrapped: list[bool],
+    touched: set[int],
+    y: int,
+    x: int,
+    cols: int,
+    lim: int,
+    wrap_at: int,
+    /,
+) -> tuple[int, int, int, dict[str, Any]]: ...
+def cells_of(nodes: list[dict[str, Any]], texts: list[str], /) -> list[Any]: ...
+def split_sgr(block: str, /) -> list[str] | None: ...

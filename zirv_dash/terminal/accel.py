@@ -1,0 +1,47 @@
+"""The optional C accelerator of the styled-run path (``_accel.c``).
+
+The terminal model is whole in Python.  Where a C compiler was there at
+install time, ``hatch_build.py`` built ``_accel`` beside this module, with the
+digest of the C source it was built from; it is used only while that digest
+still matches (an edited source is never shadowed by a stale build) and
+``ZIRV_PURE_PYTHON`` is unset.  Otherwise the three functions here are None
+and ``styled.py`` runs the same steps in Python -- the C code performs only
+lookups and writes the Python code performs the same way
+(``tests/terminal/test_accel.py`` compares the two).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from types import ModuleType
+
+from .accel_build import build_is_current
+from .attr import Attr
+from .sgr_graph import CELL, ERASE, Node
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _load() -> ModuleType | None:
+    if os.environ.get("ZIRV_PURE_PYTHON") or not build_is_current(PACKAGE_DIR):
+        return None
+    try:
+        from . import _accel
+    except ImportError:
+        return None  # built for another interpreter: run as Python
+    if (_accel.CELL, _accel.ERASE) != (CELL, ERASE):
+        return None  # the node layout it was written for is not this one
+    return _accel
+
+
+_module = _load()
+ENABLED = _module is not None
+# The signatures are in _accel.pyi (draw_pieces takes thirteen arguments).
+draw_pieces: Callable[..., tuple[int, int, int, Node]] | None = None
+cells_of: Callable[[list[Node], list[str]], list[Attr]] | None = None
+split_sgr: Callable[[str], list[str] | None] | None = None
+if _module is not None:
+    draw_pieces = _module.draw_pieces
+    cells_of = _module.cells_of
+    split_sgr = _module.split_sgr
