@@ -25,6 +25,7 @@ SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("draw_pieces", "cells_of", "split_sgr"):
         monkeypatch.setattr(styled, name, None)
+    monkeypatch.setattr(accel, "make_runs", None)
 
 
 def _feed(data: bytes, chunks: list[int], cols: int = COLS, rows: int = ROWS) -> TerminalModel:
@@ -182,3 +183,22 @@ def test_only_the_rows_drawn_are_dirty(python_only: bool, monkeypatch: pytest.Mo
     m.feed(redraw.replace(b"ab", b"xy"))
     assert sorted(m.take_dirty()) == [4, 8, 11]
     assert m.lines()[4][2:4] == "xy"
+
+
+@needs_build
+def test_make_runs_groups_as_groupby(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zirv_dash.terminal.cells import make_runs
+
+    bold = apply_sgr(DEFAULT_ATTR, "1")
+    equal_copy = apply_sgr(DEFAULT_ATTR, "1")  # equal, maybe not the same object
+    rows = [
+        (["a", "b", "中", "", "c"], [DEFAULT_ATTR, bold, bold, equal_copy, DEFAULT_ATTR]),
+        ([" "] * 6, [DEFAULT_ATTR] * 6),
+        (["x"], [bold]),
+    ]
+    for chars, attrs in rows:
+        for end in (-1, 0, 1, 3, len(chars), len(chars) + 2):
+            fast = make_runs(chars, attrs, end)
+            with monkeypatch.context() as mp:
+                mp.setattr(accel, "make_runs", None)
+                assert fast == make_runs(chars, attrs, end), (chars, end)

@@ -340,7 +340,72 @@ fail:
     return NULL;
 }
 
+/* make_runs(chars, attrs, end) -> list[(text, attr)]
+   Cells [0, end) grouped into runs of equal attributes, as cells.make_runs
+   does with itertools.groupby: equal by ``==`` (identity first), each run
+   keyed by its first cell's Attr, its text the cells joined. */
+static PyObject *
+make_runs(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "make_runs(chars: list, attrs: list, end: int)");
+        return NULL;
+    }
+    PyObject *chars = args[0], *attrs = args[1];
+    Py_ssize_t end = PyLong_AsSsize_t(args[2]);
+    if (end == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t n = end;
+    if (n > PyList_GET_SIZE(attrs))
+        n = PyList_GET_SIZE(attrs);
+    if (n > PyList_GET_SIZE(chars))
+        n = PyList_GET_SIZE(chars);
+    PyObject *out = PyList_New(0);
+    PyObject *empty = PyUnicode_New(0, 0);
+    if (out == NULL || empty == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0, j; i < n; i = j) {
+        PyObject *a = PyList_GET_ITEM(attrs, i);
+        Py_INCREF(a); /* a comparison may run Python code: hold the key */
+        for (j = i + 1; j < n; j++) {
+            PyObject *b = PyList_GET_ITEM(attrs, j);
+            if (b == a)
+                continue;
+            Py_INCREF(b);
+            int same = PyObject_RichCompareBool(a, b, Py_EQ);
+            Py_DECREF(b);
+            if (same < 0) {
+                Py_DECREF(a);
+                goto fail;
+            }
+            if (!same)
+                break;
+        }
+        if (j > n)
+            j = n; /* the list shrank under a comparison */
+        PyObject *cells = PyList_GetSlice(chars, i, j);
+        PyObject *text = cells == NULL ? NULL : PyUnicode_Join(empty, cells);
+        Py_XDECREF(cells);
+        PyObject *run = text == NULL ? NULL : PyTuple_Pack(2, text, a);
+        Py_XDECREF(text);
+        Py_DECREF(a);
+        if (run == NULL || PyList_Append(out, run) < 0) {
+            Py_XDECREF(run);
+            goto fail;
+        }
+        Py_DECREF(run);
+    }
+    Py_DECREF(empty);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(empty);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"make_runs", (PyCFunction)(void (*)(void))make_runs, METH_FASTCALL,
+     "Group a row's cells into (text, attr) runs (see cells.py)."},
     {"cells_of", (PyCFunction)(void (*)(void))cells_of, METH_FASTCALL,
      "One Attr per character of the texts, from their nodes (see styled.py)."},
     {"split_sgr", split_sgr, METH_O, "Split text and SGR sequences (see styled.py)."},

@@ -41,7 +41,9 @@ ENABLED = _module is not None
 draw_pieces: Callable[..., tuple[int, int, int, Node]] | None = None
 cells_of: Callable[[list[Node], list[str]], list[Attr]] | None = None
 split_sgr: Callable[[str], list[str] | None] | None = None
+make_runs: Callable[[list[str], list[Attr], int], list[tuple[str, Attr]]] | None = None
 if _module is not None:
     draw_pieces = _module.draw_pieces
     cells_of = _module.cells_of
     split_sgr = _module.split_sgr
+    make_runs = _module.make_runs

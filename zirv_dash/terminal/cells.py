@@ -13,6 +13,7 @@ import re
 from itertools import groupby
 from operator import itemgetter
 
+from . import accel
 from .attr import Attr
 from .widths import char_width, narrow_run_full
 
@@ -26,6 +27,8 @@ def make_runs(chars: list[str], attrs: list[Attr], end: int) -> list[Run]:
     """Group cells ``[0, end)`` into ``(text, attr)`` runs.  Wide-character
     placeholders are ``""`` so they vanish from the text while the lead
     character keeps its place."""
+    if accel.make_runs is not None:
+        return accel.make_runs(chars, attrs, end)  # the same grouping, in C
     if end <= 0:
         return []
     a0 = attrs[0]
