@@ -75,11 +75,18 @@ async def open_help(pilot: Pilot[Any]) -> HelpScreen:
     return help_screen
 
 
-async def wait_for(pilot: Pilot[Any], cond: Callable[[], bool], timeout: float = 10.0) -> None:
+async def wait_for(
+    pilot: Pilot[Any],
+    cond: Callable[[], bool],
+    timeout: float = 10.0,
+    what: Callable[[], str] | None = None,
+) -> None:
+    """Wait for `cond`; on a timeout, `what()` says what was seen instead."""
     deadline = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
+            seen = f": {what()}" if what is not None else ""
+            raise AssertionError(f"condition not met in {timeout:.0f} s{seen}")
         await pilot.pause(0.02)
 
 

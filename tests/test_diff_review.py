@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from screens.diff_review import CommentRoute, DiffReviewScreen, ReviewTarget
-from tests.apphelpers import dash_screen, make_app, wait_for
+from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from tests.gitrepos import make_repo, sh
 from tests.reviewapp import ReviewApp, loaded, until
 from widgets.diff_view import DiffView
@@ -145,7 +145,7 @@ async def test_worktree_pane_diffs_against_its_base(repo: Path) -> None:
 
 async def _worktree_pane(pilot: Any, app: Any) -> Any:
     screen = dash_screen(app)
-    await wait_for(pilot, lambda: len(screen.dash.panes) == 1)
+    await wait_for(pilot, lambda: len(screen.dash.panes) == 1, timeout=30)
     screen.engine.worktrees.spawn("shell", None, None)
     await wait_for(pilot, lambda: len(screen.dash.panes) == 2, timeout=20)
     return screen.dash.panes[1]
@@ -161,9 +161,20 @@ async def test_dashboard_worktree_pane_reclaimed_when_clean(
         record = worktree.load(repo, pane.short)
         assert record is not None and pane.cwd == record.path
         assert record.branch == f"zirv/{pane.short}"
+        dash = dash_screen(app).dash
+
+        def seen() -> str:
+            errors = [e.text for e in dash.errors.entries]
+            return f"pane alive={pane.alive} notice={dash.current_notice()!r} errors={errors}"
+
+        # Typed at the shell's prompt, as the operator would.
+        await wait_for(pilot, lambda: screen_text(pane).strip() != "", timeout=30, what=seen)
         pane.send(b"exit\n")
+        await wait_for(pilot, lambda: not pane.alive, timeout=30, what=seen)
         # The record goes last, after the checkout and the branch.
-        await wait_for(pilot, lambda: worktree.load(repo, pane.short) is None, timeout=20)
+        await wait_for(
+            pilot, lambda: worktree.load(repo, pane.short) is None, timeout=30, what=seen
+        )
         assert not Path(record.path).exists()
         assert sh(repo, "branch", "--list", "zirv/*") == ""
 
