@@ -7,10 +7,10 @@ Python's headers -- or with ``ZIRV_PURE_PYTHON=1`` -- the build goes on and
 the model runs as Python.
 
 Both kinds of install get the same layout: the extension module beside its
-source in ``zirv_dash/terminal/`` plus ``_accel.sha256``, the digest of the
+source in ``zirv_dash/terminal/`` plus ``_accel.digest``, the checksum of the
 source it was built from (the loader uses a build only while it matches).  A
-wheel carries both; an editable install builds them in the source tree, where
-``.gitignore`` keeps them out of git.
+wheel carries both, built in a scratch directory; an editable install builds
+them in the source tree, where ``.gitignore`` keeps them out of git.
 
 Enabled from pyproject.toml::
 
@@ -25,7 +25,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -58,26 +57,21 @@ def _build_helpers(root: Path) -> ModuleType:
     return module
 
 
-def built_path(root: Path) -> Path:
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    return root / PACKAGE / f"{MODULE}{suffix}"
-
-
-def compile_accel(root: Path, log: Any = print) -> Path | None:
-    """Build the accelerator beside its source; return its path, or None (and
-    say why) when it cannot be done here."""
+def compile_accel(root: Path, out_dir: Path, log: Any = print) -> list[Path]:
+    """Build the accelerator into ``out_dir`` (the package directory for an
+    editable install, a scratch directory for a wheel) with its digest file;
+    return both paths, or nothing (having said why) when it cannot be done here."""
     helper = _build_helpers(root)
     pkg = root / PACKAGE
-    digest_file = pkg / helper.DIGEST_FILE
-    # Whatever was built before goes first: a failed build must not leave an
-    # old one that looks current.
+    digest_file = out_dir / helper.DIGEST_FILE
+    # Whatever was built there before goes first: a failed build must not
+    # leave an old one that looks current.
     digest_file.unlink(missing_ok=True)
-    for old in pkg.glob(f"{MODULE}.*.so"):
+    for old in [*out_dir.glob(f"{MODULE}.*.so"), *out_dir.glob(f"{MODULE}.*.pyd")]:
         old.unlink()
     if os.environ.get("ZIRV_PURE_PYTHON"):
         log("zirv-dash: ZIRV_PURE_PYTHON is set: the terminal model stays pure Python")
-        return None
-    target = built_path(root)
+        return []
     with tempfile.TemporaryDirectory(prefix="zirv-accel-") as tmp:
         work = Path(tmp)
         shutil.copy2(pkg / helper.SOURCE, work / helper.SOURCE)
@@ -88,16 +82,17 @@ def compile_accel(root: Path, log: Any = print) -> Path | None:
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             log(f"zirv-dash: the C accelerator did not build ({exc}); the model stays pure Python")
-            return None
-        built = sorted(work.glob(f"{MODULE}*.so")) + sorted(work.glob(f"{MODULE}*.pyd"))
+            return []
+        built = sorted(work.glob(f"{MODULE}.*.so")) + sorted(work.glob(f"{MODULE}.*.pyd"))
         if done.returncode != 0 or not built:
             tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
             log(f"zirv-dash: the C accelerator did not build; the model stays pure Python:\n{tail}")
-            return None
+            return []
+        target = out_dir / built[0].name
         shutil.copy2(built[0], target)
     # Written last: a half-copied build is never taken for a current one.
     digest_file.write_text(helper.source_digest(str(pkg)) + "\n", encoding="ascii")
-    return target
+    return [target, digest_file]
 
 
 class AccelHook(BuildHookInterface):  # type: ignore[type-arg]
@@ -107,14 +102,26 @@ class AccelHook(BuildHookInterface):  # type: ignore[type-arg]
         if self.target_name != "wheel":
             return
         root = Path(self.root)
-        target = compile_accel(root, log=self.app.display_warning)
-        if target is None:
-            return
-        self.app.display_info(f"zirv-dash: terminal model accelerator built: {target.name}")
         if version == "editable":
-            return  # the source tree is imported as it is, the build beside its source
+            # The source tree is imported as it is: the build goes beside its source.
+            self._scratch = None
+            built = compile_accel(root, root / PACKAGE, log=self.app.display_warning)
+        else:
+            # A wheel takes the build from a scratch directory: building one
+            # never touches the tree (nor an editable install's build in it).
+            self._scratch = tempfile.mkdtemp(prefix="zirv-wheel-accel-")
+            built = compile_accel(root, Path(self._scratch), log=self.app.display_warning)
+        if not built:
+            return
+        self.app.display_info(f"zirv-dash: terminal model accelerator built: {built[0].name}")
+        if version == "editable":
+            return
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
-        digest = target.parent / _build_helpers(root).DIGEST_FILE
-        for path in (target, digest):
-            build_data["force_include"][str(path)] = path.relative_to(root).as_posix()
+        for path in built:
+            build_data["force_include"][str(path)] = f"{PACKAGE}/{path.name}"
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        scratch = getattr(self, "_scratch", None)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)

@@ -202,3 +202,51 @@ def test_make_runs_groups_as_groupby(monkeypatch: pytest.MonkeyPatch) -> None:
             with monkeypatch.context() as mp:
                 mp.setattr(accel, "make_runs", None)
                 assert fast == make_runs(chars, attrs, end), (chars, end)
+
+
+@needs_build
+def test_hostile_arguments_raise_or_stop_never_crash() -> None:
+    """The C code trusts nothing it is given: bad numbers raise, and Python
+    code run by a lookup (a key's __eq__) cannot pull a list from under it."""
+    assert accel.draw_pieces is not None and accel.make_runs is not None
+    assert accel.cells_of is not None
+    node = sgr_graph.node_for(DEFAULT_ATTR)
+    rows: list[list[str]] = [[" "] * 4]
+    cells: list[list[object]] = [[DEFAULT_ATTR] * 4]
+    args = (node, {}, rows, cells, [False], set())
+    with pytest.raises(ValueError):
+        accel.draw_pieces(["x"], -1, *args, 0, 0, 4, 4, 5)
+    with pytest.raises(ValueError):
+        accel.draw_pieces(["mabcdef"], 0, *args, 0, 0, 4, 1000, 1001)  # lim past the row
+    k, _, x, _ = accel.draw_pieces(["mabc"], 0, *args, 0, 2**62, 4, 4, 5)
+    assert (k, x) == (0, 2**62)  # a cursor far off the row: left to the Python code
+    assert rows == [[" "] * 4]
+
+    pieces = ["1mab", "1mcd"]
+    armed = [False]
+
+    class Clears:
+        def __hash__(self) -> int:
+            return hash("1")
+
+        def __eq__(self, other: object) -> bool:
+            if armed[0]:
+                pieces.clear()
+            return False
+
+    hostile = {Clears(): 0, **node, "1": node}
+    armed[0] = True  # from the first lookup of "1" on
+    k, _, _, _ = accel.draw_pieces(
+        pieces, 0, hostile, {}, rows, cells, [False], set(), 0, 0, 4, 4, 5
+    )
+    assert k <= 1
+
+    attrs: list[object] = []
+
+    class Shrinks:
+        def __eq__(self, other: object) -> bool:
+            attrs.clear()
+            return True
+
+    attrs.extend(Shrinks() for _ in range(50))
+    assert len(accel.make_runs(["a"] * 50, attrs, 50)) <= 1  # type: ignore[arg-type]

@@ -20,9 +20,6 @@ static PyObject *CELL_KEY;  /* sgr_graph.CELL: a node's 1-tuple of its Attr */
 static PyObject *ERASE_KEY; /* sgr_graph.ERASE: the Attr an erase in it blanks with */
 static PyObject *BLANK;     /* " ", a blank cell */
 
-/* A piece this loop does not perform: stop before it. */
-#define STOP goto done
-
 static int
 row_of(PyObject *rows, Py_ssize_t y, Py_ssize_t need, PyObject **out)
 {
@@ -108,11 +105,154 @@ erase_line(Py_UCS4 mode, Py_ssize_t a, Py_ssize_t cols, PyObject *row, PyObject 
     return mark_touched(touched, y);
 }
 
+/* The state draw_pieces works on; ``node`` is a strong reference. */
+typedef struct {
+    PyObject *node, *cups, *chars, *attrs, *wrapped, *touched;
+    Py_ssize_t y, x, cols, lim, wrap_at;
+} Run;
+
+enum { FAILED = -1, STOPPED = 0, DONE = 1 };
+
+static void
+set_node(Run *r, PyObject *nxt)
+{
+    Py_SETREF(r->node, Py_NewRef(nxt));
+}
+
+/* A CUP target seen before: the cursor moves there. */
+static int
+known_cup(Run *r, PyObject *p)
+{
+    PyObject *pos = PyDict_GetItemWithError(r->cups, p);
+    if (pos == NULL)
+        return PyErr_Occurred() ? FAILED : STOPPED;
+    if (!PyTuple_CheckExact(pos) || PyTuple_GET_SIZE(pos) != 2 ||
+        !PyLong_CheckExact(PyTuple_GET_ITEM(pos, 0)) || !PyLong_CheckExact(PyTuple_GET_ITEM(pos, 1)))
+        return STOPPED;
+    Py_ssize_t y = PyLong_AsSsize_t(PyTuple_GET_ITEM(pos, 0));
+    Py_ssize_t x = PyLong_AsSsize_t(PyTuple_GET_ITEM(pos, 1));
+    if ((y == -1 || x == -1) && PyErr_Occurred())
+        return FAILED;
+    r->y = y;
+    r->x = x;
+    return DONE;
+}
+
+/* EL "K", "0K", "1K" or "2K" with no text after it, at the cursor, in the
+   rendition's erase Attr (stored in the node by the Python code). */
+static int
+known_erase(Run *r, PyObject *p, Py_ssize_t len)
+{
+    Py_UCS4 mode = len == 2 ? PyUnicode_READ_CHAR(p, 0) : '0';
+    if (len > 2 || (mode != '0' && mode != '1' && mode != '2') || r->lim < 0 || r->x < 0 ||
+        r->y < 0 || r->y >= PyList_GET_SIZE(r->wrapped))
+        return STOPPED;
+    PyObject *erase = PyDict_GetItemWithError(r->node, ERASE_KEY);
+    if (erase == NULL)
+        return PyErr_Occurred() ? FAILED : STOPPED;
+    PyObject *row, *arow;
+    if (!row_of(r->chars, r->y, r->cols, &row) || !row_of(r->attrs, r->y, r->cols, &arow))
+        return STOPPED;
+    Py_INCREF(erase);
+    int rc = erase_line(mode, r->x < r->cols ? r->x : r->cols, r->cols, row, arow, erase,
+                        r->wrapped, r->y, r->touched);
+    Py_DECREF(erase);
+    return rc < 0 ? FAILED : DONE;
+}
+
+/* "<params>m<text>" with a transition seen before, the text fitting on the
+   line over clean cell boundaries. */
+static int
+known_sgr_text(Run *r, PyObject *p, Py_ssize_t len)
+{
+    Py_ssize_t m = PyUnicode_FindChar(p, 'm', 0, len, 1);
+    if (m == -2)
+        return FAILED;
+    if (m < 0 || m == len - 1)
+        return STOPPED; /* no SGR, or one with no text (the Python code links it) */
+    PyObject *params = PyUnicode_Substring(p, 0, m);
+    if (params == NULL)
+        return FAILED;
+    PyObject *nxt = PyDict_GetItemWithError(r->node, params);
+    Py_DECREF(params);
+    if (nxt == NULL)
+        return PyErr_Occurred() ? FAILED : STOPPED; /* a new transition, or another sequence */
+    Py_INCREF(nxt);
+    int rc = STOPPED;
+    PyObject *cell = PyDict_GetItemWithError(nxt, CELL_KEY);
+    if (cell == NULL || !PyTuple_CheckExact(cell) || PyTuple_GET_SIZE(cell) != 1) {
+        rc = PyErr_Occurred() ? FAILED : STOPPED;
+        goto out;
+    }
+    PyObject *attr = Py_NewRef(PyTuple_GET_ITEM(cell, 0));
+    Py_ssize_t n = len - m - 1, x = r->x;
+    /* Nothing below runs Python code, so the rows checked stay as checked. */
+    PyObject *row, *arow;
+    if (x >= 0 && x <= r->lim && n <= r->lim - x && row_of(r->chars, r->y, r->cols, &row) &&
+        row_of(r->attrs, r->y, r->cols, &arow)) {
+        Py_ssize_t end = x + n;
+        if (!is_placeholder(PyList_GET_ITEM(row, x)) &&
+            !(end < r->cols && is_placeholder(PyList_GET_ITEM(row, end)))) {
+            if (write_cells(row, arow, x, p, m + 1, n, attr) < 0 ||
+                mark_touched(r->touched, r->y) < 0) {
+                rc = FAILED;
+            }
+            else {
+                set_node(r, nxt);
+                r->x = end < r->wrap_at ? end : end - 1;
+                rc = DONE;
+            }
+        }
+    }
+    Py_DECREF(attr);
+out:
+    Py_DECREF(nxt);
+    return rc;
+}
+
+static int
+one_piece(Run *r, PyObject *p)
+{
+    if (!PyUnicode_CheckExact(p))
+        return STOPPED;
+    Py_ssize_t len = PyUnicode_GET_LENGTH(p);
+    if (len == 0)
+        return STOPPED;
+    Py_UCS4 final = PyUnicode_READ_CHAR(p, len - 1);
+    int rc = STOPPED;
+    if (final == 'm') {
+        PyObject *nxt = PyDict_GetItemWithError(r->node, p);
+        if (nxt != NULL) {
+            set_node(r, nxt); /* an SGR seen before in this rendition */
+            return DONE;
+        }
+        if (PyErr_Occurred())
+            return FAILED;
+    }
+    else if (final == 'H') {
+        rc = known_cup(r, p);
+    }
+    else if (final == 'K') {
+        rc = known_erase(r, p, len);
+    }
+    /* Else, or when the whole piece was not a sequence seen before: an SGR
+       with text after it ("1mOK" ends in "K" too). */
+    return rc == STOPPED ? known_sgr_text(r, p, len) : rc;
+}
+
+static int
+get_ssize(PyObject *o, Py_ssize_t *out)
+{
+    *out = PyLong_AsSsize_t(o);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
 /* draw_pieces(pieces, k, node, cups, chars, attrs, wrapped, touched, y, x, cols, lim, wrap_at)
        -> (k, y, x, node)
    Performs pieces[k:] while they take the shapes above; returns the index of
    the first piece it did not perform (len(pieces) when none is left) and the
-   cursor and rendition node after the ones it did. */
+   cursor and rendition node after the ones it did.  ``lim`` is ``cols`` when
+   text may be drawn here, -1 when it may not. */
 static PyObject *
 draw_pieces(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
@@ -120,117 +260,37 @@ draw_pieces(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "draw_pieces takes 13 arguments");
         return NULL;
     }
-    PyObject *pieces = args[0], *node = args[2], *cups = args[3];
-    PyObject *chars = args[4], *attrs = args[5], *wrapped = args[6], *touched = args[7];
-    if (!PyList_CheckExact(pieces) || !PyDict_CheckExact(node) || !PyDict_CheckExact(cups) ||
-        !PyList_CheckExact(chars) || !PyList_CheckExact(attrs) || !PyList_CheckExact(wrapped) ||
-        !PySet_CheckExact(touched)) {
+    PyObject *pieces = args[0];
+    Run r = {args[2], args[3], args[4], args[5], args[6], args[7], 0, 0, 0, 0, 0};
+    if (!PyList_CheckExact(pieces) || !PyDict_CheckExact(r.node) || !PyDict_CheckExact(r.cups) ||
+        !PyList_CheckExact(r.chars) || !PyList_CheckExact(r.attrs) ||
+        !PyList_CheckExact(r.wrapped) || !PySet_CheckExact(r.touched)) {
         PyErr_SetString(PyExc_TypeError, "draw_pieces: unexpected argument types");
         return NULL;
     }
-    Py_ssize_t k = PyLong_AsSsize_t(args[1]);
-    Py_ssize_t y = PyLong_AsSsize_t(args[8]);
-    Py_ssize_t x = PyLong_AsSsize_t(args[9]);
-    Py_ssize_t cols = PyLong_AsSsize_t(args[10]);
-    Py_ssize_t lim = PyLong_AsSsize_t(args[11]);
-    Py_ssize_t wrap_at = PyLong_AsSsize_t(args[12]);
-    if (PyErr_Occurred())
+    Py_ssize_t k;
+    if (get_ssize(args[1], &k) < 0 || get_ssize(args[8], &r.y) < 0 ||
+        get_ssize(args[9], &r.x) < 0 || get_ssize(args[10], &r.cols) < 0 ||
+        get_ssize(args[11], &r.lim) < 0 || get_ssize(args[12], &r.wrap_at) < 0)
         return NULL;
-    Py_ssize_t count = PyList_GET_SIZE(pieces);
-    for (; k < count; k++) {
-        PyObject *p = PyList_GET_ITEM(pieces, k);
-        if (!PyUnicode_CheckExact(p))
-            STOP;
-        Py_ssize_t len = PyUnicode_GET_LENGTH(p);
-        if (len == 0)
-            STOP;
-        Py_UCS4 final = PyUnicode_READ_CHAR(p, len - 1);
-        if (final == 'm') {
-            PyObject *nxt = PyDict_GetItemWithError(node, p);
-            if (nxt != NULL) {
-                node = nxt; /* an SGR seen before in this rendition */
-                continue;
-            }
-            if (PyErr_Occurred())
-                return NULL;
-        }
-        else if (final == 'H') {
-            PyObject *pos = PyDict_GetItemWithError(cups, p);
-            if (pos != NULL) {
-                if (!PyTuple_CheckExact(pos) || PyTuple_GET_SIZE(pos) != 2)
-                    STOP;
-                Py_ssize_t ny = PyLong_AsSsize_t(PyTuple_GET_ITEM(pos, 0));
-                Py_ssize_t nx = PyLong_AsSsize_t(PyTuple_GET_ITEM(pos, 1));
-                if (PyErr_Occurred())
-                    return NULL;
-                y = ny; /* a CUP seen before */
-                x = nx;
-                continue;
-            }
-            if (PyErr_Occurred())
-                return NULL;
-        }
-        else if (final == 'K') {
-            /* Only the forms with no text after them, in locals like the
-               Python code: outside origin, graphics and insert modes. */
-            Py_UCS4 mode = len == 2 ? PyUnicode_READ_CHAR(p, 0) : '0';
-            if (len > 2 || (mode != '0' && mode != '1' && mode != '2') || lim < 0 || x < 0 ||
-                y >= PyList_GET_SIZE(wrapped))
-                STOP;
-            PyObject *erase = PyDict_GetItemWithError(node, ERASE_KEY);
-            PyObject *row, *arow;
-            if (erase == NULL) {
-                if (PyErr_Occurred())
-                    return NULL;
-                STOP; /* the Python code stores it in the node */
-            }
-            if (!row_of(chars, y, cols, &row) || !row_of(attrs, y, cols, &arow))
-                STOP;
-            if (erase_line(mode, x < cols ? x : cols, cols, row, arow, erase, wrapped, y,
-                           touched) < 0)
-                return NULL;
-            continue;
-        }
-        /* "<params>m<text>": the first "m" ends an SGR. */
-        Py_ssize_t m = PyUnicode_FindChar(p, 'm', 0, len, 1);
-        if (m == -2)
-            return NULL;
-        if (m < 0 || m == len - 1)
-            STOP; /* no SGR, or one with no text (the Python code links it) */
-        PyObject *params = PyUnicode_Substring(p, 0, m);
-        if (params == NULL)
-            return NULL;
-        PyObject *nxt = PyDict_GetItemWithError(node, params);
-        Py_DECREF(params);
-        if (nxt == NULL) {
-            if (PyErr_Occurred())
-                return NULL;
-            STOP; /* a new transition, or another sequence */
-        }
-        Py_ssize_t n = len - m - 1;
-        Py_ssize_t end = x + n;
-        if (end > lim || x < 0)
-            STOP; /* wraps, or the general drawing code is needed */
-        PyObject *row, *arow;
-        if (!row_of(chars, y, cols, &row) || !row_of(attrs, y, cols, &arow))
-            STOP;
-        if (is_placeholder(PyList_GET_ITEM(row, x)) ||
-            (end < cols && is_placeholder(PyList_GET_ITEM(row, end))))
-            STOP; /* a wide character's boundary to heal */
-        PyObject *cell = PyDict_GetItemWithError(nxt, CELL_KEY);
-        if (cell == NULL || !PyTuple_CheckExact(cell) || PyTuple_GET_SIZE(cell) != 1) {
-            if (PyErr_Occurred())
-                return NULL;
-            STOP;
-        }
-        if (write_cells(row, arow, x, p, m + 1, n, PyTuple_GET_ITEM(cell, 0)) < 0 ||
-            mark_touched(touched, y) < 0)
-            return NULL;
-        node = nxt;
-        x = end < wrap_at ? end : end - 1;
+    if (k < 0 || r.cols < 1 || r.lim > r.cols) {
+        PyErr_SetString(PyExc_ValueError, "draw_pieces: k < 0, cols < 1 or lim > cols");
+        return NULL;
     }
-done:
-    return Py_BuildValue("nnnO", k, y, x, node);
+    Py_INCREF(r.node);
+    /* The list's size is read each time: a lookup may run Python code. */
+    for (; k < PyList_GET_SIZE(pieces); k++) {
+        PyObject *p = Py_NewRef(PyList_GET_ITEM(pieces, k));
+        int rc = one_piece(&r, p);
+        Py_DECREF(p);
+        if (rc == FAILED) {
+            Py_DECREF(r.node);
+            return NULL;
+        }
+        if (rc == STOPPED)
+            break;
+    }
+    return Py_BuildValue("nnnN", k, r.y, r.x, r.node); /* N: the reference goes along */
 }
 
 /* cells_of(nodes, texts) -> list
@@ -240,44 +300,56 @@ done:
 static PyObject *
 cells_of(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1]) ||
-        PyList_GET_SIZE(args[0]) < PyList_GET_SIZE(args[1])) {
+    if (nargs != 2 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
         PyErr_SetString(PyExc_TypeError, "cells_of(nodes: list, texts: list)");
         return NULL;
     }
-    PyObject *nodes = args[0], *texts = args[1];
-    Py_ssize_t count = PyList_GET_SIZE(texts), total = 0;
+    /* Copies: a lookup may run Python code, which could change the lists. */
+    PyObject *nodes = PyList_AsTuple(args[0]);
+    PyObject *texts = PyList_AsTuple(args[1]);
+    PyObject *out = NULL;
+    if (nodes == NULL || texts == NULL)
+        goto done;
+    Py_ssize_t count = PyTuple_GET_SIZE(texts), total = 0;
+    if (PyTuple_GET_SIZE(nodes) < count) {
+        PyErr_SetString(PyExc_ValueError, "cells_of: fewer nodes than texts");
+        goto done;
+    }
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *t = PyList_GET_ITEM(texts, i);
+        PyObject *t = PyTuple_GET_ITEM(texts, i);
         if (!PyUnicode_Check(t)) {
             PyErr_SetString(PyExc_TypeError, "cells_of: a text is not a str");
-            return NULL;
+            goto done;
         }
         total += PyUnicode_GET_LENGTH(t);
     }
-    PyObject *out = PyList_New(total);
+    out = PyList_New(total);
     if (out == NULL)
-        return NULL;
+        goto done;
     Py_ssize_t at = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
-        Py_ssize_t n = PyUnicode_GET_LENGTH(PyList_GET_ITEM(texts, i));
+        Py_ssize_t n = PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(texts, i)); /* str: immutable */
         if (n == 0)
             continue;
-        PyObject *node = PyList_GET_ITEM(nodes, i);
+        PyObject *node = PyTuple_GET_ITEM(nodes, i);
         PyObject *cell = PyDict_Check(node) ? PyDict_GetItemWithError(node, CELL_KEY) : NULL;
-        if (cell == NULL || !PyTuple_CheckExact(cell) || PyTuple_GET_SIZE(cell) != 1) {
+        if (cell == NULL || !PyTuple_CheckExact(cell) || PyTuple_GET_SIZE(cell) != 1 ||
+            at + n > total) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_TypeError, "cells_of: a node without its cell");
             /* the cells not written yet are NULL: fill them before freeing */
             for (; at < total; at++)
                 PyList_SET_ITEM(out, at, Py_NewRef(Py_None));
-            Py_DECREF(out);
-            return NULL;
+            Py_CLEAR(out);
+            goto done;
         }
         PyObject *attr = PyTuple_GET_ITEM(cell, 0);
         for (Py_ssize_t j = 0; j < n; j++)
             PyList_SET_ITEM(out, at++, Py_NewRef(attr));
     }
+done:
+    Py_XDECREF(nodes);
+    Py_XDECREF(texts);
     return out;
 }
 
@@ -365,9 +437,13 @@ make_runs(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     if (out == NULL || empty == NULL)
         goto fail;
     for (Py_ssize_t i = 0, j; i < n; i = j) {
-        PyObject *a = PyList_GET_ITEM(attrs, i);
-        Py_INCREF(a); /* a comparison may run Python code: hold the key */
-        for (j = i + 1; j < n; j++) {
+        /* A comparison may run Python code: the lists' sizes are read again. */
+        if (n > PyList_GET_SIZE(attrs))
+            n = PyList_GET_SIZE(attrs);
+        if (i >= n)
+            break;
+        PyObject *a = Py_NewRef(PyList_GET_ITEM(attrs, i)); /* the run's key, held */
+        for (j = i + 1; j < n && j < PyList_GET_SIZE(attrs); j++) {
             PyObject *b = PyList_GET_ITEM(attrs, j);
             if (b == a)
                 continue;
@@ -381,9 +457,7 @@ make_runs(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
             if (!same)
                 break;
         }
-        if (j > n)
-            j = n; /* the list shrank under a comparison */
-        PyObject *cells = PyList_GetSlice(chars, i, j);
+        PyObject *cells = PyList_GetSlice(chars, i, j); /* clamps to the list's size */
         PyObject *text = cells == NULL ? NULL : PyUnicode_Join(empty, cells);
         Py_XDECREF(cells);
         PyObject *run = text == NULL ? NULL : PyTuple_Pack(2, text, a);
