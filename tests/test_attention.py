@@ -490,3 +490,38 @@ def test_every_name_of_the_single_module_is_still_exported_by_attention() -> Non
     namespace: dict[str, object] = {}
     exec("from zirv_dash.attention import *", namespace)
     assert set(OLD_PUBLIC) <= set(namespace)
+
+
+# -- output left unread while a key is on its way -------------------------------------
+
+
+def test_quiet_while_its_output_is_unread_is_not_seen() -> None:
+    """A hold (another pane's key on its way) leaves the child's output in the
+    kernel: that quiet is ours, so no state is entered on it."""
+    t = AttentionTracker("claude", idle_quiet_ms=300)
+    t.output(0.0)
+    t.screen(CLEAR, 0.0)
+    t.hold(0.1)
+    assert t.state(0.9) is PaneState.WORKING  # as it was when the hold began
+    t.output(0.95)  # what it wrote meanwhile, read and parsed once the hold ended
+    t.release(0.95)
+    assert t.state(0.95) is PaneState.WORKING
+    assert t.state_since(0.95) == 0.0  # one stretch of work, never broken
+    assert t.state(1.3) is PaneState.UNKNOWN  # real quiet after it is seen again
+
+
+def test_a_child_quiet_through_the_hold_was_quiet() -> None:
+    t = AttentionTracker("claude", idle_quiet_ms=300)
+    t.output(0.0)
+    t.screen(CLEAR, 0.0)
+    t.hold(0.1)
+    t.release(0.9)  # nothing was waiting (or only a redraw): it really was quiet
+    assert t.state(0.9) is PaneState.UNKNOWN
+    assert t.state_since(0.9) == pytest.approx(0.3)  # from the quiet period's end
+
+
+def test_a_release_without_a_hold_changes_nothing() -> None:
+    t = at_prompt(AttentionTracker("demo", idle_quiet_ms=300))
+    t.output(0.0)
+    t.release(5.0)
+    assert t.state(5.0) is PaneState.IDLE

@@ -136,6 +136,42 @@ async def test_our_resizes_are_not_work_and_quit_does_not_ask(tmp_path: Path) ->
         await wait_for(pilot, lambda: not app.is_running, timeout=15)
 
 
+@pytest.mark.serial  # follows a state through time: not beside another worker
+async def test_a_working_pane_resized_goes_on_working(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its spinner ticking after our resize is the work it was doing, not a
+    redraw: with a quiet period shorter than the redraw window, a pane whose
+    output after a zoom were all taken for a redraw would read as unknown."""
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("ZIRV_DEMO_GATE", str(gate))  # the task spins until the test says so
+    app = make_app(
+        tmp_path,
+        extra=[("demo", "a long task")],
+        flags={"dash": {"idle_quiet_ms": 1_000}},
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        dash = dash_screen(app).dash
+        await wait_for(pilot, lambda: len(dash.panes) == 2)
+        pane = dash.panes[1]
+        await wait_for(pilot, lambda: "Working on: a long task" in screen_text(pane))
+        await wait_for(pilot, lambda: pane.state() is PaneState.WORKING)
+        await pilot.press("ctrl+a", "2")  # the worker takes the focus: the zoom is its
+        for _ in range(2):  # zoom in, and out again
+            columns = pane.model_view.columns
+            await pilot.press("ctrl+a", "z")
+            await wait_for(pilot, lambda c=columns: pane.model_view.columns != c)
+            resized = time.monotonic()
+            seen = []
+            # Past the 1 s quiet period, inside the 1.5 s a redraw may take.
+            while time.monotonic() - resized < 1.4:
+                seen.append(pane.state())
+                await pilot.pause(0.05)
+            assert set(seen) == {PaneState.WORKING}
+        gate.touch()
+        await wait_for(pilot, lambda: pane.state() is not PaneState.WORKING, timeout=20)
+
+
 async def test_typing_after_a_resize_is_still_work(tmp_path: Path) -> None:
     app = make_app(tmp_path, agent="demo", flags={"dash": {"idle_quiet_ms": 2_000}})
     async with app.run_test(size=(120, 40)) as pilot:

@@ -457,7 +457,9 @@ async def test_quit_dialog_follows_the_working_panes(
         tmp_path,
         agent="shell",
         extra=[("demo", "a long task")],
-        flags={"dash": {"idle_quiet_ms": 300}},
+        # The demo goes idle at its prompt, not by quiet; a short quiet period
+        # would read a child the loaded machine starves for a moment as unknown.
+        flags={"dash": {"idle_quiet_ms": 3_000}},
     )
     async with app.run_test(size=(120, 40)) as pilot:
         dash = dash_screen(app).dash

@@ -109,3 +109,28 @@ async def test_holds_renewed_back_to_back_still_let_hidden_panes_through(
         typing = False
         await typist
         engine.close()
+
+
+@pytest.mark.serial  # follows a state through time: not beside another worker
+async def test_a_hidden_pane_working_through_a_hold_is_still_working(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its quiet while unread is ours: the hold ends, what it wrote is parsed,
+    and its state (and how long it has been in it) carries on unbroken."""
+    from zirv_dash.attention import PaneState
+
+    engine, shown, hidden = await two_panes(tmp_path, monkeypatch)
+    try:
+        hidden.tracker.idle_quiet = 0.6  # shorter than the hold below
+        engine.send_input(b"while :; do printf ..........; sleep 0.05; done\r", short=hidden.short)
+        await until(lambda: hidden.state() is PaneState.WORKING and hidden.bytes_in > 200)
+        since = hidden.state_since()
+        engine.pump.hold_background(1.2)
+        assert not reading(engine, hidden)
+        await until(lambda: reading(engine, hidden))  # the hold ended by itself
+        before = hidden.bytes_in
+        await until(lambda: hidden.bytes_in > before)
+        assert hidden.state() is PaneState.WORKING
+        assert hidden.state_since() == since  # no quiet was entered inside the hold
+    finally:
+        engine.close()

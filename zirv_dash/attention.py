@@ -179,6 +179,8 @@ class AttentionTracker:
         """The operator is typing a line they began at the recognised prompt (a
         draft hides the empty composer, yet the harness still waits for them)."""
         self._exit_code: int | None = None
+        self._held_since: float | None = None
+        """While its output is left unread (`hold`): since when."""
         self._reported = PaneState.STARTING
         # Time-in-state bookkeeping: the state last settled, since when, and the
         # moment up to which the deadlines have been walked.
@@ -266,12 +268,40 @@ class AttentionTracker:
     def visible(self) -> bool:
         return self._visible
 
+    def hold(self, t: float) -> None:
+        """From `t` the child's output is left unread (a key on its way to
+        another pane): its quiet is not seen from then on, so no state is
+        entered on it; states read meanwhile are those of `t`."""
+        if self._held_since is None:
+            self._settle(t)
+            self._held_since = t
+
+    def release(self, t: float) -> None:
+        """What the child wrote while unread has been taken in (`output` was
+        called for it if it was work): from `t` its quiet is seen again, and
+        the deadlines inside the hold are walked with what it wrote."""
+        if self._held_since is None:
+            return
+        self._held_since = None
+        self._settle(t)
+        self._mark(t)
+
+    def _seen(self, t: float) -> float:
+        """`t`, or the start of a hold under way: what could be seen last."""
+        held = self._held_since
+        return t if held is None or t < held else held
+
     def exited(self, code: int, t: float) -> None:
         self._settle(t)
         self._exit_code = code
         self._mark(t)
 
     # --- queries -------------------------------------------------------------
+
+    @property
+    def last_output(self) -> float | None:
+        """When the child last wrote something that counts as work."""
+        return self._last_output
 
     @property
     def turn_since(self) -> float | None:
@@ -305,6 +335,7 @@ class AttentionTracker:
         return min(reached) if reached else None
 
     def state(self, t: float) -> PaneState:
+        t = self._seen(t)
         if self._exit_code is not None:
             return ended_state(self._exit_code)
         if self._needs_you(t) is not None:
@@ -385,6 +416,7 @@ class AttentionTracker:
         """Walk the deadlines passed since the last event, so a state entered
         between events (idle after quiet, needs-you left after its debounce)
         starts at its deadline rather than at the next event."""
+        t = self._seen(t)
         at = self._settled_to
         while at < t:
             deadline = self.next_deadline(at)

@@ -32,6 +32,9 @@ from zirv_dash.terminal import TerminalModel
 __all__ = ["ENDED_STATES", "STATE_WORDS", "Pane", "PaneSpec", "PaneState", "Transition"]
 
 INBOX_HIGH_WATER = 2 * 1024 * 1024
+STILL_DRAWING = 0.5
+"""Seconds: output this soon after the last work is more of it, even right
+after our resize (a spinner ticks faster; a finished agent is quiet longer)."""
 """Stop reading a pane's PTY while this much output is still unparsed: the child
 then blocks on write, exactly as with a slow terminal."""
 
@@ -107,6 +110,8 @@ class Pane:
         self.created_at = time.time()
         self.started_mono = time.monotonic()
         self.last_output_at: float | None = None
+        self._release_pending = False
+        """Output withheld during a hold waits to be parsed before the state follows."""
         self.last_input_at: float | None = None
         self.turn_signal_at: float | None = None
         self.user_typed_since_turn = False
@@ -207,7 +212,7 @@ class Pane:
         self.bytes_in += len(chunk)
         now = time.monotonic()
         self.last_output_at = now
-        if self._repaint.is_repaint(now, len(chunk), scrolled=grown > 0):
+        if self._repaint.is_repaint(now, len(chunk), scrolled=grown > 0) and not self._drawing(now):
             # The child redrawing itself for the size we just gave it: not work.
             self.repaint_bytes += len(chunk)
         else:
@@ -215,10 +220,24 @@ class Pane:
         self._screen_dirty = True
         if now - self._screen_checked_at >= self._screen_interval():
             self.check_screen(now)
+        if self._release_pending and not self.inbox:
+            self._release_pending = False
+            self.tracker.release(now)
         replies = self.model_view.take_replies()
         if replies and self.pty is not None:
             self.pty.write(replies)
         return len(chunk)
+
+    def release_after_read(self) -> None:
+        """Its output was left unread for a while (`runtime.hidden_reads`):
+        the state follows again once what waits in the kernel is parsed."""
+        self._release_pending = True
+
+    def _drawing(self, now: float) -> bool:
+        """The child was already writing, moments before (a spinner ticking,
+        output streaming): what it writes after our resize goes on being work."""
+        last = self.tracker.last_output
+        return last is not None and now - last < STILL_DRAWING
 
     def poll_exit(self) -> int | None:
         """The exit code once the child has exited and its output is drained."""
@@ -463,6 +482,7 @@ class Pane:
         self._screen_checked_at = 0.0
         self._screen_dirty = True
         self._repaint = RepaintFilter()
+        self._release_pending = False
         self._failed_mono = None
         self.awaiting_frame = False
         return old

@@ -189,6 +189,15 @@ class PtySession:
     def eof(self) -> bool:
         return self._eof
 
+    def unread(self) -> int:
+        """Bytes the child wrote that wait in the kernel, not read yet (0 when
+        that cannot be asked)."""
+        try:
+            got = fcntl.ioctl(self.fd, termios.FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return 0
+        return int(struct.unpack("i", got)[0])
+
     def write(self, data: bytes) -> None:
         """Queue `data` for the child and write as much as the kernel takes now."""
         if self._eof or not data:

@@ -243,7 +243,7 @@ class Engine:
             self.watch(pane)
 
     def unwatch(self, pane: Pane) -> None:
-        self._hidden_reads.paused.discard(pane)
+        self._hidden_reads.release(pane)
         pty = pane.pty
         if pty is None or self._fds is None:
             return

@@ -25,10 +25,27 @@ class HiddenReads:
 
     def holds(self, pane: Pane, focused: Pane | None) -> bool:
         """Whether `pane` must stay unread now; if so it is read again on resume."""
-        if pane is focused or time.monotonic() >= self.until:
-            return False
-        self.paused.add(pane)
+        now = time.monotonic()
+        if pane is focused or now >= self.until or pane.pty is None:
+            return False  # (a pane with no PTY has no reader to leave off)
+        self._hold(pane, now)
         return True
+
+    def _hold(self, pane: Pane, now: float) -> None:
+        self.paused.add(pane)
+        # Its quiet is ours from now on: its state must not be judged on it.
+        pane.tracker.hold(now)
+
+    def release(self, pane: Pane) -> None:
+        """`pane` is read again (or never will be): its state follows its output."""
+        if pane not in self.paused:
+            return
+        self.paused.discard(pane)
+        if pane.pty is not None and pane.pty.unread() > 0:
+            # Its state waits for those bytes: work, or a redraw for our resize.
+            pane.release_after_read()
+        else:
+            pane.tracker.release(time.monotonic())
 
     def pause(self, fds: FdWatch, panes: list[Pane], focused: Pane | None, until: float) -> None:
         """Take every reader but the focused pane's off until `until`."""
@@ -38,11 +55,13 @@ class HiddenReads:
             if pane is focused or pty is None or fd is None or not fds.reads_for(fd, pty):
                 continue
             fds.remove_reader(fd, pty)
-            self.paused.add(pane)
+            self._hold(pane, time.monotonic())
 
     def resume(self) -> list[Pane]:
         """End the pause: the panes to watch again (still running, not over their
         inbox's high-water mark)."""
         self.until = 0.0
-        paused, self.paused = self.paused, set()
+        paused = list(self.paused)
+        for pane in paused:
+            self.release(pane)
         return [p for p in paused if p.exit_code is None and p.wants_read]
