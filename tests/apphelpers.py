@@ -40,6 +40,26 @@ def make_app(
     return ZirvApp(options)
 
 
+def gated_demo_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, task: str, idle_quiet_ms: int
+) -> tuple[ZirvApp, Path]:
+    """A shell orchestrator and a demo worker on `task`, whose last step spins
+    until the returned gate file exists (tests step through the turn)."""
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("ZIRV_DEMO_GATE", str(gate))
+    flags = {"dash": {"idle_quiet_ms": idle_quiet_ms}}
+    return make_app(tmp_path, extra=[("demo", task)], flags=flags), gate
+
+
+async def demo_worker(pilot: Pilot[Any], app: ZirvApp, task: str) -> Pane:
+    """The demo worker of `gated_demo_app`, once it is working on its task."""
+    dash = dash_screen(app).dash
+    await wait_for(pilot, lambda: len(dash.panes) == 2)
+    worker = dash.panes[1]
+    await wait_for(pilot, lambda: f"Working on: {task}" in screen_text(worker))
+    return worker
+
+
 def tools_only_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """PATH with git, grep and cat only (no vendor CLIs), a plain shell and a
     private HOME: what a harness list or a swap sees must not depend on the machine."""

@@ -15,7 +15,14 @@ from screens.app import ZirvApp
 from screens.dashboard import DashboardScreen
 from screens.help import HelpScreen
 from screens.quit_confirm import QuitConfirmScreen
-from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from tests.apphelpers import (
+    dash_screen,
+    demo_worker,
+    gated_demo_app,
+    make_app,
+    screen_text,
+    wait_for,
+)
 from widgets.footer_bar import FooterBar
 from widgets.glyphs import glyph
 from widgets.header_bar import HeaderBar
@@ -136,25 +143,15 @@ async def test_our_resizes_are_not_work_and_quit_does_not_ask(tmp_path: Path) ->
         await wait_for(pilot, lambda: not app.is_running, timeout=15)
 
 
-@pytest.mark.serial  # follows a state through time: not beside another worker
 async def test_a_working_pane_resized_goes_on_working(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Its spinner ticking after our resize is the work it was doing, not a
     redraw: with a quiet period shorter than the redraw window, a pane whose
     output after a zoom were all taken for a redraw would read as unknown."""
-    gate = tmp_path / "gate"
-    monkeypatch.setenv("ZIRV_DEMO_GATE", str(gate))  # the task spins until the test says so
-    app = make_app(
-        tmp_path,
-        extra=[("demo", "a long task")],
-        flags={"dash": {"idle_quiet_ms": 1_000}},
-    )
+    app, gate = gated_demo_app(tmp_path, monkeypatch, "a long task", idle_quiet_ms=1_000)
     async with app.run_test(size=(120, 40)) as pilot:
-        dash = dash_screen(app).dash
-        await wait_for(pilot, lambda: len(dash.panes) == 2)
-        pane = dash.panes[1]
-        await wait_for(pilot, lambda: "Working on: a long task" in screen_text(pane))
+        pane = await demo_worker(pilot, app, "a long task")
         await wait_for(pilot, lambda: pane.state() is PaneState.WORKING)
         await pilot.press("ctrl+a", "2")  # the worker takes the focus: the zoom is its
         for _ in range(2):  # zoom in, and out again

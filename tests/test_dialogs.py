@@ -28,7 +28,15 @@ from screens.menu import MenuScreen
 from screens.quit_confirm import QuitConfirmScreen
 from screens.restore import RestoreScreen
 from screens.spawn import SpawnScreen
-from tests.apphelpers import dash_screen, make_app, screen_text, tools_only_path, wait_for
+from tests.apphelpers import (
+    dash_screen,
+    demo_worker,
+    gated_demo_app,
+    make_app,
+    screen_text,
+    tools_only_path,
+    wait_for,
+)
 from tests.tmuxharness import ZIRV, Tmux, base_env
 from widgets.header_bar import HeaderBar, HeaderFacts
 from widgets.sidebar import Sidebar
@@ -451,21 +459,12 @@ async def test_help_at_80_columns_wraps_descriptions_in_their_column(tmp_path: P
 async def test_quit_dialog_follows_the_working_panes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gate = tmp_path / "gate"
-    monkeypatch.setenv("ZIRV_DEMO_GATE", str(gate))  # the task ends when the test says so
-    app = make_app(
-        tmp_path,
-        agent="shell",
-        extra=[("demo", "a long task")],
-        # The demo goes idle at its prompt, not by quiet; a short quiet period
-        # would read a child the loaded machine starves for a moment as unknown.
-        flags={"dash": {"idle_quiet_ms": 3_000}},
-    )
+    # The demo goes idle at its prompt, not by quiet; a short quiet period
+    # would read a child the loaded machine starves for a moment as unknown.
+    app, gate = gated_demo_app(tmp_path, monkeypatch, "a long task", idle_quiet_ms=3_000)
     async with app.run_test(size=(120, 40)) as pilot:
         dash = dash_screen(app).dash
-        await wait_for(pilot, lambda: len(dash.panes) == 2)
-        worker = dash.panes[1]
-        await wait_for(pilot, lambda: "Working on: a long task" in screen_text(worker))
+        worker = await demo_worker(pilot, app, "a long task")
         await wait_for(pilot, lambda: dash.working_panes() == [worker])
         quit_screen = await open_screen(pilot, app, QuitConfirmScreen, "ctrl+a", "q")
         dialog = quit_screen.query_one(".dialog")
