@@ -28,6 +28,7 @@ from zirv_dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
 from zirv_dash.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.announce import announce
 from zirv_dash.runtime.fdwatch import FdWatch
 from zirv_dash.runtime.hidden_reads import HiddenReads
 from zirv_dash.runtime.mail_ctl import MailController
@@ -416,7 +417,7 @@ class Engine:
             reason = change.reason or ""
             self.emit(ev.StateChanged(pane.short, change.old, change.new, reason, is_focused))
             if not is_focused:
-                self._announce(pane, change.new, reason)
+                announce(self.dash, pane, change.new, reason)
             self.swaps.state_changed(pane)
             self.mail.state_changed()
         delay = STATE_POLL_BUSY if busy else STATE_POLL_OUTPUT if soon else STATE_POLL_IDLE
@@ -428,15 +429,6 @@ class Engine:
         due = self.loop.time() + STATE_POLL_OUTPUT
         if handle is None or handle.when() > due:
             self.call_later("states", STATE_POLL_OUTPUT, self.poll_states)
-
-    def _announce(self, pane: Pane, new: PaneState, reason: str) -> None:
-        note = f" ({reason})" if reason else ""
-        if new is PaneState.NEEDS_YOU:
-            self.dash.notify(f"▲ {pane.short} {reason or 'needs you'}")
-        elif new is PaneState.FAILED:
-            self.dash.notify(f"✗ {pane.short} failed{note}")
-        elif new is PaneState.DONE_UNSEEN:
-            self.dash.notify(f"◆ {pane.short} done")
 
     # -- exits ---------------------------------------------------------------------------
 

@@ -1,0 +1,19 @@
+"""What a pane's new state says in the notice line."""
+
+from __future__ import annotations
+
+from zirv_dash.dashboard import Dashboard
+from zirv_dash.done_notice import done_notice
+from zirv_dash.pane import Pane, PaneState
+
+
+def announce(dash: Dashboard, pane: Pane, new: PaneState, reason: str) -> None:
+    """Needs you, failed and done are said; the other states only show."""
+    note = f" ({reason})" if reason else ""
+    if new is PaneState.NEEDS_YOU:
+        dash.notify(f"▲ {pane.short} {reason or 'needs you'}")
+    elif new is PaneState.FAILED:
+        dash.notify(f"✗ {pane.short} failed{note}")
+    elif new is PaneState.DONE_UNSEEN:
+        shorts = [p.short for p in dash.panes]
+        dash.notify(done_notice(dash.current_notice(), pane.short, shorts))
