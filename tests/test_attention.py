@@ -400,6 +400,11 @@ def test_repaint_after_our_resize_is_not_work() -> None:
     f.resized(7.0, 80, 24)
     f.input(7.1)  # the operator typed: the answer to it is work
     assert not f.is_repaint(7.2, 10, scrolled=False)
+    f.resized(9.0, 80, 24)
+    assert f.is_repaint(9.1, 10, scrolled=False, last_work=8.0)  # quiet before: a redraw
+    f.resized(10.0, 80, 24)
+    assert not f.is_repaint(10.1, 10, scrolled=False, last_work=9.9)  # it was drawing: work
+    assert not f.is_repaint(10.2, 10, scrolled=False)  # and what follows it
 
 
 # -- unknown is never idle ------------------------------------------------------------

@@ -32,9 +32,6 @@ from zirv_dash.terminal import TerminalModel
 __all__ = ["ENDED_STATES", "STATE_WORDS", "Pane", "PaneSpec", "PaneState", "Transition"]
 
 INBOX_HIGH_WATER = 2 * 1024 * 1024
-STILL_DRAWING = 0.5
-"""Seconds: output this soon after the last work is more of it, even right
-after our resize (a spinner ticks faster; a finished agent is quiet longer)."""
 """Stop reading a pane's PTY while this much output is still unparsed: the child
 then blocks on write, exactly as with a slow terminal."""
 
@@ -212,7 +209,8 @@ class Pane:
         self.bytes_in += len(chunk)
         now = time.monotonic()
         self.last_output_at = now
-        if self._repaint.is_repaint(now, len(chunk), scrolled=grown > 0) and not self._drawing(now):
+        last_work = self.tracker.last_output
+        if self._repaint.is_repaint(now, len(chunk), scrolled=grown > 0, last_work=last_work):
             # The child redrawing itself for the size we just gave it: not work.
             self.repaint_bytes += len(chunk)
         else:
@@ -232,12 +230,6 @@ class Pane:
         """Its output was left unread for a while (`runtime.hidden_reads`):
         the state follows again once what waits in the kernel is parsed."""
         self._release_pending = True
-
-    def _drawing(self, now: float) -> bool:
-        """The child was already writing, moments before (a spinner ticking,
-        output streaming): what it writes after our resize goes on being work."""
-        last = self.tracker.last_output
-        return last is not None and now - last < STILL_DRAWING
 
     def poll_exit(self) -> int | None:
         """The exit code once the child has exited and its output is drained."""

@@ -10,6 +10,9 @@ REPAINT_WINDOW = 1.5
 REPAINT_BYTES_PER_CELL = 24
 """A full redraw with colours costs at most about this much per cell."""
 REPAINT_SLACK = 4096
+STILL_DRAWING = 0.5
+"""Seconds: output this soon after the last work is more of it, even right
+after our resize (a spinner ticks faster; a finished agent is quiet longer)."""
 
 
 class RepaintFilter:
@@ -18,9 +21,11 @@ class RepaintFilter:
     Output counts as a repaint only while all of these hold: it comes within
     `REPAINT_WINDOW` of the last resize we sent, the pane had already drawn
     something before it, no operator input came after the resize, it does not
-    scroll lines into the history (a redraw rewrites the screen in place), and
-    it stays within about one full screen of bytes. The first output that breaks
-    any of them is work, and so is everything after it until the next resize.
+    scroll lines into the history (a redraw rewrites the screen in place), it
+    stays within about one full screen of bytes, and the child was not already
+    writing work moments before (a spinner ticking on through our resize is the
+    work it was doing). The first output that breaks any of them is work, and so
+    is everything after it until the next resize.
     """
 
     def __init__(self) -> None:
@@ -35,8 +40,12 @@ class RepaintFilter:
         """Operator input: what follows may be the child's answer to it."""
         self._until = float("-inf")
 
-    def is_repaint(self, t: float, nbytes: int, scrolled: bool) -> bool:
-        if t > self._until or scrolled or nbytes > self._budget:
+    def is_repaint(
+        self, t: float, nbytes: int, scrolled: bool, last_work: float | None = None
+    ) -> bool:
+        """`last_work`: when the child last wrote output that counted as work."""
+        drawing = last_work is not None and t - last_work < STILL_DRAWING
+        if t > self._until or scrolled or nbytes > self._budget or drawing:
             self._until = float("-inf")
             return False
         self._budget -= nbytes
