@@ -404,7 +404,7 @@ def test_repaint_after_our_resize_is_not_work() -> None:
     assert f.is_repaint(9.1, 10, scrolled=False, last_work=8.0)  # quiet before: a redraw
     f.resized(10.0, 80, 24)
     assert not f.is_repaint(10.1, 10, scrolled=False, last_work=9.9)  # it was drawing: work
-    assert not f.is_repaint(10.2, 10, scrolled=False)  # and what follows it
+    assert f.is_repaint(10.45, 10, scrolled=False, last_work=9.9)  # a redraw after it, quiet
 
 
 # -- unknown is never idle ------------------------------------------------------------

@@ -22,10 +22,11 @@ class RepaintFilter:
     `REPAINT_WINDOW` of the last resize we sent, the pane had already drawn
     something before it, no operator input came after the resize, it does not
     scroll lines into the history (a redraw rewrites the screen in place), it
-    stays within about one full screen of bytes, and the child was not already
-    writing work moments before (a spinner ticking on through our resize is the
-    work it was doing). The first output that breaks any of them is work, and so
-    is everything after it until the next resize.
+    stays within about one full screen of bytes. The first output that breaks
+    any of them is work, and so is everything after it until the next resize.
+    Apart from those: output moments after the child's last work is more of it
+    (a spinner ticking on through our resize), without ending the window, so the
+    redraw that may follow it is still a redraw.
     """
 
     def __init__(self) -> None:
@@ -44,9 +45,9 @@ class RepaintFilter:
         self, t: float, nbytes: int, scrolled: bool, last_work: float | None = None
     ) -> bool:
         """`last_work`: when the child last wrote output that counted as work."""
-        drawing = last_work is not None and t - last_work < STILL_DRAWING
-        if t > self._until or scrolled or nbytes > self._budget or drawing:
+        if t > self._until or scrolled or nbytes > self._budget:
             self._until = float("-inf")
             return False
         self._budget -= nbytes
-        return True
+        # More of the work it was doing; a redraw may still follow it.
+        return last_work is None or t - last_work >= STILL_DRAWING
