@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 
 from screens.app import ZirvApp
 from tests.apphelpers import dash_screen, make_app, wait_for
+from zirv_dash import dashboard
 from zirv_dash.pane import PaneState
 
 SNAP_REPO_HOME_PATH = "projects/zirv-samples"
@@ -38,6 +39,9 @@ def quiet_demo(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "0")
     monkeypatch.setenv("SHELL", "/bin/sh")
     monkeypatch.setenv("PS1", "$ ")
+    # A notice shows for a few seconds; in a picture it shows when the events
+    # that raised it happened, however long a loaded machine took to get there.
+    monkeypatch.setattr(dashboard, "NOTICE_TTL", 3600.0)
 
 
 def snap_app(
@@ -61,6 +65,29 @@ def app_of(pilot: Pilot[Any]) -> ZirvApp:
     app = pilot.app
     assert isinstance(app, ZirvApp)
     return app
+
+
+async def press(pilot: Pilot[Any], *keys: str) -> None:
+    """Press `keys`; after a `ctrl+a N` switch, wait until pane N has been on
+    screen at the live view. Whether a `◆` pane reads as seen otherwise depends
+    on whether a frame drew it before the next key opened a dialog over it."""
+    for previous, key in zip(("", *keys), keys, strict=False):
+        await pilot.press(key)
+        if previous == "ctrl+a" and key.isdigit():
+            await seen_at_live_view(pilot, int(key) - 1)
+
+
+async def seen_at_live_view(pilot: Pilot[Any], index: int) -> None:
+    """Wait until the pane at `index` is focused and a frame has shown it live."""
+    dash = dash_screen(app_of(pilot)).dash
+
+    def seen() -> bool:
+        pane = dash.focused_pane
+        if pane is None or index >= len(dash.panes):
+            return False
+        return pane is dash.panes[index] and pane.tracker.visible
+
+    await wait_for(pilot, seen, what=lambda: f"focused {dash.focused_pane}")
 
 
 TRANSIENT = (PaneState.STARTING, PaneState.WORKING, PaneState.UNKNOWN)

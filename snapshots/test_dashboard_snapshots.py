@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from snapshots.snaphelpers import quiet_demo, settled, snap_app
+from snapshots.snaphelpers import press, quiet_demo, settled, snap_app
 
 __all__ = ["quiet_demo"]
 
@@ -18,7 +18,7 @@ def then(*keys: str, count: int = 3, calm: bool = False) -> Any:
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await base(pilot)
-        await pilot.press(*keys)
+        await press(pilot, *keys)
         await pilot.pause(0.4)
 
     return run_before

@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from screens.inspector import InspectorScreen
 from screens.menu import MenuScreen
 from screens.restore import RestoreScreen
-from snapshots.snaphelpers import quiet_demo, settled, snap_app, snap_repo
+from snapshots.snaphelpers import press, quiet_demo, settled, snap_app, snap_repo
 from tests.apphelpers import wait_for
 from zirv_dash import paths, roster
 
@@ -22,7 +22,7 @@ TWO: list[tuple[str, str | None]] = [("demo", "add a login form")]
 def overlay(kind: type, *keys: str, count: int = 2) -> Any:
     async def run_before(pilot: Pilot[Any]) -> None:
         await settled(count, calm=True)(pilot)
-        await pilot.press(*keys)
+        await press(pilot, *keys)
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, kind))
         await pilot.pause(0.3)
 

@@ -25,7 +25,7 @@ from screens.palette import PaletteScreen
 from screens.quit_confirm import QuitConfirmScreen
 from screens.restore import RestoreScreen
 from screens.spawn import SpawnScreen
-from snapshots.snaphelpers import quiet_demo, settled, snap_app
+from snapshots.snaphelpers import press, quiet_demo, settled, snap_app
 from tests.apphelpers import dash_screen, wait_for
 from zirv_dash import mail, roster
 
@@ -53,7 +53,7 @@ def opened(kind: type, *keys: str, count: int = 2, before: Step | None = None) -
         await settled(count, calm=True)(pilot)
         if before is not None:
             await before(pilot)
-        await pilot.press(*keys)
+        await press(pilot, *keys)
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, kind))
         await pilot.pause(0.4)
 

@@ -10,7 +10,7 @@ from screens.app import ZirvApp
 from screens.dashboard import DashboardScreen
 from screens.mail import MailScreen
 from screens.nudge import NudgeScreen
-from snapshots.snaphelpers import quiet_demo, settled, snap_app
+from snapshots.snaphelpers import press, quiet_demo, settled, snap_app
 from tests.apphelpers import dash_screen, wait_for
 from zirv_dash import mail, nudge
 from zirv_dash.pane import PaneState
@@ -85,8 +85,9 @@ def test_mail_compose(snap_compare: Any) -> None:
 
 def test_nudge_overlay(snap_compare: Any) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await settled(3)(pilot)
-        await pilot.press("ctrl+a", "2", "ctrl+a", "n")
+        # Calm: both workers have finished unseen before pane 2 is looked at.
+        await settled(3, calm=True)(pilot)
+        await press(pilot, "ctrl+a", "2", "ctrl+a", "n")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, NudgeScreen))
         await pilot.press(*"rebase", "space", *"first", "shift+enter", *"then", "space")
         await pilot.press(*"run", "space", *"the", "space", *"tests")
