@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from zirv_dash.fdio import write_all
 from zirv_dash.keymap import Keymap, describe_key
 
 RGB = tuple[int, int, int]
@@ -237,7 +238,7 @@ class OpeningFrame:
             return None
         frame = cls(tty_fd, out_fd, saved)
         try:
-            _write_all(out_fd, (ENTER + render(outline, system)).encode())
+            write_all(out_fd, (ENTER + render(outline, system)).encode())
         except OSError:
             frame.close()
             return None
@@ -256,7 +257,7 @@ class OpeningFrame:
         if not self.handed_over:
             self.handed_over = True
             try:
-                _write_all(self._out_fd, ("\x1b[0m" + LEAVE).encode())
+                write_all(self._out_fd, ("\x1b[0m" + LEAVE).encode())
             except OSError:
                 pass
 
@@ -268,9 +269,3 @@ class OpeningFrame:
             termios.tcsetattr(self._tty_fd, termios.TCSANOW, saved)
         except (termios.error, OSError):
             pass
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]

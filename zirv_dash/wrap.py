@@ -11,7 +11,6 @@ on every exit path.
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
 import select
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 from types import FrameType
 
 from zirv_dash import guard, procinfo
+from zirv_dash.fdio import write_all
 from zirv_dash.ptysession import launch_problem
 
 EXIT_TIMEOUT = 124
@@ -94,18 +94,10 @@ def _fd_usable(fd: int) -> bool:
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        try:
-            n = os.write(fd, view)
-        except BlockingIOError:
-            select.select([], [fd], [], 1.0)
-            continue
-        except OSError as exc:
-            if exc.errno == errno.EPIPE:
-                return  # nobody is reading our output any more; keep the child going
-            raise
-        view = view[n:]
+    try:
+        write_all(fd, data)
+    except BrokenPipeError:
+        return  # nobody is reading our output any more; keep the child going
 
 
 def _stop(proc: subprocess.Popen[bytes], start_time: float | None) -> None:

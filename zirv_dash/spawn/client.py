@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from zirv_dash import paths, registry
+from zirv_dash.fdio import write_all
 from zirv_dash.spawn.channel import (
     OWNER_PID,
     REQUESTS_DIR,
@@ -41,7 +42,7 @@ def write_request(channel_dir: Path, request: Mapping[str, Any]) -> Path:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         try:
-            _write_all(fd, data)
+            write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -53,12 +54,6 @@ def write_request(channel_dir: Path, request: Mapping[str, Any]) -> Path:
             pass
         raise
     return final
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 AckStatus = Literal["acked", "unanswered", "claimed_no_ack"]
