@@ -13,7 +13,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,6 +81,8 @@ class Dashboard(EscapeWatch):
         """Told of every error and notice ("error"/"notice", text): the engine's events."""
         self.notice: str | None = None
         self.notice_until = 0.0
+        self.notice_done: tuple[str, ...] = ()
+        """The panes a showing "◆ … done" notice stands for (none for any other)."""
         self.pane_columns = 80
         self.pane_rows = 24
         self.short = paths.short_id(paths.new_session_id())
@@ -373,9 +375,11 @@ class Dashboard(EscapeWatch):
         if self.listener is not None:
             self.listener("error", text)
 
-    def notify(self, text: str) -> None:
+    def notify(self, text: str, done: Sequence[str] = ()) -> None:
+        """Show `text` in the notice line; `done`: the panes it says finished."""
         self.notice = text
         self.notice_until = time.monotonic() + NOTICE_TTL
+        self.notice_done = tuple(done)
         if self.listener is not None:
             self.listener("notice", text)
 
@@ -383,6 +387,10 @@ class Dashboard(EscapeWatch):
         if self.notice and time.monotonic() < self.notice_until:
             return self.notice
         return None
+
+    def current_done(self) -> tuple[str, ...]:
+        """The panes the showing done notice names or counts (none if none shows)."""
+        return self.notice_done if self.current_notice() is not None else ()
 
     # -- exit -------------------------------------------------------------------------------
 

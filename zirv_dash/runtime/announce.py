@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from zirv_dash.dashboard import Dashboard
-from zirv_dash.done_notice import done_notice
+from zirv_dash.done_notice import done_text, finished_together
 from zirv_dash.pane import Pane, PaneState
 
 
@@ -16,4 +16,5 @@ def announce(dash: Dashboard, pane: Pane, new: PaneState, reason: str) -> None:
         dash.notify(f"✗ {pane.short} failed{note}")
     elif new is PaneState.DONE_UNSEEN:
         shorts = [p.short for p in dash.panes]
-        dash.notify(done_notice(dash.current_notice(), pane.short, shorts))
+        finished = finished_together(dash.current_done(), pane.short, shorts)
+        dash.notify(done_text(finished), done=finished)
