@@ -93,12 +93,11 @@ async def seen_at_live_view(pilot: Pilot[Any], index: int) -> None:
 TRANSIENT = (PaneState.STARTING, PaneState.WORKING, PaneState.UNKNOWN)
 
 
-def settled(
-    count: int, needle: str = ">", calm: bool = False
-) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    """run_before: wait until `count` panes exist and each shows `needle` at the end;
-    with `calm`, also until no pane is starting, working or unknown, so the picture
-    shows where the states settle rather than a moment on the way there."""
+def settled(count: int, needle: str = ">") -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """run_before: wait until `count` panes exist, each shows `needle` at the end,
+    and no pane is starting, working or unknown: the picture shows where the
+    states settle, never a moment on the way there that a loaded machine
+    stretches or a quick one skips."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
         app = pilot.app
@@ -112,7 +111,7 @@ def settled(
                 any(line.startswith(needle) for line in p.model_view.lines()) and not p.inbox
                 for p in dash.panes
             )
-            return shown and not (calm and any(dash.state_of(p) in TRANSIENT for p in dash.panes))
+            return shown and not any(dash.state_of(p) in TRANSIENT for p in dash.panes)
 
         await wait_for(pilot, ready)
         # Chrome refreshes on a timer; draw it now so the states shown are the

@@ -13,8 +13,8 @@ __all__ = ["quiet_demo"]
 THREE = [("demo", "add a login form"), ("demo", "fix the flaky test")]
 
 
-def then(*keys: str, count: int = 3, calm: bool = False) -> Any:
-    base = settled(count, calm=calm)
+def then(*keys: str, count: int = 3) -> Any:
+    base = settled(count)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await base(pilot)
@@ -25,15 +25,11 @@ def then(*keys: str, count: int = 3, calm: bool = False) -> Any:
 
 
 def test_three_demo_panes_120x40(snap_compare: Any) -> None:
-    assert snap_compare(
-        snap_app(extra=THREE), terminal_size=(120, 40), run_before=settled(3, calm=True)
-    )
+    assert snap_compare(snap_app(extra=THREE), terminal_size=(120, 40), run_before=settled(3))
 
 
 def test_tabs_at_90x30(snap_compare: Any) -> None:
-    assert snap_compare(
-        snap_app(extra=THREE), terminal_size=(90, 30), run_before=settled(3, calm=True)
-    )
+    assert snap_compare(snap_app(extra=THREE), terminal_size=(90, 30), run_before=settled(3))
 
 
 def test_zoom(snap_compare: Any) -> None:
@@ -52,8 +48,7 @@ def test_help(snap_compare: Any) -> None:
     assert snap_compare(
         snap_app(extra=THREE),
         terminal_size=(120, 40),
-        # Calm: the sidebar behind the help shows where the states settle.
-        run_before=then("ctrl+a", "question_mark", calm=True),
+        run_before=then("ctrl+a", "question_mark"),
     )
 
 

@@ -21,7 +21,7 @@ TWO: list[tuple[str, str | None]] = [("demo", "add a login form")]
 
 def overlay(kind: type, *keys: str, count: int = 2) -> Any:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await settled(count, calm=True)(pilot)
+        await settled(count)(pilot)
         await press(pilot, *keys)
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, kind))
         await pilot.pause(0.3)

@@ -50,7 +50,7 @@ def opened(kind: type, *keys: str, count: int = 2, before: Step | None = None) -
     """run_before: settle `count` panes, run `before`, press `keys`, await `kind` on top."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await settled(count, calm=True)(pilot)
+        await settled(count)(pilot)
         if before is not None:
             await before(pilot)
         await press(pilot, *keys)

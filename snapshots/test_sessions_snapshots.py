@@ -85,8 +85,8 @@ def test_mail_compose(snap_compare: Any) -> None:
 
 def test_nudge_overlay(snap_compare: Any) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        # Calm: both workers have finished unseen before pane 2 is looked at.
-        await settled(3, calm=True)(pilot)
+        # Settled: both workers have finished unseen before pane 2 is looked at.
+        await settled(3)(pilot)
         await press(pilot, "ctrl+a", "2", "ctrl+a", "n")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, NudgeScreen))
         await pilot.press(*"rebase", "space", *"first", "shift+enter", *"then", "space")
