@@ -7,7 +7,7 @@ prints one table (MB/s, higher is better) plus the cost of one Claude-Code-like
     python bench/throughput.py [--size-mb 4] [--pyte-kb 512] [--no-tmux]
 
 The model measured is the compiled build when one is installed and current
-(see zirv_dash/terminal/compiled.py), else the pure-Python one; the second
+(the C accelerator, zirv_dash/terminal/accel.py), else the pure-Python one; the second
 line says which.
 
 * ours:  ``TerminalModel(200, 50)`` (8 MiB scrollback), fed in 32 KiB chunks.
