@@ -225,11 +225,17 @@ class StyledRuns(Dispatcher):
         """A run of text and SGR sequences only (a highlighted line): split,
         walked and drawn in one go, every step a C loop."""
         scr = self._screen
-        pieces = seg.split("\x1b[")
-        # Each piece after the first is "<params>m<text>" and params hold no "m".
-        split = list(map(str.partition, pieces[1:], repeat("m")))
-        texts = [pieces[0], *map(_third, split)]
-        nodes = walk(node_for(scr.attr), list(map(_first, split)))
+        parts = split_sgr(seg) if split_sgr is not None else None
+        if parts is not None:
+            texts = parts[::2]
+            params = parts[1::2]
+        else:
+            pieces = seg.split("\x1b[")
+            # Each piece after the first is "<params>m<text>" and params hold no "m".
+            split = list(map(str.partition, pieces[1:], repeat("m")))
+            texts = [pieces[0], *map(_third, split)]
+            params = list(map(_first, split))
+        nodes = walk(node_for(scr.attr), params)
         last: Attr = nodes[-1][ATTR]
         body = "".join(texts)
         if body:
