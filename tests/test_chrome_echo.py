@@ -17,6 +17,9 @@ from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from zirv_dash.pane import Pane
 from zirv_dash.runtime import events as ev
 
+TICK = 1e-6
+"""Far less than any wait, far more than the rounding of a clock reading."""
+
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -45,9 +48,12 @@ async def test_a_redraw_waits_for_the_typed_keys_echo_and_no_longer(tmp_path: Pa
         screen.engine.send_input(b"x")
         typed = pane.last_input_at
         assert typed is not None
-        # Before the echo: up to ECHO_WAIT after the key.
-        assert 0 < chrome._echo_wait(typed) <= ECHO_WAIT
-        assert chrome._echo_wait(typed + ECHO_WAIT) == 0
+        # Before the echo: up to ECHO_WAIT after the key (compared with a
+        # tolerance: `typed + ECHO_WAIT - typed` is ECHO_WAIT only to within the
+        # rounding of a clock reading that has been running for hours).
+        assert chrome._echo_wait(typed) == pytest.approx(ECHO_WAIT)
+        assert 0 < chrome._echo_wait(typed + ECHO_WAIT / 2) == pytest.approx(ECHO_WAIT / 2)
+        assert chrome._echo_wait(typed + ECHO_WAIT + TICK) == 0
         # A redraw an event asks for is put off, then runs.
         chrome._refresh_after_echo()
         assert chrome._deferred is not None
@@ -57,9 +63,14 @@ async def test_a_redraw_waits_for_the_typed_keys_echo_and_no_longer(tmp_path: Pa
         assert chrome._echo_at >= typed
         echoed = chrome._echo_at = typed + 0.002
         assert chrome._echo_wait(echoed) == pytest.approx(ECHO_FRAME)
-        # Keys typed faster than echoes come back do not hold the chrome forever.
+        # Keys typed faster than echoes come back do not hold the chrome forever:
+        # a key just typed, no echo yet, but the redraw put off since long ago.
         chrome._echo_at, chrome._deferred_since = 0.0, typed
-        assert chrome._echo_wait(typed + DEFER_MAX) == 0
+        pane.last_input_at = typed + DEFER_MAX
+        now = typed + DEFER_MAX + TICK
+        assert chrome._echo_wait(now) == 0
+        chrome._deferred_since = typed + DEFER_MAX / 2  # not put off that long
+        assert chrome._echo_wait(now) == pytest.approx(ECHO_WAIT - TICK)
 
 
 async def test_a_spinner_frame_moves_the_glyphs_without_a_full_redraw(tmp_path: Path) -> None:
