@@ -161,7 +161,7 @@ async def test_context_menu_stop_needs_confirmation(repo: Path) -> None:
         assert "confirm?" not in menu.body().plain and app.screen is menu
         await pilot.press("s", "y")
         await wait_for(pilot, lambda: not isinstance(app.screen, MenuScreen))
-        await wait_for(pilot, lambda: not worker.alive, timeout=8)
+        await wait_for(pilot, lambda: not worker.alive, timeout=30)
         assert worker.exit_code == 0  # the demo agent's quit sequence (/quit)
 
 
