@@ -7,6 +7,8 @@ native pane's composer and dialog (forwarded through Textual, in order).
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -70,6 +72,9 @@ async def test_a_native_first_pane_runs_a_turn_with_an_approval(repo: Path) -> N
         dialog = view.query_one(NativeApproval)
         await wait_for(pilot, lambda: dialog.ready, timeout=20)
         assert screen.dash.state_of(pane) is PaneState.NEEDS_YOU
+        # Announced by the time the dialog is on the glass: an operator who answers
+        # at once still leaves a needs-you behind (no poll delay for exact states).
+        assert states[-1] is PaneState.NEEDS_YOU
         assert pane.reason() == "approval: write_file" and not pane.at_input_prompt()
         transcript = view.query_one(TranscriptView)
         assert "> tidy up" in transcript.plain()
@@ -87,6 +92,34 @@ async def test_a_native_first_pane_runs_a_turn_with_an_approval(repo: Path) -> N
         await pilot.press("ctrl+a", "z")
         await wait_for(pilot, lambda: screen.dash.zoomed)
         assert "z" not in view.query_one(NativeComposer).text
+
+
+async def test_a_native_state_change_is_announced_on_the_next_loop_turn(repo: Path) -> None:
+    """A native session's state is exact: its change is announced at once, not
+    at the engine's next poll, so an approval answered within a poll interval
+    is still a needs-you in the roster's history (and mail waiting on it)."""
+    app = make_app(repo, agent="native", session_ids=[SESSION])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: bool(screen.native_views))
+        pane, _ = native_of(screen)
+        await wait_for(pilot, lambda: screen.dash.state_of(pane) is PaneState.IDLE)
+        states: list[PaneState] = []
+        screen.engine.subscribe(
+            lambda e: states.append(e.new) if isinstance(e, ev.StateChanged) else None
+        )
+        assert pane.wake is not None
+        now = time.monotonic()
+        pane.tracker.update(now, "blocked", "write_file", "")
+        pane.wake(True)
+        for _ in range(3):  # a few loop turns: far less than any poll interval
+            await asyncio.sleep(0)
+        assert states == [PaneState.NEEDS_YOU]
+        pane.tracker.update(time.monotonic(), "idle", None, "")
+        pane.wake(True)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert states == [PaneState.NEEDS_YOU, PaneState.IDLE]
 
 
 async def test_ctrl_q_ends_only_the_native_pane_and_a_hidden_finish_is_done(

@@ -220,7 +220,7 @@ class Engine:
         if fds is None or self.quitting:
             return
         if isinstance(pane, NativeSessionPane):
-            pane.wake = self.poll_soon  # its session says when its state may change
+            pane.wake = self._native_changed  # its session says when its state changes
             return
         server = self.dash.signals.get(pane.short)
         if server is not None:
@@ -429,6 +429,16 @@ class Engine:
         due = self.loop.time() + STATE_POLL_OUTPUT
         if handle is None or handle.when() > due:
             self.call_later("states", STATE_POLL_OUTPUT, self.poll_states)
+
+    def _native_changed(self, state_changed: bool) -> None:
+        """A native session changed. A new state is announced on the next loop
+        turn: it is exact, not read off a screen, so nothing is gained by waiting,
+        and an approval answered within STATE_POLL_OUTPUT must still be announced.
+        Streamed text alone polls soon, as output does."""
+        if state_changed:
+            self.call_later("states", 0.0, self.poll_states)
+        else:
+            self.poll_soon()
 
     # -- exits ---------------------------------------------------------------------------
 

@@ -111,8 +111,9 @@ class NativeSessionPane(Pane):
         self.tracker: NativeAttention = NativeAttention(self.started_mono)
         self._open = open_session
         self.session: NativeSession | None = None
-        self.wake: Callable[[], None] | None = None
-        """Told after every session change (the engine polls states soon)."""
+        self.wake: Callable[[bool], None] | None = None
+        """Told after every session change, with whether the pane's state changed
+        (the engine then polls states at once; otherwise soon)."""
         self.closing = False
         self.on_record: Callable[[], None] | None = None
         """Rewrites the pane's session-registry record (set by the dashboard that
@@ -156,10 +157,11 @@ class NativeSessionPane(Pane):
         snap = session.snapshot()
         pending = snap.pending.tool if snap.pending is not None else None
         errors = [i.text for i in snap.transcript.items if i.tone == "err"]
-        self.last_output_at = time.monotonic()
-        self.tracker.update(self.last_output_at, snap.state, pending, errors[-1] if errors else "")
+        now = self.last_output_at = time.monotonic()
+        before = self.tracker.state(now)
+        self.tracker.update(now, snap.state, pending, errors[-1] if errors else "")
         if self.wake is not None:
-            self.wake()
+            self.wake(self.tracker.state(now) is not before)
         if self.on_record is not None and self.record_state() != self.recorded_state:
             self._record_soon()
 
