@@ -36,10 +36,14 @@ if TYPE_CHECKING:
     from textual.message_pump import MessagePump
 
 SETTLE_TIMEOUT = 0.25
-"""Longest wait for one forwarded key to be handled before the next is sent."""
-STALL = 0.05
-"""A turn of the loop longer than this was a stall (a long frame, a busy
-machine): that time is not counted against a key's settle timeout."""
+"""Longest the loop may sit idle while one forwarded key is still unhandled
+before the next is sent (a key whose handling publishes nothing)."""
+SETTLE_POLL = 0.01
+"""How often a settling key is looked at. A look that comes later than this
+(plus STALL) found the loop busy, not idle: that time is not counted."""
+STALL = 0.005
+SETTLE_CAP = 2.0
+"""Longest wait for one key however busy the loop is."""
 MOUNT_TIMEOUT = 1.0
 """Longest wait for an overlay to mount and take focus before keys go anyway."""
 
@@ -115,7 +119,7 @@ class KeyGate:
                 if isinstance(event, _Declined):
                     continue  # only at the head, handled above
                 target: MessagePump = self._app.focused or screen
-                await self._forward(event)
+                await self._deliver(event)
                 await self._settle(target, screen, event)
         finally:
             self._drain = None
@@ -133,8 +137,17 @@ class KeyGate:
             await asyncio.sleep(0.002)
         else:
             return  # the target went away (or never took focus): the event is dropped
-        await self._forward(item.event)
+        await self._deliver(item.event)
         await self._settle(self._app.focused or screen, screen, item.event)
+
+    async def _deliver(self, event: InputEvent) -> None:
+        # A key the App sent itself (Pilot's presses are) is stopped by Textual
+        # once it bubbles back to the screen below the App, and bubbles on to
+        # the App regardless; _settle would read that stop as handled and send
+        # the next key before the App's bindings ran (a Tab not yet moved focus).
+        # The terminal's keys have no sender: every key is delivered as those are.
+        event._sender = None
+        await self._forward(event)
 
     async def _until_ready(self, screen: Screen[object]) -> None:
         loop = asyncio.get_running_loop()
@@ -168,19 +181,21 @@ class KeyGate:
         for node in chain:
             node.message_signal.subscribe(self._app, watcher(node), immediate=True)
         try:
-            last = loop.time()
-            deadline = last + SETTLE_TIMEOUT
+            last = started = loop.time()
+            idle = 0.0
             while not done.done() and self._app.screen is screen:
                 now = loop.time()
-                if now - last > STALL:
-                    # The key could not be handled while the loop was held up;
-                    # sending the next one now would overtake it (a Tab not yet
-                    # moved focus, and the next character lands in the old field).
-                    deadline += now - last
+                # Only time the loop sat idle counts: while it was busy (a long
+                # frame, a loaded machine handing out short slices) the key may
+                # still be on its way, and sending the next one would overtake
+                # it (a Tab not yet moved focus, the next character lands in the
+                # old field).
+                step = now - last
+                idle += step if step <= SETTLE_POLL + STALL else 0.0
                 last = now
-                if now >= deadline:
+                if idle >= SETTLE_TIMEOUT or now - started >= SETTLE_CAP:
                     break
-                await asyncio.wait({done}, timeout=0.01)
+                await asyncio.wait({done}, timeout=SETTLE_POLL)
         finally:
             for node in chain:
                 node.message_signal.unsubscribe(self._app)

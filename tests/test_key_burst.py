@@ -65,14 +65,14 @@ async def test_a_spawn_form_typed_in_one_burst_keeps_every_field(repo: Path) -> 
         original = screen.engine.spawn
 
         def spy(agent: str, **kwargs: object) -> object:
-            forms.append((agent, kwargs.get("prompt")))
+            forms.append((agent, kwargs.get("model"), kwargs.get("prompt")))
             return original(agent, **kwargs)  # type: ignore[arg-type]
 
         screen.engine.spawn = spy  # type: ignore[method-assign,assignment]
         # Harness "demo", Tab to the model, Tab to the prompt, the prompt, Enter.
         _burst(app, ["ctrl+a", "s", *_chars("demo"), "tab", "tab", *_chars("task B"), "enter"])
         await wait_for(pilot, lambda: bool(forms), timeout=15)
-        assert forms[0] == ("demo", "task B")
+        assert forms[0] == ("demo", None, "task B")
         assert not isinstance(app.screen, SpawnScreen)
 
 
