@@ -74,7 +74,8 @@ def test_process_group_is_killed() -> None:
 
 
 def test_writes_queue_when_the_child_does_not_read() -> None:
-    s = PtySession(["/bin/sh", "-c", "sleep 2"])
+    # A child that outlives any load: one that had exited would refuse the write.
+    s = PtySession(["/bin/sh", "-c", "sleep 60"])
     s.write(b"x" * 200_000)  # more than a PTY buffer holds; must not block
     assert s.has_pending_writes
     s.force_stop()
