@@ -54,7 +54,12 @@ class RelayProc:
             start_new_session=True,
         )
         assert self.proc.stdout is not None
-        self.prelude = self.proc.stdout.readline()
+        # A byte at a time, from the descriptor: the packets after the prelude
+        # stay in the pipe for read_until (a buffered readline would swallow a
+        # paint that arrived with it).
+        fd, self.prelude = self.proc.stdout.fileno(), b""
+        while not self.prelude.endswith(b"\n") and (byte := os.read(fd, 1)):
+            self.prelude += byte
         self.reader = PacketReader()
         self.screen = b""
         self.metas: list[bytes] = []
