@@ -161,7 +161,15 @@ async def test_context_menu_stop_needs_confirmation(repo: Path) -> None:
         assert "confirm?" not in menu.body().plain and app.screen is menu
         await pilot.press("s", "y")
         await wait_for(pilot, lambda: not isinstance(app.screen, MenuScreen))
-        await wait_for(pilot, lambda: not worker.alive, timeout=30)
+        ladders = screen.engine.stops.ladders
+
+        def seen() -> str:
+            ladder = ladders.get(worker.short)
+            stage = ladder.stage if ladder is not None else "none"
+            child = worker.pty.poll() if worker.pty is not None else "no pty"
+            return f"ladder {stage}, child exit {child}, screen {worker.last_screen_line()!r}"
+
+        await wait_for(pilot, lambda: not worker.alive, timeout=30, what=seen)
         assert worker.exit_code == 0  # the demo agent's quit sequence (/quit)
 
 
