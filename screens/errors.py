@@ -17,7 +17,8 @@ from widgets.key_hints import KeyHints
 from zirv_dash.dashboard import ErrorLog
 
 
-def errors_text(log: ErrorLog, now: float | None = None) -> Text:
+def errors_text(log: ErrorLog, now: float | None = None, *, ages: bool = True) -> Text:
+    """The entries; without `ages` (deterministic pictures) no "…s ago"."""
     now = time.time() if now is None else now
     if not log.entries:
         return Text("no recent errors", Style(dim=True))
@@ -29,7 +30,12 @@ def errors_text(log: ErrorLog, now: float | None = None) -> Text:
         if entry.count > 1:
             out.append(f" ×{entry.count}", Style(bold=True))
         age = int(now - entry.at)
-        out.append(f"  {age}s ago\n" if age < 120 else f"  {age // 60}m ago\n", Style(dim=True))
+        if not ages:
+            out.append("\n")
+        elif age < 120:
+            out.append(f"  {age}s ago\n", Style(dim=True))
+        else:
+            out.append(f"  {age // 60}m ago\n", Style(dim=True))
     out.rstrip()  # no blank row under the last entry: the dialog fits its content
     return out
 
@@ -40,20 +46,21 @@ class ErrorsScreen(DialogScreen[None]):
         Binding("a", "ack", "acknowledge all", show=False),
     ]
 
-    def __init__(self, log: ErrorLog) -> None:
+    def __init__(self, log: ErrorLog, *, ages: bool = True) -> None:
         super().__init__()
         self.error_log = log
+        self.ages = ages
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = f"errors · {len(self.error_log.entries)}"
             with VerticalScroll():
-                yield Static(errors_text(self.error_log), id="errors-body")
+                yield Static(errors_text(self.error_log, ages=self.ages), id="errors-body")
             yield KeyHints([("a", "acknowledge"), ("esc", "close")], classes="dialog-footer")
 
     def action_ack(self) -> None:
         self.error_log.ack_all()
-        self.query_one("#errors-body", Static).update(errors_text(self.error_log))
+        self.query_one("#errors-body", Static).update(errors_text(self.error_log, ages=self.ages))
 
     def action_close(self) -> None:
         self.error_log.ack_all()

@@ -154,7 +154,8 @@ class PaneActions:
         from screens.errors import ErrorsScreen
 
         screen = self._screen
-        screen.app.push_screen(ErrorsScreen(screen.dash.errors), lambda _: screen.chrome.schedule())
+        errors = ErrorsScreen(screen.dash.errors, ages=not screen.options.deterministic)
+        screen.app.push_screen(errors, lambda _: screen.chrome.schedule())
 
     def action_help(self) -> None:
         """The help overlay is built once and kept: laying out every binding
