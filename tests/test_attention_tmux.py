@@ -40,8 +40,4 @@ def test_a_hidden_demo_pane_that_finished_shows_done(tmux: Tmux, tmp_path: Path)
     tmux.keys("C-a", "2")  # look at it: a frame shows it live, so it is seen
     wait_match(tmux, rf"● {short} +demo")
     assert not re.search(rf"◆ {short} +demo", tmux.capture())
-    tmux.keys("C-a", "q")
-    time.sleep(0.5)
-    if "quit zirv dash" in tmux.capture():
-        tmux.keys("Enter")
-    tmux.wait_for("EXITED 0", timeout=20)
+    tmux.quit("EXITED 0", timeout=20)

@@ -82,11 +82,7 @@ def start_with_stubborn_jobs(tmux: Tmux) -> list[int]:
 
 def test_quit_leaves_no_process_of_any_pane(tmux: Tmux) -> None:
     pids = start_with_stubborn_jobs(tmux)
-    tmux.keys("C-a", "q")
-    time.sleep(0.5)
-    if "quit zirv dash" in tmux.capture():
-        tmux.keys("Enter")
-    tmux.wait_for("EXITED", timeout=20)
+    tmux.quit("EXITED", timeout=20)
     assert wait_gone(pids, 3.0) == [], "processes outlived the dashboard"
 
 
@@ -107,11 +103,7 @@ def test_a_first_pane_that_fails_at_once_keeps_the_dashboard_open(tmux: Tmux) ->
     tmux.wait_for("exited with code 1")
     time.sleep(1.0)
     assert "EXITED" not in tmux.capture()  # still open, showing why
-    tmux.keys("C-a", "q")
-    time.sleep(0.5)
-    if "quit zirv dash" in tmux.capture():
-        tmux.keys("Enter")
-    screen = tmux.wait_for("EXITED", timeout=20)
+    screen = tmux.quit("EXITED", timeout=20)
     assert re.search(r"EXITED \d+", screen)
 
 

@@ -55,7 +55,7 @@ def live_token_dir(state: Path, timeout: float = 10.0) -> Path:
     raise AssertionError(f"no single live dashboard channel under {state}")
 
 
-def drop(channel: Path, body: Mapping[str, object], timeout: float = 5.0) -> spawn.SpawnAck:
+def drop(channel: Path, body: Mapping[str, object], timeout: float = 20.0) -> spawn.SpawnAck:
     path = spawn.write_request(channel, body)
     got = spawn.wait_for_ack(path, timeout=timeout)
     assert got.ack is not None, got.message
@@ -69,11 +69,7 @@ def cmdline(state: Path, short: str) -> list[str]:
 
 
 def quit_dashboard(tmux: Tmux, name: str) -> None:
-    tmux.keys("C-a", "q", name=name)
-    time.sleep(0.5)
-    if "quit zirv dash" in tmux.capture(name):
-        tmux.keys("Enter", name=name)
-    tmux.wait_for("EXITED 0", timeout=20, name=name)
+    tmux.quit("EXITED 0", timeout=20, name=name)
 
 
 def gone(pids: list[int], timeout: float = 10.0) -> list[int]:

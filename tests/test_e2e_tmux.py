@@ -38,11 +38,7 @@ def test_bare_zirv_on_a_tty_opens_the_dashboard(tmux: Tmux) -> None:
     screen = tmux.wait_dashboard()
     assert "zirv" in screen.splitlines()[0]
     tmux.wait_for("zirv demo agent")
-    tmux.keys("C-a", "q")
-    time.sleep(0.3)
-    if "quit zirv dash" in tmux.capture():
-        tmux.keys("Enter")
-    tmux.wait_for("EXITED 0")
+    tmux.quit("EXITED 0")
 
 
 def test_bare_zirv_piped_prints_help(project: Path, tmp_path: Path) -> None:
@@ -97,17 +93,12 @@ def test_spawn_switch_type_quit_leaves_no_children(tmux: Tmux) -> None:
     tmux.wait_for("from-pane-2")
     # Zoom hides the chrome.
     tmux.keys("C-a", "z")
-    time.sleep(0.5)
-    assert "SESSIONS" not in tmux.capture()
+    tmux.wait_gone("SESSIONS")
     tmux.keys("C-a", "z")
     tmux.wait_dashboard()
     pids = tmux.marked_pids()
     assert len(pids) >= 3  # the dashboard, the shell and the demo agent
-    tmux.keys("C-a", "q")
-    time.sleep(0.5)
-    if "quit zirv dash" in tmux.capture():
-        tmux.keys("Enter")
-    tmux.wait_for("EXITED 0", timeout=20)
+    tmux.quit("EXITED 0", timeout=20)
     assert wait_gone(pids) == [], "processes outlived the dashboard"
 
 

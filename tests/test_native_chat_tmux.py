@@ -105,13 +105,7 @@ def test_agent_runtime_native_opens_a_worker_pane_in_the_live_dashboard(
     tmux.wait_for(f"2 ▲ {short}", timeout=30)  # its row, in the roster like any worker
     # A delegated pane is headless: its approval offers deny only, and it waits for you.
     tmux.wait_for("1 needs you", timeout=30)
-    tmux.keys("C-a", "q")
-    deadline = time.monotonic() + 5
-    while "quit zirv dash" not in tmux.capture() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if "quit zirv dash" in tmux.capture():
-        tmux.keys("Enter")
-    tmux.wait_for("EXITED 0", timeout=30)
+    tmux.quit("EXITED 0", timeout=30)
     assert no_process_left(tmux) == []
     # The restore roster records the pane kind (its harness name).
     rosters = list((tmp_path / "state").rglob("roster-*.json"))

@@ -26,11 +26,7 @@ def wait_bytes(path: Path, needle: bytes, timeout: float = 20.0) -> bytes:
 
 
 def quit_app(tmux: Tmux) -> None:
-    tmux.keys("C-a", "q")
-    time.sleep(0.5)
-    if "quit zirv dash" in tmux.capture():
-        tmux.keys("Enter")
-    tmux.wait_for("EXITED 0", timeout=20)
+    tmux.quit("EXITED 0", timeout=20)
 
 
 def run_demo(tmux: Tmux, tmp_path: Path, notify_mode: str) -> tuple[Path, str]:

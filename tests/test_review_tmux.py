@@ -86,11 +86,7 @@ def test_wheel_drag_copy_and_search_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
     while buffer(tmux) != "n170" and time.monotonic() < deadline:
         time.sleep(0.1)
     assert buffer(tmux) == "n170"
-    tmux.keys("C-a", "q")
-    time.sleep(0.3)
-    if "quit zirv dash" in tmux.capture():
-        tmux.keys("Enter")
-    tmux.wait_for("EXITED 0")
+    tmux.quit("EXITED 0")
     deadline = time.monotonic() + 10
     while tmux.marked_pids() and time.monotonic() < deadline:
         time.sleep(0.1)

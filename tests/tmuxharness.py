@@ -73,6 +73,33 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{needle!r} never appeared; screen was:\n{screen}")
 
+    def wait_gone(self, needle: str, timeout: float = 15.0, name: str = "main") -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.capture(name)
+            if needle not in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{needle!r} never went away; screen was:\n{screen}")
+
+    def quit(self, until: str = "EXITED 0", timeout: float = 20.0, name: str = "main") -> str:
+        """`Ctrl+A q`, Enter on the quit dialog whenever it is drawn (the
+        dashboard asks when a pane is not idle), and the screen once `until`
+        shows (the command line's exit marker)."""
+        self.keys("C-a", "q", name=name)
+        deadline = time.monotonic() + timeout
+        screen, confirmed = "", False
+        while time.monotonic() < deadline:
+            screen = self.capture(name)
+            if until in screen:
+                return screen
+            if "quit zirv dash" in screen and not confirmed:
+                self.keys("Enter", name=name)
+                confirmed = True
+            time.sleep(0.1)
+        raise AssertionError(f"{until!r} never appeared after the quit; screen was:\n{screen}")
+
     def wait_dashboard(self, timeout: float = 15.0, name: str = "main") -> str:
         """The dashboard's own first frame: the footer names the focused pane's
         process, which the opening frame drawn before the UI loads cannot know
