@@ -110,5 +110,29 @@ async def wait_for(
         await pilot.pause(0.02)
 
 
+async def quit_app(
+    pilot: Pilot[Any],
+    app: ZirvApp,
+    done: Callable[[], bool] | None = None,
+    timeout: float = 20.0,
+) -> None:
+    """`Ctrl+A q`, Enter on the quit dialog whenever it shows (it asks while a
+    pane is not idle), until `done` (by default: the app has stopped)."""
+    from screens.quit_confirm import QuitConfirmScreen
+
+    finished = done or (lambda: not app.is_running)
+    await pilot.press("ctrl+a", "q")
+    deadline = time.monotonic() + timeout
+    confirmed = False
+    while not finished():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the quit did not finish in {timeout:.0f} s")
+        if not confirmed and isinstance(app.screen, QuitConfirmScreen):
+            await pilot.press("enter")
+            confirmed = True
+            continue
+        await pilot.pause(0.02)
+
+
 def screen_text(pane: Pane) -> str:
     return "\n".join(pane.model_view.lines())

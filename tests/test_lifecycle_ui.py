@@ -12,9 +12,8 @@ import pytest
 from screens.app import ZirvApp
 from screens.inspector import InspectorScreen
 from screens.menu import MenuScreen
-from screens.quit_confirm import QuitConfirmScreen
 from screens.restore import RestoreScreen
-from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from tests.apphelpers import dash_screen, make_app, quit_app, screen_text, wait_for
 from zirv_dash import paths, roster, spawn
 from zirv_dash.pane import Pane
 
@@ -72,7 +71,7 @@ async def test_a_dropped_request_opens_a_pane(repo: Path, isolated_state: Path) 
         assert channel is not None and channel.root.name.startswith("0a1b2c3d-")
         body = {"agent": "demo", "prompt": "say hi", "cwd": str(repo), "requested_by": "x"}
         path = spawn.write_request(channel.requests, body)
-        await wait_for(pilot, lambda: len(dash.panes) == 2, timeout=5)
+        await wait_for(pilot, lambda: len(dash.panes) == 2, timeout=20)
         pane = dash.panes[1]
         assert pane.short in screen.views and pane.spec.headless
         assert dash.focused_pane is dash.panes[0]  # a delegated pane never steals focus
@@ -82,11 +81,7 @@ async def test_a_dropped_request_opens_a_pane(repo: Path, isolated_state: Path) 
         assert ack["ok"] and ack["short"] == pane.short
         await wait_for(pilot, lambda: "say hi" in screen_text(pane))
         # Quit: the roster lists both panes and the token dir is gone.
-        await pilot.press("ctrl+a", "q")
-        await pilot.pause(0.2)
-        if isinstance(app.screen, QuitConfirmScreen):
-            await pilot.press("enter")
-        await wait_for(pilot, lambda: not token_dirs(isolated_state), timeout=5)
+        await quit_app(pilot, app, lambda: not token_dirs(isolated_state), timeout=20)
     doc = json.loads(roster.roster_path(isolated_state, paths.repo_slug(repo)).read_text())
     assert [p["short"] for p in doc["panes"]] == ["0a1b2c3d", pane.short]
 
@@ -131,7 +126,7 @@ async def test_restore_skipped_is_kept_and_blocks_exit(repo: Path, isolated_stat
         await pilot.pause(0.3)
         assert app.is_running and isinstance(app.screen, RestoreScreen)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: not app.is_running, timeout=5)
+        await wait_for(pilot, lambda: not app.is_running, timeout=20)
     doc = json.loads(roster.roster_path(isolated_state, slug).read_text())
     assert [p["short"] for p in doc["panes"]] == ["11111111", "22222222"]
     assert not token_dirs(isolated_state)

@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 
 from screens.menu import MenuScreen
-from screens.quit_confirm import QuitConfirmScreen
-from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from tests.apphelpers import dash_screen, make_app, quit_app, screen_text, wait_for
 from zirv_dash import procinfo, wrap
 from zirv_dash.attention import PaneState
 from zirv_dash.config import load_settings
@@ -93,11 +92,7 @@ async def test_quitting_at_a_trust_prompt_leaves_the_folder_untrusted(
         pane = dash.panes[0]
         await wait_for(pilot, lambda: "Yes, I trust this folder" in screen_text(pane))
         assert not pane.at_input_prompt()
-        await pilot.press("ctrl+a", "q")
-        await pilot.pause(0.3)
-        if isinstance(app.screen, QuitConfirmScreen):
-            await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.is_running, timeout=15)
+        await quit_app(pilot, app, timeout=20)
     assert not trust.exists(), "quitting answered the trust dialog"
     assert pane.pty is not None and await_gone([pane.pty.pid]) == []
 
@@ -116,12 +111,8 @@ async def test_quit_leaves_no_process_of_a_shell_panes_session(
         jobs = await start_stubborn_jobs(pilot, pane)
         members = session_of(pane)
         assert set(jobs) <= set(members)
-        await pilot.press("ctrl+a", "q")
-        await pilot.pause(0.3)
-        if isinstance(app.screen, QuitConfirmScreen):
-            await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.is_running, timeout=20)
-    assert await_gone(members, 1.0) == []
+        await quit_app(pilot, app, timeout=20)
+    assert await_gone(members, 10.0) == []
     assert pane.pty is not None and procinfo.session_members(pane.pty.pid) == []
 
 
@@ -142,19 +133,16 @@ async def test_menu_stop_ends_a_shell_pane_and_its_jobs_as_stopped(
         await pilot.press("ctrl+a", "c")
         await wait_for(pilot, lambda: isinstance(app.screen, MenuScreen))
         await pilot.press("s", "y")
-        await wait_for(pilot, lambda: not pane.alive, timeout=10)
+        await wait_for(pilot, lambda: not pane.alive, timeout=20)
+        # Said as it ended (before the notice's time is up however slow the rest).
+        await wait_for(pilot, lambda: (dash.current_notice() or "").endswith("stopped"))
         everything = [*jobs, *members]
         # (awaited on the app's loop: the ladder is stepped by a timer there)
-        await wait_for(pilot, lambda: not any(map(procinfo.pid_exists, everything)), 5.0)
+        await wait_for(pilot, lambda: not any(map(procinfo.pid_exists, everything)), 20)
         assert pane.state() is PaneState.STOPPED
         assert not dash.errors.unacked, [e.text for e in dash.errors.entries]
-        await wait_for(pilot, lambda: (dash.current_notice() or "").endswith("stopped"))
         assert dash.panes[0].alive  # the other pane is untouched
-        await pilot.press("ctrl+a", "q")
-        await pilot.pause(0.3)
-        if isinstance(app.screen, QuitConfirmScreen):
-            await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.is_running, timeout=20)
+        await quit_app(pilot, app, timeout=20)
 
 
 def test_ctx_kill_of_a_shell_pane_ends_it_and_its_jobs_as_stopped(
@@ -190,7 +178,7 @@ def test_ctx_kill_of_a_shell_pane_ends_it_and_its_jobs_as_stopped(
             pane.pump(1 << 20)
             time.sleep(0.02)
         assert not pane.alive
-        assert await_gone(members, 1.0) == []
+        assert await_gone(members, 10.0) == []
         assert pane.state() is PaneState.STOPPED
         assert not dash.errors.entries, [e.text for e in dash.errors.entries]
         assert (dash.current_notice() or "").endswith("stopped")
@@ -221,11 +209,7 @@ async def test_a_first_pane_that_fails_at_once_keeps_the_dashboard_open(
         assert app.screen is not screen  # the errors overlay opened
         await pilot.press("escape")
         await pilot.pause(0.1)
-        await pilot.press("ctrl+a", "q")
-        await pilot.pause(0.3)
-        if isinstance(app.screen, QuitConfirmScreen):
-            await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.is_running, timeout=10)
+        await quit_app(pilot, app, timeout=20)
 
 
 def test_wrap_says_why_when_the_program_fails_at_once(
