@@ -45,6 +45,8 @@ def test_mail_badge_and_nudge_notice(snap_compare: Any) -> None:
         # The worker shows an approval prompt, so mail to it waits (✉2).
         worker.send(b"/ask\r", typed=False)
         await wait_for(pilot, lambda: worker.state() is PaneState.NEEDS_YOU)
+        # Its own notice first, so it cannot replace the nudge notice in the picture.
+        await wait_for(pilot, lambda: (dash.current_notice() or "").startswith(f"▲ {worker.short}"))
         store(dash.slug, "the login form needs tests", "claude", "abcd1234", worker.session_id, 0)
         store(dash.slug, "ping", "codex", "bcde2345", worker.session_id, 1)
         await wait_for(pilot, lambda: screen.engine.mail.badge(worker) == "✉2")

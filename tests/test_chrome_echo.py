@@ -110,6 +110,7 @@ async def test_a_spinner_frame_moves_the_glyphs_without_a_full_redraw(tmp_path: 
         assert full
 
 
+@pytest.mark.serial  # counts frames against the spinner timer: not beside another worker
 async def test_while_typing_the_spinner_moves_just_after_each_echo(tmp_path: Path) -> None:
     """Typed into a working pane, the spinner's frames come right after a key's
     echo is drawn, none on the spinner's own timer (where one landing as a key

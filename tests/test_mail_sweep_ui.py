@@ -45,6 +45,7 @@ class LoopGaps:
         self.last = now
 
 
+@pytest.mark.serial  # measures loop stalls: not beside another worker
 async def test_hostile_mailbox_files_are_never_read_and_mail_still_arrives(
     tmp_path: Path,
 ) -> None:

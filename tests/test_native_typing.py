@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -24,6 +25,9 @@ from zirv_dash.native.demo_provider import DemoProvider
 from zirv_dash.native.engine import NativeSession
 from zirv_dash.native.journal import Journal
 from zirv_dash.native.routes import demo_route
+
+# Frames are counted: a loaded worker beside it draws late frames into the count.
+pytestmark = pytest.mark.serial
 
 EXCHANGES = 300
 
@@ -58,7 +62,7 @@ async def test_typing_repaints_the_composer_and_not_the_transcript(tmp_path: Pat
         transcript = app.query_one(TranscriptView)
         await until(pilot, lambda: app.focused is composer)
         await until(pilot, lambda: f"answer {EXCHANGES - 1}" in transcript.plain())
-        await pilot.pause(0.3)  # the first frames (and the scroll to the end) are drawn
+        await pilot.pause(0.6)  # the first frames (and the scroll to the end) are drawn
         counts: Counter[str] = Counter()
         count_renders(
             {
@@ -140,7 +144,7 @@ async def test_an_idle_composer_draws_nothing(tmp_path: Path) -> None:
         await until(pilot, lambda: app.focused is composer)
         await pilot.press(*"draft")
         await until(pilot, lambda: composer.text == "draft")
-        await pilot.pause(0.2)  # the keystrokes' own frames are drawn
+        await pilot.pause(0.5)  # the keystrokes' own frames are drawn
         counts: Counter[str] = Counter()
         count_renders({"composer": composer}, counts)
         await pilot.pause(1.3)  # longer than two blink periods

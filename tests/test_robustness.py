@@ -59,6 +59,7 @@ async def test_a_big_paste_reaches_a_slow_reader_without_more_keys(tmp_path: Pat
     child = (
         "import os, select, sys, time, tty\n"
         "tty.setraw(0)\n"
+        "os.write(1, b'RAW-READY\\r\\n')\n"
         "n = 0\n"
         "while n < 200000:\n"
         "    r, _, _ = select.select([0], [], [], 5)\n"
@@ -76,7 +77,8 @@ async def test_a_big_paste_reaches_a_slow_reader_without_more_keys(tmp_path: Pat
         await wait_for(pilot, lambda: bool(dash.panes) and "$" in screen_text(dash.panes[0]))
         pane = dash.panes[0]
         pane.send(f"exec {sys.executable} {script}\r".encode())
-        await pilot.pause(0.5)
+        # setraw flushes what arrived before it: paste once the child says it is raw.
+        await wait_for(pilot, lambda: "RAW-READY" in screen_text(pane), timeout=20)
         app.post_message(events.Paste("x" * 200_000))
         await wait_for(pilot, lambda: "GOT 200000" in screen_text(pane), timeout=20)
 

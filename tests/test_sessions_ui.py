@@ -89,10 +89,10 @@ async def test_markers_and_mail_are_picked_up_by_the_watcher_alone(
         )
         nudge.write_marker(worker.short, "abcd1234")
         notice = f"nudge received for {worker.short} -- see inbox"
-        await wait_for(pilot, lambda: screen.dash.current_notice() == notice, timeout=5)
+        await wait_for(pilot, lambda: screen.dash.current_notice() == notice, timeout=20)
         assert not (sessions_dir() / f"{worker.short}.nudge").exists()
         store(screen.dash.slug, "via the watcher", to_session=worker.session_id)
-        await wait_for(pilot, lambda: "via the watcher" in screen_text(worker), timeout=5)
+        await wait_for(pilot, lambda: "via the watcher" in screen_text(worker), timeout=20)
 
 
 async def test_sweeps_fall_back_to_the_tick_when_watching_fails(
