@@ -29,6 +29,7 @@ from screens.chords import Chords
 from screens.chrome import Chrome
 from screens.handover_actions import HandoverActions
 from screens.input_router import WHEEL_STEP, InputRouter
+from screens.key_gate import NotReady
 from screens.lifecycle_actions import LifecycleActions
 from screens.line_compositor import LineCompositor
 from screens.mail_actions import MailActions
@@ -280,7 +281,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         event.stop()
         self.input.key(event.key, event.character)
 
-    def route_input(self, event: events.Key | events.Paste) -> Widget | None:
+    def route_input(self, event: events.Key | events.Paste) -> Widget | NotReady | None:
         """Keys and pastes from the App's key gate, in arrival order; returns the
         widget the gate forwards it to instead (a native pane's), else None."""
         if isinstance(event, events.Key):

@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING
 from textual import events
 from textual.widget import Widget
 
+from screens.key_gate import NOT_READY, NotReady
 from zirv_dash.keymap import Verdict
 
 if TYPE_CHECKING:
@@ -24,12 +25,15 @@ WHEEL_STEP = 3
 CHORD_HOLD = 0.25
 KEY_HOLD = 0.03
 """After a chord / a typed key, parse only the focused pane for this long."""
+NATIVE_OPENING_WAIT = 10.0
+"""Longest keys typed ahead wait for a focused native pane to open its view."""
 
 
 class InputRouter:
     def __init__(self, screen: DashboardScreen) -> None:
         self._screen = screen
         self._wheel_told: set[str] = set()
+        self._opening_since: float | None = None
         path = os.environ.get("ZIRV_CTX_DASH_KEYLOG")
         self._keylog: IO[str] | None = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115
 
@@ -38,10 +42,31 @@ class InputRouter:
             self._keylog.close()
             self._keylog = None
 
-    def key(self, key: str, character: str | None) -> Widget | None:
-        """Run the key; returns the widget that should get it through Textual
-        instead (a native pane's own keys), else None."""
+    def opening(self) -> bool:
+        """The focused pane is a native pane whose view is not up yet: keys typed
+        ahead (at start, right after a spawn) wait for it rather than vanish,
+        chords too, so they keep their order (at most NATIVE_OPENING_WAIT)."""
         screen = self._screen
+        pane = screen.dash.focused_pane
+        if pane is None or pane.kind != "native" or not pane.alive:
+            self._opening_since = None
+            return False
+        native = screen.focused_native()
+        if native is not None and native.is_mounted:
+            self._opening_since = None
+            return False
+        now = time.monotonic()
+        if self._opening_since is None:
+            self._opening_since = now
+        return now - self._opening_since < NATIVE_OPENING_WAIT
+
+    def key(self, key: str, character: str | None) -> Widget | NotReady | None:
+        """Run the key; returns the widget that should get it through Textual
+        instead (a native pane's own keys), NOT_READY while that pane is still
+        opening, else None."""
+        screen = self._screen
+        if self.opening():
+            return NOT_READY
         if screen.roster.capturing:  # the roster's search field is editing
             screen.roster.key(key, character)
             return None
@@ -78,7 +103,9 @@ class InputRouter:
         screen.chrome.schedule()  # the armed prefix shows in the footer
         return None
 
-    def paste(self, text: str) -> Widget | None:
+    def paste(self, text: str) -> Widget | NotReady | None:
+        if self.opening():
+            return NOT_READY
         if self._screen.roster.capturing:
             self._screen.roster.paste(text)
             return None

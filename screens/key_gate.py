@@ -47,7 +47,20 @@ SETTLE_CAP = 2.0
 MOUNT_TIMEOUT = 1.0
 """Longest wait for an overlay to mount and take focus before keys go anyway."""
 
+FOCUS_TIMEOUT = 5.0
+"""Longest wait for focus to reach the widget a declined key is for (a native
+pane's composer while its pane is still opening) before the key is dropped."""
+
 InputEvent = events.Key | events.Paste
+
+
+class NotReady:
+    """What a router returns for a key it cannot place yet (its target is still
+    opening): the gate keeps it, and every key after it, and asks again."""
+
+
+NOT_READY = NotReady()
+NOT_READY_POLL = 0.01
 
 
 class KeyRouter(Protocol):
@@ -58,7 +71,7 @@ class KeyRouter(Protocol):
     bindings and text editing); the gate then forwards it in order, once focus
     has reached that widget."""
 
-    def route_input(self, event: InputEvent) -> Widget | None: ...
+    def route_input(self, event: InputEvent) -> Widget | NotReady | None: ...
 
 
 @dataclass(frozen=True)
@@ -90,7 +103,10 @@ class KeyGate:
             target = screen.route_input(event)
             if target is None:
                 return True
-            self._backlog.append(_Declined(event, target))
+            if isinstance(target, NotReady):
+                self._backlog.append(event)
+            else:
+                self._backlog.append(_Declined(event, target))
         else:
             self._backlog.append(event)
         if self._drain is None:
@@ -107,8 +123,11 @@ class KeyGate:
                     await self._to_widget(item, screen)
                     continue
                 if _is_router(screen):
-                    self._backlog.popleft()
                     widget = screen.route_input(item)
+                    if isinstance(widget, NotReady):
+                        await asyncio.sleep(NOT_READY_POLL)  # the router bounds the wait
+                        continue
+                    self._backlog.popleft()
                     if widget is not None:
                         self._backlog.appendleft(_Declined(item, widget))
                     continue
@@ -128,7 +147,7 @@ class KeyGate:
         """Forward a declined event once focus is inside its target (a focus
         change a chord just made lands on the next frame), then let it settle."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + MOUNT_TIMEOUT
+        deadline = loop.time() + FOCUS_TIMEOUT
         target = item.target
         while loop.time() < deadline and _is_router(self._app.screen) and target.is_attached:
             focused = self._app.focused

@@ -122,6 +122,29 @@ async def test_a_native_state_change_is_announced_on_the_next_loop_turn(repo: Pa
         assert states == [PaneState.NEEDS_YOU, PaneState.IDLE]
 
 
+async def test_keys_typed_right_after_a_native_pane_opens_reach_its_composer(
+    repo: Path,
+) -> None:
+    """Typed while a just-opened native pane is not up yet (no view, no focus):
+    kept and typed in order once it is (they used to vanish), a chord too."""
+    app = make_app(repo, agent="shell")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: bool(screen.dash.panes))
+        pane = screen.engine.spawn("native")
+        assert pane is not None and screen.dash.focused_pane is pane
+        view = screen.native_views.get(pane.short)
+        assert view is None or not view.is_mounted  # it is mounted on a later turn
+        for key in [*"hello", "ctrl+a", "z", *" world"]:
+            char = key if len(key) == 1 else None
+            app.post_message(events.Key("space" if key == " " else key, char))
+        await wait_for(pilot, lambda: bool(screen.native_views[pane.short].query(NativeComposer)))
+        composer = screen.native_views[pane.short].query_one(NativeComposer)
+        await wait_for(pilot, lambda: composer.text == "hello world", what=lambda: composer.text)
+        assert screen.dash.zoomed  # the chord ran between the words
+        assert app.key_gate.pending == 0
+
+
 async def test_ctrl_q_ends_only_the_native_pane_and_a_hidden_finish_is_done(
     repo: Path,
 ) -> None:
