@@ -144,6 +144,7 @@ class Engine:
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
+        self.stops.release()
         for task in list(self._tasks):
             task.cancel()
         if self._sigchld and self._loop is not None:

@@ -9,6 +9,7 @@ running in its session are ended too before the ladder is done.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from zirv_dash.intake import STOP_GRACE
@@ -25,6 +26,25 @@ class StopController:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self.ladders: dict[str, Ladder] = {}
+        self._waiters: dict[str, list[asyncio.Future[None]]] = {}
+
+    async def finished(self, short: str) -> None:
+        """Until the ladder of pane `short` is done (at once if none runs): the
+        pane ends with its leader, the jobs it left are ended after."""
+        if short not in self.ladders:
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(short, []).append(done)
+        await done
+
+    def release(self) -> None:
+        """The engine closes: nobody steps the ladders any more (the shutdown's
+        own ladders end the children); whoever waits on one is let go."""
+        for waiters in self._waiters.values():
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+        self._waiters.clear()
 
     def stop(self, pane: Pane, grace: float = STOP_GRACE) -> bool:
         """Begin stopping `pane`; False if it has nothing to stop or already stops."""
@@ -49,5 +69,8 @@ class StopController:
             if ladder.step():
                 del self.ladders[short]
                 self._engine.schedule_reap()
+                for waiter in self._waiters.pop(short, []):
+                    if not waiter.done():
+                        waiter.set_result(None)
         if self.ladders:
             self._engine.call_later("stops", STOP_STEP_SECS, self._step)

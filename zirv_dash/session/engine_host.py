@@ -192,6 +192,9 @@ class EngineHost:
         if self.engine.stops.stop(pane, grace=max(0.0, grace)):
             self._publish_if_changed(pane)
         await ended.wait()
+        # The reply promises nothing of the pane runs: the jobs its leader left
+        # are ended by the ladder after the leader itself.
+        await self.engine.stops.finished(pane.short)
         return self._facts(pane)
 
     async def close(self) -> None:
