@@ -217,8 +217,9 @@ def test_swap_book_defers_until_idle_and_sweeps_packets(tmp_path: Path) -> None:
         pane.send(b"echo hi\r")
         assert book.due(dash.panes, now=time.monotonic()) == []  # just typed: busy
         pump_until(pane, "hi")
-        deadline = time.monotonic() + 5
-        while not pane.is_idle() and time.monotonic() < deadline:
+        deadline = time.monotonic() + 20
+        while not pane.is_idle():
+            assert time.monotonic() < deadline, f"never idle: {pane.state()}"
             # Keep reading: idle needs the shell's prompt back on screen.
             pane.read_available()
             pane.pump(1 << 16)
