@@ -171,8 +171,9 @@ async def test_sidebar_hides_below_100_columns_and_header_shows_tabs(tmp_path: P
         from widgets.sidebar import Sidebar
 
         assert not screen.query_one(Sidebar).display
-        await pilot.pause(0.6)
-        tabs = screen.query_one(HeaderBar).facts.tabs
+        header = screen.query_one(HeaderBar)
+        await wait_for(pilot, lambda: header.facts.tabs is not None)
+        tabs = header.facts.tabs
         assert tabs is not None and [t.name for t in tabs][0] == "orch"
         await pilot.press("ctrl+a", "b")
         await wait_for(pilot, lambda: screen.query_one(Sidebar).display)
