@@ -169,7 +169,11 @@ async def test_a_working_pane_resized_goes_on_working(
         await wait_for(pilot, lambda: pane.state() is not PaneState.WORKING, timeout=20)
 
 
-async def test_typing_after_a_resize_is_still_work(tmp_path: Path) -> None:
+async def test_typing_after_a_resize_is_still_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = tmp_path / "gate"  # the turn's last step waits for it: still working when looked at
+    monkeypatch.setenv("ZIRV_DEMO_GATE", str(gate))
     app = make_app(tmp_path, agent="demo", flags={"dash": {"idle_quiet_ms": 2_000}})
     async with app.run_test(size=(120, 40)) as pilot:
         screen = dash_screen(app)
@@ -181,6 +185,7 @@ async def test_typing_after_a_resize_is_still_work(tmp_path: Path) -> None:
         await pilot.press(*"go", "enter")
         await wait_for(pilot, lambda: "Working on: go" in screen_text(pane))
         assert pane.state() is PaneState.WORKING
+        gate.touch()
 
 
 async def test_the_timer_is_time_in_state(tmp_path: Path) -> None:
