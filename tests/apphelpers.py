@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from screens.app import LaunchOptions, ZirvApp
@@ -132,6 +133,20 @@ async def quit_app(
             confirmed = True
             continue
         await pilot.pause(0.02)
+
+
+def burst(app: ZirvApp, keys: list[str]) -> None:
+    """Post every key to the App at once, the way the driver hands over one read
+    (a paste, a laggy link, `tmux send-keys`): none is handled before the last
+    is posted."""
+    for key in keys:
+        char = key if len(key) == 1 else (" " if key == "space" else None)
+        app.post_message(events.Key(key, char))
+
+
+def chars(text: str) -> list[str]:
+    """Key names of `text` (a space is the `space` key)."""
+    return ["space" if c == " " else c for c in text]
 
 
 def screen_text(pane: Pane) -> str:

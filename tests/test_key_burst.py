@@ -11,26 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
-from textual import events
 
 from screens.nudge import NudgeScreen
 from screens.spawn import SpawnScreen
-from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from tests.apphelpers import burst, chars, dash_screen, make_app, screen_text, wait_for
 from tests.tmuxharness import ZIRV, Tmux
 
 # Bursts are about arrival order under real scheduling: not beside another worker.
 pytestmark = pytest.mark.serial
-
-
-def _burst(app: object, keys: list[str]) -> None:
-    """Post every key to the App at once, the way the driver hands over a read."""
-    for key in keys:
-        char = key if len(key) == 1 else (" " if key == "space" else None)
-        app.post_message(events.Key(key, char))  # type: ignore[attr-defined]
-
-
-def _chars(text: str) -> list[str]:
-    return ["space" if c == " " else c for c in text]
 
 
 @pytest.fixture
@@ -49,7 +37,7 @@ async def test_text_after_a_nudge_chord_goes_to_the_dialog_not_the_pane(repo: Pa
         screen = dash_screen(app)
         pane = screen.dash.panes[0]
         await wait_for(pilot, lambda: "$" in screen_text(pane))
-        _burst(app, ["ctrl+a", "n", *_chars("echo LEAKED")])
+        burst(app, ["ctrl+a", "n", *chars("echo LEAKED")])
         await wait_for(pilot, lambda: isinstance(app.screen, NudgeScreen))
         nudge = app.screen
         await wait_for(pilot, lambda: "echo LEAKED" in nudge.query_one("TextArea").text)
@@ -70,7 +58,7 @@ async def test_a_spawn_form_typed_in_one_burst_keeps_every_field(repo: Path) -> 
 
         screen.engine.spawn = spy  # type: ignore[method-assign,assignment]
         # Harness "demo", Tab to the model, Tab to the prompt, the prompt, Enter.
-        _burst(app, ["ctrl+a", "s", *_chars("demo"), "tab", "tab", *_chars("task B"), "enter"])
+        burst(app, ["ctrl+a", "s", *chars("demo"), "tab", "tab", *chars("task B"), "enter"])
         await wait_for(pilot, lambda: bool(forms), timeout=15)
         assert forms[0] == ("demo", None, "task B")
         assert not isinstance(app.screen, SpawnScreen)

@@ -12,10 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-from textual import events
 
 from screens.dashboard import DashboardScreen
-from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from tests.apphelpers import burst, chars, dash_screen, make_app, screen_text, wait_for
 from tests.fixtures.native.server import ProviderServer, Reply, openai_text, serve
 from tests.test_native_pane_loopback import configure
 from widgets.native_approval import NativeApproval
@@ -135,9 +134,7 @@ async def test_keys_typed_right_after_a_native_pane_opens_reach_its_composer(
         assert pane is not None and screen.dash.focused_pane is pane
         view = screen.native_views.get(pane.short)
         assert view is None or not view.is_mounted  # it is mounted on a later turn
-        for key in [*"hello", "ctrl+a", "z", *" world"]:
-            char = key if len(key) == 1 else None
-            app.post_message(events.Key("space" if key == " " else key, char))
+        burst(app, [*chars("hello"), "ctrl+a", "z", *chars(" world")])
         await wait_for(pilot, lambda: bool(screen.native_views[pane.short].query(NativeComposer)))
         composer = screen.native_views[pane.short].query_one(NativeComposer)
         await wait_for(pilot, lambda: composer.text == "hello world", what=lambda: composer.text)
@@ -254,10 +251,7 @@ async def test_a_burst_across_a_native_and_a_pty_pane_keeps_each_key_with_its_pa
         await wait_for(pilot, lambda: "$" in screen_text(shell))
         # One read's worth of keys, as a paste or tmux send-keys delivers them: the
         # focus moves twice inside the burst, and every key lands where it was typed.
-        burst = ["ctrl+a", "1", *"hi", "tab", "ctrl+a", "2", *"echo", "space", *"OK"]
-        for key in burst:
-            char = key if len(key) == 1 else (" " if key == "space" else None)
-            app.post_message(events.Key(key, char))
+        burst(app, ["ctrl+a", "1", *"hi", "tab", "ctrl+a", "2", *chars("echo OK")])
         await wait_for(pilot, lambda: "echo OK" in screen_text(shell))
         assert view.query_one(NativeComposer).text == "hi"
         assert "hi" not in screen_text(shell)
