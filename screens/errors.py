@@ -29,13 +29,11 @@ def errors_text(log: ErrorLog, now: float | None = None, *, ages: bool = True) -
         out.append(entry.text, style)
         if entry.count > 1:
             out.append(f" ×{entry.count}", Style(bold=True))
-        age = int(now - entry.at)
         if not ages:
             out.append("\n")
-        elif age < 120:
-            out.append(f"  {age}s ago\n", Style(dim=True))
-        else:
-            out.append(f"  {age // 60}m ago\n", Style(dim=True))
+            continue
+        age = int(now - entry.at)
+        out.append(f"  {age}s ago\n" if age < 120 else f"  {age // 60}m ago\n", Style(dim=True))
     out.rstrip()  # no blank row under the last entry: the dialog fits its content
     return out
 

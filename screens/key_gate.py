@@ -39,9 +39,10 @@ SETTLE_TIMEOUT = 0.25
 """Longest the loop may sit idle while one forwarded key is still unhandled
 before the next is sent (a key whose handling publishes nothing)."""
 SETTLE_POLL = 0.01
-"""How often a settling key is looked at. A look that comes later than this
-(plus STALL) found the loop busy, not idle: that time is not counted."""
+"""How often a settling key is looked at."""
 STALL = 0.005
+"""A look later than SETTLE_POLL + STALL found the loop busy, not idle: that
+time is not counted against SETTLE_TIMEOUT."""
 SETTLE_CAP = 2.0
 """Longest wait for one key however busy the loop is."""
 MOUNT_TIMEOUT = 1.0
