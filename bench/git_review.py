@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from widgets.diff_view import highlight  # noqa: E402
-from zirv_dash import gitdiff, worktree  # noqa: E402
+from zirv_dash.repo import gitdiff, worktree  # noqa: E402
 
 RUNS = 5
 

@@ -99,7 +99,7 @@ def sample(root: int, seconds: float) -> Sample:
 def dashboard(panes: int, seconds: float, tmp: Path) -> Sample:
     repo = tmp / "repo"
     repo.mkdir()
-    argv = [sys.executable, "-m", "zirv_dash.cli", "chat", "--agent", "shell"]
+    argv = [sys.executable, "-m", "zirv_dash.cli.main", "chat", "--agent", "shell"]
     argv += ["--pane", "shell"] * (panes - 1)
     old = os.getcwd()
     os.chdir(repo)

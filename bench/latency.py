@@ -78,7 +78,7 @@ def run_dashboard(
     repo.mkdir()
     env = base_env(tmp / "state")
     env.update(extra_env or {})  # another version's tree on PYTHONPATH (latency_ab.py)
-    argv = [sys.executable, "-m", "zirv_dash.cli", "chat", "--agent", "shell"]
+    argv = [sys.executable, "-m", "zirv_dash.cli.main", "chat", "--agent", "shell"]
     argv += ["--pane", "shell"] * 3
     old = os.getcwd()
     os.chdir(repo)

@@ -58,10 +58,11 @@ def serve() -> int:
     # Before Textual is imported (it reads the frame rate once), as `zirv chat` does.
     os.environ.setdefault("TEXTUAL_FPS", "240")
     from screens.app import run_dashboard
-    from zirv_dash import adapters, outer_terminal, paths
-    from zirv_dash.config import load_adapter_gate, load_settings
+    from zirv_dash import outer_terminal, paths
+    from zirv_dash.cli.launch import LaunchOptions
+    from zirv_dash.config.layers import load_adapter_gate, load_settings
+    from zirv_dash.harnesses import adapters
     from zirv_dash.keymap import load_keymap
-    from zirv_dash.launch import LaunchOptions
 
     repo = paths.repo_root()
     settings = load_settings(repo)
@@ -127,7 +128,7 @@ def start_pty(tmp: Path) -> PtyTerminal:
     repo = tmp / "repo"
     repo.mkdir()
     env = latency.base_env(tmp / "state")
-    argv = [sys.executable, "-m", "zirv_dash.cli", "chat", "--agent", "shell"]
+    argv = [sys.executable, "-m", "zirv_dash.cli.main", "chat", "--agent", "shell"]
     old = os.getcwd()
     os.chdir(repo)
     term = PtyTerminal(argv, latency.COLS, latency.ROWS, env)

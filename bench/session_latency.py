@@ -150,7 +150,7 @@ def run_socket(keys: int, tmp: Path, big: Path) -> dict[str, list[float]]:
 
 HEADLESS = [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"]
 """The runtime with no dashboard to host (sessions only)."""
-HOSTING = [sys.executable, "-m", "zirv_dash.cli", "session", "serve"]
+HOSTING = [sys.executable, "-m", "zirv_dash.cli.main", "session", "serve"]
 """`zirv session serve`: the runtime that hosts the dashboard (`dash`)."""
 
 
@@ -209,7 +209,7 @@ def run_attached(keys: int, tmp: Path, big: Path) -> dict[str, list[float]]:
     try:
         params = {"harness": "shell", "columns": COLS, "rows": ROWS}
         ids = [blocking.call("session.start", params)["session"]["id"] for _ in range(4)]
-        term = _terminal([sys.executable, "-m", "zirv_dash.cli", "chat"], env, repo)
+        term = _terminal([sys.executable, "-m", "zirv_dash.cli.main", "chat"], env, repo)
         results = _idle_then_flood(term, ids[1:], big, keys)
     finally:
         if term is not None:
@@ -267,7 +267,7 @@ def idle_runtime(panes: int, seconds: float, tmp: Path) -> tuple[float, float]:
         for _ in range(panes):
             blocking.call("session.start", params)
         # The whole dashboard, attached (`zirv chat` with the gate on).
-        term = _terminal([sys.executable, "-m", "zirv_dash.cli", "chat"], env, repo)
+        term = _terminal([sys.executable, "-m", "zirv_dash.cli.main", "chat"], env, repo)
         term.read_for(12.0)  # past the idle threshold, as bench/idle.py waits
         reader = threading.Thread(target=lambda: term.read_for(seconds + 1), daemon=True)
         reader.start()

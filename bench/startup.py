@@ -59,7 +59,9 @@ POLL = 0.005
 FRAME_TIMEOUT = 20.0
 FLOOR = "floor"
 VENV_BIN = Path(sys.executable).parent
-LAUNCH = "import re, sys; sys.argv[0] = 'zirv'; from zirv_dash.cli import main; sys.exit(main())"
+LAUNCH = (
+    "import re, sys; sys.argv[0] = 'zirv'; from zirv_dash.cli.main import main; sys.exit(main())"
+)
 """What the venv's `zirv` script runs, for a tree given with `--tree`: pip's
 script imports `re` before our code (to tidy argv[0]), so this does too."""
 
@@ -169,7 +171,7 @@ tty = os.dup(2)
 os.dup2(os.open({log!r}, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
 sys.stderr = sys.__stderr__ = os.fdopen(tty, "w")
 sys.argv[0] = "zirv"
-from zirv_dash.cli import main
+from zirv_dash.cli.main import main
 sys.exit(main())
 """
 

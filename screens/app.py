@@ -26,8 +26,8 @@ from textual.driver import Driver
 from textual.geometry import Offset
 
 from screens.key_gate import InputEvent, KeyGate
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.launch import LaunchOptions as LaunchOptions
+from zirv_dash.cli.launch import LaunchOptions as LaunchOptions
+from zirv_dash.dash.dashboard import Dashboard
 
 _COLOR_SYSTEMS = {
     "truecolor": ColorSystem.TRUECOLOR,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from zirv_dash.broadcast import Broadcast
+from zirv_dash.dash.broadcast import Broadcast
 
 if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen

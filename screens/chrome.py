@@ -23,11 +23,11 @@ from widgets.glyphs import SPINNER_PERIOD, glyph
 from widgets.header_bar import HeaderBar, HeaderFacts, Tab
 from widgets.pane_header import PaneHeader, PaneHeaderFacts
 from widgets.sidebar import RosterRow, Sidebar
-from zirv_dash.attention import Transition
-from zirv_dash.dashboard import NOTICE_TTL
+from zirv_dash.attention.tracker import Transition
+from zirv_dash.cli.opening_frame import footer_hint
+from zirv_dash.dash.dashboard import NOTICE_TTL
 from zirv_dash.keymap import ACTION_BY_ID, describe_key
-from zirv_dash.opening_frame import footer_hint
-from zirv_dash.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
 from zirv_dash.textfmt import (
     age_text,

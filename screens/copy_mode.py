@@ -26,8 +26,8 @@ from textual.screen import ModalScreen
 
 from widgets.copy_view import CopyView
 from widgets.status_line import StatusLine, fit_pieces
-from zirv_dash import selection as sel
-from zirv_dash.pane import Pane
+from zirv_dash.dash import selection as sel
+from zirv_dash.panes.pane import Pane
 
 __all__ = ["HINT", "CopyModeScreen", "CopyView", "StatusLine", "fit_pieces"]
 

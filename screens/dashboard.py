@@ -44,10 +44,10 @@ from widgets.pane_header import PaneHeader
 from widgets.sidebar import Sidebar
 from widgets.terminal_view import TerminalView
 from zirv_dash import clipboard, paths
-from zirv_dash.dashboard import Dashboard
+from zirv_dash.cli.launch import LaunchOptions
+from zirv_dash.cli.opening_frame import SIDEBAR_MIN_COLUMNS
+from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.keymap import ACTION_BY_ID, ACTIONS, PrefixFilter, describe_key
-from zirv_dash.launch import LaunchOptions
-from zirv_dash.opening_frame import SIDEBAR_MIN_COLUMNS
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime.events import EngineEvent
 

@@ -32,10 +32,11 @@ from widgets.diff_view import SPLIT_MIN_COLUMNS, DiffView, Row
 from widgets.key_hints import KeyHints
 from widgets.nav_pick_list import NavPickList
 from widgets.pick_list import PickList
-from zirv_dash import gitdiff, mail, worktree
 from zirv_dash.editor import editor_argv, run_editor
-from zirv_dash.gitdiff import DiffResult, FileDiff
-from zirv_dash.worktree import WorktreeError
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.repo import gitdiff, worktree
+from zirv_dash.repo.gitdiff import DiffResult, FileDiff
+from zirv_dash.repo.worktree import WorktreeError
 
 Mode = Literal["browse", "commit", "comment", "confirm"]
 BROWSE_HINTS = [

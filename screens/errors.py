@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
-from zirv_dash.dashboard import ErrorLog
+from zirv_dash.dash.dashboard import ErrorLog
 
 
 def errors_text(log: ErrorLog, now: float | None = None, *, ages: bool = True) -> Text:

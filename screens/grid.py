@@ -20,8 +20,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label
 
 from widgets.grid_tile import GridTile, TileFacts
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.pane import Pane
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.panes.pane import Pane
 
 POLL_INTERVAL = 1 / 20
 

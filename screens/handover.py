@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
 from widgets.pick_list import PickList
-from zirv_dash.catalogue import NO_MODEL, PickerRow
+from zirv_dash.harnesses.catalogue import NO_MODEL, PickerRow
 
 EMPTY_TEXT = "no enabled, ready harness available to swap to"
 

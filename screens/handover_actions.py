@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zirv_dash import catalogue, swap
+from zirv_dash.handover import swap
+from zirv_dash.harnesses import catalogue
 
 if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen

@@ -18,9 +18,9 @@ from textual.driver import Driver
 
 from screens.app import ZirvApp
 from screens.socket_driver import SocketDriver
-from zirv_dash import adapters
+from zirv_dash.cli.launch import LaunchOptions
+from zirv_dash.harnesses import adapters
 from zirv_dash.keymap import KeymapError, load_keymap, load_preset
-from zirv_dash.launch import LaunchOptions
 from zirv_dash.outer_terminal import OuterTerminal
 from zirv_dash.runtime import Engine
 from zirv_dash.session.dash_session import DashLink
@@ -133,5 +133,5 @@ class HostedDashboard:
 
 
 def start(engine: Engine, link: DashLink, columns: int, rows: int) -> HostedDashboard:
-    """The `DashFactory` the runtime is given (`zirv_dash.chat`)."""
+    """The `DashFactory` the runtime is given (`zirv_dash.cli.chat`)."""
     return HostedDashboard(engine, link, columns, rows, link.color_system())

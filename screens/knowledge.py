@@ -25,8 +25,8 @@ from textual.widgets.option_list import Option
 from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
 from widgets.pick_list import PickList
-from zirv_dash import knowledge
-from zirv_dash.knowledge import Knowledge, Record
+from zirv_dash.repo import knowledge
+from zirv_dash.repo.knowledge import Knowledge, Record
 
 DIM = Style(dim=True)
 WARN = Style(color="yellow", bold=True)

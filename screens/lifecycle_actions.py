@@ -10,9 +10,9 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from zirv_dash.dash.roster import RosterPane
 from zirv_dash.intake import dashboard_sections, format_sections, inspect_sections, menu_entries
-from zirv_dash.pane import Pane
-from zirv_dash.roster import RosterPane
+from zirv_dash.panes.pane import Pane
 
 if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen

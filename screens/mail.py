@@ -27,8 +27,9 @@ from widgets.draft_area import DraftArea
 from widgets.key_hints import KeyHints
 from widgets.nav_pick_list import NavPickList
 from widgets.target_list import TargetList
-from zirv_dash import mail, paths
-from zirv_dash.config import MailSettings
+from zirv_dash import paths
+from zirv_dash.config.layers import MailSettings
+from zirv_dash.mail import mailbox as mail
 
 __all__ = ["MailScreen", "MailTarget", "TargetList", "recipient_text", "sender_text"]
 

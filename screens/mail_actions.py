@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zirv_dash import mail
+from zirv_dash.mail import mailbox as mail
 
 if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen

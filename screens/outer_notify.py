@@ -1,4 +1,4 @@
-"""Send `zirv_dash.notify` notifications to the terminal the dashboard runs in.
+"""Send `zirv_dash.attention.notify` notifications to the terminal the dashboard runs in.
 
 The bytes go through the Textual driver's `write`, the one stream that owns the
 outer terminal: Textual writes frames from its own buffer and `driver.write`
@@ -14,14 +14,14 @@ import threading
 import weakref
 from typing import TYPE_CHECKING
 
-from zirv_dash import notify
+from zirv_dash.attention import notify
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
-    from zirv_dash.attention import Transition
-    from zirv_dash.pane import Pane
+    from zirv_dash.attention.tracker import Transition
+    from zirv_dash.panes.pane import Pane
 
 _GATES: weakref.WeakKeyDictionary[object, notify.EpisodeGate] = weakref.WeakKeyDictionary()
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zirv_dash import mail
-from zirv_dash import worktree as worktrees
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.repo import worktree as worktrees
 
 if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen

@@ -13,7 +13,7 @@ from textual.color import Color, ColorParseError
 from textual.widget import Widget
 
 from widgets.terminal_view import TerminalView
-from zirv_dash.pane import Pane
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.native_pane import NativeSessionPane
 

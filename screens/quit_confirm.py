@@ -19,7 +19,7 @@ from textual.widgets import Static
 from screens.dialog import DialogScreen
 from widgets.glyphs import glyph
 from widgets.key_hints import KeyHints
-from zirv_dash.pane import STATE_WORDS, PaneState
+from zirv_dash.panes.pane import STATE_WORDS, PaneState
 
 REFRESH_SECS = 0.25
 

@@ -22,8 +22,8 @@ from textual.widgets.option_list import Option
 from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
 from widgets.nav_pick_list import NavPickList
-from zirv_dash.catalogue import implicit_model
-from zirv_dash.roster import RosterPane
+from zirv_dash.dash.roster import RosterPane
+from zirv_dash.harnesses.catalogue import implicit_model
 
 
 def _default_titles(entry: RosterPane) -> set[str]:

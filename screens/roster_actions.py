@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from widgets.roster_search import Outcome
 from widgets.sidebar import Sidebar
-from zirv_dash.roster_view import GroupBy, GroupResolver, PaneLike, RowGroup
+from zirv_dash.dash.roster_view import GroupBy, GroupResolver, PaneLike, RowGroup
 
 if TYPE_CHECKING:
     from screens.dashboard import DashboardScreen

@@ -26,12 +26,12 @@ from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
 from widgets.pane_header import shorten_home
 from widgets.pick_list import PickList
-from zirv_dash import adapters
-from zirv_dash.config import AdapterGate
+from zirv_dash.config.layers import AdapterGate
+from zirv_dash.harnesses import adapters
 
 if TYPE_CHECKING:
     # `config.Settings` imports pydantic, which plainly valid settings never need.
-    from zirv_dash.config import Settings
+    from zirv_dash.config.layers import Settings
 
 FIXED_ROWS = 13
 """Rows of the dialog besides the harness list: borders, labels, fields, footer."""

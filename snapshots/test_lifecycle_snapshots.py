@@ -12,7 +12,8 @@ from screens.menu import MenuScreen
 from screens.restore import RestoreScreen
 from snapshots.snaphelpers import press, quiet_demo, settled, snap_app, snap_repo
 from tests.apphelpers import wait_for
-from zirv_dash import paths, roster
+from zirv_dash import paths
+from zirv_dash.dash import roster
 
 __all__ = ["quiet_demo"]
 

@@ -27,7 +27,8 @@ from screens.restore import RestoreScreen
 from screens.spawn import SpawnScreen
 from snapshots.snaphelpers import press, quiet_demo, settled, snap_app
 from tests.apphelpers import dash_screen, wait_for
-from zirv_dash import mail, roster
+from zirv_dash.dash import roster
+from zirv_dash.mail import mailbox as mail
 
 __all__ = ["quiet_demo"]
 

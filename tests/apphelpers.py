@@ -15,9 +15,9 @@ from textual.pilot import Pilot
 from screens.app import LaunchOptions, ZirvApp
 from screens.dashboard import DashboardScreen
 from screens.help import HelpScreen
-from zirv_dash.config import AdapterGate, load_settings
+from zirv_dash.config.layers import AdapterGate, load_settings
 from zirv_dash.keymap import load_preset
-from zirv_dash.pane import Pane
+from zirv_dash.panes.pane import Pane
 
 
 def make_app(

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from zirv_dash import spawn
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.intake import Intake
 
 DRIVE_POLL_SECS = 0.02

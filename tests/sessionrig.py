@@ -140,7 +140,7 @@ def descendants(pid: int) -> set[int]:
 
 
 def is_guard(pid: int) -> bool:
-    """The child-cleanup guard (zirv_dash/guard.py) a runtime starts."""
+    """The child-cleanup guard (zirv_dash/panes/guard.py) a runtime starts."""
     try:
         return b"guard.py" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
@@ -149,7 +149,7 @@ def is_guard(pid: int) -> bool:
 
 def wait_gone(pids: set[int], timeout: float = 10.0) -> list[int]:
     """Those of `pids` still alive after `timeout` seconds ([] once all are gone)."""
-    from zirv_dash.procinfo import pid_exists
+    from zirv_dash.panes.procinfo import pid_exists
 
     deadline = time.monotonic() + timeout
     while True:

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.test_spawn import FakeDashboard, make_repo
-from zirv_dash import agent_cli, paths
-from zirv_dash.agent_cli import AgentArgs, UsageError, parse_args
+from zirv_dash import paths
+from zirv_dash.cli import agent as agent_cli
+from zirv_dash.cli.agent import AgentArgs, UsageError, parse_args
 
 NO_DASH = "zirv agent: no live dashboard -- running {} inline in this terminal"
 
@@ -59,7 +60,7 @@ def zirv(
     env.update(extra_env or {})
     verb = ["agent"] if top else ["ctx", "agent"]
     return subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", *verb, *args],
+        [sys.executable, "-m", "zirv_dash.cli.main", *verb, *args],
         cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=30,
     )  # fmt: skip
 
@@ -129,7 +130,8 @@ def test_inline_child_env_is_headless(state: Path, repo: Path) -> None:
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("zirv_dash.demo_agent") is None, reason="demo agent not built yet"
+    importlib.util.find_spec("zirv_dash.harnesses.demo_agent") is None,
+    reason="demo agent not built yet",
 )
 def test_demo_inline(state: Path, repo: Path) -> None:
     got = zirv(["demo", "say hi"], repo, state, stdin="/quit\n")

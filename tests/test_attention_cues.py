@@ -9,8 +9,8 @@ import re
 import subprocess
 import sys
 
-from zirv_dash.attention_patterns import PATTERNS, Cue, cue
-from zirv_dash.input_prompts import INPUT_PROMPTS
+from zirv_dash.attention.input_prompts import INPUT_PROMPTS
+from zirv_dash.attention.patterns import PATTERNS, Cue, cue
 
 
 def _every_cue() -> list[Cue]:
@@ -40,7 +40,8 @@ def test_a_cue_searches_as_its_compiled_pattern_does() -> None:
 
 def test_importing_the_tables_compiles_none_of_them() -> None:
     probe = (
-        "import json\nfrom zirv_dash import attention_patterns, input_prompts\n"
+        "import json\n"
+        "from zirv_dash.attention import input_prompts, patterns as attention_patterns\n"
         "cues = [c for p in attention_patterns.PATTERNS for c in p.cues + p.blockers]\n"
         "cues += [p.composer for p in input_prompts.INPUT_PROMPTS.values()]\n"
         "print(json.dumps(sum(c._compiled is not None for c in cues)))"

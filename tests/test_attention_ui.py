@@ -28,7 +28,7 @@ from widgets.glyphs import glyph
 from widgets.header_bar import HeaderBar
 from widgets.pane_header import PaneHeader
 from widgets.sidebar import Sidebar
-from zirv_dash.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane, PaneState
 from zirv_dash.textfmt import age_text
 
 # Timing of states (quiet periods, frames) is what these tests measure: serial.
@@ -297,8 +297,8 @@ def test_a_quiet_pane_at_an_unrecognised_screen_is_unknown_never_idle(
     prompt reads `unknown`; once it draws its prompt it is idle."""
     import sys
 
-    from zirv_dash.config import load_settings
-    from zirv_dash.dashboard import Dashboard
+    from zirv_dash.config.layers import load_settings
+    from zirv_dash.dash.dashboard import Dashboard
 
     gate = tmp_path / "gate"
     child = (

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from screens.broadcast_actions import BroadcastActions
 from screens.broadcast_picker import BroadcastPicker, PickRow
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
-from zirv_dash.broadcast import MARKER, Broadcast
+from zirv_dash.dash.broadcast import MARKER, Broadcast
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -18,7 +18,7 @@ from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from tests.gitrepos import make_repo, sh
 from widgets.header_bar import HeaderBar
 from widgets.sidebar import Sidebar
-from zirv_dash.broadcast import MARKER
+from zirv_dash.dash.broadcast import MARKER
 
 WIRED = hasattr(dashboard_module, "BroadcastActions") and hasattr(dashboard_module, "RosterActions")
 pytestmark = [

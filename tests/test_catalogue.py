@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import adapters, catalogue
-from zirv_dash.catalogue import PickerRow, ResolveError, resolve_model
-from zirv_dash.config import ConfigError, Settings, load_settings
+from zirv_dash.config.layers import ConfigError, Settings, load_settings
+from zirv_dash.harnesses import adapters, catalogue
+from zirv_dash.harnesses.catalogue import PickerRow, ResolveError, resolve_model
 
 
 @pytest.fixture(autouse=True)

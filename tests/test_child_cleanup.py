@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import guard, procinfo
-from zirv_dash.adapters import get as get_adapter
-from zirv_dash.pane import Pane, PaneSpec
-from zirv_dash.ptysession import PtySession, SpawnError, run_ladder
+from zirv_dash.harnesses.adapters import get as get_adapter
+from zirv_dash.panes import guard, procinfo
+from zirv_dash.panes.pane import Pane, PaneSpec
+from zirv_dash.panes.ptysession import PtySession, SpawnError, run_ladder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,7 +97,7 @@ def test_a_pane_with_an_unencodable_prompt_fails_with_the_reason() -> None:
 SPAWN_SCRIPT = """
 import os, sys
 sys.path.insert(0, {root!r})
-from zirv_dash import ptysession
+from zirv_dash.panes import ptysession
 marker = {marker!r}
 def note(text):
     with open(marker, "a") as handle:
@@ -185,8 +185,8 @@ def test_a_shell_stopped_by_signal_is_marked_stopped_not_killed_by_accident() ->
 OWNER_SCRIPT = """
 import os, re, sys, time
 sys.path.insert(0, {root!r})
-from zirv_dash import guard
-from zirv_dash.ptysession import PtySession
+from zirv_dash.panes import guard
+from zirv_dash.panes.ptysession import PtySession
 env = {{**os.environ, "PS1": "$ "}}
 shells = [PtySession(["bash", "--norc", "--noprofile", "-i"], env=env) for _ in range(2)]
 shells[0].write(b"trap '' HUP TERM INT; echo HUPPROOF=$$\\r")
@@ -249,8 +249,8 @@ def test_kill_9_of_the_owner_ends_its_sessions_within_5s(tmp_path: Path) -> None
 CLEAN_SCRIPT = """
 import os, sys
 sys.path.insert(0, {root!r})
-from zirv_dash import guard
-from zirv_dash.ptysession import PtySession
+from zirv_dash.panes import guard
+from zirv_dash.panes.ptysession import PtySession
 s = PtySession(["/bin/sh", "-c", "exit 0"])
 print("GUARD", guard.client().pid, flush=True)
 s.wait(10)

@@ -14,7 +14,7 @@ from screens.app import ZirvApp
 from screens.chrome import DEFER_MAX, ECHO_FRAME, ECHO_WAIT
 from screens.dashboard import DashboardScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
-from zirv_dash.pane import Pane
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 
 TICK = 1e-6
@@ -76,7 +76,7 @@ async def test_a_redraw_waits_for_the_typed_keys_echo_and_no_longer(tmp_path: Pa
 async def test_a_spinner_frame_moves_the_glyphs_without_a_full_redraw(tmp_path: Path) -> None:
     from widgets.glyphs import SPINNER
     from widgets.sidebar import Sidebar
-    from zirv_dash.pane import PaneState
+    from zirv_dash.panes.pane import PaneState
 
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

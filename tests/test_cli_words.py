@@ -13,11 +13,12 @@ import pytest
 
 from screens.mail import MailTarget, recipient_text, sender_text
 from tests.intakehelpers import close, drive
-from zirv_dash import gitinfo, mail
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.intake import Intake, format_sections, inspect_sections
-from zirv_dash.session_env import nesting_refusal
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes.session_env import nesting_refusal
+from zirv_dash.repo import gitinfo
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -44,7 +45,7 @@ def repo(tmp_path: Path) -> Path:
 def test_zirv_agent_errors_name_zirv_agent(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ZIRV_CTX_SESSION"}
     got = subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", "agent", "nope", "x"],
+        [sys.executable, "-m", "zirv_dash.cli.main", "agent", "nope", "x"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert got.returncode == 2
@@ -156,13 +157,13 @@ def test_inspector_shows_branch_demo_model_and_each_fact_once(repo: Path) -> Non
 def test_ctx_worktrees_is_a_verb_with_a_help_line(repo: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ZIRV_CTX_SESSION"}
     got = subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", "ctx", "worktrees"],
+        [sys.executable, "-m", "zirv_dash.cli.main", "ctx", "worktrees"],
         cwd=repo, env=env, capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert got.returncode == 0, got.stderr
     assert got.stdout.startswith(f"no pane worktrees for {repo}")
     helped = subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", "--help"], env=env, capture_output=True,
+        [sys.executable, "-m", "zirv_dash.cli.main", "--help"], env=env, capture_output=True,
         text=True, timeout=30,
     )  # fmt: skip
     assert "zirv ctx worktrees" in helped.stdout
@@ -171,7 +172,7 @@ def test_ctx_worktrees_is_a_verb_with_a_help_line(repo: Path) -> None:
 def test_the_handover_hint_names_a_command_that_works(tmp_path: Path) -> None:
     """`zirv models` / handover say `zirv ctx config set handover.<agent>.<tier> <model>`:
     that command exists, and what it sets is what `zirv models` then resolves."""
-    from zirv_dash import catalogue
+    from zirv_dash.harnesses import catalogue
 
     hint = catalogue.config_hint("opencode", "deep")
     assert "`zirv ctx config set handover.opencode.deep <model>`" in hint
@@ -180,7 +181,7 @@ def test_the_handover_hint_names_a_command_that_works(tmp_path: Path) -> None:
 
     def zirv(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "zirv_dash.cli", *args],
+            [sys.executable, "-m", "zirv_dash.cli.main", *args],
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30,
         )  # fmt: skip
 

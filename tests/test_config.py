@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash.config import ConfigError, load_adapter_gate, load_settings
+from zirv_dash.config.layers import ConfigError, load_adapter_gate, load_settings
 
 
 def write(path: Path, text: str) -> Path:
@@ -176,7 +176,7 @@ def test_adapter_gate_of_the_wrong_shape_is_an_error(tmp_path: Path, text: str) 
 
 
 def test_the_init_sample_parses_and_every_commented_repo_key_is_allowed(tmp_path: Path) -> None:
-    from zirv_dash.config import SAMPLE_CTX_TOML
+    from zirv_dash.config.layers import SAMPLE_CTX_TOML
 
     repo_part = SAMPLE_CTX_TOML.split("# Operator-only keys")[0]
     uncommented = "\n".join(
@@ -214,7 +214,7 @@ def test_an_unknown_motion_names_the_key_and_the_file(tmp_path: Path) -> None:
 
 
 def test_zirv_ctx_config_checks_motion_before_writing() -> None:
-    from zirv_dash.config_keys import Refused, parse_key, value_of
+    from zirv_dash.config.keys import Refused, parse_key, value_of
 
     key = parse_key("dash.motion")
     assert value_of(key, "reduced") == "reduced"
@@ -237,8 +237,8 @@ def test_an_upstream_supervise_section_is_ignored_in_any_layer(tmp_path: Path, t
 
 @pytest.mark.parametrize("key", ["supervise.max_nudges", "supervise.poll_ms", "supervise.x"])
 def test_zirv_ctx_config_refuses_supervise_keys_saying_why(key: str) -> None:
-    from zirv_dash.config import all_keys
-    from zirv_dash.config_keys import Refused, parse_key
+    from zirv_dash.config.keys import Refused, parse_key
+    from zirv_dash.config.layers import all_keys
 
     assert not [k for k in all_keys() if k.startswith("supervise.")]
     with pytest.raises(Refused) as info:

@@ -16,7 +16,11 @@ from typing import Any
 import pytest
 from pydantic.fields import FieldInfo
 
-from zirv_dash import adapters, catalogue, config, config_cli, config_keys, spawn
+from zirv_dash import spawn
+from zirv_dash.cli import config_verb as config_cli
+from zirv_dash.config import keys as config_keys
+from zirv_dash.config import layers as config
+from zirv_dash.harnesses import adapters, catalogue
 
 
 def operator_file() -> Path:

@@ -16,8 +16,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from zirv_dash import paths, registry
-from zirv_dash.turn_signal import TurnSignalServer
+from zirv_dash import paths
+from zirv_dash.attention.turn_signal import TurnSignalServer
+from zirv_dash.panes import registry
 
 SESSION_A = "aaaa1111-0000-4000-8000-000000000001"
 SESSION_B = "bbbb2222-0000-4000-8000-000000000002"
@@ -42,7 +43,7 @@ class Env:
         full_env["ZIRV_HOME"] = str(self.state / "home")
         full_env.update(env or {})
         return subprocess.run(
-            [sys.executable, "-m", "zirv_dash.cli", "ctx", *args],
+            [sys.executable, "-m", "zirv_dash.cli.main", "ctx", *args],
             cwd=self.repo,
             env=full_env,
             input=stdin,
@@ -173,7 +174,7 @@ def test_concurrent_senders_each_get_a_file(env: Env) -> None:
     full_env = {**os.environ, "ZIRV_CTX_STATE_DIR": str(env.state)}
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "zirv_dash.cli", "ctx", "send", "--message", f"note {i}"],
+            [sys.executable, "-m", "zirv_dash.cli.main", "ctx", "send", "--message", f"note {i}"],
             cwd=env.repo,
             env={**full_env, "ZIRV_CTX_SESSION": SESSION_A, "ZIRV_CTX_AGENT": "claude"},
             stdout=subprocess.DEVNULL,
@@ -399,7 +400,7 @@ def test_hook_stop_posts_a_turn_signal(env: Env) -> None:
 
 def test_ctx_verbs_do_not_import_the_ui_or_pydantic(env: Env) -> None:
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "zirv_dash.cli", "ctx", "status"],
+        [sys.executable, "-X", "importtime", "-m", "zirv_dash.cli.main", "ctx", "status"],
         cwd=env.repo,
         env={**os.environ, "ZIRV_CTX_STATE_DIR": str(env.state)},
         capture_output=True,
@@ -422,7 +423,7 @@ def _raw_run(
     full_env["ZIRV_CTX_STATE_DIR"] = str(env.state)
     full_env["ZIRV_HOME"] = str(env.state / "home")
     return subprocess.run(
-        [sys.executable.encode(), b"-m", b"zirv_dash.cli", b"ctx", *argv],
+        [sys.executable.encode(), b"-m", b"zirv_dash.cli.main", b"ctx", *argv],
         cwd=env.repo,
         env=full_env,
         input=stdin,
@@ -467,7 +468,7 @@ def test_deleted_cwd_is_a_clear_error(env: Env, verb: str) -> None:
     gone = env.repo / "gone"
     gone.mkdir()
     args = "--message hi" if verb == "send" else ""
-    run = f'exec "{sys.executable}" -m zirv_dash.cli ctx {verb} {args}'
+    run = f'exec "{sys.executable}" -m zirv_dash.cli.main ctx {verb} {args}'
     script = f'cd "{gone}" && rmdir "{gone}" && {run}'
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("ZIRV_CTX_", "ZIRV_HOME"))}
     full_env["ZIRV_CTX_STATE_DIR"] = str(env.state)
@@ -518,7 +519,7 @@ def test_config_verb_edits_the_operator_file(env: Env) -> None:
 
 
 def test_ctx_cli_imports_no_configuration_model() -> None:
-    probe = "import sys, zirv_dash.ctx_cli; print('pydantic' in sys.modules)"
+    probe = "import sys, zirv_dash.cli.ctx; print('pydantic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -530,7 +531,7 @@ def test_send_runs_without_the_settings_model_or_the_ui(env: Env) -> None:
     (env.repo / ".zirv" / "ctx.toml").write_text("[mail]\nmax_message_bytes = 1024\n")
     probe = (
         "import sys\n"
-        "from zirv_dash.cli import main\n"
+        "from zirv_dash.cli.main import main\n"
         "sys.argv = ['zirv', 'ctx', 'send', '--message', 'x' * 3000]\n"
         "code = main()\n"
         "heavy = sorted(m for m in ('pydantic', 'pydantic_settings', 'textual', 'rich') "
@@ -552,7 +553,7 @@ def test_status_lists_processes_that_left_a_panes_session(
 ) -> None:
     """What the dashboard (or its guard) recorded as escaped by setsid is listed
     while it still runs, as the quit notice promises."""
-    from zirv_dash import escapes
+    from zirv_dash.panes import escapes
 
     escapes.note(env.state / "escaped", [(sleeper.pid, SESSION_A)])
     out = env.run("status")

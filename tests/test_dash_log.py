@@ -9,7 +9,7 @@ from pathlib import Path
 
 SCRIPT = """
 import logging
-from zirv_dash import chat
+from zirv_dash.cli import chat
 chat.setup_logging()
 logging.getLogger("watchfiles.main").info("3 changes detected")
 logging.getLogger("zirv.dashboard").info("pane 1234abcd started")

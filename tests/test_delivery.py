@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import mail, nudge
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.delivery import DeliveryEngine, NudgeResult, Phase
-from zirv_dash.pane import Pane, PaneState
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.mail import nudge
+from zirv_dash.mail.delivery import DeliveryEngine, NudgeResult, Phase
+from zirv_dash.panes.pane import Pane, PaneState
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -40,9 +40,10 @@ from tests.apphelpers import (
 from tests.tmuxharness import ZIRV, Tmux, base_env
 from widgets.header_bar import HeaderBar, HeaderFacts
 from widgets.sidebar import Sidebar
-from zirv_dash import mail, roster
-from zirv_dash.config import AdapterGate
+from zirv_dash.config.layers import AdapterGate
+from zirv_dash.dash import roster
 from zirv_dash.keymap import load_preset
+from zirv_dash.mail import mailbox as mail
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -300,7 +301,7 @@ async def test_spawn_filter_is_shown_and_a_gated_name_says_why(tmp_path: Path) -
     (repo / ".zirv").mkdir(parents=True)
     (repo / ".zirv" / ".settings.toml").write_text("[agents.codex]\nenabled = false\n")
     app = make_app(repo, agent="shell")
-    from zirv_dash.config import load_adapter_gate
+    from zirv_dash.config.layers import load_adapter_gate
 
     app.options.gate = load_adapter_gate(repo)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -340,7 +341,7 @@ async def test_spawn_dialog_says_the_pane_cap_when_it_opens(tmp_path: Path) -> N
 
 
 def test_spawn_dialog_below_the_cap_says_nothing_of_it() -> None:
-    from zirv_dash.config import load_settings
+    from zirv_dash.config.layers import load_settings
 
     settings = load_settings(Path.cwd())
     screen = SpawnScreen("/", AdapterGate(), settings, live_panes=0)

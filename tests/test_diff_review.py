@@ -12,7 +12,9 @@ from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from tests.gitrepos import make_repo, sh
 from tests.reviewapp import ReviewApp, loaded, until
 from widgets.diff_view import DiffView
-from zirv_dash import mail, paths, worktree
+from zirv_dash import paths
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.repo import worktree
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import dashboard
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.done_notice import done_text, finished_together
+from zirv_dash.attention.done_notice import done_text, finished_together
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash import dashboard
+from zirv_dash.dash.dashboard import Dashboard
 
 ROSTER = ["orch", "aaaa", "bbbb", "cccc", "dddd"]
 

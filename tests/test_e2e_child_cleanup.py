@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.tmuxharness import ZIRV, Tmux, base_env
-from zirv_dash import procinfo
+from zirv_dash.panes import procinfo
 
 pytestmark = [pytest.mark.tmux, pytest.mark.timeout(90)]
 
@@ -62,7 +62,7 @@ def dashboard_pid(tmux: Tmux) -> int:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"zirv_dash.cli" in cmdline:
+        if b"zirv_dash.cli.main" in cmdline:
             return pid
     raise AssertionError("no dashboard process found")
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash.config import AdapterGate, load_settings
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.pane import Pane, PaneState
-from zirv_dash.procinfo import pid_exists
+from zirv_dash.config.layers import AdapterGate, load_settings
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.procinfo import pid_exists
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev
 
@@ -105,8 +105,8 @@ def test_the_engine_runs_panes_without_any_ui_toolkit(tmp_path: Path) -> None:
         """
         import asyncio, sys
         from pathlib import Path
-        from zirv_dash.config import AdapterGate, load_settings
-        from zirv_dash.dashboard import Dashboard
+        from zirv_dash.config.layers import AdapterGate, load_settings
+        from zirv_dash.dash.dashboard import Dashboard
         from zirv_dash.runtime import Engine, events as ev
 
         async def main() -> None:

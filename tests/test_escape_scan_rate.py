@@ -8,14 +8,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from zirv_dash.config import load_settings
-from zirv_dash.dash_escapes import (
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.panes.escape_watch import (
     ESCAPE_SCAN,
     ESCAPE_SCAN_BUSY,
     ESCAPE_SCAN_GAP,
     ESCAPE_SCAN_QUIET,
 )
-from zirv_dash.dashboard import Dashboard
 
 
 def test_the_scan_rests_when_quiet_and_waits_for_a_pause(tmp_path: Path) -> None:

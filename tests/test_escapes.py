@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import escapes, procinfo
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.panes import escapes, procinfo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,8 +25,8 @@ OWNER = """
 import os, re, sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash.dashboard import Dashboard
 repo = Path({repo!r})
 dash = Dashboard(load_settings(repo), repo, manage_state=True)
 pane = dash.spawn("shell")

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from screens.dashboard import DashboardScreen
 from tests.apphelpers import dash_screen, make_app, wait_for
 from zirv_dash import spawn
-from zirv_dash.config import AdapterGate
+from zirv_dash.config.layers import AdapterGate
 
 pytestmark = pytest.mark.timeout(60)
 

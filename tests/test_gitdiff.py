@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepos import make_repo, sh
-from zirv_dash import gitdiff, worktree
-from zirv_dash.gitdiff import EMPTY_TREE
-from zirv_dash.worktree import WorktreeError
+from zirv_dash.repo import gitdiff, worktree
+from zirv_dash.repo.gitdiff import EMPTY_TREE
+from zirv_dash.repo.worktree import WorktreeError
 
 
 @pytest.fixture

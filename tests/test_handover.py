@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from zirv_dash import handover
-from zirv_dash.config import AdapterGate
+from zirv_dash.config.layers import AdapterGate
 from zirv_dash.handover import (
     HandoverAck,
     HandoverFileError,
@@ -417,7 +417,7 @@ def test_same_harness_without_resume_gets_the_packet_as_one_argv_element(tmp_pat
     packet = "line one\nline two; rm -rf / $(boom)"
     plan = plan_swap("demo", "demo-cheap", SID, "demo", "demo-deep", packet, tmp_path / "p")
     assert plan.mode == "first_prompt"
-    assert plan.argv[:3] == [sys.executable, "-m", "zirv_dash.demo_agent"]
+    assert plan.argv[:3] == [sys.executable, "-m", "zirv_dash.harnesses.demo_agent"]
     assert plan.argv[3] == packet
     assert plan.argv[4:6] == ["--model", "demo-deep"]
     assert plan.packet_file is None

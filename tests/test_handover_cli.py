@@ -43,7 +43,7 @@ def run(
     tmp_path: Path, env: dict[str, str], *args: str, timeout: float = 30
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", "ctx", "handover", *args],
+        [sys.executable, "-m", "zirv_dash.cli.main", "ctx", "handover", *args],
         cwd=repo(tmp_path),
         env=env,
         capture_output=True,
@@ -54,7 +54,7 @@ def run(
 
 def start(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "zirv_dash.cli", "ctx", "handover", *args],
+        [sys.executable, "-m", "zirv_dash.cli.main", "ctx", "handover", *args],
         cwd=repo(tmp_path),
         env=env,
         stdout=subprocess.PIPE,

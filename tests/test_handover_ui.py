@@ -15,11 +15,12 @@ from screens.app import ZirvApp
 from screens.handover import EMPTY_TEXT, HandoverScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, tools_only_path, wait_for
 from widgets.pane_header import PaneHeader
-from zirv_dash import handover, registry, swap
-from zirv_dash.config import AdapterGate
-from zirv_dash.handover import HandoverRequest
-from zirv_dash.pane import Pane, PaneState
-from zirv_dash.procinfo import pid_exists
+from zirv_dash import handover
+from zirv_dash.config.layers import AdapterGate
+from zirv_dash.handover import HandoverRequest, swap
+from zirv_dash.panes import registry
+from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.procinfo import pid_exists
 from zirv_dash.runtime import swaps
 
 pytestmark = pytest.mark.timeout(60)
@@ -181,7 +182,7 @@ async def cli(repo: Path, *args: str) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "zirv_dash.cli",
+        "zirv_dash.cli.main",
         "ctx",
         "handover",
         *args,

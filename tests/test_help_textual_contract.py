@@ -21,7 +21,7 @@ from screens.app import ZirvApp
 from screens.help import HelpScreen, _needs_layout, is_ready, prepare
 from screens.line_compositor import LineCompositor, _NotedRegions
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
-from zirv_dash.pane import Pane
+from zirv_dash.panes.pane import Pane
 
 NAME = "help-under-test"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.test_engine import make_engine, screen_text, until
-from zirv_dash.pane import Pane
+from zirv_dash.dash.selection import ModelLines
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import Engine
-from zirv_dash.selection import ModelLines
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -118,7 +118,7 @@ async def test_a_hidden_pane_working_through_a_hold_is_still_working(
 ) -> None:
     """Its quiet while unread is ours: the hold ends, what it wrote is parsed,
     and its state (and how long it has been in it) carries on unbroken."""
-    from zirv_dash.attention import PaneState
+    from zirv_dash.attention.tracker import PaneState
 
     engine, shown, hidden = await two_panes(tmp_path, monkeypatch)
     try:

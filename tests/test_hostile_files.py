@@ -18,9 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import mail, nudge, paths, registry, roster
-from zirv_dash.config import ConfigError, load_adapter_gate, load_settings
+from zirv_dash import paths
+from zirv_dash.config.layers import ConfigError, load_adapter_gate, load_settings
+from zirv_dash.dash import roster
 from zirv_dash.keymap import KeymapError, load_keymap
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.mail import nudge
+from zirv_dash.panes import registry
 
 HUGE = 300 * 1024 * 1024
 SLUG = "-work-hostile"

@@ -38,9 +38,11 @@ from tests.intakehelpers import (
 )
 from tests.test_agent_cli import zirv
 from tests.test_spawn import FakeDashboard, make_repo
-from zirv_dash import catalogue, handover, roster, spawn
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
+from zirv_dash import handover, spawn
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash import roster
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.harnesses import catalogue
 from zirv_dash.intake import Intake
 
 pytestmark = pytest.mark.timeout(90)
@@ -174,7 +176,7 @@ def test_stdin_prompt_that_is_not_utf8_is_a_clear_error(state: Path, tmp_path: P
     env = {k: v for k, v in os.environ.items() if not k.startswith("ZIRV_")}
     env.update(ZIRV_CTX_STATE_DIR=str(state), ZIRV_HOME=str(tmp_path / "home"))
     got = subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "-"],
+        [sys.executable, "-m", "zirv_dash.cli.main", "agent", "demo", "-"],
         cwd=repo, env=env, input=b"\xff\xfe say hi", capture_output=True, timeout=30,
     )  # fmt: skip
     assert got.returncode == 2
@@ -409,7 +411,7 @@ def test_headless_inline_with_dev_null(state: Path, tmp_path: Path) -> None:
                ZIRV_DEMO_WORK_SECS="0", ZIRV_DEMO_SPINNER="0")  # fmt: skip
     with open(os.devnull, "rb") as devnull:
         got = subprocess.run(
-            [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "say hi", "--json"],
+            [sys.executable, "-m", "zirv_dash.cli.main", "agent", "demo", "say hi", "--json"],
             cwd=repo, env=env, stdin=devnull, capture_output=True, text=True, timeout=30,
         )  # fmt: skip
     assert got.returncode == 0, got.stderr
@@ -423,7 +425,7 @@ def test_headless_inline_timeout_and_sigterm_leave_no_record(state: Path, tmp_pa
     env = {k: v for k, v in os.environ.items() if not k.startswith("ZIRV_")}
     env.update(ZIRV_CTX_STATE_DIR=str(state), ZIRV_HOME=str(tmp_path / "home"), SHELL="/bin/sh")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zirv_dash.cli", "agent", "shell", "x", "--json"],
+        [sys.executable, "-m", "zirv_dash.cli.main", "agent", "shell", "x", "--json"],
         cwd=repo, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -18,7 +18,7 @@ def core_modules() -> list[str]:
 
 def test_every_core_module_imports_without_textual() -> None:
     modules = core_modules()
-    assert "zirv_dash.dashboard" in modules and "zirv_dash.terminal" in modules
+    assert "zirv_dash.dash.dashboard" in modules and "zirv_dash.terminal" in modules
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"
@@ -35,7 +35,7 @@ def test_every_core_module_imports_without_textual() -> None:
 def test_help_never_imports_textual() -> None:
     code = (
         "import sys, io, contextlib\n"
-        "from zirv_dash import cli\n"
+        "from zirv_dash.cli import main as cli\n"
         "buf = io.StringIO()\n"
         "with contextlib.redirect_stdout(buf):\n"
         "    rc = cli.main(['--help'])\n"

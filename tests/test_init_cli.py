@@ -9,7 +9,7 @@ from pathlib import Path
 
 def run_init(cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", "init"],
+        [sys.executable, "-m", "zirv_dash.cli.main", "init"],
         cwd=cwd,
         capture_output=True,
         text=True,

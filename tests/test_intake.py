@@ -25,9 +25,10 @@ from tests.intakehelpers import (
     private_channel,
     request,
 )
-from zirv_dash import mail, paths, registry, roster, spawn
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
+from zirv_dash import paths, spawn
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash import roster
+from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.intake import (
     ENDED_ROWS_MAX,
     Intake,
@@ -38,7 +39,9 @@ from zirv_dash.intake import (
     menu_letters,
     screen_tail,
 )
-from zirv_dash.pane import Pane
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes import registry
+from zirv_dash.panes.pane import Pane
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -425,7 +428,7 @@ def test_restore_over_the_cap_defers_with_error(repo: Path, isolated_state: Path
 
 
 def test_restore_respects_the_adapter_gate(repo: Path, isolated_state: Path) -> None:
-    from zirv_dash.config import AdapterGate
+    from zirv_dash.config.layers import AdapterGate
 
     gate = AdapterGate(disabled={"demo": "disabled in .zirv/.settings.toml"})
     dash = Dashboard(load_settings(repo), repo, gate=gate)

@@ -11,14 +11,14 @@ from textual.widgets import Input, Static
 from screens.knowledge import KnowledgeScreen, detail_text, row_text
 from screens.palette import PaletteScreen
 from tests.apphelpers import dash_screen, make_app, tools_only_path, wait_for
-from zirv_dash import knowledge
 from zirv_dash.keymap import load_preset
+from zirv_dash.repo import knowledge
 
 DECISION = """---
 id: D-001
 title: Panes never share a PTY
 status: accepted
-guards: [zirv_dash/ptysession.py, "zirv_dash/pane.py"]
+guards: [zirv_dash/panes/ptysession.py, "zirv_dash/panes/pane.py"]
 ---
 Each pane owns one PTY; the dashboard only reads it.
 """
@@ -29,8 +29,8 @@ title: Mail delivery
 status: draft
 confidence: 0.8
 paths:
-  - zirv_dash/mail.py
-  - zirv_dash/delivery.py
+  - zirv_dash/mail/mailbox.py
+  - zirv_dash/mail/delivery.py
 ---
 Mail is stored before any wake-up marker.
 """
@@ -61,9 +61,12 @@ def test_decisions_and_specs_with_their_fields(repo: Path) -> None:
     assert (decision.kind, decision.id, decision.title, decision.status) == (
         "decision", "D-001", "Panes never share a PTY", "accepted"
     )  # fmt: skip
-    assert decision.guards == ["zirv_dash/ptysession.py", "zirv_dash/pane.py"]
+    assert decision.guards == ["zirv_dash/panes/ptysession.py", "zirv_dash/panes/pane.py"]
     assert decision.body == "Each pane owns one PTY; the dashboard only reads it."
-    assert spec.kind == "spec" and spec.paths == ["zirv_dash/mail.py", "zirv_dash/delivery.py"]
+    assert spec.kind == "spec" and spec.paths == [
+        "zirv_dash/mail/mailbox.py",
+        "zirv_dash/mail/delivery.py",
+    ]
     assert spec.confidence == "0.8" and spec.error is None
     assert loaded.problems == []
 

@@ -14,8 +14,9 @@ from screens.inspector import InspectorScreen
 from screens.menu import MenuScreen
 from screens.restore import RestoreScreen
 from tests.apphelpers import dash_screen, make_app, quit_app, screen_text, wait_for
-from zirv_dash import paths, roster, spawn
-from zirv_dash.pane import Pane
+from zirv_dash import paths, spawn
+from zirv_dash.dash import roster
+from zirv_dash.panes.pane import Pane
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import mail, mail_read
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.mail import read as mail_read
 
 SLUG = "-work-my-repo"
 NOW = 1_700_000_000

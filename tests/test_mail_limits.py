@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash.config import ConfigError, load_settings, mail_limits
+from zirv_dash.config.layers import ConfigError, load_settings, mail_limits
 
 
 def write(path: Path, text: str) -> None:

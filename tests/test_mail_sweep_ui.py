@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
-from zirv_dash import mail
-from zirv_dash.pane import Pane
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes.pane import Pane
 
 pytestmark = pytest.mark.timeout(60)
 

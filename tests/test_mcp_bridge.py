@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from zirv_dash import mail, mcp_bridge, nudge, paths, registry
+from zirv_dash import paths
+from zirv_dash.cli import mcp_bridge
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.mail import nudge
+from zirv_dash.panes import registry
 
 SESSION_A = "aaaa1111-0000-4000-8000-000000000001"
 SESSION_B = "bbbb2222-0000-4000-8000-000000000002"
@@ -51,7 +55,7 @@ async def serve(
     full_env.update(env or {})
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "zirv_dash.cli", "ctx", "mcp", "serve", "--repo", str(repo), *extra],
+        args=["-m", "zirv_dash.cli.main", "ctx", "mcp", "serve", "--repo", str(repo), *extra],
         env=full_env,
         cwd=str(repo),
     )
@@ -172,7 +176,7 @@ def test_a_foreign_binding_refuses_startup(
         [
             sys.executable,
             "-m",
-            "zirv_dash.cli",
+            "zirv_dash.cli.main",
             "ctx",
             "mcp",
             "serve",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import adapters, catalogue
+from zirv_dash.harnesses import adapters, catalogue
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -25,7 +25,7 @@ def zirv(
     if path is not None:
         env["PATH"] = path
     return subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", *args],
+        [sys.executable, "-m", "zirv_dash.cli.main", *args],
         cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=30,
     )  # fmt: skip
 

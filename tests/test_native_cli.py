@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import agent_args, agent_cli, chat, paths, spawn
+from zirv_dash import paths, spawn
+from zirv_dash.cli import agent as agent_cli
+from zirv_dash.cli import agent_args, chat
 
 
 @pytest.fixture

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.apphelpers import dash_screen, make_app, wait_for
-from zirv_dash import paths, registry
+from zirv_dash import paths
 from zirv_dash.native.engine import NativeSession
+from zirv_dash.panes import registry
 from zirv_dash.runtime.native_pane import NativeSessionPane
 
 
@@ -37,7 +38,7 @@ async def ctx(repo: Path, *args: str) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "zirv_dash.cli",
+        "zirv_dash.cli.main",
         "ctx",
         *args,
         cwd=repo,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import roster
+from zirv_dash.dash import roster
 
 
 def test_a_native_pane_is_written_with_its_kind(tmp_path: Path) -> None:
@@ -28,8 +28,8 @@ def test_a_native_row_is_restored_as_a_native_pane(
 ) -> None:
     """Restoring a native entry opens zirv's own session again (the demo route
     here), not a refusal for an "unknown harness"."""
-    from zirv_dash.config import load_settings
-    from zirv_dash.dashboard import Dashboard
+    from zirv_dash.config.layers import load_settings
+    from zirv_dash.dash.dashboard import Dashboard
     from zirv_dash.intake import Intake
 
     repo = tmp_path / "repo"

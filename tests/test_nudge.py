@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import nudge
+from zirv_dash.mail import nudge
 
 
 @pytest.fixture

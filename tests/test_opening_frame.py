@@ -16,9 +16,9 @@ from rich.style import Style
 from screens.app import ZirvApp
 from tests.apphelpers import dash_screen, make_app, wait_for
 from widgets.footer_bar import FooterBar
-from zirv_dash import opening_frame
+from zirv_dash.cli import opening_frame
+from zirv_dash.cli.opening_frame import OpeningFrame, Outline, color_system, render, xterm_256
 from zirv_dash.keymap import load_preset
-from zirv_dash.opening_frame import OpeningFrame, Outline, color_system, render, xterm_256
 from zirv_dash.outer_terminal import OuterTerminal
 from zirv_dash.terminal import TerminalModel
 from zirv_dash.terminal.attr import Attr

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zirv_dash import ctx_mail_cli
-from zirv_dash.ctx_common import parse_args
-from zirv_dash.plain_args import plain_options, plain_value
+from zirv_dash.cli import ctx_mail as ctx_mail_cli
+from zirv_dash.cli.ctx_common import parse_args
+from zirv_dash.cli.plain_args import plain_options, plain_value
 
 _WORDS = st.sampled_from(
     [
@@ -108,7 +108,7 @@ def _chat_fields(args: object) -> tuple[object, ...]:
 
 @given(st.lists(_CHAT_WORDS, max_size=6))
 def test_a_chat_line_read_without_argparse_reads_as_argparse_reads_it(argv: list[str]) -> None:
-    from zirv_dash import chat
+    from zirv_dash.cli import chat
 
     if plain_options(argv, chat._CHAT_VALUED, chat._CHAT_FLAGS) is None:
         return  # argparse's to read
@@ -117,7 +117,7 @@ def test_a_chat_line_read_without_argparse_reads_as_argparse_reads_it(argv: list
 
 
 def test_a_plain_chat_line_needs_no_argparse_and_others_do() -> None:
-    from zirv_dash import chat
+    from zirv_dash.cli import chat
 
     assert plain_options(["--agent", "demo"], chat._CHAT_VALUED, chat._CHAT_FLAGS) is not None
     for unusual in (["--ag", "demo"], ["--runtime", "native"], ["--pane", "shell"], ["-h"]):

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
-from zirv_dash.config import AdapterGate, load_settings
-from zirv_dash.dashboard import Dashboard
+from zirv_dash.cli.opening_frame import Outline, footer_hint
+from zirv_dash.config.layers import AdapterGate, load_settings
+from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.keymap import load_preset
-from zirv_dash.opening_frame import Outline, footer_hint
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime.prespawn import prespawn
 

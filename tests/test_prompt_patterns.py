@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import adapters
-from zirv_dash.attention import (
+from zirv_dash.attention.tracker import (
     NEEDS_ANSWER,
     NEEDS_LOGIN,
     NEEDS_PERMISSION,
@@ -25,7 +24,8 @@ from zirv_dash.attention import (
     detect_needs_you,
     match_needs_you,
 )
-from zirv_dash.pane import Pane, PaneSpec
+from zirv_dash.harnesses import adapters
+from zirv_dash.panes.pane import Pane, PaneSpec
 
 REAL = Path(__file__).parent / "data" / "attention" / "real"
 

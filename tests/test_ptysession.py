@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from zirv_dash.ptysession import PtySession, SpawnError
+from zirv_dash.panes.ptysession import PtySession, SpawnError
 
 
 def read_until(session: PtySession, needle: bytes, timeout: float = 5.0) -> bytes:

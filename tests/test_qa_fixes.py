@@ -19,10 +19,12 @@ from tests.apphelpers import wait_for
 from tests.test_dialogs import header_line
 from tests.test_prompt_patterns import _await, _pane
 from widgets.header_bar import HeaderFacts, Tab
-from zirv_dash import adapters, escapes, mail
-from zirv_dash.config import MailSettings
-from zirv_dash.pane import Pane, PaneState
-from zirv_dash.roster import RosterPane
+from zirv_dash.config.layers import MailSettings
+from zirv_dash.dash.roster import RosterPane
+from zirv_dash.harnesses import adapters
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes import escapes
+from zirv_dash.panes.pane import Pane, PaneState
 
 SLUG = "qa-repo"
 OWN = "0f0f0f0f-0000-4000-8000-000000000001"

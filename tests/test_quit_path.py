@@ -20,11 +20,11 @@ import pytest
 
 from screens.menu import MenuScreen
 from tests.apphelpers import dash_screen, make_app, quit_app, screen_text, wait_for
-from zirv_dash import procinfo, wrap
-from zirv_dash.attention import PaneState
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.pane import Pane
+from zirv_dash.attention.tracker import PaneState
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.panes import procinfo, wrap
+from zirv_dash.panes.pane import Pane
 
 FAKE_TRUST_CLI = Path(__file__).parent / "data" / "fake_trust_cli.py"
 STUBBORN = (
@@ -164,7 +164,7 @@ def test_ctx_kill_of_a_shell_pane_ends_it_and_its_jobs_as_stopped(
         members = session_of(pane)
         assert len(members) >= 3
         result = subprocess.run(
-            [sys.executable, "-m", "zirv_dash.cli", "ctx", "kill", pane.short, "--grace", "1"],
+            [sys.executable, "-m", "zirv_dash.cli.main", "ctx", "kill", pane.short, "--grace", "1"],
             cwd=repo,
             capture_output=True,
             text=True,

@@ -15,9 +15,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from zirv_dash import mail, nudge, paths, records, registry, roster, safeio
-from zirv_dash.config import ConfigError, load_settings
+from zirv_dash import paths, records, safeio
+from zirv_dash.config.layers import ConfigError, load_settings
+from zirv_dash.dash import roster
 from zirv_dash.keymap import KeymapError, load_keymap
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.mail import nudge
+from zirv_dash.panes import registry
 from zirv_dash.textcheck import UnencodableText, text_problem
 
 FUZZ = settings(

@@ -16,8 +16,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from zirv_dash import procinfo, registry
-from zirv_dash.registry import SessionRecord
+from zirv_dash.panes import procinfo, registry
+from zirv_dash.panes.registry import SessionRecord
 
 
 @pytest.fixture

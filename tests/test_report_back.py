@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.intakehelpers import drive, git_repo, live_dashboard, private_channel
-from zirv_dash import delegation_result, mail, paths
+from zirv_dash import paths
+from zirv_dash.delegation import result as delegation_result
+from zirv_dash.mail import mailbox as mail
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -36,7 +38,7 @@ def zirv(
     args: list[str], cwd: Path, stdin: str = "", **extra: str
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", *args],
+        [sys.executable, "-m", "zirv_dash.cli.main", *args],
         cwd=cwd, env=zirv_env(extra), input=stdin, capture_output=True, text=True, timeout=30,
     )  # fmt: skip
 
@@ -90,7 +92,7 @@ def test_dashboard_pane_run_is_recorded_and_mailed(repo: Path) -> None:
         # The task fails at once (exit 3): the one report is the ended one. A task
         # that first finished would settle, and the settled report may win the race.
         proc = subprocess.Popen(
-            [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "/fail", "--json"],
+            [sys.executable, "-m", "zirv_dash.cli.main", "agent", "demo", "/fail", "--json"],
             cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=zirv_env({"ZIRV_CTX_SESSION": orch.session_id,
                           "ZIRV_CTX_DASH_REQUESTS": str(channel)}),
@@ -124,7 +126,7 @@ def test_a_result_that_cannot_be_stored_never_stops_the_run(repo: Path, tmp_path
 
 
 def test_the_output_tee_passes_everything_through_and_keeps_a_bounded_tail(tmp_path: Path) -> None:
-    from zirv_dash.output_tail import KEEP_BYTES, OutputTee
+    from zirv_dash.panes.output_tail import KEEP_BYTES, OutputTee
 
     sink = tmp_path / "sink"
     with sink.open("wb") as out:
@@ -147,7 +149,7 @@ def test_dashboard_pane_from_a_plain_terminal_reports_to_the_operator(repo: Path
         # The task fails at once (exit 3): the one report is the ended one. A task
         # that first finished would settle, and the settled report may win the race.
         proc = subprocess.Popen(
-            [sys.executable, "-m", "zirv_dash.cli", "agent", "demo", "/fail", "--json"],
+            [sys.executable, "-m", "zirv_dash.cli.main", "agent", "demo", "/fail", "--json"],
             cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=zirv_env({}),
         )  # fmt: skip

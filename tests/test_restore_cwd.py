@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import roster
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash import roster
+from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.intake import Intake
-from zirv_dash.pane import Pane
+from zirv_dash.panes.pane import Pane
 
 pytestmark = pytest.mark.timeout(60)
 

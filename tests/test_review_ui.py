@@ -20,8 +20,8 @@ from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from widgets.sidebar import Sidebar
 from widgets.terminal_view import TerminalView
 from zirv_dash import clipboard
-from zirv_dash.pane import Pane
-from zirv_dash.selection import ModelLines
+from zirv_dash.dash.selection import ModelLines
+from zirv_dash.panes.pane import Pane
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 from msgspec.structs import replace
 
-from zirv_dash import paths, procinfo, roster
-from zirv_dash.adapters import ADAPTERS
-from zirv_dash.roster import RosterPane
+from zirv_dash import paths
+from zirv_dash.dash import roster
+from zirv_dash.dash.roster import RosterPane
+from zirv_dash.harnesses.adapters import ADAPTERS
+from zirv_dash.panes import procinfo
 
 SLUG = "-work-repo"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepos import make_repo, sh
-from zirv_dash.roster_view import (
+from zirv_dash.dash.roster_view import (
     BRANCH_TTL,
     GroupResolver,
     HeaderLine,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zirv_dash.selection import (
+from zirv_dash.dash.selection import (
     ModelLines,
     columns_in_line,
     drag_span,

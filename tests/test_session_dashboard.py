@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.sessionrig import connected, engine_serving, run_script, short_state
-from zirv_dash import chat
-from zirv_dash.procinfo import pid_exists
+from zirv_dash.cli import chat
+from zirv_dash.panes.procinfo import pid_exists
 from zirv_dash.session.client import Client, RemoteError
 from zirv_dash.session.engine_host import EngineHost
 from zirv_dash.session.protocol import ErrorCode, EventKind
@@ -182,7 +182,7 @@ def test_a_runtime_nobody_attached_to_its_dashboard_loads_no_ui(repo: Path) -> N
     script = textwrap.dedent(
         """
         import asyncio, os, signal, sys
-        from zirv_dash import chat
+        from zirv_dash.cli import chat
         from zirv_dash.session import blocking, cli
         from zirv_dash.session.runtime import open_host
 
@@ -215,7 +215,7 @@ def test_zirv_chat_refuses_a_runtime_serving_another_repository(
     first, second = short_state / "first", short_state / "second"
     first.mkdir()
     second.mkdir()
-    hosting = [sys.executable, "-m", "zirv_dash.cli", "session", "serve"]
+    hosting = [sys.executable, "-m", "zirv_dash.cli.main", "session", "serve"]
     proc = spawn_runtime(hosting, cwd=first, env=engine_env(short_state))
     try:
         monkeypatch.chdir(second)

@@ -16,7 +16,9 @@ import pytest
 
 from tests.sessionrig import descendants, short_state, wait_gone
 from tests.tmuxharness import ZIRV, Tmux, base_env, eventually
-from zirv_dash import mail, paths, registry
+from zirv_dash import paths
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes import registry
 from zirv_dash.session import blocking, cli
 
 __all__ = ["short_state"]

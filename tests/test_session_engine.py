@@ -24,8 +24,10 @@ from tests.sessionrig import (
     short_state,
     wait_gone,
 )
-from zirv_dash import mail, paths, registry
-from zirv_dash.procinfo import pid_exists
+from zirv_dash import paths
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes import registry
+from zirv_dash.panes.procinfo import pid_exists
 from zirv_dash.session import blocking, cli
 from zirv_dash.session.client import Client, RemoteError
 from zirv_dash.session.protocol import ErrorCode, EventKind
@@ -252,7 +254,7 @@ def test_a_spawn_request_from_inside_a_session_opens_a_pane_with_nobody_attached
 ) -> None:
     """`zirv agent` typed in a runtime session reaches the runtime's own intake."""
     shell = blocking.call("session.start", {"harness": "shell", "name": "orch"})["session"]
-    agent = f"{sys.executable} -m zirv_dash.cli agent demo 'write the notes'; echo agent-rc-$?"
+    agent = f"{sys.executable} -m zirv_dash.cli.main agent demo 'write the notes'; echo agent-rc-$?"
     blocking.call("session.send_input", {"session": shell["id"], "text": agent + "\r"})
     deadline = time.monotonic() + 60
     while True:

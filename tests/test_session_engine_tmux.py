@@ -24,7 +24,9 @@ from tests.sessionrig import (
     wait_gone,
 )
 from tests.tmuxharness import Tmux, eventually
-from zirv_dash import mail, paths, procinfo, registry
+from zirv_dash import paths
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes import procinfo, registry
 from zirv_dash.session import blocking as client
 from zirv_dash.session import cli
 from zirv_dash.session.client import Client, RemoteError

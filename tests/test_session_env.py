@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from zirv_dash.session_env import SCRUBBED, child_env
+from zirv_dash.panes.session_env import SCRUBBED, child_env
 
 OUTER = {
     "ZIRV_CTX_WORK_GROUP": "outer-group",

@@ -12,7 +12,7 @@ import resource
 from pathlib import Path
 
 from tests.sessionrig import connected, serving, short_state, start_cat
-from zirv_dash.ptysession import READ_CHUNK
+from zirv_dash.panes.ptysession import READ_CHUNK
 from zirv_dash.session.client import Client
 from zirv_dash.session.protocol import MAX_FRAME_BYTES
 from zirv_dash.session.ptyhost import BACKLOG_MAX, PtyHost

@@ -20,9 +20,9 @@ from tests.sessionrig import (
     short_state,
     spawn_runtime,
 )
-from zirv_dash import procinfo
-from zirv_dash.handover_transcript import claude_project_slug
-from zirv_dash.roster import RosterPane
+from zirv_dash.dash.roster import RosterPane
+from zirv_dash.handover.transcript import claude_project_slug
+from zirv_dash.panes import procinfo
 from zirv_dash.session import blocking, cli, identity
 from zirv_dash.session.runtime import conversation_reference
 

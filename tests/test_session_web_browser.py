@@ -172,7 +172,7 @@ def dash_runtime(short_state: Path) -> Iterator[subprocess.Popen[str]]:  # noqa:
     """`zirv session serve` as the product runs it: hosting the dashboard (`dash`)."""
     repo = short_state / "repo"
     repo.mkdir(exist_ok=True)
-    command = [sys.executable, "-m", "zirv_dash.cli", "session", "serve"]
+    command = [sys.executable, "-m", "zirv_dash.cli.main", "session", "serve"]
     proc = spawn_runtime(command, cwd=repo, env=engine_env(short_state))
     yield proc
     end_runtime(proc)
@@ -250,7 +250,7 @@ async def test_zirv_session_web_shows_the_hosted_dashboard_and_types_into_its_pa
     sessions = (await asyncio.to_thread(blocking.call, "session.list"))["sessions"]
     assert any(s["id"] == "dash" for s in sessions), sessions
     sid = await asyncio.to_thread(shell_showing, "on-the-dashboard-42", "webpane")
-    zirv = [sys.executable, "-m", "zirv_dash.cli", "session", "web"]
+    zirv = [sys.executable, "-m", "zirv_dash.cli.main", "session", "web"]
     server = await asyncio.to_thread(WebServer, "--control", command=zirv)  # `dash` by default
     web_servers.append(server)
     await page.call("Page.navigate", url=server.url)

@@ -16,8 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import AliasChoices
 
-from zirv_dash import config, settings_plain
-from zirv_dash.settings_model import SECTION_MODELS, Settings
+from zirv_dash.config import layers as config
+from zirv_dash.config import plain as settings_plain
+from zirv_dash.config.model import SECTION_MODELS, Settings
 
 
 def _bounds(info: typing.Any) -> tuple[int | None, int | None]:
@@ -166,7 +167,7 @@ def test_a_value_that_is_not_plain_is_still_refused_in_the_models_words(
 
 def test_loading_plain_settings_imports_no_pydantic(tmp_path: Path) -> None:
     probe = (
-        "import sys, json\nfrom zirv_dash import config\n"
+        "import sys, json\nfrom zirv_dash.config import layers as config\n"
         "s = config.load_settings()\n"
         "print(json.dumps([s.dash.max_panes, sorted(m for m in sys.modules if 'pydantic' in m)]))"
     )

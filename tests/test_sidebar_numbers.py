@@ -8,7 +8,7 @@ import pytest
 
 from tests.apphelpers import dash_screen, make_app, wait_for
 from widgets.sidebar import RosterRow, Sidebar, row_number
-from zirv_dash.pane import PaneState
+from zirv_dash.panes.pane import PaneState
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tmuxharness import ZIRV, Tmux
-from zirv_dash.wrap import _fit_notice
+from zirv_dash.panes.wrap import _fit_notice
 
 NOTICE = (
     "zirv: terminal is 79x19; the dashboard needs at least 80x20 — running a single session instead"

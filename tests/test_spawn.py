@@ -18,8 +18,8 @@ import msgspec
 import pytest
 
 from zirv_dash import paths, records, spawn
-from zirv_dash.adapters import ADAPTERS
-from zirv_dash.config import AdapterGate
+from zirv_dash.config.layers import AdapterGate
+from zirv_dash.harnesses.adapters import ADAPTERS
 from zirv_dash.spawn import (
     Claimed,
     DashChannel,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash.config import load_settings
-from zirv_dash.dashboard import Dashboard, DashError
+from zirv_dash.config.layers import load_settings
+from zirv_dash.dash.dashboard import Dashboard, DashError
 
 
 def test_a_tier_resolves_and_the_pane_says_what_it_runs(tmp_path: Path) -> None:

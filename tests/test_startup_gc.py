@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.apphelpers import dash_screen, make_app, wait_for
-from zirv_dash import chat
-from zirv_dash.config import ConfigError
+from zirv_dash.cli import chat
+from zirv_dash.config.layers import ConfigError
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -50,10 +50,10 @@ def test_the_single_session_runs_with_the_collector_on(
         seen.append(gc.isenabled())
         return 0
 
-    import zirv_dash.wrap
+    import zirv_dash.panes.wrap
 
     gc.disable()  # as `main` leaves it for the start-up
-    monkeypatch.setattr(zirv_dash.wrap, "run_wrapped", wrapped)
+    monkeypatch.setattr(zirv_dash.panes.wrap, "run_wrapped", wrapped)
     assert chat.run_single("shell", None, tmp_path, "single session for the test") == 0
     assert seen == [True]
 

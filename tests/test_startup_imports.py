@@ -15,7 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zirv_dash import mail_format, mail_headers, record_fields, records
+from zirv_dash import record_fields, records
+from zirv_dash.mail import format as mail_format
+from zirv_dash.mail import headers as mail_headers
 
 UI = ("textual", "rich", "screens", "widgets")
 """Whole packages: no module of them at all."""
@@ -31,23 +33,23 @@ HEAVY = (
     "uuid",
 )
 MAILBOX_ONLY_FORBIDS = (
-    "zirv_dash.registry",  # msgspec records and /proc probes: only for a session target
+    "zirv_dash.panes.registry",  # msgspec records and /proc probes: only for a session target
     "zirv_dash.records",
     "zirv_dash.record_fields",
-    "zirv_dash.mail_headers",  # only to word a refused header
-    "zirv_dash.settings_model",
-    "zirv_dash.adapter_gate",
-    "zirv_dash.ctx_cli",  # other verbs' modules
-    "zirv_dash.ctx_kill_cli",
-    "zirv_dash.nudge",
-    "zirv_dash.escapes",
+    "zirv_dash.mail.headers",  # only to word a refused header
+    "zirv_dash.config.model",
+    "zirv_dash.harnesses.gate",
+    "zirv_dash.cli.ctx",  # other verbs' modules
+    "zirv_dash.cli.ctx_kill",
+    "zirv_dash.mail.nudge",
+    "zirv_dash.panes.escapes",
 )
 
 _PROBE = """\
 import sys
 start = sorted(sys.modules)  # the interpreter's own (site, .pth files): not the verb's
 import contextlib, io
-from zirv_dash import cli
+from zirv_dash.cli import main as cli
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     code = cli.main({argv!r})
@@ -65,7 +67,7 @@ HOT_PATH_FORBIDS = (
     "threading",  # the mail cache's lock is `_thread`'s
     "secrets",  # hmac, hashlib, random: the turn-signal nonce is os.urandom
     "importlib",  # the verb table is loaded with __import__
-    "zirv_dash.ctx_args",
+    "zirv_dash.cli.ctx_args",
 )
 """What neither `ctx send` nor `ctx hook stop` loads: agents run both every turn."""
 
@@ -118,7 +120,7 @@ def test_ctx_send_to_the_mailbox_imports_only_what_storing_a_note_needs(
     assert code == 0 and "zirv ctx send: stored" in out
     forbidden = HEAVY + MAILBOX_ONLY_FORBIDS + SEND_ALSO_FORBIDS + HOT_PATH_FORBIDS
     assert offending(modules, forbidden) == []
-    assert "zirv_dash.ctx_mail_cli" in modules  # the probe really ran the verb
+    assert "zirv_dash.cli.ctx_mail" in modules  # the probe really ran the verb
 
 
 def test_ctx_send_to_everyone_reads_its_plain_line_without_argparse(
@@ -134,7 +136,7 @@ def test_ctx_send_hands_an_unusual_line_to_argparse(repo: Path, tmp_path: Path) 
     # An abbreviation is argparse's to accept (or refuse): it parses this one.
     code, out, modules = run_zirv(["ctx", "send", "--mess", "hi"], repo, tmp_path / "s")
     assert code == 0 and "zirv ctx send: stored" in out
-    assert "argparse" in modules and "zirv_dash.ctx_args" in modules
+    assert "argparse" in modules and "zirv_dash.cli.ctx_args" in modules
 
 
 def test_ctx_inbox_reads_mail_without_the_record_decoder(repo: Path, tmp_path: Path) -> None:
@@ -148,11 +150,14 @@ def test_ctx_inbox_reads_mail_without_the_record_decoder(repo: Path, tmp_path: P
 def test_the_cli_imports_only_the_verb_it_runs(repo: Path, tmp_path: Path) -> None:
     code, out, modules = run_zirv(["version"], repo, tmp_path / "s")
     assert code == 0 and out.startswith("zirv ")
-    assert sorted(m for m in modules if m.startswith("zirv_dash.")) == ["zirv_dash.cli"]
+    assert sorted(m for m in modules if m.startswith("zirv_dash.")) == [
+        "zirv_dash.cli",
+        "zirv_dash.cli.main",
+    ]
     assert offending(modules, HEAVY + HOT_PATH_FORBIDS + ("pathlib",)) == []
     code, _, modules = run_zirv(["ctx", "kill", "abcd1234"], repo, tmp_path / "s")
-    assert code == 0 and "zirv_dash.ctx_kill_cli" in modules  # no such session: gone
-    mail_verbs = ("zirv_dash.ctx_cli", "zirv_dash.ctx_mail_cli", "zirv_dash.mail")
+    assert code == 0 and "zirv_dash.cli.ctx_kill" in modules  # no such session: gone
+    mail_verbs = ("zirv_dash.cli.ctx", "zirv_dash.cli.ctx_mail", "zirv_dash.mail.mailbox")
     assert offending(modules, mail_verbs) == []
 
 
@@ -161,8 +166,8 @@ def test_the_turn_hook_imports_neither_mail_nor_the_registry(repo: Path, tmp_pat
     # the hook reports by exiting 0 silently.
     gone = {"ZIRV_CTX_SOCKET": str(tmp_path / "gone.sock")}
     code, out, modules = run_zirv(["ctx", "hook", "stop"], repo, tmp_path / "s", gone)
-    assert code == 0 and out == "" and "zirv_dash.turn_signal" in modules
-    forbidden = HEAVY + MAILBOX_ONLY_FORBIDS + HOT_PATH_FORBIDS + ("zirv_dash.mail",)
+    assert code == 0 and out == "" and "zirv_dash.attention.turn_signal" in modules
+    forbidden = HEAVY + MAILBOX_ONLY_FORBIDS + HOT_PATH_FORBIDS + ("zirv_dash.mail.mailbox",)
     assert offending(modules, forbidden + ("pathlib", "zirv_dash.paths")) == []
 
 
@@ -218,10 +223,10 @@ def test_the_dashboard_and_its_settings_load_without_pydantic(repo: Path, tmp_pa
     # The first frame of `zirv chat` waits for every module the dashboard
     # imports; plainly valid settings (here: none at all) need no model.
     probe = (
-        "import sys, json\nimport screens.app, screens.dashboard, zirv_dash.chat\n"
-        "from zirv_dash import config\nconfig.load_settings()\n"
+        "import sys, json\nimport screens.app, screens.dashboard, zirv_dash.cli.chat\n"
+        "from zirv_dash.config import layers as config\nconfig.load_settings()\n"
         "print(json.dumps(sorted(m for m in sys.modules "
-        "if m.startswith('pydantic') or m == 'zirv_dash.settings_model')))"
+        "if m.startswith('pydantic') or m == 'zirv_dash.config.model')))"
     )
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("ZIRV_CTX_")}
     env.update(HOME=str(tmp_path / "home"), ZIRV_HOME=str(tmp_path / "home" / ".zirv"))

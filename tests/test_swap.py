@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.apphelpers import tools_only_path
-from zirv_dash import handover, registry, swap
-from zirv_dash.config import AdapterGate, load_settings
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.handover import HandoverRefused, SwapPlan
-from zirv_dash.pane import Pane
-from zirv_dash.procinfo import pid_exists
+from zirv_dash import handover
+from zirv_dash.config.layers import AdapterGate, load_settings
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.handover import HandoverRefused, SwapPlan, swap
+from zirv_dash.panes import registry
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.procinfo import pid_exists
 from zirv_dash.runtime import swaps
 
 pytestmark = pytest.mark.timeout(30)

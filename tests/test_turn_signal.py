@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import turn_signal
-from zirv_dash.turn_signal import TurnSignalError, TurnSignalServer, send_turn_signal
+from zirv_dash.attention import turn_signal
+from zirv_dash.attention.turn_signal import TurnSignalError, TurnSignalServer, send_turn_signal
 
 
 @pytest.fixture

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import adapters
-from zirv_dash.attention import at_input_prompt, detect_needs_you
-from zirv_dash.pane import Pane, PaneSpec
+from zirv_dash.attention.tracker import at_input_prompt, detect_needs_you
+from zirv_dash.harnesses import adapters
+from zirv_dash.panes.pane import Pane, PaneSpec
 
 pytestmark = [pytest.mark.vendor, pytest.mark.timeout(180)]
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.gitrepos import make_repo, sh
-from zirv_dash import paths, worktree
-from zirv_dash.worktree import WorktreeError
+from zirv_dash import paths
+from zirv_dash.repo import worktree
+from zirv_dash.repo.worktree import WorktreeError
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ def test_listing_cli_names_kept_worktrees(repo: Path, capsys: pytest.CaptureFixt
 
 
 def test_agent_worktree_flag_parses_and_excludes_workdir() -> None:
-    from zirv_dash.agent_cli import UsageError, parse_args
+    from zirv_dash.cli.agent import UsageError, parse_args
 
     assert parse_args(["demo", "hi", "--worktree"]).worktree is True
     assert parse_args(["demo", "hi"]).worktree is False
@@ -136,7 +137,7 @@ def test_agent_worktree_inline_runs_in_a_worktree_and_reclaims_it(
     env.update(ZIRV_CTX_STATE_DIR=os.environ["ZIRV_CTX_STATE_DIR"], SHELL="/bin/sh")
     env.update(ZIRV_HOME=str(tmp_path / "home"), LINES="24", COLUMNS="80")
     got = subprocess.run(
-        [sys.executable, "-m", "zirv_dash.cli", "agent", "shell", "hi", "--worktree"],
+        [sys.executable, "-m", "zirv_dash.cli.main", "agent", "shell", "hi", "--worktree"],
         cwd=repo, env=env, input="pwd; exit 0\n", capture_output=True, text=True, timeout=30,
     )  # fmt: skip
     assert got.returncode == 0, got.stderr
@@ -149,8 +150,8 @@ def test_agent_worktree_inline_runs_in_a_worktree_and_reclaims_it(
 def test_dashboard_spawn_with_worktree_runs_the_pane_in_it(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from zirv_dash.config import load_settings
-    from zirv_dash.dashboard import Dashboard, DashError
+    from zirv_dash.config.layers import load_settings
+    from zirv_dash.dash.dashboard import Dashboard, DashError
 
     monkeypatch.setenv("SHELL", "/bin/sh")
     dash = Dashboard(load_settings(repo), repo, manage_state=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.intakehelpers import ask, git_repo, live_dashboard, private_channel, request
-from zirv_dash import worktree
+from zirv_dash.repo import worktree
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import procinfo, wrap
+from zirv_dash.panes import procinfo, wrap
 
 
 class Capture:

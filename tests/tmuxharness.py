@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ZIRV = [sys.executable, "-m", "zirv_dash.cli"]
+ZIRV = [sys.executable, "-m", "zirv_dash.cli.main"]
 UI_FOOTER = re.compile(r" {3}(pid \d+|in-process session|no process)")
 """The footer's second segment: the focused pane's process, drawn by the UI only."""
 

@@ -13,8 +13,8 @@ from rich.style import Style
 from textual import events
 
 from widgets.terminal_view import SELECTION_STYLE, Mark, TerminalView
-from zirv_dash import selection as sel
-from zirv_dash.pane import Pane
+from zirv_dash.dash import selection as sel
+from zirv_dash.panes.pane import Pane
 
 COPY_CURSOR_STYLE = Style(reverse=True, bold=True)
 

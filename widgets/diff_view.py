@@ -27,7 +27,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from zirv_dash.gitdiff import DiffLine, FileDiff
+from zirv_dash.repo.gitdiff import DiffLine, FileDiff
 
 SPLIT_MIN_COLUMNS = 120
 """A terminal at least this wide shows old and new side by side."""

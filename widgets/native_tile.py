@@ -20,7 +20,7 @@ from widgets.grid_tile import GridTile, TileFacts
 from widgets.native_transcript import TONES
 from zirv_dash.native.render import SPINNER_FRAME_SECS, Line
 from zirv_dash.native.tail import presentation_state, tile_lines, tile_status
-from zirv_dash.pane import Pane
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime.native_pane import NativeSessionPane
 
 

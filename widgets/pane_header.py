@@ -12,7 +12,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.glyphs import STATE_CLASSES, SpinnerStrip, glyph, state_css, state_style
-from zirv_dash.pane import STATE_WORDS, PaneState
+from zirv_dash.panes.pane import STATE_WORDS, PaneState
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ the ninth keep the column blank so names stay aligned. The number is the row's
 place among the rows given, so it still names the same pane when a search
 hides rows or a group gathers them elsewhere.
 
-Rows may be grouped (`zirv_dash.roster_view`): when the roster spans two groups
+Rows may be grouped (`zirv_dash.dash.roster_view`): when the roster spans two groups
 or more, each group of two or more panes gets a header `▾ title` (`▸` folded)
 at the place of its first member. A search (`/ query` under the title) shows
 only the rows that match.
@@ -30,9 +30,9 @@ from textual.widget import Widget
 
 from widgets.glyphs import STATE_CLASSES, SpinnerStrip, glyph, state_css, state_style
 from widgets.roster_search import Outcome, RosterSearch
-from zirv_dash import roster_view
-from zirv_dash.pane import STATE_WORDS, PaneState
-from zirv_dash.roster_view import HeaderLine, RowGroup
+from zirv_dash.dash import roster_view
+from zirv_dash.dash.roster_view import HeaderLine, RowGroup
+from zirv_dash.panes.pane import STATE_WORDS, PaneState
 
 NUMBERED_ROWS = 9
 """`^A 1` … `^A 9` focus the first nine panes."""

@@ -38,7 +38,7 @@ from widgets.terminal_style import fit_run as fit_run
 from widgets.terminal_style import overlay, without_theme_colors
 from widgets.terminal_style import run_segments as run_segments
 from zirv_dash import keys as keycodes
-from zirv_dash import selection as sel
+from zirv_dash.dash import selection as sel
 
 Sender = Callable[[bytes, bool], None]
 """(data, typed) to the pane's child."""
@@ -46,7 +46,7 @@ Sender = Callable[[bytes, bool], None]
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from zirv_dash.pane import Pane
+    from zirv_dash.panes.pane import Pane
 
 FRAME_INTERVAL = 1 / 60
 SYNC_HOLD_MAX = 1.0
@@ -105,7 +105,7 @@ class TerminalView(Widget, can_focus=True):
         self.show_cursor = True
         self.selection: sel.Span | None = None
         """(start, end) in absolute lines (scrollback then screen, see
-        zirv_dash.selection), start inclusive, end exclusive."""
+        zirv_dash.dash.selection), start inclusive, end exclusive."""
         self._selection_text: dict[int, str] = {}
         self.frames = 0
         # mouse state
@@ -216,7 +216,7 @@ class TerminalView(Widget, can_focus=True):
         return self.pane.scroll_offset
 
     def top_line(self) -> int:
-        """The absolute line (see zirv_dash.selection) shown on row 0."""
+        """The absolute line (see zirv_dash.dash.selection) shown on row 0."""
         return self.pane.model_view.history_size - self.view_offset()
 
     def corner_text(self, offset: int) -> str | None:

@@ -18,14 +18,16 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from zirv_dash import mail, paths, roster, spawn
-from zirv_dash.dashboard import Dashboard, EndedRow
+from zirv_dash import paths, spawn
+from zirv_dash.dash import roster
+from zirv_dash.dash.dashboard import Dashboard, EndedRow
 from zirv_dash.intake.menu import disabled_reason_restore
 from zirv_dash.intake.report import ReportBack, requester_label
 from zirv_dash.intake.restore import RosterRestore
 from zirv_dash.intake.sweep import Kept, Outcome, Owner, Planned, Spawner, SweepJob, as_role
-from zirv_dash.pane import Pane
-from zirv_dash.ptysession import Ladder
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.ptysession import Ladder
 
 log = logging.getLogger("zirv.intake")
 

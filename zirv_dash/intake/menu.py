@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from zirv_dash import catalogue, gitinfo, mail
+from zirv_dash.harnesses import catalogue
 from zirv_dash.intake.sweep import Kept
-from zirv_dash.pane import STATE_WORDS, Pane
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes.pane import STATE_WORDS, Pane
+from zirv_dash.repo import gitinfo
 from zirv_dash.textfmt import age_text as _age
 
 if TYPE_CHECKING:

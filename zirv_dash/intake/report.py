@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import time
 
-from zirv_dash import delegation_result, mail, paths, spawn
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.pane import Pane, PaneState
+from zirv_dash import paths, spawn
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.delegation import result as delegation_result
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes.pane import Pane, PaneState
 
 REPORT_TAIL_LINES = 20
 REPORT_TAIL_BYTES = 2048

@@ -8,10 +8,13 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from zirv_dash import adapters, mail, paths, roster, spawn
-from zirv_dash.dashboard import Dashboard
-from zirv_dash.native_kind import NATIVE, NATIVE_ADAPTER
-from zirv_dash.pane import Pane
+from zirv_dash import paths, spawn
+from zirv_dash.dash import roster
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.harnesses import adapters
+from zirv_dash.harnesses.native_kind import NATIVE, NATIVE_ADAPTER
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes.pane import Pane
 from zirv_dash.textcheck import text_problem
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from zirv_dash import spawn
-from zirv_dash.pane import Pane
+from zirv_dash.panes.pane import Pane
 
 log = logging.getLogger("zirv.intake")
 

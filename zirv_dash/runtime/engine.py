@@ -24,9 +24,9 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from zirv_dash import keys as keycodes
-from zirv_dash.dashboard import Dashboard, DashError
+from zirv_dash.dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
-from zirv_dash.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.announce import announce
 from zirv_dash.runtime.fdwatch import FdWatch

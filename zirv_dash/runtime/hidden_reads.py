@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from zirv_dash.pane import Pane
+    from zirv_dash.panes.pane import Pane
     from zirv_dash.runtime.fdwatch import FdWatch
 
 

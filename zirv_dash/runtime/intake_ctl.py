@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from zirv_dash.dash.roster import RosterPane
 from zirv_dash.intake import Intake
-from zirv_dash.pane import Pane
-from zirv_dash.roster import RosterPane
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.watch import Route
 

@@ -22,9 +22,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zirv_dash import adapters, config, mail, paths, registry
-from zirv_dash.delivery import NUDGE_QUEUED, DeliveryEngine, NudgeResult
-from zirv_dash.pane import Pane
+from zirv_dash import paths
+from zirv_dash.config import layers as config
+from zirv_dash.harnesses import adapters
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.mail.delivery import NUDGE_QUEUED, DeliveryEngine, NudgeResult
+from zirv_dash.panes import registry
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime.watch import Route
 
 if TYPE_CHECKING:

@@ -22,14 +22,15 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from zirv_dash import paths, registry
-from zirv_dash.attention import AttentionTracker, PaneState, ended_state
-from zirv_dash.ctx_kill_native import CONTROL_FIELD
-from zirv_dash.native_kind import NATIVE, NATIVE_ADAPTER
-from zirv_dash.pane import Pane, PaneSpec
+from zirv_dash import paths
+from zirv_dash.attention.tracker import AttentionTracker, PaneState, ended_state
+from zirv_dash.cli.ctx_kill_native import CONTROL_FIELD
+from zirv_dash.harnesses.native_kind import NATIVE, NATIVE_ADAPTER
+from zirv_dash.panes import registry
+from zirv_dash.panes.pane import Pane, PaneSpec
 
 if TYPE_CHECKING:
-    from zirv_dash.dashboard import Dashboard
+    from zirv_dash.dash.dashboard import Dashboard
     from zirv_dash.native.engine import NativeSession
 
 

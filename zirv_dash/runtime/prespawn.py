@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from zirv_dash.dashboard import DashError
+from zirv_dash.dash.dashboard import DashError
 
 if TYPE_CHECKING:
-    from zirv_dash.pane import Pane
+    from zirv_dash.panes.pane import Pane
     from zirv_dash.runtime.engine import Engine
 
 

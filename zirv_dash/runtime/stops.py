@@ -13,8 +13,8 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from zirv_dash.intake import STOP_GRACE
-from zirv_dash.pane import Pane
-from zirv_dash.ptysession import Ladder
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.ptysession import Ladder
 
 if TYPE_CHECKING:
     from zirv_dash.runtime.engine import Engine

@@ -1,6 +1,6 @@
 """In-place harness or model swaps (handover), scheduled so the loop never waits.
 
-The swap itself is `zirv_dash.swap`: packet building (git, transcripts) and the
+The swap itself is `zirv_dash.handover.swap`: packet building (git, transcripts) and the
 old child's quit grace run in worker threads, the successor is started and
 installed on the loop. Swaps asked for while a pane is busy wait for its next
 idle boundary (the pane header says `⤓ switching when idle`) unless forced. CLI
@@ -14,18 +14,20 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from zirv_dash import adapters, catalogue, handover, registry, swap
-from zirv_dash.handover import HandoverAck, HandoverError, HandoverFileError, HandoverRefused
-from zirv_dash.handover_cli import DELIVERY
-from zirv_dash.pane import Pane
-from zirv_dash.ptysession import PtySession
+from zirv_dash import handover
+from zirv_dash.cli.handover import DELIVERY
+from zirv_dash.handover import HandoverAck, HandoverError, HandoverFileError, HandoverRefused, swap
+from zirv_dash.handover.swap import SwapBook, SwapRequest
+from zirv_dash.harnesses import adapters, catalogue
+from zirv_dash.panes import registry
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.ptysession import PtySession
+from zirv_dash.panes.session_env import child_env
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.watch import Route
-from zirv_dash.session_env import child_env
-from zirv_dash.swap import SwapBook, SwapRequest
 
 if TYPE_CHECKING:
-    from zirv_dash.dashboard import Dashboard
+    from zirv_dash.dash.dashboard import Dashboard
     from zirv_dash.runtime.engine import Engine
 
 log = logging.getLogger("zirv.handover")

@@ -6,9 +6,9 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from zirv_dash import paths
-from zirv_dash import worktree as worktrees
-from zirv_dash.dashboard import DashError
-from zirv_dash.pane import Pane
+from zirv_dash.dash.dashboard import DashError
+from zirv_dash.panes.pane import Pane
+from zirv_dash.repo import worktree as worktrees
 
 if TYPE_CHECKING:
     from zirv_dash.runtime.engine import Engine

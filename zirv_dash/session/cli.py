@@ -189,7 +189,7 @@ async def serve(host_factory: HostFactory, ready: Callable[[Path], None] | None 
     """Run a runtime until SIGTERM/SIGINT; a hang-up is ignored (it needs no terminal)."""
     import asyncio
 
-    from zirv_dash.config import ConfigError
+    from zirv_dash.config.layers import ConfigError
     from zirv_dash.session.server import Server, claim
 
     _log_to_state_dir()
@@ -334,7 +334,7 @@ def stop_runtime(timeout: float = RUNTIME_STOP_WAIT) -> int:
     """SIGTERM to the process listening at the socket (its pid and uid come from
     the kernel, never from a file), then wait until that process (pid *and*
     start time) is gone: it ends every session's processes on its way out."""
-    from zirv_dash import procinfo
+    from zirv_dash.panes import procinfo
 
     path = endpoint.socket_path()
     pid, uid = client.server_credentials(path)
@@ -360,8 +360,8 @@ def ensure_runtime(command: Sequence[str] | None = None, timeout: float = STOP_W
     with contextlib.suppress(client.NotRunning, OSError):
         client.server_credentials(path, timeout=1.0)
         return path
-    # `zirv_dash.cli`: the runtime that `zirv session` runs, hosting the dashboard.
-    argv = list(command or [sys.executable, "-m", "zirv_dash.cli", "session", "serve"])
+    # `zirv_dash.cli.main`: the runtime that `zirv session` runs, hosting the dashboard.
+    argv = list(command or [sys.executable, "-m", "zirv_dash.cli.main", "session", "serve"])
     subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,

@@ -9,7 +9,7 @@ the current screen as a repaint, `session.read`/`session.wait` see the
 dashboard's text, and a client killed with -9 costs nothing but a repaint.
 
 The UI toolkit is not imported here: the factory that builds the UI is handed
-in by the command that starts the runtime (`zirv_dash.chat`), and is called
+in by the command that starts the runtime (`zirv_dash.cli.chat`), and is called
 only when a client first attaches (a runtime nobody attached to loads no UI).
 The UI starts at the size of the client that asked, and ends when every pane
 has ended or it fails; the next attach starts a fresh one.

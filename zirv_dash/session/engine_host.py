@@ -18,9 +18,9 @@ import contextlib
 import logging
 from collections.abc import Callable
 
-from zirv_dash.dashboard import Dashboard, DashError
+from zirv_dash.dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
-from zirv_dash.pane import Pane
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.native_pane import NativeSessionPane

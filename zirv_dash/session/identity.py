@@ -25,7 +25,8 @@ from typing import Literal
 
 import msgspec
 
-from zirv_dash import paths, procinfo, records
+from zirv_dash import paths, records
+from zirv_dash.panes import procinfo
 from zirv_dash.session.endpoint import SOCKET_NAME
 from zirv_dash.session.protocol import PROTOCOL_VERSION
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from zirv_dash.native.tail import presentation_state, tile_lines, tile_status
-from zirv_dash.pane import Pane
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime.native_pane import NativeSessionPane
 from zirv_dash.session.host import HostError, Pending, Screen
 from zirv_dash.session.protocol import ErrorCode

@@ -21,11 +21,13 @@ import logging
 import time
 from pathlib import Path
 
-from zirv_dash import adapters, paths, records, roster
-from zirv_dash.config import load_adapter_gate, load_settings
-from zirv_dash.dashboard import Dashboard, DashError
-from zirv_dash.handover_transcript import _claude_transcript
-from zirv_dash.roster import RosterPane, _is_uuid
+from zirv_dash import paths, records
+from zirv_dash.config.layers import load_adapter_gate, load_settings
+from zirv_dash.dash import roster
+from zirv_dash.dash.dashboard import Dashboard, DashError
+from zirv_dash.dash.roster import RosterPane, _is_uuid
+from zirv_dash.handover.transcript import _claude_transcript
+from zirv_dash.harnesses import adapters
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev
 from zirv_dash.session.dash_session import DashFactory

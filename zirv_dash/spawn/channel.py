@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zirv_dash import paths, procinfo
+from zirv_dash import paths
+from zirv_dash.panes import procinfo
 from zirv_dash.spawn.protocol import MAX_REQUEST_BYTES
 
 log = logging.getLogger("zirv_dash.spawn")

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from zirv_dash import paths, registry
+from zirv_dash import paths
 from zirv_dash.fdio import write_all
+from zirv_dash.panes import registry
 from zirv_dash.spawn.channel import (
     OWNER_PID,
     REQUESTS_DIR,

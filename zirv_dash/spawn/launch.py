@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from zirv_dash.adapters import Adapter
+from zirv_dash.harnesses.adapters import Adapter
 from zirv_dash.spawn.claims import Claimed, answer
 from zirv_dash.spawn.policy import Decision, ValidationContext, authorize_kill, validate
 from zirv_dash.spawn.protocol import SpawnAck, SpawnRequest, show

@@ -18,8 +18,8 @@ from typing import Literal, Protocol
 import msgspec
 
 from zirv_dash import paths
-from zirv_dash.adapters import ADAPTERS, Adapter
-from zirv_dash.native_kind import NATIVE, NATIVE_ADAPTER
+from zirv_dash.harnesses.adapters import ADAPTERS, Adapter
+from zirv_dash.harnesses.native_kind import NATIVE, NATIVE_ADAPTER
 from zirv_dash.spawn.protocol import Role, SpawnAck, SpawnRequest, show
 from zirv_dash.textcheck import text_problem
 

@@ -1,0 +1,1 @@
+"""Who needs you: the attention tracker, prompt patterns, turn signals and notices."""

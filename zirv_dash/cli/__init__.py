@@ -1,0 +1,1 @@
+"""Every `zirv …` verb: its parser and its entry point (nothing here imports Textual)."""

@@ -1,0 +1,270 @@
+"""`zirv agent` run inline: the worker on a PTY in this terminal, when no
+dashboard took the request; the exit code is the worker's own."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zirv_dash import paths
+from zirv_dash.cli import inline_headless
+from zirv_dash.cli.agent_args import PREFIX, AgentArgs, err, receipt
+from zirv_dash.harnesses import adapters, catalogue
+
+if TYPE_CHECKING:  # the tee (and its terminal model) loads only for an inline run
+    from zirv_dash.panes import output_tail
+
+
+def run_inline(
+    args: AgentArgs,
+    prompt: str,
+    adapter: adapters.Adapter,
+    workdir: str,
+    own_session: str,
+    notice: str,
+    env: Mapping[str, str],
+) -> int:
+    from zirv_dash.panes import session_env, wrap
+
+    base = {
+        "harness": args.harness,
+        "model": args.model or catalogue.implicit_model(args.harness),
+        "mode": "inline",
+        "workdir": workdir,
+    }
+    gate_refusal = _gate_refusal(args.harness, Path(workdir))
+    if gate_refusal:
+        if args.json:
+            print(receipt(**base, state="launch_failed", reason=gate_refusal))
+        err(f"{PREFIX}: {gate_refusal}")
+        return 1
+    session = paths.new_session_id()
+    short = paths.short_id(session)
+    no_terminal = inline_headless.headless(0)
+    tap = inline_headless.InputTap(0).start() if no_terminal else None
+    ender = _headless_end(short, tap) if tap is not None else None
+    child_env = session_env.child_env(
+        session,
+        args.harness,
+        headless=True,
+        parent_session=own_session or None,
+        base=env,
+        socket_path=ender.socket_path if ender is not None else None,
+    )
+    argv = adapter.interactive_argv(prompt, model=args.model, extra=args.flags, headless=True)
+    registered: list[str] = []
+
+    def started(pid: int) -> None:
+        registered.extend(_register_inline(session, args.harness, Path(workdir), pid))
+        if ender is not None:
+            ender.started(pid)
+
+    reason: str | None = None
+    stdin_fd = tap.fd if tap is not None else 0
+    out_fd = 2 if args.json else 1
+    tee = _output_tee(stdin_fd, out_fd)
+    try:
+        with _signals_end_the_run():
+            code = wrap.run_wrapped(
+                argv,
+                child_env,
+                workdir,
+                notice=notice,
+                stdin_fd=stdin_fd,
+                output_fd=tee.fd if tee is not None else out_fd,
+                timeout_secs=args.timeout_secs or None,
+                on_start=started,
+            )
+    except wrap.LaunchError as exc:
+        if args.json:
+            print(receipt(**base, state="launch_failed", reason=str(exc)))
+        err(f"{PREFIX}: {exc}")
+        return 127
+    except _Stopped as stopped:
+        code, reason = 128 + stopped.signum, f"stopped by signal {stopped.signum}"
+    finally:
+        for one in registered:
+            _unregister_inline(one)
+        if ender is not None:
+            ender.close()
+        if tap is not None:
+            tap.close()
+        if tee is not None:
+            tee.close()
+    if code == wrap.EXIT_TIMEOUT:
+        reason = "outran its --timeout-secs"
+    elif ender is not None and ender.ended:
+        code, reason = 0, "turn ended (the agent's turn signal; no terminal to continue)"
+    tail = tee.tail(*_columns_rows(stdin_fd, out_fd)) if tee is not None else None
+    _report_inline(session, args.harness, base["model"], workdir, own_session, code, reason, tail)
+    doc = receipt(**base, state="exited_no_report", exit_code=code, session=short, reason=reason)
+    if args.json:
+        print(doc)
+    elif no_terminal:
+        # Nobody watched this run: the receipt is its only record.
+        sys.stdout.write("\n" + doc + "\n")
+        sys.stdout.flush()
+    return code
+
+
+def _report_inline(
+    session: str,
+    harness: str,
+    model: str | None,
+    workdir: str,
+    own_session: str,
+    code: int,
+    reason: str | None,
+    tail: str | None = None,
+) -> None:
+    """Report an inline run the way a dashboard pane's run is reported: the
+    `logs/delegation-results/` record, and mail to the requesting session (a
+    pane that ran `zirv agent`) or, from a plain terminal, the operator's inbox.
+    Best effort: a report that cannot be stored is said on stderr, never fatal."""
+    from zirv_dash.config import layers as config
+    from zirv_dash.delegation import result as delegation_result
+
+    short = paths.short_id(session)
+    outcome = f"ended with exit code {code}" + (f" ({reason})" if reason else "")
+    shown = tail or ("(no output)" if tail is not None else "(its output was not kept)")
+    body = f"inline run {short} ({harness}, {workdir}) {outcome}\n\n{shown}"
+    requester = paths.short_id(own_session) if own_session else None
+    result = delegation_result.DelegationResult(
+        session=session,
+        short=short,
+        harness=harness,
+        model=model,
+        mode="inline",
+        cwd=workdir,
+        outcome="ended",
+        exit_code=code,
+        requested_by=requester or "operator",
+        body=body,
+    )
+    try:
+        delegation_result.write(result)
+    except OSError as exc:
+        err(f"{PREFIX}: could not store the result of {short}: {exc}")
+    try:
+        settings = config.load_settings(paths.repo_root())
+    except (config.ConfigError, OSError):
+        settings = config.Settings()
+    if not settings.mail.enabled:
+        return
+    try:
+        delegation_result.mail_report(
+            paths.repo_slug(paths.repo_root()),
+            body,
+            from_session=session,
+            to_session=own_session or None,
+            keep=settings.mail.keep,
+            max_message_bytes=settings.mail.max_message_bytes,
+        )
+    except Exception as exc:  # noqa: BLE001 - mail.MailError or OSError; never fatal here
+        err(f"{PREFIX}: could not mail the report of {short}: {exc}")
+
+
+def _output_tee(stdin_fd: int, out_fd: int) -> output_tail.OutputTee | None:
+    """A tee that keeps the worker's last output for its report. Not when the
+    output is a terminal and stdin is not: wrap sizes the PTY from the first of
+    the two that is a terminal, and a pipe in between would hide that one."""
+    if os.isatty(out_fd) and not os.isatty(stdin_fd):
+        return None
+    from zirv_dash.panes import output_tail
+
+    try:
+        return output_tail.OutputTee(out_fd)
+    except OSError as exc:
+        err(f"{PREFIX}: the report will not carry the output ({exc})")
+        return None
+
+
+def _columns_rows(stdin_fd: int, out_fd: int) -> tuple[int, int]:
+    from zirv_dash.panes import wrap
+
+    rows, columns = wrap.terminal_size(stdin_fd, out_fd)
+    return columns, rows
+
+
+class _Stopped(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_end_the_run() -> Iterator[None]:
+    """SIGTERM/SIGHUP (a CI timeout, a closed terminal) unwind through every
+    `finally`: the child is stopped and its registry record removed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_stopped(signum: int, _frame: object) -> None:
+        raise _Stopped(signum)
+
+    saved = {sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+
+
+def _headless_end(short: str, tap: inline_headless.InputTap) -> inline_headless.HeadlessEnd | None:
+    """The turn-signal socket that ends a run nobody can type into."""
+    from zirv_dash.panes import registry
+
+    ender: inline_headless.HeadlessEnd | None = None
+    try:
+        ender = inline_headless.HeadlessEnd(registry.socket_path(short), tap)
+        problem = ender.problem
+    except (OSError, ValueError) as exc:
+        problem = str(exc)
+    if problem:
+        err(f"{PREFIX}: no turn-signal socket ({problem}); only --timeout-secs ends this run")
+    return ender
+
+
+def _register_inline(session: str, harness: str, where: Path, pid: int) -> list[str]:
+    """Best effort: list the inline worker in the session registry (verb `exec`) so
+    `zirv ctx status` and mail can see it. A registry problem never stops the run."""
+    try:
+        from zirv_dash.panes import registry
+
+        record = registry.SessionRecord.new(
+            session, harness, paths.repo_root(where), "exec", pid,
+            reachable=False, owner_pid=os.getpid(), role="worker",
+        )  # fmt: skip
+        registry.register(record)
+    except Exception as exc:  # noqa: BLE001 - the registry is advisory here
+        err(f"{PREFIX}: could not register the inline session: {exc}")
+        return []
+    return [record.short]
+
+
+def _unregister_inline(short: str) -> None:
+    try:
+        from zirv_dash.panes import registry
+
+        registry.unregister(short)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _gate_refusal(harness: str, where: Path) -> str | None:
+    """The adapter gate (`.zirv/.settings.toml`, `ZIRV_AGENT_<NAME>_ENABLED`)."""
+    from zirv_dash.config import layers as config
+
+    try:
+        gate = config.load_adapter_gate(paths.repo_root(where), [harness])
+    except config.ConfigError as exc:
+        return str(exc)
+    why = gate.refusal(harness)
+    return f"adapter {harness} is {why}" if why else None

@@ -1,0 +1,132 @@
+"""`zirv ctx status|send|inbox|nudge|kill|hook`: sessions, mail and nudges from a shell.
+
+Agents run these many times a minute, so these modules import only the small
+on-disk protocol modules; the verbs that store mail read just the two mail
+limits from the configuration files, without the settings model (pydantic).
+The verbs live by concern: `ctx_mail_cli` (send, inbox, nudge), `ctx_kill_cli`
+(kill), `ctx_hook_cli` (hook), `ctx_common` (what they share); this module has
+status and the MCP entry and re-exports every entry point (`zirv_dash.cli.main`
+dispatches to each verb's own module).
+
+Exit codes: 0 done (including "already gone" for `kill`), 1 failed, 2 usage.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from zirv_dash import paths
+from zirv_dash.cli.ctx_args import Parser
+from zirv_dash.cli.ctx_common import (
+    identity,
+    my_short,
+    my_slug,
+    parse_args,
+    refusals,
+    report_problems,
+)
+from zirv_dash.cli.ctx_hook import hook_main
+from zirv_dash.cli.ctx_kill import KILL_CONFIRM_SECS, KILL_GRACE_SECS, kill_main
+from zirv_dash.cli.ctx_mail import inbox_main, nudge_main, send_main
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.panes import registry
+from zirv_dash.textfmt import age_text as _age
+
+__all__ = [
+    "KILL_CONFIRM_SECS",
+    "KILL_GRACE_SECS",
+    "hook_main",
+    "inbox_main",
+    "kill_main",
+    "mcp_main",
+    "nudge_main",
+    "send_main",
+    "status_main",
+]
+
+
+# --- status ------------------------------------------------------------------
+
+
+def status_main(argv: list[str]) -> int:
+    return refusals("status", _status, argv)
+
+
+def _status(argv: list[str]) -> int:
+    parser = Parser(prog="zirv ctx status", description="List live sessions and unread mail.")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    args = parse_args(parser, argv)
+    if isinstance(args, int):
+        return args
+    problems: list[str] = []
+    records = registry.list_sessions(sweep=True, problems=problems)
+    sockets = registry.orphan_sockets(records)
+    _, agent = identity()
+    short = my_short()
+    slug = my_slug()
+    broadcast, direct = mail.unread_counts(slug, short, agent)
+    now = time.time()
+    rows = [(r, registry.liveness(r)) for r in records]
+    # Processes that left a pane's session with setsid outlive quit on purpose
+    # (they asked to); the dashboard and its guard record them for us to list.
+    from zirv_dash.panes import escapes  # only status lists them; send need not import it
+
+    escaped = escapes.listed(paths.state_dir() / "escaped")
+    if args.json:
+        out: dict[str, Any] = {
+            "sessions": [
+                {**r.to_json(), "liveness": live, "age_secs": max(int(now - r.started_at), 0)}
+                for r, live in rows
+            ],
+            "no_record_sockets": [str(p) for p in sockets],
+            "mail": {
+                "slug": slug,
+                "unread": broadcast + direct,
+                "broadcast": broadcast,
+                "direct": direct,
+            },
+            "problems": problems,
+            "escaped": [
+                {"pid": e.pid, "command": e.command, "left_session": e.left} for e in escaped
+            ],
+        }
+        print(json.dumps(out, indent=2))
+        return 0
+    report_problems("status", problems)
+    lines = ["sessions:" if rows or sockets else "sessions: none"]
+    for record, live in rows:
+        lines.append(
+            f"  {record.short} {record.agent} {record.verb} pid {record.pid} "
+            f"{_age(now - record.started_at)} {live} {record.repo_slug}{_native_note(record)}"
+        )
+    for sock in sockets:
+        lines.append(f"  {sock.stem} (no record) {sock}")
+    if escaped:
+        lines.append("left their pane's session (setsid), still running:")
+        lines.extend(f"  {escapes.describe(e)}" for e in escaped)
+    split = f" ({broadcast} broadcast, {direct} direct)" if direct else ""
+    lines.append(f"mail: {broadcast + direct} unread{split}")
+    print("\n".join(lines))
+    return 0
+
+
+def _native_note(record: registry.SessionRecord) -> str:
+    """A native pane runs inside its dashboard (the pid is the dashboard's): say
+    so, with the state its dashboard keeps in the record."""
+    if record.runtime != "native":
+        return ""
+    state = record.extra.get("state")
+    shown = state if isinstance(state, str) and state.isprintable() else "unknown"
+    return f" (native pane in its dashboard: {shown[:24]})"
+
+
+# --- mcp ---------------------------------------------------------------------
+
+
+def mcp_main(argv: list[str]) -> int:
+    """`zirv ctx mcp serve`: the MCP bridge (imported only when asked for; the SDK is heavy)."""
+    from zirv_dash.cli import mcp_bridge
+
+    return mcp_bridge.main(argv)

@@ -1,0 +1,206 @@
+"""The settings model, and every name derived from it for hints.
+
+Each section is a pydantic-settings model whose environment variables follow the
+upstream names (`ZIRV_CTX_DASH_MAX_PANES` for `dash.max_panes`, and the section's
+own `enabled` flag drops the suffix: `ZIRV_CTX_DASH`). Error hints name keys,
+variables and `zirv ctx config` commands through the functions here, so a hint
+can never name a variable the model does not read.
+
+The repository layer is untrusted: a checkout may not switch the dashboard on or
+off, resize it, raise its own pane cap or pick which model spends the operator's
+tokens. Those keys are *repo-forbidden* (`REPO_FORBIDDEN`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AliasChoices, BaseModel, Field, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from zirv_dash.config.policy import FOREIGN_SECTIONS as FOREIGN_SECTIONS
+from zirv_dash.config.policy import MAIL_KEEP_DEFAULT as MAIL_KEEP_DEFAULT
+from zirv_dash.config.policy import MAIL_KEEP_MIN as MAIL_KEEP_MIN
+from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_DEFAULT as MAIL_MESSAGE_BYTES_DEFAULT
+from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MAX as MAIL_MESSAGE_BYTES_MAX
+from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MIN as MAIL_MESSAGE_BYTES_MIN
+from zirv_dash.config.policy import MODELLED_SECTIONS as MODELLED_SECTIONS
+from zirv_dash.config.policy import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
+from zirv_dash.config.policy import REPO_ALLOWED_EXCEPTIONS as REPO_ALLOWED_EXCEPTIONS
+from zirv_dash.config.policy import REPO_FORBIDDEN as REPO_FORBIDDEN
+from zirv_dash.config.policy import REPO_FORBIDDEN_TOP as REPO_FORBIDDEN_TOP
+from zirv_dash.config.policy import TOP_ENV as TOP_ENV
+from zirv_dash.config.policy import gate_env as gate_env
+from zirv_dash.config.policy import handover_env as handover_env
+from zirv_dash.config.policy import handover_hint as handover_hint
+from zirv_dash.config.policy import repo_settable as repo_settable
+from zirv_dash.config.policy import section_hint as section_hint
+from zirv_dash.config.policy import top_hint as top_hint
+from zirv_dash.config.policy import unknown_key_words as unknown_key_words
+
+
+class _EnvFirst(BaseSettings):
+    """Base: environment variables outrank values passed in from the TOML layers."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (env_settings, init_settings)
+
+
+class DashSettings(_EnvFirst):
+    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_DASH_", extra="ignore")
+
+    enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_DASH", "enabled"))
+    """Open the multiplexer on a capable terminal (false: single-pane session)."""
+    sidebar_cols: int = Field(default=28, ge=16, le=80)
+    """Width of the sidebar roster in columns."""
+    max_panes: int = Field(default=9, ge=1, le=64)
+    """Cap on live panes; spawns past it are refused."""
+    mouse: bool = True
+    """Capture the mouse (false leaves selection to the terminal)."""
+    idle_quiet_ms: int = Field(default=10_000, ge=100)
+    """Output quiet time after which a signal-less pane counts as idle."""
+    roster_max_age_secs: int = Field(default=604_800, ge=0)
+    """Restore rosters older than this are ignored."""
+    workdir_roots: list[str] = Field(default_factory=list)
+    """Extra directories a delegated pane's workdir may sit in."""
+    scrollback_bytes: int = Field(default=8 * 1024 * 1024, ge=64 * 1024)
+    """Scrollback kept per pane, bounded in bytes."""
+    motion: Literal["full", "reduced"] = "full"
+    """`full` animates the working spinners; `reduced` keeps every state change
+    but draws a steady glyph, so nothing moves (and the chrome does not tick)."""
+    keymap: str = "default"
+    """Name of the shipped keymap preset (`default`, `tmux`)."""
+    truecolor: Literal["auto", "true", "false"] = "auto"
+    """24-bit colour to the outer terminal: `auto` detects it the way tmux does
+    (COLORTERM, terminfo Tc/RGB, known TERMs); `true`/`false` override."""
+    notify: Literal["off", "bell", "osc", "desktop"] = "osc"
+    """Tell the outer terminal when a pane you are not looking at needs you, is
+    done or failed: `osc` (OSC 9/777, through tmux passthrough) is the default
+    because a terminal that does not understand it ignores it silently, while
+    `bell` beeps and `desktop` needs `notify-send`; `off` sends nothing."""
+
+    @field_validator("truecolor", mode="before")
+    @classmethod
+    def _truecolor_word(cls, value: object) -> object:
+        # TOML booleans and env strings both reach here.
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("motion", mode="before")
+    @classmethod
+    def _motion_word(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @property
+    def animated(self) -> bool:
+        """Spinners advance (`motion = "full"`); false under reduced motion."""
+        return self.motion == "full"
+
+
+class MailSettings(_EnvFirst):
+    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_MAIL_", extra="ignore")
+
+    enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_MAIL", "enabled"))
+    max_message_bytes: int = Field(
+        default=MAIL_MESSAGE_BYTES_DEFAULT, ge=MAIL_MESSAGE_BYTES_MIN, le=MAIL_MESSAGE_BYTES_MAX
+    )
+    """Bodies over this are cut (the whole text goes to a `full/` sidecar); at
+    most 1 MiB so a reader never needs more than a bounded read."""
+    max_delivered_bytes: int = Field(default=4096, ge=64, le=1024 * 1024)
+    keep: int = Field(default=MAIL_KEEP_DEFAULT, ge=MAIL_KEEP_MIN)
+
+
+class SessionSettings(_EnvFirst):
+    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_SESSION_", extra="ignore")
+
+    persistent: bool = False
+    """`zirv chat` attaches to this repository's runtime (`zirv session`), which
+    owns the panes, so they outlive the terminal (operator-only)."""
+
+
+class Settings(BaseModel):
+    """The merged, validated configuration for one process."""
+
+    agent: str | None = None
+    dash: DashSettings = Field(default_factory=DashSettings)
+    mail: MailSettings = Field(default_factory=MailSettings)
+    session: SessionSettings = Field(default_factory=SessionSettings)
+    handover: dict[str, dict[str, str]] = Field(default_factory=dict)
+    worker: dict[str, str] = Field(default_factory=dict)
+    sources: list[str] = Field(default_factory=list)
+    """Files that contributed, for `zirv ctx config`-style diagnostics."""
+
+
+# --- names of settings, for hints (every hint is built from the models) -------------
+
+SECTION_MODELS: dict[str, type[BaseSettings]] = {
+    "dash": DashSettings,
+    "mail": MailSettings,
+    "session": SessionSettings,
+}
+"""Sections with a settings model (`handover` and `worker` are free-form tables)."""
+assert tuple(SECTION_MODELS) == MODELLED_SECTIONS, "settings_policy.MODELLED_SECTIONS is stale"
+
+
+def env_var(section: str, name: str) -> str:
+    """The environment variable the model reads `section.name` from: an explicit
+    `ZIRV_*` alias (the sections' `enabled` flags), else env_prefix + name."""
+    model = SECTION_MODELS[section]
+    alias = model.model_fields[name].validation_alias
+    if isinstance(alias, AliasChoices):
+        for choice in alias.choices:
+            if isinstance(choice, str) and choice.startswith("ZIRV_"):
+                return choice
+    return f"{model.model_config.get('env_prefix', '')}{name}".upper()
+
+
+def all_keys() -> list[str]:
+    """Every scalar key `zirv ctx config` can set (handover keys are patterns)."""
+    keys = list(TOP_ENV)
+    for section, model in SECTION_MODELS.items():
+        keys.extend(f"{section}.{name}" for name in model.model_fields)
+    return keys
+
+
+def operator_hint(section: str, name: str) -> str:
+    key = f"{section}.{name}"
+    return (
+        f"set it with `zirv ctx config set {key} <value>` (writes {OPERATOR_FILE_SHOWN}) "
+        f"or {env_var(section, name)} instead"
+    )
+
+
+_FILE_ONLY: dict[type[BaseSettings], type[BaseSettings]] = {}
+
+
+def file_only(model: type[BaseSettings]) -> type[BaseSettings]:
+    """`model` validating only the values it is given (no environment): how
+    `zirv ctx config` checks a value before writing it to a file."""
+    cached = _FILE_ONLY.get(model)
+    if cached is not None:
+        return cached
+
+    class FileOnly(model):  # type: ignore[valid-type, misc]
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            return (init_settings,)
+
+    FileOnly.__name__ = model.__name__
+    _FILE_ONLY[model] = FileOnly
+    return FileOnly

@@ -1,0 +1,203 @@
+"""The settings when every value is plainly valid, built without pydantic.
+
+Importing pydantic and pydantic-settings and building the section models costs
+the dashboard's first frame more than a fifth of its start-up, and nearly every
+launch has nothing for them to decide: no configuration file (or one whose
+values are plainly right) and no `ZIRV_CTX_DASH_*`-style variable. For that
+case `plain_sections` gives the sections as `PlainSection`s, with exactly the
+values the models would give. A value that is not plain (a wrong type, out of
+range, an unknown key, any environment variable a model reads) gives None, and
+`config.load_settings` validates with the models as always, so every error reads
+as it did. `tests/test_settings_plain.py` checks this table against the models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from zirv_dash.config.policy import MAIL_KEEP_DEFAULT, MAIL_KEEP_MIN
+from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_DEFAULT as _BYTES_DEFAULT
+from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MAX as _BYTES_MAX
+from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MIN as _BYTES_MIN
+
+TYPE_CHECKING = False  # `typing` is for type checkers only
+if TYPE_CHECKING:
+    from typing import Any
+
+    from zirv_dash.config.model import Settings
+
+Kind = str | tuple[str, ...]
+"""`bool`, `int`, `str`, `strs` (a list of strings), or the choices of a literal."""
+Field = tuple[Kind, object, int | None, int | None]
+"""(kind, default, lowest, highest) of one setting; the bounds are for ints."""
+
+SECTIONS: dict[str, dict[str, Field]] = {
+    "dash": {
+        "enabled": ("bool", True, None, None),
+        "sidebar_cols": ("int", 28, 16, 80),
+        "max_panes": ("int", 9, 1, 64),
+        "mouse": ("bool", True, None, None),
+        "idle_quiet_ms": ("int", 10_000, 100, None),
+        "roster_max_age_secs": ("int", 604_800, 0, None),
+        "workdir_roots": ("strs", (), None, None),
+        "scrollback_bytes": ("int", 8 * 1024 * 1024, 64 * 1024, None),
+        "motion": (("full", "reduced"), "full", None, None),
+        "keymap": ("str", "default", None, None),
+        "truecolor": (("auto", "true", "false"), "auto", None, None),
+        "notify": (("off", "bell", "osc", "desktop"), "osc", None, None),
+    },
+    "mail": {
+        "enabled": ("bool", True, None, None),
+        "max_message_bytes": ("int", _BYTES_DEFAULT, _BYTES_MIN, _BYTES_MAX),
+        "max_delivered_bytes": ("int", 4096, 64, 1024 * 1024),
+        "keep": ("int", MAIL_KEEP_DEFAULT, MAIL_KEEP_MIN, None),
+    },
+    "session": {
+        "persistent": ("bool", False, None, None),
+    },
+}
+"""Each modelled section's fields as `settings_model` declares them."""
+
+
+def _env_names(section: str, prefix: str) -> frozenset[str]:
+    aliases = (
+        {f"ZIRV_CTX_{section.upper()}", "ENABLED"} if "enabled" in SECTIONS[section] else set()
+    )
+    return frozenset(
+        aliases | {f"{prefix}{n.upper()}" for n in SECTIONS[section] if n != "enabled"}
+    )
+
+
+ENV_NAMES: dict[str, frozenset[str]] = {
+    section: _env_names(section, f"ZIRV_CTX_{section.upper()}_") for section in SECTIONS
+}
+"""Every environment variable (upper-cased: pydantic-settings ignores case) a
+section model reads. `enabled` is read from its `ZIRV_*` alias and from its
+other alias, a bare `enabled`, never from `<prefix>ENABLED`."""
+
+LOWERED = frozenset({"motion", "truecolor"})
+"""Fields whose model lowers a string before checking it (a field validator)."""
+
+
+class PlainSection:
+    """One section's values, read and written as attributes like the model's."""
+
+    def __init__(self, section: str, values: dict[str, object]) -> None:
+        self.__dict__.update(values)
+        self._section = section
+
+    def model_dump(self) -> dict[str, object]:
+        """The values by field name, as the model's `model_dump()` gives them."""
+        return {name: _copy(getattr(self, name)) for name in SECTIONS[self._section]}
+
+    @property
+    def animated(self) -> bool:
+        """Spinners advance (`motion = "full"`); false under reduced motion."""
+        return bool(self.__dict__.get("motion") == "full")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PlainSection):
+            return NotImplemented
+        return self._section == other._section and self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the model
+
+    def __repr__(self) -> str:
+        fields = " ".join(f"{k}={v!r}" for k, v in self.model_dump().items())
+        return f"PlainSection[{self._section}]({fields})"
+
+
+def _copy(value: object) -> object:
+    return list(value) if isinstance(value, list) else value
+
+
+class PlainSettings:
+    """`settings_model.Settings` with plain sections: the same attributes."""
+
+    def __init__(
+        self,
+        sections: dict[str, PlainSection],
+        agent: str | None,
+        handover: dict[str, dict[str, str]],
+        worker: dict[str, str],
+        sources: list[str],
+    ) -> None:
+        self.agent = agent
+        self.dash = sections["dash"]
+        self.mail = sections["mail"]
+        self.session = sections["session"]
+        self.handover = handover
+        self.worker = worker
+        self.sources = sources
+
+    def model_dump(self) -> dict[str, object]:
+        """The values by field name, as `Settings.model_dump()` gives them."""
+        return {
+            "agent": self.agent,
+            "dash": self.dash.model_dump(),
+            "mail": self.mail.model_dump(),
+            "session": self.session.model_dump(),
+            "handover": {agent: dict(tiers) for agent, tiers in self.handover.items()},
+            "worker": dict(self.worker),
+            "sources": list(self.sources),
+        }
+
+    def __repr__(self) -> str:
+        return f"PlainSettings({self.model_dump()!r})"
+
+
+def as_settings(plain: PlainSettings) -> Settings:
+    """`plain` where a `Settings` is expected: it has every attribute a reader of
+    the settings uses (`tests/test_settings_plain.py` holds it to the models), but
+    it is not a pydantic model, which only type checkers would notice."""
+    return plain  # type: ignore[return-value]
+
+
+def plain_sections(
+    merged: Mapping[str, Any], environ: Mapping[str, str]
+) -> dict[str, PlainSection] | None:
+    """Every modelled section of `merged` as the models would validate it, or
+    None when a model has something to decide (or to refuse)."""
+    names = {key.upper() for key in environ}
+    out: dict[str, PlainSection] = {}
+    for section, fields in SECTIONS.items():
+        if names & ENV_NAMES[section]:
+            return None
+        table = merged.get(section, {})
+        if not isinstance(table, Mapping) or not set(table) <= set(fields):
+            return None
+        values: dict[str, object] = {}
+        for name, (kind, default, low, high) in fields.items():
+            if name not in table:
+                values[name] = list(default) if kind == "strs" else default  # type: ignore[call-overload]
+                continue
+            value = plain_value(name, kind, table[name], low, high)
+            if value is None:
+                return None
+            values[name] = value
+        out[section] = PlainSection(section, values)
+    return out
+
+
+def plain_value(name: str, kind: Kind, value: object, low: int | None, high: int | None) -> object:
+    """`value` as the model stores it when it is plainly valid, else None."""
+    if kind == "bool":
+        return value if type(value) is bool else None
+    if kind == "int":
+        if type(value) is not int:
+            return None
+        if (low is not None and value < low) or (high is not None and value > high):
+            return None
+        return value
+    if kind == "str":
+        return value if type(value) is str else None
+    if kind == "strs":
+        if type(value) is not list or any(type(item) is not str for item in value):
+            return None
+        return list(value)
+    if name in LOWERED:
+        if type(value) is bool and name == "truecolor":
+            value = "true" if value else "false"
+        if type(value) is str:
+            value = value.lower()
+    return value if type(value) is str and value in kind else None

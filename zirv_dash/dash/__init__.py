@@ -1,0 +1,2 @@
+"""The dashboard's state without UI: panes, focus, errors, the restore roster,
+broadcast, selection."""

@@ -1,0 +1,1 @@
+"""Delegations: what a delegated run left behind."""

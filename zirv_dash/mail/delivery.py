@@ -1,0 +1,500 @@
+"""Typing mail and nudges into panes (inventory §6), without any UI.
+
+Text is only ever typed into a pane that can take it ("injectable"): idle, not
+still digesting an earlier injection, not showing a prompt, and not holding
+something the operator typed since its last turn. Typing is two writes: the
+visible line ``[zirv ▸ label] body`` first, then a lone ``\\r`` about 50 ms later
+(Codex treats text and Enter in one burst as a paste and drops the Enter). The
+engine never sleeps: `poll(now)` does whatever is due and `next_deadline(now)`
+says when to call it again, so the owner arms one timer.
+
+After the Enter the pane must react (output or a turn signal) within
+`CONFIRM_WINDOW`; otherwise one more Enter is sent, and if that goes unanswered
+too the dashboard logs an error and mails the sender that the text may not have
+been submitted.
+
+Sweeps (`sweep`) are cheap enough to run on every mailbox or registry change:
+they claim ``.nudge`` markers, deliver queued operator nudges, and give every
+injectable worker pane at most one unread message (consumed only once it has
+been typed). The orchestrator never gets bodies, only a one-line advisory per
+new newest-unread message.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass
+from enum import Enum
+
+from zirv_dash import paths
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.mail import mailbox as mail
+from zirv_dash.mail import nudge
+from zirv_dash.panes.pane import Pane, PaneState
+
+log = logging.getLogger("zirv.delivery")
+
+SUBMIT_DELAY = 0.05
+"""Seconds between the visible line and its Enter (`INJECTION_SUBMIT_DELAY`)."""
+SUBMIT_QUIET = 0.05
+"""The Enter waits until the pane's output has been quiet this long…"""
+SUBMIT_MAX_DELAY = 2.0
+"""…but never longer than this after the line was typed."""
+CONFIRM_WINDOW = 1.0
+"""Seconds after an Enter within which the pane must show it took the line."""
+
+OPERATOR_NUDGE_LABEL = "nudge from operator"
+NUDGE_QUEUED = "nudge queued -- delivers when idle"
+NO_MAIL_HARNESSES = frozenset({"shell"})
+"""Panes that never get mail typed in: a shell would run the line as a command."""
+SYSTEM_AGENT = "zirv"
+"""`from_agent` of the dashboard's own mail (`mail.sent_since` ignores it)."""
+
+
+class Phase(Enum):
+    TYPED = "typed"
+    """The line is in the composer; its Enter is scheduled."""
+    CONFIRMING = "confirming"
+    """Enter sent; waiting for the pane to react."""
+    AWAITING_TURN = "awaiting-turn"
+    """Submitted; nothing more is typed until the pane's turn ends."""
+
+
+class NudgeResult(Enum):
+    DELIVERED = "delivered"
+    QUEUED = "queued"
+    ENDED = "ended"
+
+
+@dataclass
+class Injection:
+    short: str
+    agent: str
+    kind: str
+    """``mail``, ``nudge`` or ``advisory``."""
+    typed_at: float
+    submit_at: float
+    typed_wall: float = 0.0
+    reply_to: mail.Message | None = None
+    phase: Phase = Phase.TYPED
+    submitted_at: float = 0.0
+    confirm_by: float = 0.0
+    retried: bool = False
+    input_mark: float | None = None
+    """`pane.last_input_at` right after our last write: a different value later
+    means the operator typed in between."""
+
+
+def operator_typed(pane: Pane, now: float) -> bool:
+    """Whether the operator typed into `pane` since its last turn boundary.
+
+    A turn signal clears the latch (`Pane.turn_signal`). Without one, a line
+    the operator *submitted* followed by output quiet (the pane went idle after
+    it) is a boundary too; an unsubmitted draft never is, so nothing is ever
+    appended to what the operator is still typing.
+    """
+    if not pane.user_typed_since_turn:
+        return False
+    if pane.last_input_at is None or not _last_input_submitted(pane):
+        return True
+    idle_since = pane.tracker.idle_since(now)
+    return idle_since is None or idle_since <= pane.last_input_at
+
+
+def _last_input_submitted(pane: Pane) -> bool:
+    """Whether the latest input to the pane contained Enter (it started a turn).
+
+    `Pane.send` stamps the tracker's turn start and `last_input_at` with the same
+    clock reading when the data holds a CR, so equal stamps mean a submit.
+    """
+    turn_since = pane.tracker.turn_since
+    return turn_since is not None and turn_since == pane.last_input_at
+
+
+class DeliveryEngine:
+    """Delivery state for one dashboard: in-flight injections, nudge queues,
+    advisories already given, and the unread counts the badges show."""
+
+    def __init__(self, dash: Dashboard) -> None:
+        self.dash = dash
+        self.inflight: dict[str, Injection] = {}
+        self.nudges: dict[str, deque[str]] = {}
+        self.unread: dict[str, int] = {}
+        """Unread messages per pane short id, as of the last sweep."""
+        self.waiting: set[str] = set()
+        """Panes with mail they could not take at the last sweep."""
+        self._advised: dict[str, set[str]] = {}
+        self._attention_skipped: set[str] = set()
+
+    # -- who can take text ------------------------------------------------------------
+
+    def injectable(self, pane: Pane, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        if pane.kind == "native":  # its session knows whether a line starts a turn now
+            return pane.alive and pane.at_input_prompt()
+        if not pane.alive or pane.pty is None or pane.pty.eof:
+            return False
+        if pane.short in self.inflight or operator_typed(pane, now):
+            return False
+        pane.check_screen(now)  # a prompt that just appeared must count
+        return pane.is_idle(now)
+
+    # -- typing -----------------------------------------------------------------------
+
+    def inject(
+        self,
+        pane: Pane,
+        line: str,
+        *,
+        kind: str,
+        reply_to: mail.Message | None = None,
+        now: float | None = None,
+    ) -> bool:
+        """Phase 1: type `line` (already flattened) and schedule its Enter.
+
+        The caller checks `injectable` first; this only refuses a pane that
+        cannot be written at all. Returns whether the line was written.
+        """
+        now = time.monotonic() if now is None else now
+        if pane.kind == "native":  # its submit path, never typed bytes: no Enter phase
+            return pane.deliver(line) in ("sent", "steer", "queued")
+        if not pane.alive or pane.pty is None or pane.pty.eof:
+            return False
+        pane.send(line.encode("utf-8"), typed=False)
+        self.inflight[pane.short] = Injection(
+            short=pane.short,
+            agent=pane.agent,
+            kind=kind,
+            typed_at=now,
+            submit_at=now + SUBMIT_DELAY,
+            typed_wall=time.time(),
+            reply_to=reply_to,
+            input_mark=pane.last_input_at,
+        )
+        log.info("typed %s into pane %s (%d bytes)", kind, pane.short, len(line))
+        return True
+
+    def poll(self, now: float | None = None) -> bool:
+        """Advance every in-flight injection; returns whether anything changed."""
+        now = time.monotonic() if now is None else now
+        changed = False
+        for short, item in list(self.inflight.items()):
+            pane = self.dash.pane_by_short(short)
+            if pane is None:
+                del self.inflight[short]
+                changed = True
+                continue
+            if self._advance(pane, item, now):
+                changed = True
+        return changed
+
+    def _advance(self, pane: Pane, item: Injection, now: float) -> bool:
+        if item.phase is Phase.TYPED:
+            if not pane.alive:
+                self._unconfirmed(pane, item)
+                return True
+            if now < item.submit_at:
+                return False
+            if pane.last_input_at != item.input_mark:
+                # The operator typed into the line before its Enter: an Enter now
+                # would submit their keystrokes too, so leave the line to them.
+                log.info("pane %s: operator typed before the Enter; not submitting", pane.short)
+                item.phase = Phase.AWAITING_TURN
+                item.submitted_at = now
+                return True
+            quiet_at = (pane.last_output_at or 0.0) + SUBMIT_QUIET
+            cap = item.typed_at + SUBMIT_MAX_DELAY
+            if now < quiet_at and now < cap:
+                item.submit_at = min(quiet_at, cap)
+                return False
+            self._submit(pane, item, now)
+            return True
+        if item.phase is Phase.CONFIRMING:
+            if self._confirmed(pane, item):
+                item.phase = Phase.AWAITING_TURN
+                return True
+            if not pane.alive:
+                self._unconfirmed(pane, item)
+                return True
+            if now < item.confirm_by:
+                return False
+            if pane.last_input_at != item.input_mark:
+                # The operator has taken over the pane: leave the Enter to them.
+                item.phase = Phase.AWAITING_TURN
+                return True
+            if not item.retried:
+                item.retried = True
+                self._submit(pane, item, now)
+                return True
+            self._unconfirmed(pane, item)
+            return True
+        # AWAITING_TURN: a turn signal, or the pane going quiet after our Enter.
+        if not pane.alive or (pane.turn_signal_at or 0.0) > item.submitted_at:
+            del self.inflight[item.short]
+            return True
+        idle_since = pane.tracker.idle_since(now)
+        # A line left to the operator (they typed into it) waits for their Enter:
+        # nothing more will happen on our account, so our turn is over.
+        if idle_since is not None and (idle_since > item.submitted_at or pane.tracker.drafting):
+            del self.inflight[item.short]
+            return True
+        return False
+
+    def _submit(self, pane: Pane, item: Injection, now: float) -> None:
+        pane.send(b"\r", typed=False)
+        item.phase = Phase.CONFIRMING
+        item.submitted_at = now
+        item.confirm_by = now + CONFIRM_WINDOW
+        item.input_mark = pane.last_input_at
+
+    @staticmethod
+    def _confirmed(pane: Pane, item: Injection) -> bool:
+        return (pane.last_output_at or 0.0) > item.submitted_at or (
+            pane.turn_signal_at or 0.0
+        ) > item.submitted_at
+
+    def _unconfirmed(self, pane: Pane, item: Injection) -> None:
+        self.inflight.pop(item.short, None)
+        text = (
+            f"text was typed into pane {pane.short} ({pane.agent}) but submission is "
+            "unconfirmed: it may not have been submitted and may need Enter or a resend"
+        )
+        if pane.exit_code is not None and pane.exited_at is not None:
+            after = max(0, round(pane.exited_at - item.typed_wall))
+            text += (
+                f"; the pane exited {after}s after the message was injected "
+                f"(exit code {pane.exit_code})"
+            )
+        self.dash.error(text)
+        sender = item.reply_to
+        if sender is None or sender.from_session in ("", "unknown", mail.OPERATOR):
+            return
+        try:
+            mail.store(
+                self.dash.slug,
+                text,
+                from_session=self.dash.short,
+                from_agent=SYSTEM_AGENT,
+                to=sender.from_agent,
+                to_session=sender.from_session,
+                keep=self.dash.settings.mail.keep,
+                max_message_bytes=self.dash.settings.mail.max_message_bytes,
+            )
+        except (OSError, mail.MailError) as exc:
+            self.dash.error(f"mail back to {sender.from_short}: {exc}")
+
+    def next_deadline(self, now: float | None = None) -> float | None:
+        """When `poll` (or a retried sweep) next has something to do, if ever
+        without a new event."""
+        now = time.monotonic() if now is None else now
+        deadlines: list[float] = []
+        for short, item in self.inflight.items():
+            if item.phase is Phase.TYPED:
+                deadlines.append(item.submit_at)
+            elif item.phase is Phase.CONFIRMING:
+                deadlines.append(item.confirm_by)
+            else:
+                pane = self.dash.pane_by_short(short)
+                if pane is not None:
+                    deadline = pane.tracker.next_deadline(now)
+                    if deadline is not None:
+                        deadlines.append(deadline)
+        for short in self.pending_panes():
+            pane = self.dash.pane_by_short(short)
+            if pane is not None and short not in self.inflight:
+                deadline = pane.tracker.next_deadline(now)
+                if deadline is not None:
+                    deadlines.append(deadline)
+        return min(deadlines) if deadlines else None
+
+    def pending_panes(self) -> set[str]:
+        """Panes that have something waiting for them (mail or queued nudges)."""
+        return self.waiting | {s for s, q in self.nudges.items() if q}
+
+    # -- operator nudges -----------------------------------------------------------------
+
+    def nudge(self, pane: Pane, text: str, now: float | None = None) -> NudgeResult:
+        """Type an operator nudge now if the pane can take it, else queue it."""
+        now = time.monotonic() if now is None else now
+        if not pane.alive:
+            self.dash.error(f"nudge: target ended before it could be delivered ({pane.short})")
+            return NudgeResult.ENDED
+        queue = self.nudges.setdefault(pane.short, deque())
+        if not queue and self.injectable(pane, now):
+            line = mail.injection_line(
+                OPERATOR_NUDGE_LABEL, text, self.dash.settings.mail.max_delivered_bytes
+            )
+            if self.inject(pane, line, kind="nudge", now=now):
+                return NudgeResult.DELIVERED
+        queue.append(text)
+        return NudgeResult.QUEUED
+
+    def deliver_nudges(self, now: float | None = None) -> int:
+        """One queued nudge per injectable pane; returns how many were typed."""
+        now = time.monotonic() if now is None else now
+        typed = 0
+        for short, queue in list(self.nudges.items()):
+            if not queue:
+                del self.nudges[short]
+                continue
+            pane = self.dash.pane_by_short(short)
+            if pane is None or not pane.alive:
+                self.dash.error(f"nudge: target ended before it could be delivered ({short})")
+                del self.nudges[short]
+                continue
+            if not self.injectable(pane, now):
+                continue
+            line = mail.injection_line(
+                OPERATOR_NUDGE_LABEL, queue[0], self.dash.settings.mail.max_delivered_bytes
+            )
+            if self.inject(pane, line, kind="nudge", now=now):
+                queue.popleft()
+                typed += 1
+                if not queue:
+                    del self.nudges[short]
+        return typed
+
+    # -- markers and mail ------------------------------------------------------------
+
+    def claim_markers(self) -> list[str]:
+        """Claim the ``.nudge`` markers of our live panes; returns the notices."""
+        notices = []
+        for pane in self.dash.live_panes:
+            try:
+                sender = nudge.claim_marker(pane.short)
+            except (OSError, ValueError) as exc:
+                log.warning("nudge marker of %s: %s", pane.short, exc)
+                continue
+            if sender is not None:
+                log.info("nudge marker for %s claimed (from %s)", pane.short, sender)
+                notices.append(f"nudge received for {pane.short} -- see inbox")
+        return notices
+
+    def sweep_mail(self, now: float | None = None, only: set[str] | None = None) -> int:
+        """Deliver at most one message per injectable worker pane and advise the
+        orchestrator; refresh the unread counts. Returns how many were typed.
+
+        `only` limits the sweep to those panes (a cheap retry at an idle boundary).
+        """
+        now = time.monotonic() if now is None else now
+        settings = self.dash.settings.mail
+        if not settings.enabled:
+            self.unread.clear()
+            self.waiting.clear()
+            return 0
+        typed = 0
+        live = [p for p in self.dash.live_panes if only is None or p.short in only]
+        # Workers first, so the orchestrator is only advised of what they left.
+        live.sort(key=lambda p: p.role == "orchestrator")
+        for pane in live:
+            problems: list[str] = []
+            try:
+                unread = mail.list_messages(
+                    self.dash.slug, agent=pane.agent, short=pane.short, problems=problems
+                )
+            except (OSError, mail.MailError) as exc:
+                self.dash.error(f"mail: {exc}")
+                return typed
+            for problem in problems:
+                log.warning("%s", problem)
+            self.unread[pane.short] = len(unread)
+            if pane.agent in NO_MAIL_HARNESSES:
+                self.waiting.discard(pane.short)
+                continue
+            if pane.role == "orchestrator":
+                self._advise(pane, unread, now)
+                continue
+            if not unread:
+                self.waiting.discard(pane.short)
+                continue
+            if not self.injectable(pane, now):
+                self.waiting.add(pane.short)
+                self._note_attention_skip(pane, unread[0], now)
+                continue
+            if self._deliver(pane, unread[0], now):
+                typed += 1
+                self.unread[pane.short] = len(unread) - 1
+            if len(unread) > 1:
+                self.waiting.add(pane.short)
+            else:
+                self.waiting.discard(pane.short)
+        alive = {p.short for p in self.dash.live_panes}
+        self.waiting &= alive
+        for short in list(self.unread):
+            if short not in alive:
+                del self.unread[short]
+        return typed
+
+    def _deliver(self, pane: Pane, message: mail.Message, now: float) -> bool:
+        parent = paths.short_id(pane.spec.requested_by) if pane.spec.requested_by else None
+        line = mail.injection_line(
+            mail.mail_label(message, steering_from=parent),
+            message.body,
+            self.dash.settings.mail.max_delivered_bytes,
+        )
+        if not self.inject(pane, line, kind="mail", reply_to=message, now=now):
+            return False
+        try:
+            consumed = mail.consume(message, reader=pane.short)
+        except OSError as exc:
+            self.dash.error(f"mail {message.id}: typed into {pane.short}, not marked read: {exc}")
+            consumed = False
+        if consumed:
+            log.info("mail %s consumed by dash:sweep:%s", message.id, pane.short)
+        else:
+            log.info("mail %s was not consumed after typing it into %s", message.id, pane.short)
+        if message.id in self._attention_skipped:
+            self._attention_skipped.discard(message.id)
+            log.info("mail-attention-delivered mail %s to %s", message.id, pane.short)
+        return True
+
+    def _note_attention_skip(self, pane: Pane, message: mail.Message, now: float) -> None:
+        if pane.state(now) is not PaneState.NEEDS_YOU or message.id in self._attention_skipped:
+            return
+        self._attention_skipped.add(message.id)
+        reason = pane.reason(now) or "needs you"
+        log.info("mail-attention-skip mail %s: %s (%s)", message.id, reason, pane.short)
+
+    def _advise(self, pane: Pane, unread: list[mail.Message], now: float) -> None:
+        advised = self._advised.setdefault(pane.short, set())
+        advised &= {m.id for m in unread}
+        if not unread or unread[-1].id in advised:
+            self.waiting.discard(pane.short)
+            return
+        if not self.injectable(pane, now):
+            self.waiting.add(pane.short)
+            return
+        line = mail.unread_advisory(len(unread), unread[-1])
+        if self.inject(pane, line, kind="advisory", now=now):
+            advised.add(unread[-1].id)
+            self.waiting.discard(pane.short)
+
+    def sweep(self, now: float | None = None) -> list[str]:
+        """Everything a mailbox/registry change calls for; returns notices."""
+        now = time.monotonic() if now is None else now
+        notices = self.claim_markers()
+        self.poll(now)
+        self.deliver_nudges(now)
+        self.sweep_mail(now)
+        return notices
+
+    def retry_pending(self, now: float | None = None) -> bool:
+        """At an idle boundary: deliver to panes that were waiting and can now take
+        text. Cheap when nothing waits (no file I/O). Returns whether anything ran."""
+        now = time.monotonic() if now is None else now
+        changed = self.poll(now)
+        ready = {
+            short
+            for short in self.pending_panes()
+            if (pane := self.dash.pane_by_short(short)) is not None
+            and (not pane.alive or self.injectable(pane, now))
+        }
+        if not ready:
+            return changed
+        self.deliver_nudges(now)
+        mail_ready = ready & self.waiting
+        if mail_ready:
+            self.sweep_mail(now, only=mail_ready)
+        return True

@@ -1,0 +1,1 @@
+"""The repository a dashboard works in: git diffs, branches, worktrees, knowledge records."""
