@@ -82,7 +82,7 @@ def test_mail_limits_take_each_layer_and_the_environment(
 def test_mail_limits_do_not_import_pydantic(tmp_path: Path) -> None:
     write(Path(os.environ["ZIRV_HOME"]) / "ctx.toml", "[mail]\nkeep = 7\n")
     code = (
-        "import sys; from pathlib import Path; from zirv_dash import config; "
+        "import sys; from pathlib import Path; from zirv_dash.config import layers as config; "
         f"print(config.mail_limits(Path({str(tmp_path)!r}))); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'textual')))"
     )
