@@ -17,18 +17,18 @@ __all__ = ["quiet_demo"]
 RECORDS = {
     "decisions/0001-pty.md": (
         "---\nid: D-001\ntitle: Panes never share a PTY\nstatus: accepted\n"
-        "guards: [zirv_dash/panes/ptysession.py, zirv_dash/panes/pane.py]\n---\n"
+        "guards: [zirv_dash/ptysession.py, zirv_dash/pane.py]\n---\n"
         "Each pane owns one PTY; the dashboard only reads it.\n\n"
         "Consequences: a crashed child takes only its own pane down.\n"
     ),
     "decisions/0002-mail.md": (
         "---\nid: D-002\ntitle: Mail before the wake-up marker\nstatus: proposed\n"
-        "guards:\n  - zirv_dash/mail/nudge.py\n---\nLosing a wake-up never loses the message.\n"
+        "guards:\n  - zirv_dash/nudge.py\n---\nLosing a wake-up never loses the message.\n"
     ),
     "decisions/0003-broken.md": "---\nid: D-003\ntitle: never closed\n",
     "specs/mail.md": (
         "---\nid: S-001\ntitle: Mail delivery\nstatus: draft\nconfidence: 0.8\n"
-        "paths: [zirv_dash/mail/mailbox.py, zirv_dash/mail/delivery.py]\n---\n"
+        "paths: [zirv_dash/mail.py, zirv_dash/delivery.py]\n---\n"
         "Mail is stored before any wake-up marker.\n"
     ),
 }
