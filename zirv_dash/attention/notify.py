@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from zirv_dash.attention.tracker import PaneState
+from zirv_dash.attention.states import PaneState
 
 Mode = Literal["off", "bell", "osc", "desktop"]
 MODES: tuple[Mode, ...] = ("off", "bell", "osc", "desktop")

@@ -15,14 +15,14 @@ What a screen means lives next door and is re-exported here, so
   `detect_needs_you`, `match_needs_you`);
 - `input_prompts`: each harness's ordinary empty composer (`INPUT_PROMPTS`,
   `at_input_prompt`);
-- `repaint_filter`: a redraw after our own resize is not work (`RepaintFilter`).
+- `repaint_filter`: a redraw after our own resize is not work (`RepaintFilter`);
+- `states`: the states themselves and how an exit code reads (`PaneState`,
+  `Transition`, `ended_state`, `killed_by`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 
 from zirv_dash.attention.input_prompts import INPUT_PROMPTS, InputPrompt, at_input_prompt
 from zirv_dash.attention.patterns import (
@@ -43,6 +43,15 @@ from zirv_dash.attention.repaint_filter import (
     REPAINT_SLACK,
     REPAINT_WINDOW,
     RepaintFilter,
+)
+from zirv_dash.attention.states import (
+    ENDED_STATES,
+    MAX_SIGNAL,
+    SIGNAL_EXIT_BASE,
+    PaneState,
+    Transition,
+    ended_state,
+    killed_by,
 )
 
 __all__ = [
@@ -80,58 +89,6 @@ NEEDS_YOU_DEBOUNCE = 0.5
 """Seconds a prompt must be gone before needs-you is left."""
 SIGNAL_IDLE_DEBOUNCE = 0.5
 """Seconds of quiet after a turn signal (and the last output) before idle."""
-
-# --- per-pane state ------------------------------------------------------------
-
-
-class PaneState(StrEnum):
-    STARTING = "starting"
-    WORKING = "working"
-    IDLE = "idle"
-    NEEDS_YOU = "needs_you"
-    DONE_UNSEEN = "done_unseen"
-    EXITED = "exited"
-    """Ended cleanly (exit code 0)."""
-    FAILED = "failed"
-    """Ended with a non-zero exit code (or could not start)."""
-    STOPPED = "stopped"
-    """Ended by a signal (a stop, a kill, a hang-up)."""
-    UNKNOWN = "unknown"
-    """Quiet, but nothing establishes that it waits at its prompt: no turn
-    signal, the screen is not its recognised input prompt, and the operator
-    did not type last. Never shown as idle (it may be a dialog we do not know,
-    or quiet work)."""
-
-
-ENDED_STATES = frozenset({PaneState.EXITED, PaneState.FAILED, PaneState.STOPPED})
-
-SIGNAL_EXIT_BASE = 128
-"""PTY children killed by signal N report 128 + N, as a shell would show it."""
-MAX_SIGNAL = 64
-
-
-def killed_by(code: int) -> int | None:
-    """The signal number an exit code stands for (-N or 128+N), else None."""
-    if code < 0:
-        return -code
-    if SIGNAL_EXIT_BASE < code <= SIGNAL_EXIT_BASE + MAX_SIGNAL:
-        return code - SIGNAL_EXIT_BASE
-    return None
-
-
-def ended_state(code: int) -> PaneState:
-    """Clean exit, failure or stop, from an exit code."""
-    if code == 0:
-        return PaneState.EXITED
-    return PaneState.STOPPED if killed_by(code) is not None else PaneState.FAILED
-
-
-@dataclass(frozen=True)
-class Transition:
-    old: PaneState
-    new: PaneState
-    reason: str | None
-    at: float
 
 
 class AttentionTracker:
