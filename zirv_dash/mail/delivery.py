@@ -4,14 +4,12 @@ Text is only ever typed into a pane that can take it ("injectable"): idle, not
 still digesting an earlier injection, not showing a prompt, and not holding
 something the operator typed since its last turn. Typing is two writes: the
 visible line ``[zirv ▸ label] body`` first, then a lone ``\\r`` about 50 ms later
-(Codex treats text and Enter in one burst as a paste and drops the Enter). The
+(`injection` steps one line through its Enter, confirmation and retry). The
 engine never sleeps: `poll(now)` does whatever is due and `next_deadline(now)`
 says when to call it again, so the owner arms one timer.
 
-After the Enter the pane must react (output or a turn signal) within
-`CONFIRM_WINDOW`; otherwise one more Enter is sent, and if that goes unanswered
-too the dashboard logs an error and mails the sender that the text may not have
-been submitted.
+A line whose Enter goes unanswered twice is reported: the dashboard logs an
+error and mails the sender that the text may not have been submitted.
 
 Sweeps (`sweep`) are cheap enough to run on every mailbox or registry change:
 they claim ``.nudge`` markers, deliver queued operator nudges, and give every
@@ -25,25 +23,34 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass
 from enum import Enum
 
 from zirv_dash import paths
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.mail import nudge
+from zirv_dash.mail.injection import (
+    SUBMIT_DELAY,
+    Injection,
+    Phase,
+    Step,
+    advance,
+    operator_typed,
+    unconfirmed_text,
+)
 from zirv_dash.panes.pane import Pane, PaneState
 
-log = logging.getLogger("zirv.delivery")
+__all__ = [
+    "NO_MAIL_HARNESSES",
+    "NUDGE_QUEUED",
+    "OPERATOR_NUDGE_LABEL",
+    "SYSTEM_AGENT",
+    "DeliveryEngine",
+    "NudgeResult",
+    "Phase",
+]
 
-SUBMIT_DELAY = 0.05
-"""Seconds between the visible line and its Enter (`INJECTION_SUBMIT_DELAY`)."""
-SUBMIT_QUIET = 0.05
-"""The Enter waits until the pane's output has been quiet this long…"""
-SUBMIT_MAX_DELAY = 2.0
-"""…but never longer than this after the line was typed."""
-CONFIRM_WINDOW = 1.0
-"""Seconds after an Enter within which the pane must show it took the line."""
+log = logging.getLogger("zirv.delivery")
 
 OPERATOR_NUDGE_LABEL = "nudge from operator"
 NUDGE_QUEUED = "nudge queued -- delivers when idle"
@@ -53,64 +60,10 @@ SYSTEM_AGENT = "zirv"
 """`from_agent` of the dashboard's own mail (`mail.sent_since` ignores it)."""
 
 
-class Phase(Enum):
-    TYPED = "typed"
-    """The line is in the composer; its Enter is scheduled."""
-    CONFIRMING = "confirming"
-    """Enter sent; waiting for the pane to react."""
-    AWAITING_TURN = "awaiting-turn"
-    """Submitted; nothing more is typed until the pane's turn ends."""
-
-
 class NudgeResult(Enum):
     DELIVERED = "delivered"
     QUEUED = "queued"
     ENDED = "ended"
-
-
-@dataclass
-class Injection:
-    short: str
-    agent: str
-    kind: str
-    """``mail``, ``nudge`` or ``advisory``."""
-    typed_at: float
-    submit_at: float
-    typed_wall: float = 0.0
-    reply_to: mail.Message | None = None
-    phase: Phase = Phase.TYPED
-    submitted_at: float = 0.0
-    confirm_by: float = 0.0
-    retried: bool = False
-    input_mark: float | None = None
-    """`pane.last_input_at` right after our last write: a different value later
-    means the operator typed in between."""
-
-
-def operator_typed(pane: Pane, now: float) -> bool:
-    """Whether the operator typed into `pane` since its last turn boundary.
-
-    A turn signal clears the latch (`Pane.turn_signal`). Without one, a line
-    the operator *submitted* followed by output quiet (the pane went idle after
-    it) is a boundary too; an unsubmitted draft never is, so nothing is ever
-    appended to what the operator is still typing.
-    """
-    if not pane.user_typed_since_turn:
-        return False
-    if pane.last_input_at is None or not _last_input_submitted(pane):
-        return True
-    idle_since = pane.tracker.idle_since(now)
-    return idle_since is None or idle_since <= pane.last_input_at
-
-
-def _last_input_submitted(pane: Pane) -> bool:
-    """Whether the latest input to the pane contained Enter (it started a turn).
-
-    `Pane.send` stamps the tracker's turn start and `last_input_at` with the same
-    clock reading when the data holds a CR, so equal stamps mean a submit.
-    """
-    turn_since = pane.tracker.turn_since
-    return turn_since is not None and turn_since == pane.last_input_at
 
 
 class DeliveryEngine:
@@ -191,82 +144,16 @@ class DeliveryEngine:
         return changed
 
     def _advance(self, pane: Pane, item: Injection, now: float) -> bool:
-        if item.phase is Phase.TYPED:
-            if not pane.alive:
-                self._unconfirmed(pane, item)
-                return True
-            if now < item.submit_at:
-                return False
-            if pane.last_input_at != item.input_mark:
-                # The operator typed into the line before its Enter: an Enter now
-                # would submit their keystrokes too, so leave the line to them.
-                log.info("pane %s: operator typed before the Enter; not submitting", pane.short)
-                item.phase = Phase.AWAITING_TURN
-                item.submitted_at = now
-                return True
-            quiet_at = (pane.last_output_at or 0.0) + SUBMIT_QUIET
-            cap = item.typed_at + SUBMIT_MAX_DELAY
-            if now < quiet_at and now < cap:
-                item.submit_at = min(quiet_at, cap)
-                return False
-            self._submit(pane, item, now)
-            return True
-        if item.phase is Phase.CONFIRMING:
-            if self._confirmed(pane, item):
-                item.phase = Phase.AWAITING_TURN
-                return True
-            if not pane.alive:
-                self._unconfirmed(pane, item)
-                return True
-            if now < item.confirm_by:
-                return False
-            if pane.last_input_at != item.input_mark:
-                # The operator has taken over the pane: leave the Enter to them.
-                item.phase = Phase.AWAITING_TURN
-                return True
-            if not item.retried:
-                item.retried = True
-                self._submit(pane, item, now)
-                return True
+        step = advance(pane, item, now)
+        if step is Step.FINISHED:
+            del self.inflight[item.short]
+        elif step is Step.UNCONFIRMED:
             self._unconfirmed(pane, item)
-            return True
-        # AWAITING_TURN: a turn signal, or the pane going quiet after our Enter.
-        if not pane.alive or (pane.turn_signal_at or 0.0) > item.submitted_at:
-            del self.inflight[item.short]
-            return True
-        idle_since = pane.tracker.idle_since(now)
-        # A line left to the operator (they typed into it) waits for their Enter:
-        # nothing more will happen on our account, so our turn is over.
-        if idle_since is not None and (idle_since > item.submitted_at or pane.tracker.drafting):
-            del self.inflight[item.short]
-            return True
-        return False
-
-    def _submit(self, pane: Pane, item: Injection, now: float) -> None:
-        pane.send(b"\r", typed=False)
-        item.phase = Phase.CONFIRMING
-        item.submitted_at = now
-        item.confirm_by = now + CONFIRM_WINDOW
-        item.input_mark = pane.last_input_at
-
-    @staticmethod
-    def _confirmed(pane: Pane, item: Injection) -> bool:
-        return (pane.last_output_at or 0.0) > item.submitted_at or (
-            pane.turn_signal_at or 0.0
-        ) > item.submitted_at
+        return step is not Step.WAITING
 
     def _unconfirmed(self, pane: Pane, item: Injection) -> None:
         self.inflight.pop(item.short, None)
-        text = (
-            f"text was typed into pane {pane.short} ({pane.agent}) but submission is "
-            "unconfirmed: it may not have been submitted and may need Enter or a resend"
-        )
-        if pane.exit_code is not None and pane.exited_at is not None:
-            after = max(0, round(pane.exited_at - item.typed_wall))
-            text += (
-                f"; the pane exited {after}s after the message was injected "
-                f"(exit code {pane.exit_code})"
-            )
+        text = unconfirmed_text(pane, item)
         self.dash.error(text)
         sender = item.reply_to
         if sender is None or sender.from_session in ("", "unknown", mail.OPERATOR):
