@@ -15,10 +15,9 @@ from pathlib import Path
 
 from zirv_dash import paths
 from zirv_dash.cli.ctx_common import err
+from zirv_dash.dash.control_field import CONTROL_FIELD
 from zirv_dash.panes import registry
 
-CONTROL_FIELD = "dash_requests"
-"""The record field naming the pane's own channel (see runtime/native_pane.py)."""
 NATIVE = "native"
 """The pane kind (zirv_dash.harnesses.native_kind.NATIVE; not imported: it pulls in the
 adapter table, which `zirv ctx` must not load)."""

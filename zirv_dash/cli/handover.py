@@ -27,19 +27,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-    # `config.Settings` imports pydantic, which plainly valid settings never need
-    # (the dashboard imports this module for `DELIVERY`).
+    # `config.Settings` imports pydantic, which plainly valid settings never need.
     from zirv_dash.config.layers import Settings
 
 WAIT_SECS = 30.0
 POLL_SECS = 0.1
 WAIT_ENV = "ZIRV_HANDOVER_WAIT_SECS"  # not ZIRV_CTX_HANDOVER_*: model overrides
 
-DELIVERY = {
-    "resume": "resume the same conversation (no packet)",
-    "system_prompt": "handoff packet through the harness's system-prompt channel",
-    "first_prompt": "handoff packet as the first prompt (one argv element)",
-}
 SOURCES = {
     "override": "operator override",
     "ladder": "built-in ladder",
@@ -91,7 +85,7 @@ class UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    import argparse  # the dashboard imports this module for `DELIVERY`, never parsing
+    import argparse  # only when parsing: a plain request needs none of it
 
     parser = argparse.ArgumentParser(
         prog="zirv ctx handover",
@@ -228,6 +222,10 @@ def _print_dry_run(
     target: SessionRecord | None,
     status: str,
 ) -> None:
+    # Imported here: the runtime package loads the engine, which only a dry run
+    # (printing the delivery words) needs, never a plain request.
+    from zirv_dash.runtime.handover_delivery import DELIVERY
+
     source = SOURCES.get(res.source, res.source)
     if res.source == "override" and res.tier:
         source += f" handover.{res.agent}.{res.tier}"

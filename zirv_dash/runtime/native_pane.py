@@ -24,7 +24,7 @@ import msgspec
 
 from zirv_dash import paths
 from zirv_dash.attention.tracker import AttentionTracker, PaneState, ended_state
-from zirv_dash.cli.ctx_kill_native import CONTROL_FIELD
+from zirv_dash.dash.control_field import CONTROL_FIELD
 from zirv_dash.harnesses.native_kind import NATIVE, NATIVE_ADAPTER
 from zirv_dash.panes import registry
 from zirv_dash.panes.pane import Pane, PaneSpec

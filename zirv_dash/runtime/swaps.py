@@ -15,7 +15,6 @@ import logging
 from typing import TYPE_CHECKING
 
 from zirv_dash import handover
-from zirv_dash.cli.handover import DELIVERY
 from zirv_dash.handover import HandoverAck, HandoverError, HandoverFileError, HandoverRefused, swap
 from zirv_dash.handover.swap import SwapBook, SwapRequest
 from zirv_dash.harnesses import adapters, catalogue
@@ -24,6 +23,7 @@ from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.ptysession import PtySession
 from zirv_dash.panes.session_env import child_env
 from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.handover_delivery import DELIVERY
 from zirv_dash.runtime.watch import Route
 
 if TYPE_CHECKING:
