@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from zirv_dash.native.approvals import DENY_STEERING, Answer, ApprovalRequest, Policy
+from zirv_dash.native.approvals import Answer, ApprovalRequest, Policy
+from zirv_dash.native.calls import run_call
 from zirv_dash.native.commands import HELP_TEXT
-from zirv_dash.native.demo_provider import structural_summary
+from zirv_dash.native.compaction import summarize
 from zirv_dash.native.filerefs import resolve_refs
-from zirv_dash.native.journal import Event, Journal
+from zirv_dash.native.journal import Event, Journal, new_id
 from zirv_dash.native.protocol import (
     ChatRequest,
     ProviderError,
@@ -32,37 +31,16 @@ from zirv_dash.native.protocol import (
     ToolCall,
     ToolCallDone,
     UsageReport,
-    UserMessage,
 )
 from zirv_dash.native.providers import Provider, make_provider
 from zirv_dash.native.routes import Route
-from zirv_dash.native.tools import ToolResult, Workdir, execute, specs
-from zirv_dash.native.transcript import Reducer, Transcript, conversation
+from zirv_dash.native.snapshot import Snapshot, context_left
+from zirv_dash.native.tools import Workdir, specs
+from zirv_dash.native.transcript import Reducer, conversation
+
+__all__ = ["MAX_STEPS", "NativeSession", "Snapshot"]
 
 MAX_STEPS = 25
-COMPACT_PROMPT = (
-    "Summarize this conversation for a fresh context window: the objective, hard "
-    "constraints, every request the operator made, what was done (tool calls and their "
-    "outcomes, unknown ones as unknown) and what is still open. Plain text, no preamble."
-)
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    transcript: Transcript
-    streaming: str
-    state: str  # idle generating executing blocked cancelled failed completed
-    pending: ApprovalRequest | None
-    queued: tuple[str, ...]
-    turn_started: float | None
-    turn_tokens: int
-    route: Route
-    context_left: int | None
-    running: bool
-
-
-def _id(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
 class NativeSession:
@@ -100,11 +78,12 @@ class NativeSession:
         for event in self.events:
             self._reducer.feed(event)
         self._transcript = self._reducer.result()
-        self._record("open", route=route.name, model=route.model)
+        self.record("open", route=route.name, model=route.model)
 
     # ---- journal --------------------------------------------------------------------
 
-    def _record(self, kind: str, **data: object) -> Event:
+    def record(self, kind: str, **data: object) -> Event:
+        """Journal one event and fold it into the transcript."""
         event = self.journal.append(kind, **data)
         self.events.append(event)
         self._reducer.feed(event)
@@ -119,13 +98,8 @@ class NativeSession:
             listener()
 
     def snapshot(self) -> Snapshot:
-        t = self._transcript
-        left: int | None = None
-        if self.route.context_window and (t.input_tokens or t.output_tokens):
-            used = t.input_tokens + t.output_tokens
-            left = max(0, 100 - used * 100 // self.route.context_window)
         return Snapshot(
-            transcript=t,
+            transcript=self._transcript,
             streaming=self.streaming,
             state=self.state,
             pending=self.pending,
@@ -133,7 +107,7 @@ class NativeSession:
             turn_started=self._turn_started,
             turn_tokens=self._turn_tokens,
             route=self.route,
-            context_left=left,
+            context_left=context_left(self._transcript, self.route),
             running=self.busy,
         )
 
@@ -161,7 +135,7 @@ class NativeSession:
             self._changed()
             return "queued"
         if mode == "steer":
-            self._record("input", id=_id("steer"), text=text, steering=True)
+            self.record("input", id=new_id("steer"), text=text, steering=True)
             return "steer"
         if not commands and text.startswith("!"):
             self._start_turn(text)  # mail is text for the model, never a shell line
@@ -208,7 +182,7 @@ class NativeSession:
         if task is not None and not task.done():
             task.cancel()
             await asyncio.wait([task])
-        self._record("ended", reason=reason)
+        self.record("ended", reason=reason)
         self.journal.close()
 
     # ---- slash commands -------------------------------------------------------------
@@ -218,18 +192,18 @@ class NativeSession:
         if word == "/clear":
             count = len(self.queued)
             self.queued.clear()
-            self._record("notice", text=f"cleared {count} queued input(s)")
+            self.record("notice", text=f"cleared {count} queued input(s)")
         elif word == "/help":
-            self._record("notice", text=HELP_TEXT)
+            self.record("notice", text=HELP_TEXT)
         elif word == "/status":
             billing = self.route.billing
             left = self.snapshot().context_left
             context = f" · context left {left}%" if left is not None else ""
             text = f"{self.route.label} · {self.route.name} · {self.state} · {billing}{context}"
-            self._record("notice", text=text)
+            self.record("notice", text=text)
         elif word == "/compact":
             if self.busy:
-                self._record("notice", text="/compact waits until the turn has ended")
+                self.record("notice", text="/compact waits until the turn has ended")
             else:
                 self._task = asyncio.get_running_loop().create_task(self._compact())
         else:
@@ -241,31 +215,22 @@ class NativeSession:
         summary when the route cannot. Input submitted meanwhile is queued."""
         history = conversation(self.events)
         if not history:
-            self._record("notice", text="nothing to compact yet")
+            self.record("notice", text="nothing to compact yet")
             return
         self._compacting = True
         self.state = "generating"
         self._changed()
-        summary, method = "", "route"
-        request = ChatRequest(
-            COMPACT_PROMPT, history + (UserMessage(COMPACT_PROMPT),), (), 1024, "compact"
-        )
         try:
-            async for event in self.provider.stream(request):
-                if isinstance(event, TextDelta):
-                    summary += event.text
-        except ProviderError as exc:
-            self._record("notice", text=f"compaction through the route failed ({exc})")
-            summary = ""
+            summary, method, failure = await summarize(self.provider, history)
         except asyncio.CancelledError:
             self._compacting = False
-            self._record("notice", text="compaction interrupted; the history is unchanged")
+            self.record("notice", text="compaction interrupted; the history is unchanged")
             self._finish("cancelled")
             return
-        if not summary.strip():
-            summary, method = structural_summary(history), "structural"
+        if failure is not None:
+            self.record("notice", text=failure)
         self._compacting = False
-        self._record("compaction", summary=summary.strip(), method=method)
+        self.record("compaction", summary=summary, method=method)
         self._finish("completed")
 
     # ---- the turn -------------------------------------------------------------------
@@ -279,14 +244,14 @@ class NativeSession:
     def _start_shell(self, text: str) -> None:
         """A `!` line: the operator's own command, through the same tool and the
         same approval gate as any call the model makes."""
-        self._record("input", id=_id("in"), text=text, steering=False, shell=True)
+        self.record("input", id=new_id("in"), text=text, steering=False, shell=True)
         self._turn_started = time.monotonic()
         self._turn_tokens = 0
-        call = ToolCall(_id("sh"), "run_command", {"command": text[1:].strip()})
+        call = ToolCall(new_id("sh"), "run_command", {"command": text[1:].strip()})
         self._task = asyncio.get_running_loop().create_task(self._shell(call))
 
     async def _shell(self, call: ToolCall) -> None:
-        self._record(
+        self.record(
             "tool_call",
             id=call.id,
             message_id="operator",
@@ -295,7 +260,7 @@ class NativeSession:
             operator=True,
         )
         try:
-            await self._run_call(call, operator=True)
+            await run_call(self, call, operator=True)
             self._finish("completed")
         except asyncio.CancelledError:
             self._abandon("interrupted")
@@ -304,9 +269,9 @@ class NativeSession:
     def _start_turn(self, text: str) -> None:
         refs, notes = resolve_refs(self.workdir, text)
         files = [{"path": r.path, "content": r.content} for r in refs]
-        self._record("input", id=_id("in"), text=text, steering=False, files=files)
+        self.record("input", id=new_id("in"), text=text, steering=False, files=files)
         for note in notes:
-            self._record("notice", text=note)
+            self.record("notice", text=note)
         self._turn_started = time.monotonic()
         self._turn_tokens = 0
         self._task = asyncio.get_running_loop().create_task(self._turn())
@@ -317,7 +282,7 @@ class NativeSession:
                 step_start = self.events[-1].seq
                 calls = await self._step()
                 for call in calls:
-                    await self._run_call(call)
+                    await run_call(self, call)
                 steered = any(
                     e.kind == "input" and e.data.get("steering") and e.seq > step_start
                     for e in self.events
@@ -325,20 +290,20 @@ class NativeSession:
                 if not calls and not steered:
                     break
             else:
-                self._record("notice", text=f"stopped after {MAX_STEPS} steps in one turn")
+                self.record("notice", text=f"stopped after {MAX_STEPS} steps in one turn")
             self._finish("completed")
         except asyncio.CancelledError:
             self._abandon("interrupted")
             self._finish("cancelled")
         except ProviderError as exc:
             self._abandon("failed")
-            self._record(
+            self.record(
                 "error", error_kind=exc.kind, label=str(exc).split(":")[0], message=exc.message
             )
             self._finish("failed")
         except Exception as exc:  # noqa: BLE001 - the pane must survive any engine fault
             self._abandon("failed")
-            self._record("error", error_kind="internal", label="internal error", message=repr(exc))
+            self.record("error", error_kind="internal", label="internal error", message=repr(exc))
             self._finish("failed")
 
     def _finish(self, state: str) -> None:
@@ -375,12 +340,12 @@ class NativeSession:
             elif isinstance(event, ToolCallDone):
                 calls.append(event.call)
             elif isinstance(event, UsageReport):
-                self._record("usage", input=event.input_tokens, output=event.output_tokens)
-        message_id = _id("m")
+                self.record("usage", input=event.input_tokens, output=event.output_tokens)
+        message_id = new_id("m")
         text, self.streaming = self.streaming, ""
-        self._record("assistant", id=message_id, text=text)
+        self.record("assistant", id=message_id, text=text)
         for call in calls:
-            self._record(
+            self.record(
                 "tool_call",
                 id=call.id,
                 message_id=message_id,
@@ -389,42 +354,15 @@ class NativeSession:
             )
         return calls
 
-    async def _run_call(self, call: ToolCall, operator: bool = False) -> None:
-        if self.policy.needs_approval(call.name, call.arguments):
-            request = self.policy.request(call.id, call.name, call.arguments)
-            answer, guidance = await self._ask(request)
-            self._record(
-                "approval", id=call.id, answer=answer, scope=request.scope, guidance=guidance
-            )
-            self.policy.record(request, answer)
-            if answer == "deny":
-                note = f" Operator: {guidance}" if guidance else ""
-                self._record(
-                    "tool_finish",
-                    id=call.id,
-                    ok=False,
-                    display="error",
-                    output=f"denied by the operator{': ' + guidance if guidance else ''}",
-                )
-                if operator:
-                    return
-                self._record(
-                    "input",
-                    id=_id("steer"),
-                    steering=True,
-                    text=DENY_STEERING.format(scope=request.scope) + note,
-                )
-                return
-        self._record("tool_start", id=call.id)
-        self.state = "executing"
-        self._changed()
-        result: ToolResult = await execute(self.workdir, call.name, call.arguments)
-        self._record(
-            "tool_finish", id=call.id, ok=result.ok, output=result.output, display=result.display
-        )
+    # ---- what a tool call needs (`calls.CallHost`) ------------------------------------
 
-    async def _ask(self, request: ApprovalRequest) -> tuple[Answer, str]:
-        self._record("approval_request", id=request.call_id, scope=request.scope)
+    def set_state(self, state: str) -> None:
+        self.state = state
+        self._changed()
+
+    async def ask(self, request: ApprovalRequest) -> tuple[Answer, str]:
+        """Block the turn on `request` until `answer()` settles it."""
+        self.record("approval_request", id=request.call_id, scope=request.scope)
         self._future = asyncio.get_running_loop().create_future()
         self.pending = request
         self.state = "blocked"
@@ -440,11 +378,11 @@ class NativeSession:
         every call not finished is cancelled — none is left to run later."""
         if self.streaming:
             text, self.streaming = self.streaming, ""
-            self._record("assistant", id=_id("m"), text=text, interrupted=True)
+            self.record("assistant", id=new_id("m"), text=text, interrupted=True)
         finished = {e.data.get("id") for e in self.events if e.kind == "tool_finish"}
         for event in list(self.events):
             if event.kind == "tool_call" and event.data.get("id") not in finished:
-                self._record(
+                self.record(
                     "tool_finish",
                     id=event.data.get("id"),
                     ok=False,

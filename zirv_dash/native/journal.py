@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,11 @@ class Event:
     seq: int
     kind: str
     data: Mapping[str, Any]
+
+
+def new_id(prefix: str) -> str:
+    """A fresh id for a journaled item (an input, a message, a call)."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
 def journal_dir() -> Path:

@@ -4,7 +4,8 @@ Upstream's schema, read strictly: `schema = 1`, `[endpoint.NAME]` (provider,
 base_url, vendor), `[account.NAME]` (provider, credential, billing),
 `[route.NAME]` (account, endpoint, model) and `[roles] orchestrator = ROUTE`.
 Every route binds to a *profile* (documented base URL, request path, credential
-class); a vendor with no profile is refused rather than sent to a guessed URL.
+class: `profiles`); a vendor with no profile is refused rather than sent to a
+guessed URL.
 The file is operator-only: a checkout can never name the endpoint or the key a
 session spends. With no file at all the built-in offline `demo` route is used.
 
@@ -23,6 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from zirv_dash import paths, safeio
+from zirv_dash.native.profiles import BILLING, EXTENSIONS, PROFILES, PROVIDERS, Profile
 
 SCHEMA = 1
 CONFIG_CAP = 256 * 1024
@@ -53,80 +55,6 @@ class Secret:
         return "Secret(***)"
 
     __str__ = __repr__
-
-
-@dataclass(frozen=True)
-class Profile:
-    """One vendor route's documented facts."""
-
-    provider: str
-    vendor: str
-    base_url: str
-    path: str
-    credential: str  # "required" | "optional" | "none"
-    context_window: int
-
-
-PROFILES: dict[tuple[str, str], Profile] = {
-    ("openai-compatible", "openai"): Profile(
-        "openai-compatible",
-        "openai",
-        "https://api.openai.com",
-        "/v1/chat/completions",
-        "required",
-        128_000,
-    ),
-    ("openai-compatible", "deepseek"): Profile(
-        "openai-compatible",
-        "deepseek",
-        "https://api.deepseek.com",
-        "/chat/completions",
-        "required",
-        128_000,
-    ),
-    ("openai-compatible", "ollama"): Profile(
-        "openai-compatible",
-        "ollama",
-        "http://127.0.0.1:11434",
-        "/v1/chat/completions",
-        "none",
-        32_768,
-    ),
-    ("openai-compatible", "lmstudio"): Profile(
-        "openai-compatible",
-        "lmstudio",
-        "http://127.0.0.1:1234",
-        "/v1/chat/completions",
-        "none",
-        32_768,
-    ),
-    ("openai-compatible", "vllm"): Profile(
-        "openai-compatible",
-        "vllm",
-        "http://127.0.0.1:8000",
-        "/v1/chat/completions",
-        "optional",
-        32_768,
-    ),
-    ("openai-compatible", "llamacpp"): Profile(
-        "openai-compatible",
-        "llamacpp",
-        "http://127.0.0.1:8080",
-        "/v1/chat/completions",
-        "optional",
-        32_768,
-    ),
-    ("anthropic", "anthropic"): Profile(
-        "anthropic",
-        "anthropic",
-        "https://api.anthropic.com",
-        "/v1/messages",
-        "required",
-        200_000,
-    ),
-}
-PROVIDERS = ("openai-compatible", "anthropic")
-BILLING = ("api", "subscription")
 
 
 @dataclass(frozen=True)
@@ -210,22 +138,6 @@ _TOP_KEYS = {"schema", "endpoint", "account", "route", "roles"}
 _ENDPOINT_KEYS = {"provider", "base_url", "vendor"}
 _ACCOUNT_KEYS = {"provider", "credential", "billing"}
 _ROUTE_KEYS = {"account", "endpoint", "model", "context_window", "max_tokens", "extensions"}
-# Provider-native request options a route may set: (type, low, high). Nothing
-# else passes through, and none of these can overwrite a protocol-owned field.
-EXTENSIONS: dict[str, dict[str, tuple[type, float, float]]] = {
-    "openai-compatible": {
-        "temperature": (float, 0.0, 2.0),
-        "top_p": (float, 0.0, 1.0),
-        "presence_penalty": (float, -2.0, 2.0),
-        "frequency_penalty": (float, -2.0, 2.0),
-        "seed": (int, 0, 2**63 - 1),
-    },
-    "anthropic": {
-        "temperature": (float, 0.0, 1.0),
-        "top_p": (float, 0.0, 1.0),
-        "top_k": (int, 1, 2**31 - 1),
-    },
-}
 
 
 def parse_config(data: Mapping[str, Any], source: str) -> NativeConfig:

@@ -10,8 +10,9 @@ so, but nothing ever runs it again.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from zirv_dash.native.journal import Event
 from zirv_dash.native.protocol import (
@@ -200,85 +201,106 @@ def conversation(events: Sequence[Event]) -> tuple[Message, ...]:
     Steering that arrived while tool calls were outstanding waits until they all
     have results (a tool call must be answered before anything else is said), and
     a compaction replaces everything before it with its summary."""
-    messages: list[Message] = []
-    calls: dict[str, ToolCall] = {}
-    outstanding: list[str] = []
-    deferred: list[str] = []
-    shell: dict[str, str] = {}
-    current: AssistantMessage | None = None
-
-    def flush_assistant() -> None:
-        nonlocal current
-        if current is not None:
-            messages.append(current)
-            current = None
-
-    def settle(call_id: str, content: str, error: bool) -> None:
-        flush_assistant()
-        if call_id in outstanding:
-            outstanding.remove(call_id)
-            name = calls[call_id].name if call_id in calls else ""
-            messages.append(ToolResultMessage(call_id, name, content, error))
-        if not outstanding:
-            messages.extend(UserMessage(text) for text in deferred)
-            deferred.clear()
-
+    history = _History(events)
     for event in events:
+        history.feed(event)
+    history.flush_assistant()
+    return tuple(history.messages)
+
+
+class _History:
+    """The provider history as `conversation` builds it, one event at a time."""
+
+    def __init__(self, events: Sequence[Event]) -> None:
+        self.events = events
+        self.messages: list[Message] = []
+        self.calls: dict[str, ToolCall] = {}
+        self.outstanding: list[str] = []
+        self.deferred: list[str] = []
+        self.shell: dict[str, str] = {}
+        """The operator's `!` commands still running, by call id."""
+        self.current: AssistantMessage | None = None
+
+    def flush_assistant(self) -> None:
+        if self.current is not None:
+            self.messages.append(self.current)
+            self.current = None
+
+    def say(self, text: str) -> None:
+        """A user message now, or once every outstanding call has its result."""
+        if self.outstanding:
+            self.deferred.append(text)
+        else:
+            self.messages.append(UserMessage(text))
+
+    def settle(self, call_id: str, content: str, error: bool) -> None:
+        self.flush_assistant()
+        if call_id in self.outstanding:
+            self.outstanding.remove(call_id)
+            name = self.calls[call_id].name if call_id in self.calls else ""
+            self.messages.append(ToolResultMessage(call_id, name, content, error))
+        if not self.outstanding:
+            self.messages.extend(UserMessage(text) for text in self.deferred)
+            self.deferred.clear()
+
+    def feed(self, event: Event) -> None:
         d = event.data
-        if event.kind == "input" and d.get("shell"):
-            continue  # the operator's `!` line reaches the model with its output
-        if event.kind == "tool_call" and d.get("operator"):
-            shell[str(d.get("id"))] = str(_dict(d.get("arguments")).get("command", ""))
-            continue
-        if event.kind == "tool_finish" and str(d.get("id")) in shell:
-            command = shell.pop(str(d.get("id")))
-            output = str(d.get("output", ""))[:SHELL_SHARE]
-            note = f"(the operator ran `{command}` in the workdir; its output follows)\n{output}"
-            if outstanding:
-                deferred.append(note)
-            else:
-                flush_assistant()
-                messages.append(UserMessage(note))
-            continue
+        if self._operator_shell(event):
+            return
         if event.kind == "input":
-            flush_assistant()
-            text = str(d.get("text", ""))
-            if d.get("steering"):
-                text = f"{STEERING_PREFIX} {text}"
-            for ref in d.get("files") or ():
-                if isinstance(ref, dict):
-                    text += f'\n\n<file path="{ref.get("path")}">\n{ref.get("content")}\n</file>'
-            if outstanding:
-                deferred.append(text)
-            else:
-                messages.append(UserMessage(text))
+            self.flush_assistant()
+            self.say(_input_text(d))
         elif event.kind == "assistant":
-            flush_assistant()
+            self.flush_assistant()
             text = str(d.get("text", ""))
             if d.get("interrupted"):
                 text = (text + " [interrupted by the operator]").strip()
-            current = AssistantMessage(text)
+            self.current = AssistantMessage(text)
         elif event.kind == "tool_call":
             call = ToolCall(str(d.get("id")), str(d.get("name")), _dict(d.get("arguments")))
-            calls[call.id] = call
-            outstanding.append(call.id)
-            base = current or AssistantMessage("")
-            current = AssistantMessage(base.text, base.tool_calls + (call,))
+            self.calls[call.id] = call
+            self.outstanding.append(call.id)
+            base = self.current or AssistantMessage("")
+            self.current = AssistantMessage(base.text, base.tool_calls + (call,))
         elif event.kind == "tool_finish":
-            settle(str(d.get("id")), str(d.get("output", "")), not d.get("ok"))
+            self.settle(str(d.get("id")), str(d.get("output", "")), not d.get("ok"))
         elif event.kind == "open":
-            for call_id in list(outstanding):
-                lost = (
-                    UNKNOWN_RESULT if _was_started(events, call_id, event.seq) else RESTART_CANCEL
-                )
-                settle(call_id, lost, True)
+            for call_id in list(self.outstanding):
+                started = _was_started(self.events, call_id, event.seq)
+                self.settle(call_id, UNKNOWN_RESULT if started else RESTART_CANCEL, True)
         elif event.kind == "compaction":
-            flush_assistant()
-            messages = [UserMessage(str(d.get("summary", "")))]
-            messages.extend(UserMessage(text) for text in deferred)
-            deferred.clear()
-    flush_assistant()
-    return tuple(messages)
+            self.flush_assistant()
+            self.messages = [UserMessage(str(d.get("summary", "")))]
+            self.messages.extend(UserMessage(text) for text in self.deferred)
+            self.deferred.clear()
+
+    def _operator_shell(self, event: Event) -> bool:
+        """Take the events of the operator's `!` lines; False for any other."""
+        d = event.data
+        if event.kind == "input" and d.get("shell"):
+            return True  # the operator's `!` line reaches the model with its output
+        if event.kind == "tool_call" and d.get("operator"):
+            self.shell[str(d.get("id"))] = str(_dict(d.get("arguments")).get("command", ""))
+            return True
+        if event.kind == "tool_finish" and str(d.get("id")) in self.shell:
+            command = self.shell.pop(str(d.get("id")))
+            output = str(d.get("output", ""))[:SHELL_SHARE]
+            if not self.outstanding:
+                self.flush_assistant()
+            self.say(f"(the operator ran `{command}` in the workdir; its output follows)\n{output}")
+            return True
+        return False
+
+
+def _input_text(d: Mapping[str, Any]) -> str:
+    """An input event as the model reads it: steering marked, files attached."""
+    text = str(d.get("text", ""))
+    if d.get("steering"):
+        text = f"{STEERING_PREFIX} {text}"
+    for ref in d.get("files") or ():
+        if isinstance(ref, dict):
+            text += f'\n\n<file path="{ref.get("path")}">\n{ref.get("content")}\n</file>'
+    return text
 
 
 def _was_started(events: Sequence[Event], call_id: str, before: int) -> bool:

@@ -1,0 +1,70 @@
+"""One tool call of a native turn: through the approval gate, then run.
+
+A denied call is answered as an error and, unless the operator typed it as a
+`!` line, the model is steered to follow the operator's guidance instead.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from zirv_dash.native.approvals import DENY_STEERING, Answer, ApprovalRequest, Policy
+from zirv_dash.native.journal import Event, new_id
+from zirv_dash.native.protocol import ToolCall
+from zirv_dash.native.tools import ToolResult, Workdir, execute
+
+
+class CallHost(Protocol):
+    """What `run_call` needs of the session running the turn."""
+
+    @property
+    def policy(self) -> Policy: ...
+
+    @property
+    def workdir(self) -> Workdir: ...
+
+    def record(self, kind: str, **data: object) -> Event: ...
+
+    async def ask(self, request: ApprovalRequest) -> tuple[Answer, str]: ...
+
+    def set_state(self, state: str) -> None: ...
+
+
+async def run_call(host: CallHost, call: ToolCall, operator: bool = False) -> None:
+    """Ask for approval where the policy wants it, then execute and journal the
+    result; `operator` is a `!` line of the operator's own."""
+    if host.policy.needs_approval(call.name, call.arguments):
+        request = host.policy.request(call.id, call.name, call.arguments)
+        answer, guidance = await host.ask(request)
+        host.record("approval", id=call.id, answer=answer, scope=request.scope, guidance=guidance)
+        host.policy.record(request, answer)
+        if answer == "deny":
+            _denied(host, call, request, guidance, operator)
+            return
+    host.record("tool_start", id=call.id)
+    host.set_state("executing")
+    result: ToolResult = await execute(host.workdir, call.name, call.arguments)
+    host.record(
+        "tool_finish", id=call.id, ok=result.ok, output=result.output, display=result.display
+    )
+
+
+def _denied(
+    host: CallHost, call: ToolCall, request: ApprovalRequest, guidance: str, operator: bool
+) -> None:
+    note = f" Operator: {guidance}" if guidance else ""
+    host.record(
+        "tool_finish",
+        id=call.id,
+        ok=False,
+        display="error",
+        output=f"denied by the operator{': ' + guidance if guidance else ''}",
+    )
+    if operator:
+        return
+    host.record(
+        "input",
+        id=new_id("steer"),
+        steering=True,
+        text=DENY_STEERING.format(scope=request.scope) + note,
+    )
