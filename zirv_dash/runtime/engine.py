@@ -1,39 +1,37 @@
 """The engine: panes and their I/O, reaping, states, and the controllers.
 
-I/O model. Each pane's PTY fd is watched with `loop.add_reader`; the callback only
-moves bytes into the pane's inbox. The pump (`runtime.pump`) parses inboxes in
-budgeted slices, the focused pane first. A pane whose inbox passes its high-water
-mark, or a hidden one while a key is on its way (`runtime.hidden_reads`), is not
-read: its child blocks on write, the back-pressure a slow terminal applies.
+I/O model. Each pane's PTY fd is watched on the loop (`runtime.pane_io`); the
+callback only moves bytes into the pane's inbox. The pump (`runtime.pump`) parses
+inboxes in budgeted slices, the focused pane first. States are polled at a
+cadence that follows the panes (`runtime.states`).
 
 Commands are plain method calls on the loop; what changed comes out as typed
 events (`runtime.events`) to every subscriber. `start()` and `close()` bracket
 everything the engine opens: the pump task, the SIGCHLD handler, fd readers and
-writers, the file watcher, timers and worker tasks.
+writers, the file watcher, timers and worker tasks. The controllers see the
+engine only through the Protocols of `runtime.host`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import signal
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from zirv_dash import keys as keycodes
 from zirv_dash.dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
-from zirv_dash.runtime.announce import announce
 from zirv_dash.runtime.fdwatch import FdWatch
-from zirv_dash.runtime.hidden_reads import HiddenReads
 from zirv_dash.runtime.mail_ctl import MailController
 from zirv_dash.runtime.native_pane import NativeSessionPane
+from zirv_dash.runtime.pane_io import PaneIO
 from zirv_dash.runtime.pump import Pump
+from zirv_dash.runtime.states import STATE_FRESH, StatePoller
 from zirv_dash.runtime.stops import StopController
 from zirv_dash.runtime.swaps import SwapScheduler
 from zirv_dash.runtime.watch import StateWatcher
@@ -41,19 +39,8 @@ from zirv_dash.runtime.worktrees import WorktreeController
 
 log = logging.getLogger("zirv.engine")
 
-Subscriber = Callable[[ev.EngineEvent], None]
-
 TICK_SECS = 1.0
 """The fallback tick: exits SIGCHLD did not report, pending writes, retries."""
-STATE_POLL_BUSY = 0.1
-"""While a pane works: its spinner and quiet-period transitions are prompt."""
-STATE_POLL_OUTPUT = 0.25
-"""After output from an idle pane (an echo): a new prompt is seen within a second."""
-STATE_POLL_IDLE = 5.0
-"""With nothing working and nothing written lately, states change only on events
-(output, input, a turn signal, an exit), which poll at once: this is a safety net."""
-RECENT_OUTPUT = 2.0
-STATE_FRESH = 0.05
 
 
 class Engine:
@@ -70,12 +57,12 @@ class Engine:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._sigchld = False
         self._reap_pending = False
-        self._polled_at = 0.0
-        self._hidden_reads = HiddenReads()
         self.quitting = False
         self.closed = False
         self.watcher = StateWatcher(self._watch_failed)
+        self.states = StatePoller(self, self._state_changed)
         self.pump = Pump(self)
+        self.io = PaneIO(self, self.pump, self.states)
         self.mail = MailController(self)
         self.stops = StopController(self)
         self.swaps = SwapScheduler(self)
@@ -88,7 +75,7 @@ class Engine:
 
     # -- subscribers -------------------------------------------------------------------
 
-    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+    def subscribe(self, callback: Callable[[ev.EngineEvent], None]) -> Callable[[], None]:
         """Call `callback` with every event from now on; returns the unsubscribe."""
         return self._subscribers.add(callback)
 
@@ -118,6 +105,7 @@ class Engine:
         """Begin serving on the running loop (earlier panes: `runtime.prespawn`)."""
         self._loop = asyncio.get_running_loop()
         self._fds = FdWatch(self._loop)
+        self.io.bind(self._fds)
         for pane in self.dash.panes:
             self.watch(pane)
         self.pump.start()
@@ -125,7 +113,7 @@ class Engine:
             self._loop.add_signal_handler(signal.SIGCHLD, self.schedule_reap)
             self._sigchld = True
         self.call_later("tick", TICK_SECS, self._tick)
-        self.call_later("states", STATE_POLL_IDLE, self.poll_states)
+        self.states.start()
         self.intake.start()
         self.mail.start()
         self.swaps.start()
@@ -181,6 +169,11 @@ class Engine:
         if handle is not None:
             handle.cancel()
 
+    def timer_when(self, name: str) -> float | None:
+        """When the named timer fires (loop time), None if it is not armed."""
+        handle = self._timers.get(name)
+        return None if handle is None else handle.when()
+
     def run_task(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         """A worker task the engine owns (cancelled on close; failures logged)."""
         task = self.loop.create_task(coro, name=name)
@@ -214,82 +207,22 @@ class Engine:
         self.intake.tick()
         self.swaps.tick()
 
-    # -- fds -----------------------------------------------------------------------------
+    # -- fds (runtime.pane_io) ---------------------------------------------------------
 
     def watch(self, pane: Pane) -> None:
-        fds = self._fds
-        if fds is None or self.quitting:
-            return
-        if isinstance(pane, NativeSessionPane):
-            pane.wake = self._native_changed  # its session says when its state changes
-            return
-        server = self.dash.signals.get(pane.short)
-        if server is not None:
-            fds.add_reader(server.fileno(), server, lambda: self._on_signal(pane))
-        fd, held = pane.fd, self._hidden_reads.holds(pane, self.dash.focused_pane)
-        if fd is not None and pane.pty is not None and not held:  # held: read on resume
-            fds.add_reader(fd, pane.pty, lambda: self._on_readable(pane))
-
-    def pause_hidden_reads(self, until: float) -> None:
-        """Leave every pane but the focused one unread until `until` (`hidden_reads`)."""
-        if self._fds is not None and not self.quitting:
-            reads = self._hidden_reads
-            reads.pause(self._fds, self.dash.panes, self.dash.focused_pane, until)
-            left = reads.until - time.monotonic()
-            self.call_later("resume reads", left, self.resume_hidden_reads)
-
-    def resume_hidden_reads(self) -> None:
-        """Read every pane again (the hold ended, or the focus moved)."""
-        self.cancel_timer("resume reads")
-        for pane in self._hidden_reads.resume():
-            self.watch(pane)
+        self.io.watch(pane)
 
     def unwatch(self, pane: Pane) -> None:
-        self._hidden_reads.release(pane)
-        pty = pane.pty
-        if pty is None or self._fds is None:
-            return
-        self._fds.remove_writer(pty.fd, pty)
-        self._fds.remove_reader(pty.fd, pty)
-
-    def unwatch_signal(self, pane: Pane) -> None:
-        server = self.dash.signals.get(pane.short)
-        if server is not None and self._fds is not None:
-            self._fds.remove_reader(server.fileno(), server)
+        self.io.unwatch(pane)
 
     def ensure_flush(self, pane: Pane) -> None:
-        """If the child has not taken all its input yet (a big paste), finish the
-        write as soon as its PTY can take more, instead of on the next keystroke."""
-        pty = pane.pty
-        fds = self._fds
-        if pty is None or fds is None or not pty.has_pending_writes or pty.eof:
-            return
-        fds.add_writer(pty.fd, pty, lambda: self._on_writable(pane))
+        self.io.ensure_flush(pane)
 
-    def _on_writable(self, pane: Pane) -> None:
-        pty = pane.pty
-        if pty is not None and (pty.flush() or pty.eof) and self._fds is not None:
-            self._fds.remove_writer(pty.fd, pty)
+    def pause_hidden_reads(self, until: float) -> None:
+        self.io.pause_hidden_reads(until)
 
-    def _on_signal(self, pane: Pane) -> None:
-        server = self.dash.signals.get(pane.short)
-        if server is not None and server.drain():
-            pane.turn_signal()
-            self.poll_states()
-
-    def _on_readable(self, pane: Pane) -> None:
-        before = len(pane.inbox)
-        got = pane.read_available()
-        if got and self.output_taps:
-            for chunk in itertools.islice(pane.inbox, before, None):
-                for tap in list(self.output_taps):
-                    tap(pane, chunk)
-        if got == 0 and pane.pty is not None and pane.pty.eof:
-            self.unwatch(pane)
-            self.schedule_reap()
-        elif not pane.wants_read:
-            self.unwatch(pane)
-        self.pump.wake()
+    def resume_hidden_reads(self) -> None:
+        self.io.resume_hidden_reads()
 
     # -- panes ---------------------------------------------------------------------------
 
@@ -387,59 +320,21 @@ class Engine:
             pane.set_visible(visible)
             self.poll_states()
 
-    # -- states --------------------------------------------------------------------------
+    # -- states (runtime.states) -------------------------------------------------------
 
     def poll_fresh(self, max_age: float = STATE_FRESH) -> None:
-        """poll_states, unless it ran within `max_age` seconds: the chrome asks
-        before each frame it draws, and a spinner frame right after the engine's
-        own poll must not read every screen a second time."""
-        if time.monotonic() - self._polled_at >= max_age:
-            self.poll_states()
+        self.states.poll_fresh(max_age)
 
     def poll_states(self) -> None:
-        """Ask every tracker for transitions; announce each once, then re-arm."""
-        now = time.monotonic()
-        self._polled_at = now
-        focused = self.dash.focused_pane
-        busy = soon = False
-        for pane in self.dash.panes:
-            state = self.dash.state_of(pane, now)  # reads a dirty screen, throttled
-            change = pane.tracker.poll(now)
-            # Quiet panes are looked at rarely; a pane that works, or wrote in the
-            # last RECENT_OUTPUT seconds (its prompt may be about to establish
-            # idle), is looked at often.
-            recent = pane.last_output_at is not None and now - pane.last_output_at < RECENT_OUTPUT
-            working = state in (PaneState.WORKING, PaneState.STARTING)
-            busy = busy or working
-            soon = soon or recent
-            if change is None:
-                continue
-            is_focused = pane is focused
-            reason = change.reason or ""
-            self.emit(ev.StateChanged(pane.short, change.old, change.new, reason, is_focused))
-            if not is_focused:
-                announce(self.dash, pane, change.new, reason)
-            self.swaps.state_changed(pane)
-            self.mail.state_changed()
-        delay = STATE_POLL_BUSY if busy else STATE_POLL_OUTPUT if soon else STATE_POLL_IDLE
-        self.call_later("states", delay, self.poll_states)
+        self.states.poll()
 
     def poll_soon(self) -> None:
-        """Output arrived: look at states within STATE_POLL_OUTPUT, not seconds."""
-        handle = self._timers.get("states")
-        due = self.loop.time() + STATE_POLL_OUTPUT
-        if handle is None or handle.when() > due:
-            self.call_later("states", STATE_POLL_OUTPUT, self.poll_states)
+        self.states.poll_soon()
 
-    def _native_changed(self, state_changed: bool) -> None:
-        """A native session changed. A new state is announced on the next loop
-        turn: it is exact, not read off a screen, so nothing is gained by waiting,
-        and an approval answered within STATE_POLL_OUTPUT must still be announced.
-        Streamed text alone polls soon, as output does."""
-        if state_changed:
-            self.call_later("states", 0.0, self.poll_states)
-        else:
-            self.poll_soon()
+    def _state_changed(self, pane: Pane) -> None:
+        """After a pane's StateChanged: what waited for a state may go ahead."""
+        self.swaps.state_changed(pane)
+        self.mail.state_changed()
 
     # -- exits ---------------------------------------------------------------------------
 
@@ -458,7 +353,7 @@ class Engine:
             # fd number of the next pane opened.
             if pane.exit_code is None and pane.pty is not None and pane.pty.poll() is not None:
                 self.unwatch(pane)
-                self.unwatch_signal(pane)
+                self.io.unwatch_signal(pane)
         ended = self.dash.reap()
         for pane in ended:
             self.intake.pane_ended(pane)
@@ -487,7 +382,7 @@ class Engine:
         self.dash.notify(f"shutting down {live} pane(s)…")
         for pane in self.dash.panes:
             self.unwatch(pane)
-            self.unwatch_signal(pane)
+            self.io.unwatch_signal(pane)
         self.run_task(self._shutdown(), "shutdown")
 
     async def _shutdown(self) -> None:

@@ -9,16 +9,14 @@ worker thread, and only launches and kills come back to the loop.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from zirv_dash.dash.roster import RosterPane
 from zirv_dash.intake import Intake
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.host import IntakeHost
 from zirv_dash.runtime.watch import Route
-
-if TYPE_CHECKING:
-    from zirv_dash.runtime.engine import Engine
 
 
 def _any_change(_path: str) -> bool:
@@ -26,7 +24,7 @@ def _any_change(_path: str) -> bool:
 
 
 class IntakeController:
-    def __init__(self, engine: Engine, *, enabled: bool | None = None) -> None:
+    def __init__(self, engine: IntakeHost, *, enabled: bool | None = None) -> None:
         self._engine = engine
         dash = engine.dash
         self.intake = Intake(

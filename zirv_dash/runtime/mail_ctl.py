@@ -20,7 +20,6 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from zirv_dash import paths
 from zirv_dash.config import layers as config
@@ -29,10 +28,8 @@ from zirv_dash.mail import mailbox as mail
 from zirv_dash.mail.delivery import NUDGE_QUEUED, DeliveryEngine, NudgeResult
 from zirv_dash.panes import registry
 from zirv_dash.panes.pane import Pane
+from zirv_dash.runtime.host import WatchingHost
 from zirv_dash.runtime.watch import Route
-
-if TYPE_CHECKING:
-    from zirv_dash.runtime.engine import Engine
 
 log = logging.getLogger("zirv.sessions")
 
@@ -95,7 +92,7 @@ def gate_relevant(path: str) -> bool:
 
 
 class MailController:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: WatchingHost) -> None:
         self._engine = engine
         self.delivery = DeliveryEngine(engine.dash)
         self._watch_started = 0.0

@@ -10,12 +10,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
 
 from zirv_dash.runtime import events as ev
-
-if TYPE_CHECKING:
-    from zirv_dash.runtime.engine import Engine
+from zirv_dash.runtime.host import PumpHost
 
 log = logging.getLogger("zirv.pump")
 
@@ -33,7 +30,7 @@ hidden pane reaching its prompt is seen within about HOLD_LIMIT plus its backlog
 
 
 class Pump:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: PumpHost) -> None:
         self._engine = engine
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None

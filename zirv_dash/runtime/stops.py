@@ -10,20 +10,17 @@ running in its session are ended too before the ladder is done.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from zirv_dash.intake import STOP_GRACE
 from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.ptysession import Ladder
-
-if TYPE_CHECKING:
-    from zirv_dash.runtime.engine import Engine
+from zirv_dash.runtime.host import StopHost
 
 STOP_STEP_SECS = 0.1
 
 
 class StopController:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: StopHost) -> None:
         self._engine = engine
         self.ladders: dict[str, Ladder] = {}
         self._waiters: dict[str, list[asyncio.Future[None]]] = {}

@@ -24,11 +24,11 @@ from zirv_dash.panes.ptysession import PtySession
 from zirv_dash.panes.session_env import child_env
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.handover_delivery import DELIVERY
+from zirv_dash.runtime.host import SwapHost
 from zirv_dash.runtime.watch import Route
 
 if TYPE_CHECKING:
     from zirv_dash.dash.dashboard import Dashboard
-    from zirv_dash.runtime.engine import Engine
 
 log = logging.getLogger("zirv.handover")
 
@@ -38,7 +38,7 @@ def _is_request(path: str) -> bool:
 
 
 class SwapScheduler:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: SwapHost) -> None:
         self._engine = engine
         self.book = SwapBook()
 

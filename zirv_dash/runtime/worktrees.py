@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from zirv_dash import paths
 from zirv_dash.dash.dashboard import DashError
 from zirv_dash.panes.pane import Pane
 from zirv_dash.repo import worktree as worktrees
-
-if TYPE_CHECKING:
-    from zirv_dash.runtime.engine import Engine
+from zirv_dash.runtime.host import OpeningHost
 
 
 class WorktreeController:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: OpeningHost) -> None:
         self._engine = engine
 
     def spawn(self, agent: str, prompt: str | None, model: str | None) -> None:
