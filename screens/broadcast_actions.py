@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from zirv_dash.dash.broadcast import Broadcast
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
 
 
 class _Typist(Protocol):
@@ -26,7 +26,7 @@ class _Typist(Protocol):
 
 
 class BroadcastActions:
-    def __init__(self, screen: DashboardScreen) -> None:
+    def __init__(self, screen: DashboardHost) -> None:
         self._screen = screen
         self.model = Broadcast()
 

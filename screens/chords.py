@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
 
 NATIVE_UNAVAILABLE = {
     "handover": "a native pane has no harness to hand over (its route is in native.toml)",
@@ -20,7 +20,7 @@ NATIVE_UNAVAILABLE = {
 
 
 class Chords:
-    def __init__(self, screen: DashboardScreen, controllers: tuple[object, ...]) -> None:
+    def __init__(self, screen: DashboardHost, controllers: tuple[object, ...]) -> None:
         self._screen = screen
         self._controllers = controllers
 
@@ -36,14 +36,14 @@ class Chords:
         screen = self._screen
         if not action.startswith("focus_") and self.handler(action) is None:
             return "not available in this build"
-        if action in NATIVE_UNAVAILABLE and screen.pane_views.focused_native() is not None:
+        if action in NATIVE_UNAVAILABLE and screen.focused_native() is not None:
             return NATIVE_UNAVAILABLE[action]
         return screen.review.unavailable(action)
 
     def run(self, action: str) -> None:
         """Run a keymap action (from a chord, the palette, a menu or a hint)."""
         screen = self._screen
-        native = screen.pane_views.focused_native() is not None
+        native = screen.focused_native() is not None
         why = NATIVE_UNAVAILABLE.get(action) if native else None
         if why is not None:
             screen.dash.notify(f"{action.replace('_', ' ')}: {why}")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from textual.timer import Timer
 
 from screens.outer_notify import announce as announce_outer
+from screens.screen_names import HELP_SCREEN
 from widgets.footer_bar import FooterBar
 from widgets.glyphs import SPINNER_PERIOD, glyph
 from widgets.header_bar import HeaderBar, HeaderFacts, Tab
@@ -37,7 +38,7 @@ from zirv_dash.textfmt import (
 )
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
 
 AGE_SLACK = 0.02
 """Redraw just after the age text changes, never just before it."""
@@ -69,7 +70,7 @@ SPIN_STARVE = 0.25
 
 
 class Chrome:
-    def __init__(self, screen: DashboardScreen) -> None:
+    def __init__(self, screen: DashboardHost) -> None:
         self._screen = screen
         self._pending = False
         self._spinner: Timer | None = None
@@ -121,7 +122,7 @@ class Chrome:
             if pane is not None:
                 mode = screen.options.settings.dash.notify
                 change = Transition(event.old, event.new, event.reason, time.monotonic())
-                announce_outer(screen, mode, pane, change, event.focused)
+                announce_outer(screen.screen, mode, pane, change, event.focused)
         if isinstance(event, ev.Notice | ev.ErrorRaised):
             # The notice disappears on time without anything else changing.
             self._screen.set_timer(NOTICE_TTL + 0.05, self.schedule, name="notice-expiry")
@@ -215,7 +216,7 @@ class Chrome:
         return (
             pane is screen.dash.focused_pane
             and pane.scroll_offset == 0
-            and screen.app.screen is screen
+            and screen.app.screen is screen.screen
             and view is not None
             and view.display
         )
@@ -284,8 +285,8 @@ class Chrome:
             self._warm_help_in(HELP_WARMUP)
             # A resize (any layout of the dashboard) may leave the help arranged
             # for another size: it is arranged again once the terminal is still.
-            screen.screen_layout_refresh_signal.subscribe(
-                screen, self._on_dashboard_layout, immediate=True
+            screen.screen.screen_layout_refresh_signal.subscribe(
+                screen.screen, self._on_dashboard_layout, immediate=True
             )
         dash = screen.dash
         self._observe()
@@ -321,7 +322,6 @@ class Chrome:
 
     def _on_dashboard_layout(self, _screen: object) -> None:
         from screens.help import is_ready
-        from screens.pane_actions import HELP_SCREEN
 
         if self._help_timer is None and not is_ready(self._screen.app, HELP_SCREEN):
             self._warm_help_in(HELP_WARMUP)
@@ -332,7 +332,6 @@ class Chrome:
         later while keys are on their way through an overlay (composing the
         help takes the loop for a while)."""
         from screens.help import prepare
-        from screens.pane_actions import HELP_SCREEN
 
         self._help_timer = None
         screen = self._screen

@@ -8,11 +8,11 @@ from zirv_dash.handover import swap
 from zirv_dash.harnesses import catalogue
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
 
 
 class HandoverActions:
-    def __init__(self, screen: DashboardScreen) -> None:
+    def __init__(self, screen: DashboardHost) -> None:
         self._screen = screen
 
     def action_handover(self) -> None:

@@ -19,7 +19,7 @@ from screens.key_gate import NOT_READY, NotReady
 from zirv_dash.keymap import Verdict
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
 
 WHEEL_STEP = 3
 CHORD_HOLD = 0.25
@@ -30,7 +30,7 @@ NATIVE_OPENING_WAIT = 10.0
 
 
 class InputRouter:
-    def __init__(self, screen: DashboardScreen) -> None:
+    def __init__(self, screen: DashboardHost) -> None:
         self._screen = screen
         self._wheel_told: set[str] = set()
         self._opening_since: float | None = None

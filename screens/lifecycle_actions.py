@@ -15,7 +15,7 @@ from zirv_dash.intake import dashboard_sections, format_sections, inspect_sectio
 from zirv_dash.panes.pane import Pane
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
 
 log = logging.getLogger("zirv.lifecycle")
 
@@ -24,7 +24,7 @@ ACTS_ON_FOCUSED = ("inspect", "evidence", "open worktree", "nudge", "mail")
 
 
 class LifecycleActions:
-    def __init__(self, screen: DashboardScreen) -> None:
+    def __init__(self, screen: DashboardHost) -> None:
         self._screen = screen
 
     def offer_restore(self, offer: tuple[RosterPane, ...]) -> None:

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 from zirv_dash.mail import mailbox as mail
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
 
 
 class MailActions:
-    def __init__(self, screen: DashboardScreen) -> None:
+    def __init__(self, screen: DashboardHost) -> None:
         self._screen = screen
 
     def action_mail(self) -> None:

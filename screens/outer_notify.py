@@ -46,7 +46,7 @@ def write_outer(app: App[object], data: bytes) -> bool:
 
 
 def announce(
-    screen: Screen[None], mode: notify.Mode, pane: Pane, change: Transition, focused: bool
+    screen: Screen[object], mode: notify.Mode, pane: Pane, change: Transition, focused: bool
 ) -> notify.Delivery | None:
     """Feed one observed state change of `pane`; notify if the episode rule says so.
 

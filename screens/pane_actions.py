@@ -5,18 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from screens.screen_names import HELP_SCREEN
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.repo import worktree as worktrees
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
-
-
-HELP_SCREEN = "zirv-help"
+    from screens.host import DashboardHost
 
 
 class PaneActions:
-    def __init__(self, screen: DashboardScreen) -> None:
+    def __init__(self, screen: DashboardHost) -> None:
         self._screen = screen
 
     # -- focus -----------------------------------------------------------------------

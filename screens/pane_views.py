@@ -18,12 +18,12 @@ from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.native_pane import NativeSessionPane
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
     from widgets.native_pane import NativePane
 
 
 class PaneViews:
-    def __init__(self, screen: DashboardScreen) -> None:
+    def __init__(self, screen: DashboardHost) -> None:
         self._screen = screen
         self.views: dict[str, TerminalView] = {}
         self.native_views: dict[str, NativePane] = {}

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 from zirv_dash import clipboard
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
     from widgets.terminal_view import TerminalView
 
 
 class ReviewActions:
-    def __init__(self, screen: DashboardScreen) -> None:
+    def __init__(self, screen: DashboardHost) -> None:
         self._screen = screen
         self.last_copy: tuple[clipboard.Outcome, str] | None = None
         """The outcome and notice of the latest copy (tests and diagnostics)."""

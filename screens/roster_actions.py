@@ -17,11 +17,11 @@ from widgets.sidebar import Sidebar
 from zirv_dash.dash.roster_view import GroupBy, GroupResolver, PaneLike, RowGroup
 
 if TYPE_CHECKING:
-    from screens.dashboard import DashboardScreen
+    from screens.host import DashboardHost
 
 
 class RosterActions:
-    def __init__(self, screen: DashboardScreen, group_by: GroupBy = "repo") -> None:
+    def __init__(self, screen: DashboardHost, group_by: GroupBy = "repo") -> None:
         self._screen = screen
         self.resolver = GroupResolver(group_by)
 

@@ -13,7 +13,7 @@ from textual.geometry import Size
 from textual.pilot import Pilot
 
 from screens.help import SCROLLBAR, HelpScreen, RenderCache, body_width, is_ready
-from screens.pane_actions import HELP_SCREEN
+from screens.screen_names import HELP_SCREEN
 from tests.apphelpers import dash_screen, make_app, wait_for
 
 
