@@ -31,6 +31,7 @@ def test_a_native_row_is_restored_as_a_native_pane(
     from zirv_dash.config.layers import load_settings
     from zirv_dash.dash.dashboard import Dashboard
     from zirv_dash.intake import Intake
+    from zirv_dash.runtime.native_pane import NATIVE_PANES
 
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -38,6 +39,7 @@ def test_a_native_row_is_restored_as_a_native_pane(
     monkeypatch.setenv("ZIRV_CTX_STATE_DIR", str(state))
     monkeypatch.setenv("ZIRV_HOME", str(tmp_path / "operator"))
     dash = Dashboard(load_settings(repo), repo, manage_state=True)
+    dash.native_panes = NATIVE_PANES  # what the engine installs
     intake = Intake(dash)
     intake.start()
     try:

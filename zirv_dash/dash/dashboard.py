@@ -8,10 +8,8 @@ can be tested without a loop or a terminal.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import logging
-import os
-import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,17 +17,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zirv_dash import paths
-from zirv_dash.attention.turn_signal import TurnSignalError, TurnSignalServer
+from zirv_dash.attention.turn_signal import TurnSignalServer
 from zirv_dash.config.layers import AdapterGate
+from zirv_dash.dash.ending import PaneEnding
 from zirv_dash.dash.errorlog import ErrorEntry as ErrorEntry
 from zirv_dash.dash.errorlog import ErrorLog as ErrorLog
+from zirv_dash.dash.pane_kinds import NativePanes, native_spec
 from zirv_dash.harnesses import adapters, catalogue
+from zirv_dash.harnesses.adapters import Adapter
 from zirv_dash.harnesses.native_kind import NATIVE as NATIVE
-from zirv_dash.panes import registry
 from zirv_dash.panes.escape_watch import ESCAPE_SCAN as ESCAPE_SCAN
-from zirv_dash.panes.escape_watch import EscapeWatch
 from zirv_dash.panes.pane import Pane, PaneSpec, PaneState
-from zirv_dash.panes.ptysession import Ladder, PtySession
 from zirv_dash.panes.session_env import child_env
 from zirv_dash.repo import worktree as worktrees
 
@@ -40,10 +38,6 @@ log = logging.getLogger("zirv.dashboard")
 
 NOTICE_TTL = 4.0
 ENDED_ROWS_MAX = 8
-STOP_SIGNALS = frozenset({signal.SIGHUP, signal.SIGINT, signal.SIGKILL, signal.SIGTERM})
-"""Exit by one of these is a stop (`zirv ctx kill`, a hang-up), not a crash."""
-QUICK_EXIT_SECS = 10.0
-"""A non-zero exit this soon after launch is a failure to start."""
 
 
 class DashError(Exception):
@@ -62,7 +56,7 @@ class EndedRow:
     pane: Pane
 
 
-class Dashboard(EscapeWatch):
+class Dashboard(PaneEnding):
     def __init__(
         self,
         settings: Settings,
@@ -97,6 +91,8 @@ class Dashboard(EscapeWatch):
         """Each pane's private spawn-request channel (short id → directory)."""
         self.pane_channel: Callable[[Pane], str | None] | None = None
         """Mints a pane's private spawn-request channel (set by the intake)."""
+        self.native_panes: NativePanes | None = None
+        """Opens native panes (set by the engine: the kind lives in its floor)."""
         self.on_pane_added: list[Callable[[Pane], None]] = []
         self.default_colors: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
         """(foreground, background) the panes are drawn with; children asking
@@ -144,30 +140,15 @@ class Dashboard(EscapeWatch):
         loop for this session id is reused, else it is created here (blocking).
 
         `agent` "native" opens zirv's own conversation session instead of a child
-        (`zirv_dash.runtime.native_pane`); argv, extra args and env do not apply to it."""
-        if agent == NATIVE:  # imported late: the providers pull in the HTTP client
-            from zirv_dash.runtime.native_pane import open_native_pane
-
-            return open_native_pane(
-                self, prompt, cwd, role, headless, session_id, requested_by, focus, worktree
+        (`Dashboard.native_panes`); argv, extra args and env do not apply to it."""
+        if agent == NATIVE:
+            return self._spawn_native(
+                prompt, cwd, role, headless, session_id, requested_by, focus, worktree
             )
-        adapter = adapters.get(agent)
-        if adapter is None:
-            raise DashError(
-                f"unknown harness {agent!r}; choose one of {', '.join(adapters.names())}"
-            )
-        refusal = self.gate.refusal(agent)
-        if refusal:
-            raise DashError(f"harness {agent} is {refusal}")
-        self._check_room()
+        adapter = self._admit(agent)
         if prompt and prompt.lstrip().startswith("-"):
             raise DashError("prompt must not begin with '-' (argv injection guard)")
-        try:
-            # A tier name ("deep") resolves exactly as a handover resolves it,
-            # wherever the spawn came from (dialog, request, restore).
-            model = catalogue.resolve_requested(agent, model, self.settings)
-        except catalogue.ResolveError as exc:
-            raise DashError(str(exc)) from exc
+        model = self._resolve_model(agent, model)
         if worktree:
             session_id = session_id or paths.new_session_id()
             cwd = self._worktree_cwd(paths.short_id(session_id))
@@ -192,6 +173,31 @@ class Dashboard(EscapeWatch):
         )
         if session_id:
             spec.session_id = session_id
+        return self._start_pane(spec, extra_env, focus)
+
+    def _admit(self, agent: str) -> Adapter:
+        """The harness `agent`, if it is known, enabled and there is room for a pane."""
+        adapter = adapters.get(agent)
+        if adapter is None:
+            raise DashError(
+                f"unknown harness {agent!r}; choose one of {', '.join(adapters.names())}"
+            )
+        refusal = self.gate.refusal(agent)
+        if refusal:
+            raise DashError(f"harness {agent} is {refusal}")
+        self._check_room()
+        return adapter
+
+    def _resolve_model(self, agent: str, model: str | None) -> str | None:
+        try:
+            # A tier name ("deep") resolves exactly as a handover resolves it,
+            # wherever the spawn came from (dialog, request, restore).
+            return catalogue.resolve_requested(agent, model, self.settings)
+        except catalogue.ResolveError as exc:
+            raise DashError(str(exc)) from exc
+
+    def _start_pane(self, spec: PaneSpec, extra_env: Mapping[str, str] | None, focus: bool) -> Pane:
+        """A harness pane: its child started with its socket, channel and record."""
         pane = Pane(
             spec,
             self.pane_columns,
@@ -205,23 +211,70 @@ class Dashboard(EscapeWatch):
         socket_path = self._bind_signal(pane)
         env = child_env(
             pane.session_id,
-            agent,
+            spec.agent,
             socket_path=socket_path,
             dash_requests=self._mint_channel(pane),
-            headless=headless,
-            parent_session=requested_by,
+            headless=spec.headless,
+            parent_session=spec.requested_by,
             extra=extra_env,
         )
         if not pane.start(env):
-            self.error(f"{agent} pane {pane.short} could not start: {pane.spawn_error}")
+            self.error(f"{spec.agent} pane {pane.short} could not start: {pane.spawn_error}")
             self._release(pane)
         else:
             self.register(pane, reachable=socket_path is not None)
+        self._added(pane, focus)
+        return pane
+
+    def _spawn_native(
+        self,
+        prompt: str | None,
+        cwd: str | None,
+        role: str,
+        headless: bool,
+        session_id: str | None,
+        requested_by: str | None,
+        focus: bool,
+        worktree: bool,
+    ) -> Pane:
+        """The same limits, cwd and worktree rules. A launch prompt is submitted as
+        the first input, as a harness takes its own; a bad route fails the pane
+        (it shows why) rather than refusing it."""
+        kind = self.native_panes
+        if kind is None:
+            raise DashError("native panes are opened by the engine; none runs here")
+        self._check_room()
+        session_id = session_id or paths.new_session_id()
+        if worktree:
+            cwd = self._worktree_cwd(paths.short_id(session_id))
+        spec = native_spec(
+            cwd or str(self.repo),
+            role=role,
+            session_id=session_id,
+            prompt=prompt,
+            headless=headless,
+            requested_by=requested_by,
+        )
+        pane = kind.new_pane(spec, self.pane_columns, self.pane_rows)
+        self.panes.append(pane)
+        if not pane.start({}):
+            self.error(f"native pane {pane.short} could not start: {pane.spawn_error}")
+        else:
+            # Its own channel carries `zirv ctx kill`'s request (it has no process).
+            self._mint_channel(pane)
+            rewrite: Callable[[], None] | None = None
+            if self.manage_state:
+                self.register(pane, reachable=True)
+                rewrite = functools.partial(self.register, pane, reachable=True)
+            kind.started(pane, prompt, rewrite)
+        self._added(pane, focus)
+        return pane
+
+    def _added(self, pane: Pane, focus: bool) -> None:
         for hook in self.on_pane_added:
             hook(pane)
         if focus:
             self.focused = len(self.panes) - 1
-        return pane
 
     def _check_room(self) -> None:
         live = len(self.live_panes)
@@ -240,71 +293,6 @@ class Dashboard(EscapeWatch):
         except worktrees.WorktreeError as exc:
             raise DashError(f"own worktree: {exc}") from exc
         return record.path
-
-    def _mint_channel(self, pane: Pane) -> str | None:
-        """The pane's private spawn-request channel, minted once and kept for the
-        pane's life (a handover successor inherits it)."""
-        if self.pane_channel is None:
-            return None
-        channel = self.pane_channel(pane)
-        if channel:
-            self.channels[pane.short] = channel
-        return channel
-
-    # -- registry and turn signals -------------------------------------------------------
-
-    def _bind_signal(self, pane: Pane) -> str | None:
-        if not self.manage_state:
-            return None
-        path = registry.socket_path(pane.short)
-        try:
-            self.signals[pane.short] = TurnSignalServer.bind(path)
-        except (TurnSignalError, OSError) as exc:
-            self.error(f"pane {pane.short}: turn-signal socket unavailable ({exc}); unreachable")
-            return None
-        return str(path)
-
-    def register(self, pane: Pane, reachable: bool) -> None:
-        if not self.manage_state:
-            return
-        if pane.kind == NATIVE:  # no child process: the session runs in ours
-            from zirv_dash.runtime.native_pane import native_record
-
-            native = native_record(pane, self)
-            if native is not None:
-                self._write_record(pane, native)
-            return
-        if pane.pty is None:
-            return
-        record = registry.SessionRecord.new(
-            pane.session_id,
-            pane.agent,
-            self.repo,
-            "chat" if pane.role == "orchestrator" else "dash",
-            pane.pty.pid,
-            reachable=reachable,
-            owner_pid=os.getpid(),
-            role=pane.role,
-        )
-        if pane.model:
-            record.extra["model"] = pane.model
-        self._write_record(pane, record)
-
-    def _write_record(self, pane: Pane, record: registry.SessionRecord) -> None:
-        try:
-            registry.register(record)
-        except OSError as exc:
-            self.error(f"registry: could not record pane {pane.short}: {exc}")
-
-    def _release(self, pane: Pane) -> None:
-        """Drop a pane's registry record and socket (its process is gone)."""
-        server = self.signals.pop(pane.short, None)
-        if server is not None:
-            with contextlib.suppress(OSError):
-                server.close()
-        if self.manage_state:
-            with contextlib.suppress(OSError, ValueError):
-                registry.unregister(pane.short)
 
     def pane_by_short(self, short: str) -> Pane | None:
         for pane in self.panes:
@@ -393,118 +381,3 @@ class Dashboard(EscapeWatch):
     def current_done(self) -> tuple[str, ...]:
         """The panes the showing done notice names or counts (none if none shows)."""
         return self.notice_done if self.current_notice() is not None else ()
-
-    # -- exit -------------------------------------------------------------------------------
-
-    def reap(self) -> list[Pane]:
-        """Panes whose child exited since the last call (they keep their last screen)."""
-        self.check_escapes()
-        ended = []
-        for pane in self.panes:
-            if pane.short in self._reaped:
-                continue
-            if pane.exit_code is None and pane.poll_exit() is None:
-                continue
-            # Reported once, including panes whose child never started.
-            self._reaped.add(pane.short)
-            ended.append(pane)
-            self._release(pane)
-            if pane.spawn_error:
-                continue  # already explained when it failed to start
-            code = pane.exit_code or 0
-            age = (pane.exited_at or time.time()) - pane.created_at
-            if self.was_stopped(pane):
-                # Ended on purpose (the menu's stop, a kill request, `zirv ctx
-                # kill`): not a failure, so no error.
-                self.notify(f"pane {_pane_name(pane)} stopped")
-            elif code != 0 and age < QUICK_EXIT_SECS:
-                self.error(
-                    f"{pane.agent} pane {pane.short} exited with code {code} "
-                    f"{age:.0f}s after launch: {pane.last_screen_line()[:160] or '(no output)'}"
-                )
-            elif code != 0:
-                self.error(f"pane {_pane_name(pane)} ended (exit {code})")
-            else:
-                self.notify(f"pane {_pane_name(pane)} ended (exit 0)")
-        return ended
-
-    @property
-    def all_ended(self) -> bool:
-        return bool(self.panes) and not self.live_panes
-
-    @property
-    def close_when_all_ended(self) -> bool:
-        """Every pane ended and none of them failed at start.
-
-        A program that could not start or failed at once (`SHELL=/bin/false`, a
-        harness missing its login) keeps the dashboard open on its ended row, with
-        its exit status, its last screen and the error in `^A e`; closing would
-        leave the user with nothing but a return code."""
-        # Only panes the user opened count: a worker a request launched and that
-        # failed is explained in its row; it must not hold the dashboard open.
-        return self.all_ended and not any(
-            self.failed_at_start(p) for p in self.panes if p.spec.requested_by is None
-        )
-
-    @staticmethod
-    def was_stopped(pane: Pane) -> bool:
-        """Ended by our ladder, or by a signal someone sends to stop a program."""
-        if pane.pty is not None and pane.pty.stopped:
-            return True
-        code = pane.exit_code or 0
-        return code - 128 in STOP_SIGNALS
-
-    @classmethod
-    def failed_at_start(cls, pane: Pane) -> bool:
-        if pane.spawn_error:
-            return True
-        if not pane.exit_code or cls.was_stopped(pane) or pane.last_input_at is not None:
-            return False  # a clean exit, a stop, or one the user asked for (`exit 3`)
-        age = (pane.exited_at or time.time()) - pane.created_at
-        return age < QUICK_EXIT_SECS
-
-    def shutdown_all(self, grace: float = 5.0) -> None:
-        """Quit every pane and verify that nothing of their sessions is left.
-
-        A pane gets its typed quit sequence only when its screen is known to be
-        the harness's ordinary input prompt: typed into a dialog, the Enter would
-        answer it for the user (a pre-selected "Yes, trust this folder"). Every
-        other pane gets its harness's clean-quit signals. Then one ladder per
-        pane, all stepped together: grace, SIGKILL to every process group of the
-        session, until /proc shows none. Ended panes are swept too (a job the
-        shell left running)."""
-        ladders: list[tuple[Pane, PtySession, Ladder]] = []
-        for pane in self.panes:
-            pty = pane.pty
-            if pty is None or (pane.exit_code is not None and pty.session_ended()):
-                continue
-            ladder = pty.stop_for(
-                pane.agent,
-                pane.adapter.quit_sequence,
-                typed_ok=pane.exit_code is None and pane.at_input_prompt(),
-                grace=grace,
-                defer_submit=pane.adapter.defer_submit,
-            )
-            ladders.append((pane, pty, ladder))
-        while ladders:
-            finished = [ladder.step() for _, _, ladder in ladders]  # step every one
-            if all(finished):
-                break
-            time.sleep(0.02)
-        self.check_escapes(force=True)  # what left a session was reparented to us
-        for pane, pty, ladder in ladders:
-            if ladder.survivors:
-                self.error(f"shutdown {pane.short}: pids {ladder.survivors} survived SIGKILL")
-            pty.finish()
-            if pane.exit_code is None:
-                pane.exit_code = pty.exit_code if pty.exit_code is not None else -1
-                pane.exited_at = pane.exited_at or time.time()
-        for pane in self.panes:
-            self._release(pane)
-
-
-def _pane_name(pane: Pane) -> str:
-    """`1b2c3d4e (demo)`, or `'fix tests' (1b2c3d4e)` when it has a title of its own."""
-    if pane.title and pane.title != pane.short:
-        return f"'{pane.title}' ({pane.short})"
-    return f"{pane.short} ({pane.agent})"

@@ -28,7 +28,7 @@ from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.fdwatch import FdWatch
 from zirv_dash.runtime.mail_ctl import MailController
-from zirv_dash.runtime.native_pane import NativeSessionPane
+from zirv_dash.runtime.native_pane import NATIVE_PANES, NativeSessionPane
 from zirv_dash.runtime.pane_io import PaneIO
 from zirv_dash.runtime.pump import Pump
 from zirv_dash.runtime.states import STATE_FRESH, StatePoller
@@ -72,6 +72,7 @@ class Engine:
 
         self.intake = IntakeController(self)
         dash.listener = self._dash_said
+        dash.native_panes = NATIVE_PANES  # the kind lives in this floor, above dash/
 
     # -- subscribers -------------------------------------------------------------------
 

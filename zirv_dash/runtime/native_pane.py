@@ -22,15 +22,13 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from zirv_dash import paths
 from zirv_dash.attention.tracker import AttentionTracker, PaneState, ended_state
 from zirv_dash.dash.control_field import CONTROL_FIELD
-from zirv_dash.harnesses.native_kind import NATIVE, NATIVE_ADAPTER
+from zirv_dash.harnesses.native_kind import NATIVE
 from zirv_dash.panes import registry
 from zirv_dash.panes.pane import Pane, PaneSpec
 
 if TYPE_CHECKING:
-    from zirv_dash.dash.dashboard import Dashboard
     from zirv_dash.native.engine import NativeSession
 
 
@@ -274,7 +272,36 @@ class NativeSessionPane(Pane):
         return "session closed"
 
 
-def native_record(pane: Pane, dash: Dashboard) -> registry.SessionRecord | None:
+class NativePaneKind:
+    """The native pane kind, as the dashboard opens and records it
+    (`zirv_dash.dash.pane_kinds.NativePanes`; the engine installs it)."""
+
+    def new_pane(self, spec: PaneSpec, columns: int, rows: int) -> NativeSessionPane:
+        from zirv_dash.native import open_session  # the providers pull in the HTTP client
+
+        role, headless = spec.role, spec.headless
+
+        def opener(workdir: Path, name: str) -> NativeSession:
+            return open_session(workdir, name, role=role, headless=headless)
+
+        return NativeSessionPane(spec, columns, rows, opener)
+
+    def started(self, pane: Pane, prompt: str | None, rewrite: Callable[[], None] | None) -> None:
+        if not isinstance(pane, NativeSessionPane):
+            return
+        if rewrite is not None:
+            pane.on_record = rewrite
+        if prompt and pane.session is not None:
+            pane.session.submit(prompt, commands=False)
+
+    def record(self, pane: Pane, repo: Path, channel: str | None) -> registry.SessionRecord | None:
+        return native_record(pane, repo, channel)
+
+
+NATIVE_PANES = NativePaneKind()
+
+
+def native_record(pane: Pane, repo: Path, channel: str | None) -> registry.SessionRecord | None:
     """A native pane's registry record. Its session runs inside the dashboard, so
     `pid` (and `owner_pid`) is the dashboard's: liveness follows the dashboard, and
     `zirv ctx kill` must never signal it; it asks the pane's own spawn channel
@@ -286,7 +313,7 @@ def native_record(pane: Pane, dash: Dashboard) -> registry.SessionRecord | None:
     record = registry.SessionRecord.new(
         pane.session_id,
         pane.agent,
-        dash.repo,
+        repo,
         "chat" if pane.role == "orchestrator" else "dash",
         os.getpid(),
         reachable=True,
@@ -300,80 +327,6 @@ def native_record(pane: Pane, dash: Dashboard) -> registry.SessionRecord | None:
     record.extra["state"] = state
     if pane.model:
         record.extra["model"] = pane.model
-    channel = dash.channels.get(pane.short)
     if channel:
         record.extra[CONTROL_FIELD] = channel
     return record
-
-
-def native_spec(
-    cwd: str,
-    *,
-    role: str,
-    session_id: str,
-    prompt: str | None,
-    headless: bool,
-    requested_by: str | None,
-) -> PaneSpec:
-    return PaneSpec(
-        agent=NATIVE,
-        adapter=NATIVE_ADAPTER,
-        argv=[],
-        cwd=cwd,
-        role=role,
-        prompt=prompt,
-        session_id=session_id,
-        headless=headless,
-        requested_by=requested_by,
-    )
-
-
-def open_native_pane(
-    dash: Dashboard,
-    prompt: str | None,
-    cwd: str | None,
-    role: str,
-    headless: bool,
-    session_id: str | None,
-    requested_by: str | None,
-    focus: bool,
-    worktree: bool,
-) -> NativeSessionPane:
-    """`Dashboard.spawn` for a native pane: the same limits, cwd and worktree rules.
-    A launch prompt is submitted as the first input, as a harness takes its own;
-    a bad route fails the pane (it shows why) rather than refusing it."""
-    from zirv_dash.native import open_session
-
-    dash._check_room()
-    session_id = session_id or paths.new_session_id()
-    if worktree:
-        cwd = dash._worktree_cwd(paths.short_id(session_id))
-    spec = native_spec(
-        cwd or str(dash.repo),
-        role=role,
-        session_id=session_id,
-        prompt=prompt,
-        headless=headless,
-        requested_by=requested_by,
-    )
-
-    def opener(workdir: Path, name: str) -> NativeSession:
-        return open_session(workdir, name, role=role, headless=headless)
-
-    pane = NativeSessionPane(spec, dash.pane_columns, dash.pane_rows, opener)
-    dash.panes.append(pane)
-    if not pane.start({}):
-        dash.error(f"native pane {pane.short} could not start: {pane.spawn_error}")
-    else:
-        # Its own channel carries `zirv ctx kill`'s request (it has no process).
-        dash._mint_channel(pane)
-        if dash.manage_state:
-            dash.register(pane, reachable=True)
-            pane.on_record = lambda: dash.register(pane, reachable=True)
-        if prompt and pane.session is not None:
-            pane.session.submit(prompt, commands=False)
-    for hook in dash.on_pane_added:
-        hook(pane)
-    if focus:
-        dash.focused = len(dash.panes) - 1
-    return pane
