@@ -1,4 +1,4 @@
-"""The dashboard's chrome (header, sidebar, pane header, footer) from engine facts.
+"""When the dashboard's chrome (header, sidebar, pane header, footer) is redrawn.
 
 The chrome is redrawn from events: any engine event but output asks for one
 debounced refresh (coalesced to the next turn of the loop). Between events, a
@@ -6,7 +6,7 @@ timer runs only while it has something to show: the spinner while a pane works,
 the age of the focused pane's state when its text changes, and a notice's
 expiry. The age counts seconds only while the spinner redraws anyway; otherwise
 it shows minutes (`<1m`, `3m`), so a dashboard with nothing working wakes at
-most once a minute.
+most once a minute. What each widget shows is read in `screens.chrome_facts`.
 """
 
 from __future__ import annotations
@@ -17,17 +17,16 @@ from typing import TYPE_CHECKING
 
 from textual.timer import Timer
 
+from screens import chrome_facts as facts
+from screens.help_warmup import HelpWarmup
 from screens.outer_notify import announce as announce_outer
-from screens.screen_names import HELP_SCREEN
 from widgets.footer_bar import FooterBar
-from widgets.glyphs import SPINNER_PERIOD, glyph
-from widgets.header_bar import HeaderBar, HeaderFacts, Tab
-from widgets.pane_header import PaneHeader, PaneHeaderFacts
-from widgets.sidebar import RosterRow, Sidebar
+from widgets.glyphs import SPINNER_PERIOD
+from widgets.header_bar import HeaderBar
+from widgets.pane_header import PaneHeader
+from widgets.sidebar import Sidebar
 from zirv_dash.attention.tracker import Transition
-from zirv_dash.cli.opening_frame import footer_hint
 from zirv_dash.dash.dashboard import NOTICE_TTL
-from zirv_dash.keymap import ACTION_BY_ID, describe_key
 from zirv_dash.panes.pane import Pane, PaneState
 from zirv_dash.runtime import events as ev
 from zirv_dash.textfmt import (
@@ -42,16 +41,6 @@ if TYPE_CHECKING:
 
 AGE_SLACK = 0.02
 """Redraw just after the age text changes, never just before it."""
-HELP_WARMUP = 1.0
-"""Seconds after the first frame (and after a resize) at which the help overlay
-is built and laid out, so a `? help` chord only paints it (building it is ~100
-ms, laying it out ~65 ms)..."""
-HELP_SETTLE = 0.05
-"""...in steps this far apart (each lets its widgets take the events the last
-one sent them)..."""
-HELP_STEPS = 10
-"""...at most this many in a row (it settles in four or five; a dashboard layout
-later starts over if it did not)."""
 ECHO_WAIT = 0.03
 """After a key is typed into the focused pane, a chrome redraw (a spinner frame)
 waits up to this long for the key's echo, so the echo's frame is not held up
@@ -78,9 +67,7 @@ class Chrome:
         self._awaiting_frame: set[str] = set()
         self._fine_age = False
         """Seconds in the age text: only while the spinner redraws anyway."""
-        self._help_warmed = False
-        self._help_timer: Timer | None = None
-        """The next step of getting the help overlay ready, if one is due."""
+        self._help = HelpWarmup(screen)
         self._deferred: Timer | None = None
         """The redraw put off until the typed key's echo is drawn."""
         self._deferred_since = 0.0
@@ -280,14 +267,7 @@ class Chrome:
         screen = self._screen
         if not screen.is_mounted:
             return
-        if not self._help_warmed:
-            self._help_warmed = True
-            self._warm_help_in(HELP_WARMUP)
-            # A resize (any layout of the dashboard) may leave the help arranged
-            # for another size: it is arranged again once the terminal is still.
-            screen.screen.screen_layout_refresh_signal.subscribe(
-                screen.screen, self._on_dashboard_layout, immediate=True
-            )
+        self._help.start()
         dash = screen.dash
         self._observe()
         # What is drawn and what is announced agree: transitions due by now are
@@ -304,176 +284,31 @@ class Chrome:
             age = max(0.0, now - focused.state_since(now))
             age_due = next_age_change(age) if spinning else next_coarse_age_change(age)
         self._set_timers(spinning, age_due)
-        tick = self.tick()
+        self._draw(states, focused, now, self.tick())
+
+    def _draw(
+        self, states: dict[str, PaneState], focused: Pane | None, now: float, tick: int
+    ) -> None:
+        """Every chrome widget from the states just read (`screens.chrome_facts`)."""
+        screen = self._screen
         sidebar_visible = screen.sidebar_visible()
         if sidebar_visible:
-            screen.query_one(Sidebar).update_rows(
-                self._rows(states, focused), tick, screen.roster.groups(dash.panes)
-            )
-        self._header(states, focused, sidebar_visible, tick)
-        if focused is not None:
-            self._pane_header(focused, states[focused.short], now, tick)
-            self._footer(focused, states[focused.short])
-
-    def _warm_help_in(self, delay: float, steps: int = HELP_STEPS) -> None:
-        self._help_timer = self._screen.set_timer(
-            delay, lambda: self._warm_help(steps), name="help-warmup"
-        )
-
-    def _on_dashboard_layout(self, _screen: object) -> None:
-        from screens.help import is_ready
-
-        if self._help_timer is None and not is_ready(self._screen.app, HELP_SCREEN):
-            self._warm_help_in(HELP_WARMUP)
-
-    def _warm_help(self, steps: int) -> None:
-        """One step of getting the help overlay ready (screens.help.prepare),
-        arming the next itself: a moment later while steps are left, a while
-        later while keys are on their way through an overlay (composing the
-        help takes the loop for a while)."""
-        from screens.help import prepare
-
-        self._help_timer = None
-        screen = self._screen
-        if not screen.is_mounted:
+            rows = facts.roster_rows(screen, states, focused)
+            groups = screen.roster.groups(screen.dash.panes)
+            screen.query_one(Sidebar).update_rows(rows, tick, groups)
+        header = facts.header_facts(screen, states, focused, sidebar_visible, tick)
+        screen.query_one(HeaderBar).update_facts(header)
+        if focused is None:
             return
-        gate = getattr(screen.app, "key_gate", None)
-        if screen.overlay_open() or (gate is not None and gate.pending):
-            self._warm_help_in(HELP_WARMUP)
-        elif not prepare(screen.app, screen.keys.keymap, HELP_SCREEN) and steps > 1:
-            self._warm_help_in(HELP_SETTLE, steps - 1)
+        state = states[focused.short]
+        # Time in the state shown, not the session's age.
+        age = ""
+        if not screen.options.deterministic:
+            age = self._age_text(max(0.0, now - focused.state_since(now)))
+        screen.query_one(PaneHeader).update_facts(
+            facts.pane_header_facts(screen, focused, state, age, tick)
+        )
+        screen.query_one(FooterBar).update_footer(*facts.footer(screen, focused, state))
 
     def _age_text(self, seconds: float) -> str:
         return age_text(seconds) if self._fine_age else coarse_age_text(seconds)
-
-    def _badge(self, pane: Pane) -> str:
-        return self._screen.engine.mail.badge(pane)
-
-    def _rows(self, states: dict[str, PaneState], focused: Pane | None) -> list[RosterRow]:
-        return [
-            RosterRow(
-                key=p.short,
-                name=p.title,
-                harness=p.agent,
-                state=states[p.short],
-                focused=p is focused,
-                selected=p is focused,
-                dim=not p.alive,
-                marker=self._screen.broadcast.marker(p.short),
-                badge=self._badge(p),
-                note=p.ended_note(),
-            )
-            for p in self._screen.dash.panes
-        ]
-
-    def _header(
-        self, states: dict[str, PaneState], focused: Pane | None, sidebar: bool, tick: int
-    ) -> None:
-        screen = self._screen
-        dash = screen.dash
-        sessions, working, needs = dash.counts(states)
-        unacked = dash.errors.unacked
-        tabs = None
-        if not sidebar:
-            tabs = [
-                Tab(
-                    name=screen.broadcast.marker(p.short)
-                    + (p.title if p.role == "orchestrator" else p.short[:4]),
-                    state=states[p.short],
-                    focused=p is focused,
-                    badge=self._badge(p),
-                )
-                for p in dash.panes
-            ]
-        facts = HeaderFacts(
-            sessions=sessions,
-            working=working,
-            needs_you=needs,
-            ended=len(dash.panes) - sessions,
-            notice=dash.current_notice() or screen.broadcast.header_text() or None,
-            errors=len(unacked),
-            latest_error=unacked[0].text if unacked else "",
-            tip=screen.tip,
-            hints=self.header_hints(focused),
-            tabs=tabs,
-            tick=tick if tabs else 0,
-        )
-        screen.query_one(HeaderBar).update_facts(facts)
-
-    def _pane_header(self, focused: Pane, state: PaneState, now: float, tick: int) -> None:
-        screen = self._screen
-        extra = ""
-        if focused.exit_code is not None and not focused.spawn_error:
-            # Next to the state word: the exit code, or the signal that stopped it.
-            stopped = state is PaneState.STOPPED
-            words = focused.ended_words()
-            extra = words.removeprefix("stopped by ") if stopped else f"exit {focused.exit_code}"
-        extra = extra or screen.engine.swaps.note(focused)
-        deterministic = screen.options.deterministic
-        # Time in the state shown, not the session's age.
-        age = "" if deterministic else self._age_text(max(0.0, now - focused.state_since(now)))
-        screen.query_one(PaneHeader).update_facts(
-            PaneHeaderFacts(
-                harness=focused.agent,
-                role=focused.role,
-                model=focused.model,
-                cwd=focused.cwd,
-                state=state,
-                title=focused.model_view.title[:40],
-                age=age,
-                tick=tick,
-                extra=extra,
-            )
-        )
-
-    def _footer(self, focused: Pane, state: PaneState) -> None:
-        screen = self._screen
-        segments = [f"{focused.agent} {focused.short}"]
-        if focused.kind == "native":
-            segments.append("in-process session")
-        elif focused.pty is None:
-            segments.append("no process")
-        elif not screen.options.deterministic:
-            segments.append(f"pid {focused.pty.pid}")
-        if focused.scroll_offset:
-            segments.append(f"scrolled back {focused.scroll_offset}")
-        if focused.exit_code is not None:
-            segments.append(f"{glyph(state, 0)[0]} {focused.ended_words()}")
-        prefix = describe_key(screen.keys.keymap.prefix)
-        # The opening frame draws the same hint before the UI loads.
-        hint = footer_hint(screen.keys.keymap, hosted=screen.hosted)
-        if screen.keys.armed:
-            hint = f"{prefix} … waiting for a chord (? for help)"
-        screen.query_one(FooterBar).update_footer(tuple(segments), hint)
-
-    def header_hints(self, focused: Pane | None) -> list[tuple[str, str]]:
-        """Up to four clickable chord hints, chosen by what the focused pane can do."""
-        screen = self._screen
-        keymap = screen.keys.keymap
-        prefix = describe_key(keymap.prefix)
-        labels: dict[str, str] = {}
-        if focused is None:
-            wanted = ["spawn", "errors", "help"]
-        elif not focused.alive:
-            wanted = ["inspect", "context_menu", "help"]
-            # ^A r only where a relaunch can work: an ended row with a kept
-            # request whose harness did start (a missing binary would fail again).
-            from zirv_dash.intake import menu_entries
-
-            entries = {e.label: e for e in menu_entries(screen.engine.intake.intake, focused)}
-            restore = entries.get("restore")
-            if restore is not None and restore.enabled and not focused.spawn_error:
-                wanted.insert(1, "restore_row")
-                if (focused.exit_code or 0) != 0:
-                    labels["restore_row"] = "retry"
-        else:
-            wanted = ["context_menu", "nudge", "mail", "help"]
-        if screen.dash.errors.unacked and "errors" not in wanted:
-            wanted[-2] = "errors"
-        hints = []
-        for action in wanted:
-            chords = keymap.chords_for(action)
-            if chords:
-                label = labels.get(action, ACTION_BY_ID[action].label)
-                hints.append((f"{prefix} {describe_key(chords[0])}", label))
-        return hints

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.apphelpers import dash_screen, make_app, wait_for
-from widgets.sidebar import RosterRow, Sidebar, row_number
+from widgets.roster_rows import RosterRow, row_number
+from widgets.sidebar import Sidebar
 from zirv_dash.panes.pane import PaneState
 
 pytestmark = pytest.mark.timeout(60)

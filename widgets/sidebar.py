@@ -13,12 +13,9 @@ only the rows that match.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -29,56 +26,19 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.glyphs import STATE_CLASSES, SpinnerStrip, glyph, state_css, state_style
+from widgets.roster_paint import RowStyles, header_text, row_text
+from widgets.roster_rows import (
+    Drawn,
+    DrawnHeader,
+    DrawnRow,
+    RosterRow,
+    animated,
+    glyph_x,
+    roster_lines,
+)
 from widgets.roster_search import Outcome, RosterSearch
 from zirv_dash.dash import roster_view
 from zirv_dash.dash.roster_view import HeaderLine, RowGroup
-from zirv_dash.panes.pane import STATE_WORDS, PaneState
-
-NUMBERED_ROWS = 9
-"""`^A 1` … `^A 9` focus the first nine panes."""
-ATTENTION = (PaneState.NEEDS_YOU, PaneState.FAILED, PaneState.DONE_UNSEEN, PaneState.UNKNOWN)
-"""A folded group's header counts these when any member shows one."""
-
-
-def row_number(index: int, row: RosterRow) -> int | None:
-    """The digit that focuses roster row `index` (pane rows come first, in the
-    order `^A <n>` counts them), or None past the ninth or for a non-pane row."""
-    if index >= NUMBERED_ROWS or row.key.startswith("ended:"):
-        return None
-    return index + 1
-
-
-@dataclass(frozen=True)
-class RosterRow:
-    key: str
-    """Pane short id (or `ended:<short>` for retained ended rows)."""
-    name: str
-    harness: str
-    state: PaneState
-    tree: str = " "
-    badge: str = ""
-    focused: bool = False
-    selected: bool = False
-    dim: bool = False
-    note: str = ""
-    """A few words after the harness (how an ended row ended)."""
-    marker: str = ""
-    """A mode this pane takes part in (`⇶` while input is broadcast to it)."""
-
-
-@dataclass(frozen=True)
-class _Header:
-    """A group header as drawn: the rollup and highlight are part of what changes."""
-
-    line: HeaderLine
-    rollup: str
-    selected: bool
-
-
-@dataclass(frozen=True)
-class _Row:
-    row: RosterRow
-    number: int | None
 
 
 class Sidebar(Widget):
@@ -129,7 +89,7 @@ class Sidebar(Widget):
         self.tick = 0
         self.top = 0
         self.search = RosterSearch(id="roster-search")
-        self._drawn: list[_Header | _Row] = []
+        self._drawn: list[Drawn] = []
         self._cache: dict[int, tuple[tuple[object, ...], SpinnerStrip]] = {}
 
     def compose(self) -> ComposeResult:
@@ -162,7 +122,7 @@ class Sidebar(Widget):
         width = self.size.width
         for index, drawn in enumerate(self._drawn):
             y = index - self.top + self._first_line()
-            if self._animated(drawn) and self._first_line() <= y < self.size.height:
+            if animated(drawn) and self._first_line() <= y < self.size.height:
                 self.refresh(Region(0, y, width, 1))
 
     def _relayout(self) -> None:
@@ -170,64 +130,21 @@ class Sidebar(Widget):
         self._drawn = self._lines()
         query = self.search.text
         if query:
-            found = sum(1 for d in self._drawn if isinstance(d, _Row))
+            found = sum(1 for d in self._drawn if isinstance(d, DrawnRow))
             self.search.matched = (found, len(self.rows))
         if len(old) != len(self._drawn):
             self.refresh()
             return
         changed = {i for i, (a, b) in enumerate(zip(old, self._drawn, strict=True)) if a != b}
-        changed.update(i for i, d in enumerate(self._drawn) if self._animated(d))
+        changed.update(i for i, d in enumerate(self._drawn) if animated(d))
         width = self.size.width
         for index in changed:
             y = index - self.top + self._first_line()
             if self._first_line() <= y < self.size.height:
                 self.refresh(Region(0, y, width, 1))
 
-    def _lines(self) -> list[_Header | _Row]:
-        index = {row.key: i for i, row in enumerate(self.rows)}
-        by_key = {row.key: row for row in self.rows}
-        shown: set[str] | None = None
-        if self.search.text:
-            shown = set(roster_view.filter_keys(self.search.text, self._facts()))
-        keys = [row.key for row in self.rows]
-        drawn: list[_Header | _Row] = []
-        for line in roster_view.layout(keys, self.groups, self.collapsed, shown):
-            if isinstance(line, HeaderLine):
-                members = [by_key[k] for k in line.members]
-                selected = line.collapsed and any(m.selected for m in members)
-                drawn.append(_Header(line, self._rollup(members), selected))
-                continue
-            row = by_key[line.key]
-            if line.tree != " ":
-                row = replace(row, tree=line.tree)
-            drawn.append(_Row(row, row_number(index[line.key], row)))
-        return drawn
-
-    def _facts(self) -> list[roster_view.RowFacts]:
-        return [
-            roster_view.RowFacts(
-                key=row.key,
-                label=row.name,
-                harness=row.harness,
-                state=STATE_WORDS.get(row.state, str(row.state)),
-                branch=self.groups[row.key].branch if row.key in self.groups else "",
-            )
-            for row in self.rows
-        ]
-
-    @staticmethod
-    def _rollup(members: list[RosterRow]) -> str:
-        """`▲1 ✗1` when a member wants attention, else the quiet counts `⠋3 ●1`."""
-        counts = Counter(m.state for m in members)
-        wanted = [s for s in ATTENTION if s in counts] or list(counts)
-        return " ".join(f"{glyph(s, 0)[0]}{counts[s]}" for s in wanted)
-
-    @staticmethod
-    def _animated(drawn: _Header | _Row) -> bool:
-        return isinstance(drawn, _Row) and drawn.row.state in (
-            PaneState.WORKING,
-            PaneState.STARTING,
-        )
+    def _lines(self) -> list[Drawn]:
+        return roster_lines(self.rows, self.groups, self.collapsed, self.search.text)
 
     # -- search and groups -----------------------------------------------------------------
 
@@ -257,7 +174,7 @@ class Sidebar(Widget):
         """The key of the first row the search keeps (None without a query or a match)."""
         if not self.search.text:
             return None
-        return next((d.row.key for d in self._drawn if isinstance(d, _Row)), None)
+        return next((d.row.key for d in self._drawn if isinstance(d, DrawnRow)), None)
 
     def on_roster_search_changed(self, message: RosterSearch.Changed) -> None:
         self._search_changed()
@@ -314,11 +231,11 @@ class Sidebar(Widget):
         if cached is None or cached[0] != key:
             # Drawn with the spinner's first frame; a working row's other frames
             # swap that one cell (a spinner frame costs no text layout).
-            if isinstance(drawn, _Header):
+            if isinstance(drawn, DrawnHeader):
                 text = self._render_header(drawn, content)
             else:
                 text = self._render_row(drawn.row, content, drawn.number, tick=0)
-            cached = (key, SpinnerStrip(self._strip(text, width), self._glyph_x(drawn)))
+            cached = (key, SpinnerStrip(self._strip(text, width), glyph_x(drawn)))
             self._cache[index] = cached
         return cached[1].frame(self.tick)
 
@@ -337,77 +254,32 @@ class Sidebar(Widget):
         selected = self.get_component_rich_style("sidebar--selected", partial=True, default=Style())
         return Style(bgcolor=selected.bgcolor)
 
-    def _render_header(self, header: _Header, width: int) -> Text:
-        line = header.line
+    def _component(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True, default=Style())
+
+    def _render_header(self, header: DrawnHeader, width: int) -> Text:
         style = self.get_component_rich_style(
             "sidebar--group", partial=True, default=Style(dim=True, bold=True)
         )
-        text = Text(no_wrap=True, overflow="crop")
-        text.append(" ")
-        text.append(("▸ " if line.collapsed else "▾ ") + line.title, style)
-        rollup = f"{header.rollup} " if line.collapsed else f"{len(line.members)} "
-        room = width - len(rollup) - 1
-        text.truncate(max(3, room))
-        text.append(" " * max(1, width - text.cell_len - len(rollup)))
-        text.append(rollup, Style(dim=True))
-        text.truncate(width)
-        if header.selected:
-            text.stylize(self._selected_bg())
-        return text
-
-    def _glyph_x(self, drawn: _Header | _Row) -> int | None:
-        """The cell of a working row's spinner (None: nothing animates)."""
-        if not self._animated(drawn) or not isinstance(drawn, _Row):
-            return None
-        number = str(drawn.number) if drawn.number is not None else " "
-        return cell_len(number) + cell_len(drawn.row.tree)
+        selected_bg = self._selected_bg() if header.selected else Style()
+        return header_text(header, width, style, selected_bg)
 
     def _render_row(
         self, row: RosterRow, width: int, number: int | None = None, tick: int | None = None
     ) -> Text:
+        # Only the styles the row shows are looked up.
+        styles = RowStyles(
+            glyph=state_style(self, row.state),
+            marker=self._component("sidebar--marker") if row.marker else Style(),
+            badge=self._component("sidebar--badge") if row.badge else Style(),
+            selected_bg=self._selected_bg() if row.selected else Style(),
+        )
         char = glyph(row.state, self.tick if tick is None else tick)[0]
-        gstyle = state_style(self, row.state)
-        line = Text(no_wrap=True, overflow="crop")
-        line.append(str(number) if number is not None else " ", Style(dim=True))
-        line.append(row.tree)
-        line.append(char, gstyle)
-        line.append(" ")
-        name_style = Style(bold=row.focused, dim=row.dim)
-        # The marker, note ("exit 1", "TERM") and badge must stay whole: the
-        # harness column gives way first, then the name.
-        extras = [e for e in (row.marker, row.note, row.badge) if e]
-        extra = sum(len(e) + 1 for e in extras)
-        room = width - line.cell_len - extra
-        name_width = max(1, min(max(8, len(row.name)), room - 1))
-        line.append(f"{row.name[:name_width]:<{name_width}}", name_style)
-        harness_width = min(8, room - name_width - 1)
-        if harness_width >= 3:
-            line.append(" ")
-            line.append(f"{row.harness[:harness_width]:<{harness_width}}", Style(dim=True))
-        if row.marker:
-            line.append(" ")
-            line.append(
-                row.marker,
-                self.get_component_rich_style("sidebar--marker", partial=True, default=Style()),
-            )
-        if row.note:
-            line.append(" ")
-            line.append(row.note, Style(color=gstyle.color, dim=True))
-        if row.badge:
-            line.append(" ")
-            line.append(
-                row.badge,
-                self.get_component_rich_style("sidebar--badge", partial=True, default=Style()),
-            )
-        line.truncate(width)
-        line.append(" " * max(0, width - line.cell_len))
-        if row.selected:
-            line.stylize(self._selected_bg())
-        return line
+        return row_text(row, width, number, char, styles)
 
     # -- mouse -----------------------------------------------------------------------------
 
-    def _drawn_at(self, y: int) -> _Header | _Row | None:
+    def _drawn_at(self, y: int) -> Drawn | None:
         index = self.top + y - self._first_line()
         if y < self._first_line() or index >= len(self._drawn):
             return None
@@ -415,14 +287,14 @@ class Sidebar(Widget):
 
     def row_at(self, y: int) -> RosterRow | None:
         drawn = self._drawn_at(y)
-        return drawn.row if isinstance(drawn, _Row) else None
+        return drawn.row if isinstance(drawn, DrawnRow) else None
 
     def on_click(self, event: Click) -> None:
         drawn = self._drawn_at(event.y)
-        if isinstance(drawn, _Header):
+        if isinstance(drawn, DrawnHeader):
             event.stop()
             self.set_collapsed(drawn.line.group, not drawn.line.collapsed)
-        elif isinstance(drawn, _Row):
+        elif isinstance(drawn, DrawnRow):
             event.stop()
             self.post_message(self.RowClicked(self, drawn.row.key, event.button, event.chain))
 
