@@ -15,7 +15,6 @@ progress).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -28,7 +27,8 @@ from textual.widgets import Input, Label
 from textual.widgets.option_list import Option
 
 from screens.dialog import DialogScreen
-from widgets.diff_view import SPLIT_MIN_COLUMNS, DiffView, Row
+from screens.review_target import CommentRoute, ReviewTarget, comment_body, file_row
+from widgets.diff_view import SPLIT_MIN_COLUMNS, DiffView
 from widgets.key_hints import KeyHints
 from widgets.nav_pick_list import NavPickList
 from widgets.pick_list import PickList
@@ -53,53 +53,6 @@ BROWSE_HINTS = [
 ]
 PROMPT_HINTS = [("⏎", "send"), ("esc", "cancel")]
 CONFIRM_HINTS = [("y", "discard"), ("n", "keep")]
-
-
-@dataclass(frozen=True)
-class ReviewTarget:
-    """What to diff and whom a comment goes to."""
-
-    cwd: Path
-    base: str
-    """A commit (a worktree's recorded base) or "HEAD"."""
-    label: str
-    branch: str | None = None
-    """The pane's worktree branch, if it has one."""
-    repo: Path | None = None
-    """The dashboard's repository, whose kept pane worktrees `w` lists."""
-
-
-@dataclass(frozen=True)
-class CommentRoute:
-    """Where a line comment is mailed: the pane, through the repo mailbox."""
-
-    slug: str
-    from_session: str
-    from_agent: str
-    to_agent: str
-    to_session: str
-    keep: int = mail.DEFAULT_KEEP
-    max_message_bytes: int = mail.DEFAULT_MAX_MESSAGE_BYTES
-
-
-def file_row(f: FileDiff) -> Text:
-    mark = {"added": "A", "deleted": "D", "renamed": "R"}.get(f.status, "M")
-    out = Text(no_wrap=True, overflow="ellipsis")
-    out.append(f"{mark} ", "bold")
-    out.append(f"+{f.added}", "green")
-    out.append(" ")
-    out.append(f"-{f.removed}", "red")
-    out.append(f" {f.path}")
-    return out
-
-
-def comment_body(f: FileDiff, row: Row | None, comment: str) -> str:
-    line = row.line if row is not None else None
-    if line is None:
-        return f"Review comment on {f.path}:\n\n{comment}\n"
-    number = line.new_no if line.new_no is not None else line.old_no
-    side = "" if line.new_no is not None else " (removed line)"
-    return f"Review comment on {f.path}:{number}{side}\n> {line.text.strip()}\n\n{comment}\n"
 
 
 class DiffReviewScreen(DialogScreen[None]):
@@ -414,16 +367,7 @@ class DiffReviewScreen(DialogScreen[None]):
             return
         body = comment_body(f, self.query_one(DiffView).current_row, comment)
         try:
-            mail.store(
-                route.slug,
-                body,
-                from_session=route.from_session,
-                from_agent=route.from_agent,
-                to=route.to_agent,
-                to_session=route.to_session,
-                keep=route.keep,
-                max_message_bytes=route.max_message_bytes,
-            )
+            route.send(body)
         except (OSError, mail.MailError) as exc:
             self._status(f"comment not sent: {exc}", error=True)
             return

@@ -117,7 +117,8 @@ class PaneActions:
         """The focused pane's changes: against its worktree's base, else its cwd
         against HEAD. Reading the record is one small file; git runs in the
         overlay's worker."""
-        from screens.diff_review import CommentRoute, DiffReviewScreen, ReviewTarget
+        from screens.diff_review import DiffReviewScreen
+        from screens.review_target import CommentRoute, ReviewTarget
 
         screen = self._screen
         dash = screen.dash

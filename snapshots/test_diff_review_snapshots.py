@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from screens.diff_review import ReviewTarget
+from screens.review_target import ReviewTarget
 from tests.gitrepos import make_repo
 from tests.reviewapp import ReviewApp, loaded
 

@@ -9,7 +9,8 @@ from typing import Any
 from textual.app import App
 from textual.pilot import Pilot
 
-from screens.diff_review import CommentRoute, DiffReviewScreen, ReviewTarget
+from screens.diff_review import DiffReviewScreen
+from screens.review_target import CommentRoute, ReviewTarget
 from widgets.diff_view import DiffView
 
 

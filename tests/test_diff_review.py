@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from screens.diff_review import CommentRoute, DiffReviewScreen, ReviewTarget
+from screens.diff_review import DiffReviewScreen
+from screens.review_target import CommentRoute, ReviewTarget
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from tests.gitrepos import make_repo, sh
 from tests.reviewapp import ReviewApp, loaded, until
