@@ -8,12 +8,10 @@ reports itself failed — so a bad config never takes the dashboard down.
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from zirv_dash import paths
 from zirv_dash.attention.tracker import (
@@ -23,10 +21,12 @@ from zirv_dash.attention.tracker import (
     RepaintFilter,
     Transition,
     at_input_prompt,
-    killed_by,
 )
 from zirv_dash.harnesses.adapters import Adapter
+from zirv_dash.panes import words
 from zirv_dash.panes.ptysession import PtySession, SpawnError
+from zirv_dash.panes.spec import PaneSpec
+from zirv_dash.panes.words import STATE_WORDS
 from zirv_dash.terminal import TerminalModel
 
 __all__ = ["ENDED_STATES", "STATE_WORDS", "Pane", "PaneSpec", "PaneState", "Transition"]
@@ -34,46 +34,11 @@ __all__ = ["ENDED_STATES", "STATE_WORDS", "Pane", "PaneSpec", "PaneState", "Tran
 INBOX_HIGH_WATER = 2 * 1024 * 1024
 """Stop reading a pane's PTY while this much output is still unparsed: the child
 then blocks on write, exactly as with a slow terminal."""
-
-
 SCREEN_CHECK_INTERVAL = 0.1
+"""Needs-you patterns are matched against the screen at most this often."""
 HIDDEN_SCREEN_CHECK_INTERVAL = 0.5
 """A pane nobody is looking at has its screen read less often: a flooding
 neighbour's needs-you prompt is still noticed within half a second."""
-"""Needs-you patterns are matched against the screen at most this often."""
-
-STATE_WORDS = {
-    PaneState.STARTING: "starting",
-    PaneState.WORKING: "working",
-    PaneState.IDLE: "idle",
-    PaneState.NEEDS_YOU: "needs you",
-    PaneState.DONE_UNSEEN: "done",
-    PaneState.EXITED: "exited",
-    PaneState.FAILED: "failed",
-    PaneState.STOPPED: "stopped",
-    PaneState.UNKNOWN: "unknown",
-}
-
-
-def signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
-@dataclass
-class PaneSpec:
-    agent: str
-    adapter: Adapter
-    argv: list[str]
-    cwd: str
-    role: str = "worker"
-    model: str | None = None
-    prompt: str | None = None
-    session_id: str = field(default_factory=paths.new_session_id)
-    headless: bool = False
-    requested_by: str | None = None
 
 
 class Pane:
@@ -103,9 +68,21 @@ class Pane:
         self.pty: PtySession | None = None
         self.inbox: deque[bytes] = deque()
         """Output read from the PTY but not parsed yet (chunks, oldest first)."""
-        self.inbox_bytes = 0
         self.created_at = time.time()
-        self.started_mono = time.monotonic()
+        self.repaint_bytes = 0
+        """Output taken as the child's redraw after our resize, not as work."""
+        self.bytes_in = 0
+        self._fresh_child(spec.agent, idle_quiet_ms, bool(spec.prompt), screen_dirty=False)
+
+    def _fresh_child(
+        self, agent: str, idle_quiet_ms: int, prompted: bool, *, screen_dirty: bool
+    ) -> None:
+        """What a child starts with, the first or a successor: nothing unparsed,
+        written or typed yet, not ended, and a fresh attention tracker."""
+        self.inbox.clear()
+        self.inbox_bytes = 0
+        now = time.monotonic()
+        self.started_mono = now
         self.last_output_at: float | None = None
         self._release_pending = False
         """Output withheld during a hold waits to be parsed before the state follows."""
@@ -117,20 +94,14 @@ class Pane:
         self.spawn_error: str | None = None
         self.scroll_offset = 0
         self.tracker = AttentionTracker(
-            spec.agent,
-            idle_quiet_ms=idle_quiet_ms,
-            initial_prompt=bool(spec.prompt),
-            started_at=self.started_mono,
+            agent, idle_quiet_ms=idle_quiet_ms, initial_prompt=prompted, started_at=now
         )
         self._screen_checked_at = 0.0
-        self._screen_dirty = False
+        self._screen_dirty = screen_dirty
         self._repaint = RepaintFilter()
         self._failed_mono: float | None = None
-        self.repaint_bytes = 0
-        """Output taken as the child's redraw after our resize, not as work."""
         self.awaiting_frame = False
         """The pane is shown live and a frame is due to confirm it was seen."""
-        self.bytes_in = 0
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -154,13 +125,7 @@ class Pane:
         self.exit_code = 127
         self.exited_at = time.time()
         self._failed_mono = time.monotonic()
-        message = (
-            f"\x1b[1;31mzirv: could not start {self.agent}\x1b[0m\r\n"
-            f"{reason}\r\n\r\n"
-            "\x1b[2mFix the command or install the harness, then spawn a new pane "
-            "(Ctrl+A s).\x1b[0m\r\n"
-        )
-        self.model_view.feed(message.encode())
+        self.model_view.feed(words.spawn_failure_screen(self.agent, reason))
 
     @property
     def fd(self) -> int | None:
@@ -364,27 +329,11 @@ class Pane:
 
     def ended_words(self) -> str:
         """How the child ended, in words ("" while it runs)."""
-        if self.exit_code is None:
-            return ""
-        if self.spawn_error:
-            return "could not start"
-        number = killed_by(self.exit_code)
-        if number is not None:
-            return f"stopped by {signal_name(number)}"
-        if self.exit_code == 0:
-            return "exited cleanly"
-        return f"failed with exit code {self.exit_code}"
+        return words.ended_words(self.exit_code, self.spawn_error)
 
     def ended_note(self) -> str:
         """The same, in a few cells for the roster ("exit 3", "TERM", "no start")."""
-        if self.exit_code is None:
-            return ""
-        if self.spawn_error:
-            return "no start"
-        number = killed_by(self.exit_code)
-        if number is not None:
-            return signal_name(number).removeprefix("SIG")
-        return f"exit {self.exit_code}"
+        return words.ended_note(self.exit_code, self.spawn_error)
 
     def is_idle(self, now: float | None = None) -> bool:
         return self.state(now) in (PaneState.IDLE, PaneState.DONE_UNSEEN)
@@ -399,15 +348,9 @@ class Pane:
         model = self.model_view
         if not at_input_prompt(self.agent, model.lines(), model.cursor):
             return False
-        if self.agent == "shell":
-            # A prompt-looking last line is not enough: a foreground job (vim,
-            # a REPL) may be reading the terminal. The shell is its own process
-            # group; it owns the terminal only when no job is in the foreground.
-            try:
-                return os.tcgetpgrp(self.pty.fd) == self.pty.pid
-            except OSError:
-                return False
-        return True
+        # A prompt-looking last line of a shell is not enough: a foreground job
+        # (vim, a REPL) may be reading the terminal.
+        return self.agent != "shell" or self.pty.leader_in_foreground()
 
     def set_visible(self, visible: bool) -> None:
         """`True` only once a completed frame showed the pane live (no overlay)."""
@@ -441,40 +384,9 @@ class Pane:
         self.agent = adapter.name
         self.adapter = adapter
         self.model = model
-        self.spec = PaneSpec(
-            agent=adapter.name,
-            adapter=adapter,
-            argv=list(argv),
-            cwd=self.spec.cwd,
-            role=self.spec.role,
-            model=model,
-            prompt=self.spec.prompt,
-            session_id=self.spec.session_id,
-            headless=self.spec.headless,
-            requested_by=self.spec.requested_by,
+        self.spec = replace(
+            self.spec, agent=adapter.name, adapter=adapter, argv=list(argv), model=model
         )
-        self.inbox.clear()  # unparsed output of the old child
-        self.inbox_bytes = 0
-        now = time.monotonic()
-        self.started_mono = now
-        self.last_output_at = None
-        self.last_input_at = None
-        self.turn_signal_at = None
-        self.user_typed_since_turn = False
-        self.exit_code = None
-        self.exited_at = None
-        self.spawn_error = None
-        self.scroll_offset = 0
-        self.tracker = AttentionTracker(
-            adapter.name,
-            idle_quiet_ms=int(self.tracker.idle_quiet * 1000),
-            initial_prompt=prompted,
-            started_at=now,
-        )
-        self._screen_checked_at = 0.0
-        self._screen_dirty = True
-        self._repaint = RepaintFilter()
-        self._release_pending = False
-        self._failed_mono = None
-        self.awaiting_frame = False
+        idle_quiet_ms = int(self.tracker.idle_quiet * 1000)
+        self._fresh_child(adapter.name, idle_quiet_ms, prompted, screen_dirty=True)
         return old

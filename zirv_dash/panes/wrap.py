@@ -163,10 +163,37 @@ def run_wrapped(
     problem = launch_problem(argv, env, cwd) if argv else None
     if problem is not None:
         raise LaunchError(f"could not start {argv[0]!r}: {problem}")
-    rows, cols = terminal_size(stdin_fd, output_fd)
+    proc, master = _launch(argv, env, cwd, terminal_size(stdin_fd, output_fd))
+    started = time.monotonic()
+    start_time = procinfo.process_start_time(proc.pid)
+    guard.client().watch(proc.pid, start_time, env.get("ZIRV_CTX_SESSION"))
+    sink = _Sink(output_fd)
+    wake_r, wake_w = _wake_pipe()
+    try:
+        if on_start is not None:
+            on_start(proc.pid)
+        with _winch_to(wake_w), raw_mode(stdin_fd):
+            code = _pump(proc, master, wake_r, stdin_fd, sink, timeout_secs, start_time)
+        reason = _exit_reason(argv[0], code, time.monotonic() - started)
+        if reason and not sink.written:  # with no output of its own, say why it ended
+            with contextlib.suppress(OSError):
+                _write_all(2, reason.encode())
+        return code
+    finally:
+        _stop(proc, start_time)
+        for fd in (master, wake_r, wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _launch(
+    argv: list[str], env: dict[str, str], cwd: str, size: tuple[int, int]
+) -> tuple[subprocess.Popen[bytes], int]:
+    """Start `argv` as the leader of a new session on a new PTY of `size`
+    (rows, cols); returns the process and the master fd."""
     master, slave = os.openpty()
     try:
-        set_winsize(slave, rows, cols)
+        set_winsize(slave, *size)
         proc = subprocess.Popen(
             argv,
             stdin=slave,
@@ -183,41 +210,36 @@ def run_wrapped(
         os.close(slave)
         raise LaunchError(f"could not start {argv[0] if argv else '(empty argv)'}: {exc}") from exc
     os.close(slave)
-    started = time.monotonic()
-    start_time = procinfo.process_start_time(proc.pid)
-    guard.client().watch(proc.pid, start_time, env.get("ZIRV_CTX_SESSION"))
-    sink = _Sink(output_fd)
+    return proc, master
+
+
+def _wake_pipe() -> tuple[int, int]:
+    """A non-blocking pipe (read end, write end): a resize writes a byte to it,
+    the pump selects on it."""
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
-    old_handler: signal.Handlers | int | None | object = None
-    handler_set = False
+    return wake_r, wake_w
+
+
+@contextlib.contextmanager
+def _winch_to(wake_w: int) -> Iterator[None]:
+    """While inside, SIGWINCH writes a byte to `wake_w` (a handler can only be
+    set on the main thread; elsewhere resizes are not followed)."""
 
     def on_winch(_sig: int, _frame: FrameType | None) -> None:
         with contextlib.suppress(OSError):
             os.write(wake_w, b"w")
 
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old_handler = signal.signal(signal.SIGWINCH, on_winch)
     try:
-        if on_start is not None:
-            on_start(proc.pid)
-        if threading.current_thread() is threading.main_thread():
-            old_handler = signal.signal(signal.SIGWINCH, on_winch)
-            handler_set = True
-        with raw_mode(stdin_fd):
-            code = _pump(proc, master, wake_r, stdin_fd, sink, timeout_secs, start_time)
-        reason = _exit_reason(argv[0], code, time.monotonic() - started)
-        if reason and not sink.written:  # with no output of its own, say why it ended
-            with contextlib.suppress(OSError):
-                _write_all(2, reason.encode())
-        return code
+        yield
     finally:
-        if handler_set:
-            with contextlib.suppress(ValueError, TypeError):
-                signal.signal(signal.SIGWINCH, old_handler)  # type: ignore[arg-type]
-        _stop(proc, start_time)
-        for fd in (master, wake_r, wake_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        with contextlib.suppress(ValueError, TypeError):
+            signal.signal(signal.SIGWINCH, old_handler)
 
 
 def _pump(
@@ -229,7 +251,6 @@ def _pump(
     timeout_secs: float | None,
     start_time: float | None,
 ) -> int:
-    output_fd = sink.fd
     os.set_blocking(master, False)
     stdin_open = _fd_usable(stdin_fd)
     pending = bytearray()
@@ -244,33 +265,17 @@ def _pump(
         except InterruptedError:
             continue
         if wake_r in readable:
-            with contextlib.suppress(OSError):
-                os.read(wake_r, 1024)
-            rows, cols = terminal_size(stdin_fd, output_fd)
-            with contextlib.suppress(OSError):
-                set_winsize(master, rows, cols)
+            _follow_resize(wake_r, master, stdin_fd, sink.fd)
         if master in readable and not _copy_out(master, sink):
             break
         if stdin_fd in readable:
-            data: bytes | None
-            try:
-                data = os.read(stdin_fd, READ_CHUNK)
-            except BlockingIOError:
-                data = None
-            except OSError:
-                data = b""
+            data = _read_input(stdin_fd)
             if data:
                 pending += data
             elif data is not None:
                 stdin_open = False  # EOF: the child keeps running without input
         if master in writable and pending:
-            try:
-                n = os.write(master, pending)
-                del pending[:n]
-            except BlockingIOError:
-                pass
-            except OSError:
-                pending.clear()
+            _write_input(master, pending)
         if proc.poll() is not None:
             while _copy_out(master, sink, drain=True):
                 pass
@@ -282,6 +287,36 @@ def _pump(
             proc.wait()
             return EXIT_TIMEOUT
     return _exit_code(proc.wait())
+
+
+def _follow_resize(wake_r: int, master: int, stdin_fd: int, output_fd: int) -> None:
+    """Our terminal was resized: give the child's PTY the new size."""
+    with contextlib.suppress(OSError):
+        os.read(wake_r, 1024)
+    rows, cols = terminal_size(stdin_fd, output_fd)
+    with contextlib.suppress(OSError):
+        set_winsize(master, rows, cols)
+
+
+def _read_input(stdin_fd: int) -> bytes | None:
+    """What the operator typed: b"" at EOF, None when nothing could be read."""
+    try:
+        return os.read(stdin_fd, READ_CHUNK)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
+def _write_input(master: int, pending: bytearray) -> None:
+    """Write as much queued input as the PTY takes now (dropped if it is gone)."""
+    try:
+        n = os.write(master, pending)
+        del pending[:n]
+    except BlockingIOError:
+        pass
+    except OSError:
+        pending.clear()
 
 
 @dataclass
