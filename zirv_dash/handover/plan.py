@@ -129,14 +129,7 @@ def plan_swap(
     if old is None:
         raise HandoverRefused(f"could not resolve the outgoing agent {from_agent!r}")
     target = check_harness(to_agent, gate)
-    model = _normal_model(to_model)
-    if model is not None:
-        if not target.model_flag:
-            raise HandoverRefused(
-                f"{to_agent} takes no model choice; pick its `standard` row (model –)"
-            )
-        if model.startswith("-") or any(ch.isspace() or ord(ch) < 32 for ch in model):
-            raise HandoverRefused(f"{model!r} is not a model id")
+    model = _checked_model(target, to_agent, to_model)
     mode = swap_mode(from_agent, to_agent, session_id)
     quit_seq = old.quit_sequence
 
@@ -152,36 +145,72 @@ def plan_swap(
 
     packet = clean(packet)
     if to_agent == "shell":
-        # A shell would execute whatever it is given: the packet stays in a file.
-        packet_file = _write_packet(packet_dir, packet)
-        note = clean(f"# zirv handover: notes from {from_agent} saved to {packet_file}")
-        return SwapPlan(
-            to_agent,
-            None,
-            "first_prompt",
-            [*target.base_argv(), *extra],
-            {PACKET_ENV: str(packet_file)},
-            packet_file,
-            note.replace("\n", " "),
-            quit_seq,
-        )
-
+        return _shell_plan(target, from_agent, packet, packet_dir, extra, quit_seq)
     if mode == "system_prompt":
-        sp_file: Path | None = None
-        if target.system_prompt is SystemPromptChannel.FILE_FLAG:
-            sp_file = _write_packet(packet_dir, packet)
-        sp_args = target.system_prompt_args(packet, str(sp_file) if sp_file else None)
-        if sp_args is None:  # pragma: no cover - swap_mode guarantees a channel
-            raise HandoverRefused(f"{to_agent} has no system-prompt channel")
-        argv = target.interactive_argv(kickoff or None, model, extra=[*sp_args, *extra])
-        env = {PACKET_ENV: str(sp_file)} if sp_file else {}
-        return SwapPlan(to_agent, model, mode, argv, env, sp_file, None, quit_seq)
-
+        return _system_prompt_plan(target, model, packet, packet_dir, extra, kickoff, quit_seq)
     if packet.lstrip().startswith("-"):
         # The packet becomes one argv element; a leading heading keeps it data.
         packet = "# Handover notes (zirv)\n\n" + packet
     argv = target.interactive_argv(packet, model, extra=list(extra))
     return SwapPlan(to_agent, model, "first_prompt", argv, old_quit_sequence=quit_seq)
+
+
+def _checked_model(target: Adapter, to_agent: str, to_model: str | None) -> str | None:
+    """The model to pass the successor, or HandoverRefused for one it cannot take."""
+    model = _normal_model(to_model)
+    if model is not None:
+        if not target.model_flag:
+            raise HandoverRefused(
+                f"{to_agent} takes no model choice; pick its `standard` row (model –)"
+            )
+        if model.startswith("-") or any(ch.isspace() or ord(ch) < 32 for ch in model):
+            raise HandoverRefused(f"{model!r} is not a model id")
+    return model
+
+
+def _shell_plan(
+    target: Adapter,
+    from_agent: str,
+    packet: str,
+    packet_dir: Path,
+    extra: Sequence[str],
+    quit_seq: bytes,
+) -> SwapPlan:
+    """A shell would execute whatever it is given: the packet stays in a file."""
+    packet_file = _write_packet(packet_dir, packet)
+    note = clean(f"# zirv handover: notes from {from_agent} saved to {packet_file}")
+    return SwapPlan(
+        target.name,
+        None,
+        "first_prompt",
+        [*target.base_argv(), *extra],
+        {PACKET_ENV: str(packet_file)},
+        packet_file,
+        note.replace("\n", " "),
+        quit_seq,
+    )
+
+
+def _system_prompt_plan(
+    target: Adapter,
+    model: str | None,
+    packet: str,
+    packet_dir: Path,
+    extra: Sequence[str],
+    kickoff: str,
+    quit_seq: bytes,
+) -> SwapPlan:
+    """The packet through the target's system-prompt channel (a file for a
+    file flag), the kickoff as its first prompt."""
+    sp_file: Path | None = None
+    if target.system_prompt is SystemPromptChannel.FILE_FLAG:
+        sp_file = _write_packet(packet_dir, packet)
+    sp_args = target.system_prompt_args(packet, str(sp_file) if sp_file else None)
+    if sp_args is None:  # pragma: no cover - swap_mode guarantees a channel
+        raise HandoverRefused(f"{target.name} has no system-prompt channel")
+    argv = target.interactive_argv(kickoff or None, model, extra=[*sp_args, *extra])
+    env = {PACKET_ENV: str(sp_file)} if sp_file else {}
+    return SwapPlan(target.name, model, "system_prompt", argv, env, sp_file, None, quit_seq)
 
 
 def default_packet_dir() -> Path:
