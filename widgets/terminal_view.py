@@ -31,9 +31,9 @@ from textual.filter import LineFilter
 from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.strip import Strip
-from textual.timer import Timer
 from textual.widget import Widget
 
+from widgets.terminal_pointer import Pointer
 from widgets.terminal_style import fit_run as fit_run
 from widgets.terminal_style import overlay, without_theme_colors
 from widgets.terminal_style import run_segments as run_segments
@@ -50,9 +50,6 @@ if TYPE_CHECKING:
 
 FRAME_INTERVAL = 1 / 60
 SYNC_HOLD_MAX = 1.0
-DRAG_THRESHOLD_CELLS = 1
-"""A press becomes a drag once the pointer moved more than this on either axis."""
-AUTOSCROLL_INTERVAL = 0.05
 
 CURSOR_STYLE = Style(reverse=True)
 SELECTION_STYLE = Style(reverse=True)
@@ -65,11 +62,9 @@ Mark = tuple[int, int, Style]
 class TerminalView(Widget, can_focus=True):
     """One pane's screen. Keys are handled by the screen that owns it.
 
-    The mouse: the dashboard owns left-drag selection in every pane, even over
-    apps that asked for mouse reports; a left click without a drag, and middle
-    and right buttons, are passed to a child that wants the mouse (in its
-    encoding). Double-click selects a word, triple-click a line. A finished
-    selection is posted as `CopyRequest` for the screen to put on the clipboard.
+    The mouse is `widgets.terminal_pointer`'s: drag selection and reports to the
+    child. A finished selection is posted as `CopyRequest` for the screen to put
+    on the clipboard.
     """
 
     ALLOW_SELECT = False  # Textual's own text selection would fight ours
@@ -108,13 +103,7 @@ class TerminalView(Widget, can_focus=True):
         zirv_dash.dash.selection), start inclusive, end exclusive."""
         self._selection_text: dict[int, str] = {}
         self.frames = 0
-        # mouse state
-        self._press: tuple[int, int, int, int, int] | None = None
-        """(button, view x, view y, line, col) of the button held down."""
-        self._dragging = False
-        self._drag_pointer: tuple[int, int] = (0, 0)
-        self._last_was_drag = False
-        self._autoscroll: Timer | None = None
+        self._pointer = Pointer(self, self._send)
 
     # -- input for the child ----------------------------------------------------------
 
@@ -347,133 +336,20 @@ class TerminalView(Widget, can_focus=True):
 
     # -- mouse ---------------------------------------------------------------------------
 
-    def _cell(self, x: int, y: int) -> tuple[int, int]:
-        """The absolute (line, col) under view cell (x, y), clamped into the pane."""
-        model = self.pane.model_view
-        height = min(self.size.height, model.rows) or 1
-        y = max(0, min(y, height - 1))
-        x = max(0, min(x, model.columns - 1))
-        return (self.top_line() + y, x)
-
-    def _wants_mouse(self) -> bool:
-        return bool(self.pane.model_view.mouse_tracking) and self.view_offset() == 0
-
-    def _report(self, button: int, x: int, y: int, press: bool, event: events.MouseEvent) -> None:
-        model = self.pane.model_view
-        column = max(1, min(x + 1, model.columns))
-        row = max(1, min(y + 1, model.rows))
-        self._send(
-            keycodes.encode_mouse(
-                button,
-                column,
-                row,
-                press=press,
-                encoding=model.mouse_encoding,
-                shift=event.shift,
-                alt=event.meta,
-                ctrl=event.ctrl,
-            ),
-            False,
-        )
-
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        event.stop()
-        self.capture_mouse()
-        line, col = self._cell(event.x, event.y)
-        self._press = (event.button, event.x, event.y, line, col)
-        if event.button == 1:
-            self._dragging = False
-            self.clear_selection()
-        elif event.button in (2, 3) and self._wants_mouse():
-            self._report(event.button - 1, event.x, event.y, True, event)
+        self._pointer.down(event)
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        press = self._press
-        if press is None or press[0] != 1:
-            return
-        event.stop()
-        self._drag_pointer = (event.x, event.y)
-        if not self._dragging:
-            moved = max(abs(event.x - press[1]), abs(event.y - press[2]))
-            if moved <= DRAG_THRESHOLD_CELLS:
-                return
-            self._dragging = True
-        self._drag_to(event.x, event.y)
-
-    def _drag_to(self, x: int, y: int) -> None:
-        if self._press is None:
-            return
-        height = min(self.size.height, self.pane.model_view.rows)
-        outside = y < 0 or y >= height
-        if y < 0:
-            self._autoscroll_step(1)
-        elif y >= height:
-            self._autoscroll_step(-1)
-        if outside and self._autoscroll is None:
-            self._autoscroll = self.set_interval(AUTOSCROLL_INTERVAL, self._autoscroll_tick)
-        elif not outside and self._autoscroll is not None:
-            self._autoscroll.stop()
-            self._autoscroll = None
-        self._select_to(self._press, x, y)
-
-    def _select_to(self, press: tuple[int, int, int, int, int], x: int, y: int) -> None:
-        """Select from the pressed cell to the cell under (x, y), clamped into view."""
-        anchor = (press[3], press[4])
-        self.set_selection(sel.drag_span(self.lines(), anchor, self._cell(x, y)))
-
-    def _autoscroll_step(self, lines: int) -> None:
-        before = self.pane.scroll_offset
-        if self.pane.scroll_by(lines) != before:
-            self.full_refresh()
-
-    def _autoscroll_tick(self) -> None:
-        if self._press is None or not self._dragging:
-            self._stop_autoscroll()
-            return
-        self._drag_to(*self._drag_pointer)
-
-    def _stop_autoscroll(self) -> None:
-        if self._autoscroll is not None:
-            self._autoscroll.stop()
-            self._autoscroll = None
+        self._pointer.move(event)
 
     def on_mouse_up(self, event: events.MouseUp) -> None:
-        press = self._press
-        self._press = None
-        self.release_mouse()
-        self._stop_autoscroll()
-        if press is None:
-            return
-        event.stop()
-        button = press[0]
-        self._last_was_drag = False
-        if button == 1 and self._dragging:
-            self._dragging = False
-            self._last_was_drag = True
-            self._select_to(press, event.x, event.y)
-            self._copy_selection()
-        elif button == 1:
-            # A plain click: the child sees an ordinary click where it happened.
-            if self._wants_mouse():
-                self._report(0, press[1], press[2], True, event)
-                self._report(0, press[1], press[2], False, event)
-        elif button in (2, 3) and self._wants_mouse():
-            self._report(button - 1, event.x, event.y, False, event)
+        self._pointer.up(event)
 
     def on_click(self, event: events.Click) -> None:
-        event.stop()
-        if event.button != 1 or event.chain < 2 or self._last_was_drag:
-            return
-        src = self.lines()
-        line, col = self._cell(event.x, event.y)
-        if event.chain == 2:
-            span = sel.word_at(src, (line, col))
-        else:
-            span = sel.line_at(src, line)
-        self.set_selection(span)
-        self._copy_selection()
+        self._pointer.click(event)
 
-    def _copy_selection(self) -> None:
+    def copy_selection(self) -> None:
+        """Post the selected text as a `CopyRequest` (nothing when none is selected)."""
         text = self.selected_text()
         if text:
             self.post_message(self.CopyRequest(self, text))
