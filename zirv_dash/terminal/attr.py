@@ -166,47 +166,58 @@ def _apply_sgr_general(attr: Attr, params: str) -> Attr:
             continue
         code = int(f) if f else 0
         if code == 38 or code == 48 or code == 58:
-            i += 1
-            slot = 0 if code == 38 else 1 if code == 48 else -1
-            typ = int(fields[i]) if i < n and fields[i].isdigit() else -1
-            if typ == 2:
-                rgb = [
-                    int(fields[i + k]) if i + k < n and fields[i + k].isdigit() else -1
-                    for k in (1, 2, 3)
-                ]
-                if all(0 <= v <= 255 for v in rgb):
-                    if slot >= 0:
-                        st[slot] = "#{:02x}{:02x}{:02x}".format(*rgb)
-                    i += 3
-            elif typ == 5:
-                c = int(fields[i + 1]) if i + 1 < n and fields[i + 1].isdigit() else -1
-                if slot >= 0:
-                    st[slot] = c if 0 <= c <= 255 else None
-                i += 1
-            i += 1
+            i = _sgr_extended(st, fields, i + 1, code)
             continue
         if code == 0:
             st = list(DEFAULT_ATTR)
-        elif 30 <= code <= 37:
-            st[0] = code - 30
-        elif 40 <= code <= 47:
-            st[1] = code - 40
-        elif 90 <= code <= 97:
-            st[0] = code - 82
-        elif 100 <= code <= 107:
-            st[1] = code - 92
-        elif code == 39:
-            st[0] = None
-        elif code == 49:
-            st[1] = None
-        elif code == 22:
-            st[2] = st[3] = False
         else:
-            flag = _FLAGS.get(code)
-            if flag is not None:
-                st[flag[0]] = flag[1]
+            _sgr_code(st, code)
         i += 1
     return intern_attr(Attr(*st))  # type: ignore[arg-type]
+
+
+def _sgr_extended(st: list[object], fields: list[str], i: int, code: int) -> int:
+    """``38``/``48``/``58`` (fg, bg, underline colour) in the semicolon form,
+    its type at ``fields[i]``; returns the index of the next field."""
+    n = len(fields)
+    slot = 0 if code == 38 else 1 if code == 48 else -1
+    typ = int(fields[i]) if i < n and fields[i].isdigit() else -1
+    if typ == 2:
+        rgb = [
+            int(fields[i + k]) if i + k < n and fields[i + k].isdigit() else -1 for k in (1, 2, 3)
+        ]
+        if all(0 <= v <= 255 for v in rgb):
+            if slot >= 0:
+                st[slot] = "#{:02x}{:02x}{:02x}".format(*rgb)
+            i += 3
+    elif typ == 5:
+        c = int(fields[i + 1]) if i + 1 < n and fields[i + 1].isdigit() else -1
+        if slot >= 0:
+            st[slot] = c if 0 <= c <= 255 else None
+        i += 1
+    return i + 1
+
+
+def _sgr_code(st: list[object], code: int) -> None:
+    """One plain SGR code other than a reset and the extended colours."""
+    if 30 <= code <= 37:
+        st[0] = code - 30
+    elif 40 <= code <= 47:
+        st[1] = code - 40
+    elif 90 <= code <= 97:
+        st[0] = code - 82
+    elif 100 <= code <= 107:
+        st[1] = code - 92
+    elif code == 39:
+        st[0] = None
+    elif code == 49:
+        st[1] = None
+    elif code == 22:
+        st[2] = st[3] = False
+    else:
+        flag = _FLAGS.get(code)
+        if flag is not None:
+            st[flag[0]] = flag[1]
 
 
 def apply_sgr(attr: Attr, params: str) -> Attr:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .cells import heal_end
 from .draw import DrawOps
+from .reflow import logical_lines, rewrap
 from .scrollback import HistLine
-from .widths import char_width
 
 # Keep a resize cheap and bounded whatever the widths: a width change re-wraps
 # only the newest scrollback lines, whole logical lines while they fit all
@@ -122,57 +122,8 @@ class ResizeOps(DrawOps):
         src_c += self.chars
         src_a += self.attrs
         src_w += self.wrapped
-        # logical lines
-        lines: list[tuple[list[str], list[Attr]]] = []
-        cur_line, cur_off = 0, 0
-        acc_c: list[str] = []
-        acc_a: list[Attr] = []
-        last = len(src_c) - 1
-        for i, (c, a, w) in enumerate(zip(src_c, src_a, src_w, strict=True)):
-            if i == cur_row:
-                cur_line, cur_off = len(lines), len(acc_c) + cur_x
-            acc_c += c
-            acc_a += a
-            if w and i < last and acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:
-                nxt = src_c[i + 1][0] if src_c[i + 1] else ""
-                if nxt and char_width(nxt[0]) == 2:
-                    # A wide character wrapped early: the blanks before it
-                    # were never written (the gap, cells a tab skipped).
-                    while acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:
-                        acc_c.pop()
-                        acc_a.pop()
-            if not w or i == last:
-                while acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:
-                    acc_c.pop()
-                    acc_a.pop()
-                lines.append((acc_c, acc_a))
-                acc_c, acc_a = [], []
-        # re-wrap
-        out_c: list[list[str]] = []
-        out_a: list[list[Attr]] = []
-        out_w: list[bool] = []
-        cur = (0, 0)
-        for li, (c, a) in enumerate(lines):
-            n = len(c)
-            pos = 0
-            while True:
-                end = min(pos + columns, n)
-                if end < n and c[end] == "" and end - 1 > pos:
-                    end -= 1  # never split a wide character: it moves down
-                row = c[pos:end]
-                arow = a[pos:end]
-                if len(row) < columns:
-                    row.extend([" "] * (columns - len(row)))
-                    arow.extend([DEFAULT_ATTR] * (columns - len(arow)))
-                out_c.append(row)
-                out_a.append(arow)
-                out_w.append(end < n)
-                if li == cur_line and (pos <= cur_off < end or end >= n):
-                    if cur_off >= pos:
-                        cur = (len(out_c) - 1, min(cur_off - pos, columns - 1))
-                if end >= n:
-                    break
-                pos = end
+        lines, cur_line, cur_off = logical_lines(src_c, src_a, src_w, cur_row, cur_x)
+        (out_c, out_a, out_w), cur = rewrap(lines, columns, cur_line, cur_off)
         # place: the last screenful on screen, the rest into the scrollback
         height = self.rows
         total = len(out_c)
