@@ -9,14 +9,14 @@ effect), and turns every refusal into an `ErrorInfo`.
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from zirv_dash.session.host import HostError, StartSpec
+from zirv_dash.session.idempotency import Answer
 from zirv_dash.session.methods import (
     METHODS,
     AttachParams,
@@ -56,16 +56,18 @@ from zirv_dash.session.protocol import (
     SeatMode,
     SessionFacts,
 )
+from zirv_dash.session.serving import (
+    ConnectionView,
+    ServerView,
+    require_seat,
+    resolve,
+    screen_of,
+)
 
-if TYPE_CHECKING:
-    from zirv_dash.session.server import Connection, Server
-
-__all__ = ["Request", "handle", "runs_long", "IdempotencyCache"]
+__all__ = ["Request", "handle", "runs_long"]
 
 log = logging.getLogger("zirv.session.handlers")
 
-Answer = tuple[bool, Any, ErrorInfo | None]
-IDEMPOTENCY_KEYS = 4096
 MAX_WAIT = 3600.0
 _LONG = frozenset({Method.SESSION_WAIT.value, Method.SESSION_STOP.value})
 
@@ -74,37 +76,7 @@ def runs_long(method: str) -> bool:
     return method in _LONG
 
 
-class IdempotencyCache:
-    """The first answer per (method, key), oldest forgotten first. A retry while
-    the first attempt still runs waits for that attempt's answer."""
-
-    def __init__(self, size: int = IDEMPOTENCY_KEYS) -> None:
-        self._size = size
-        self._answers: collections.OrderedDict[tuple[str, str], asyncio.Future[Answer]] = (
-            collections.OrderedDict()
-        )
-
-    async def run(self, method: str, key: str, work: Callable[[], Awaitable[Answer]]) -> Answer:
-        slot = (method, key)
-        known = self._answers.get(slot)
-        if known is not None:
-            return await asyncio.shield(known)
-        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        self._answers[slot] = future
-        while len(self._answers) > self._size:
-            self._answers.popitem(last=False)
-        try:
-            answer = await work()
-        except BaseException:
-            # Cancelled before it answered: nothing to replay, a retry runs again.
-            self._answers.pop(slot, None)
-            future.cancel()
-            raise
-        future.set_result(answer)
-        return answer
-
-
-async def handle(server: Server, conn: Connection, request: Request) -> Answer:
+async def handle(server: ServerView, conn: ConnectionView, request: Request) -> Answer:
     method = Method(request.method)
     spec = METHODS.get(method)
     if spec is None:
@@ -138,62 +110,21 @@ def _refusal(code: ErrorCode, message: str) -> Answer:
     return False, None, ErrorInfo(code=code, message=message)
 
 
-# -- helpers ------------------------------------------------------------------------------
-
-
-def resolve(server: Server, ref: str) -> SessionFacts:
-    """A session by id, else by unique name."""
-    facts = server.host.get(ref)
-    if facts is not None:
-        return facts
-    named = [f for f in server.host.sessions() if f.name == ref]
-    live = [f for f in named if f.state not in ENDED_STATES]
-    if len(live) == 1 or len(named) == 1:
-        return (live or named)[0]
-    if named:
-        raise ProtocolError(ErrorCode.BAD_PARAMS, f"{len(named)} sessions are named {ref!r}")
-    raise ProtocolError(ErrorCode.NOT_FOUND, f"no session {ref!r}")
-
-
-def require_seat(server: Server, conn: Connection, session_id: str) -> None:
-    """Once anyone is attached, only the controller may change the session."""
-    if not server.seats.anyone_attached(session_id):
-        return
-    controller = server.seats.controller(session_id)
-    if controller != conn.client_id:
-        holder = f"client {controller}" if controller else "nobody (take the seat first)"
-        raise ProtocolError(
-            ErrorCode.NOT_CONTROLLER, f"session {session_id} is controlled by {holder}"
-        )
-
-
-def screen_of(server: Server, session_id: str, repaint: bool = False) -> ScreenResult:
-    screen = server.host.screen(session_id)
-    return ScreenResult(
-        session=session_id,
-        columns=screen.columns,
-        rows=screen.rows,
-        cursor=screen.cursor,
-        lines=screen.lines,
-        version=screen.version,
-        seq=server.seq.get(session_id, 0),
-        repaint=server.host.repaint(session_id) if repaint else b"",
-    )
-
-
 # -- methods ------------------------------------------------------------------------------
 
 
-async def _ping(server: Server, conn: Connection, params: Frame) -> PingResult:
+async def _ping(server: ServerView, conn: ConnectionView, params: Frame) -> PingResult:
     return PingResult()
 
 
-async def _capabilities(server: Server, conn: Connection, params: Frame) -> CapabilitiesResult:
+async def _capabilities(
+    server: ServerView, conn: ConnectionView, params: Frame
+) -> CapabilitiesResult:
     offered = [m.value for m, spec in METHODS.items() if spec.capability in server.capabilities]
     return CapabilitiesResult(capabilities=list(server.capabilities), methods=offered)
 
 
-async def _snapshot(server: Server, conn: Connection, params: Frame) -> SnapshotResult:
+async def _snapshot(server: ServerView, conn: ConnectionView, params: Frame) -> SnapshotResult:
     sessions = [server.facts(f) for f in server.host.sessions()]
     return SnapshotResult(
         revision=server.revision,
@@ -203,16 +134,16 @@ async def _snapshot(server: Server, conn: Connection, params: Frame) -> Snapshot
     )
 
 
-async def _list(server: Server, conn: Connection, params: Frame) -> ListResult:
+async def _list(server: ServerView, conn: ConnectionView, params: Frame) -> ListResult:
     sessions = [server.facts(f) for f in server.host.sessions()]
     return ListResult(sessions=sessions, not_resumed=list(server.host.not_resumed))
 
 
-async def _get(server: Server, conn: Connection, params: SessionRef) -> GetResult:
+async def _get(server: ServerView, conn: ConnectionView, params: SessionRef) -> GetResult:
     return GetResult(session=server.facts(resolve(server, params.session)))
 
 
-async def _start(server: Server, conn: Connection, params: StartParams) -> GetResult:
+async def _start(server: ServerView, conn: ConnectionView, params: StartParams) -> GetResult:
     spec = StartSpec(
         argv=list(params.argv),
         name=params.name,
@@ -224,14 +155,14 @@ async def _start(server: Server, conn: Connection, params: StartParams) -> GetRe
     return GetResult(session=server.facts(await server.host.start(spec)))
 
 
-async def _stop(server: Server, conn: Connection, params: StopParams) -> GetResult:
+async def _stop(server: ServerView, conn: ConnectionView, params: StopParams) -> GetResult:
     # Not seat-checked: stopping is the operator's separate verb (`zirv session
     # stop` asks first), which must work while a dashboard holds the seat.
     facts = resolve(server, params.session)
     return GetResult(session=server.facts(await server.host.stop(facts.id, params.grace)))
 
 
-async def _read(server: Server, conn: Connection, params: ReadParams) -> ReadResult:
+async def _read(server: ServerView, conn: ConnectionView, params: ReadParams) -> ReadResult:
     facts = resolve(server, params.session)
     lines = server.host.screen(facts.id).lines
     while lines and not lines[-1]:
@@ -241,7 +172,9 @@ async def _read(server: Server, conn: Connection, params: ReadParams) -> ReadRes
     return ReadResult(session=facts.id, lines=lines)
 
 
-async def _send_input(server: Server, conn: Connection, params: SendInputParams) -> SendInputResult:
+async def _send_input(
+    server: ServerView, conn: ConnectionView, params: SendInputParams
+) -> SendInputResult:
     facts = resolve(server, params.session)
     require_seat(server, conn, facts.id)
     data = params.text.encode("utf-8", "surrogateescape") + params.data
@@ -249,7 +182,7 @@ async def _send_input(server: Server, conn: Connection, params: SendInputParams)
     return SendInputResult(session=facts.id, bytes=len(data))
 
 
-async def _wait(server: Server, conn: Connection, params: WaitParams) -> WaitResult:
+async def _wait(server: ServerView, conn: ConnectionView, params: WaitParams) -> WaitResult:
     facts = resolve(server, params.session)
     generation = params.generation or facts.generation
     if facts.generation != generation:
@@ -274,7 +207,7 @@ async def _wait(server: Server, conn: Connection, params: WaitParams) -> WaitRes
             continue
 
 
-def _matches(server: Server, facts: SessionFacts, text: str) -> str | None:
+def _matches(server: ServerView, facts: SessionFacts, text: str) -> str | None:
     if not text:
         return facts.state.value if facts.state in ENDED_STATES else None
     lines = server.host.screen(facts.id).lines
@@ -285,7 +218,7 @@ def _matches(server: Server, facts: SessionFacts, text: str) -> str | None:
     return None
 
 
-async def _attach(server: Server, conn: Connection, params: AttachParams) -> AttachResult:
+async def _attach(server: ServerView, conn: ConnectionView, params: AttachParams) -> AttachResult:
     facts = resolve(server, params.session)
     change = server.seats.attach(facts.id, conn.client_id, params.mode)
     if params.color_system and params.mode is SeatMode.CONTROLLER:
@@ -293,14 +226,14 @@ async def _attach(server: Server, conn: Connection, params: AttachParams) -> Att
     return _attached(server, conn, facts.id, change, params.repaint)
 
 
-async def _takeover(server: Server, conn: Connection, params: SessionRef) -> AttachResult:
+async def _takeover(server: ServerView, conn: ConnectionView, params: SessionRef) -> AttachResult:
     facts = resolve(server, params.session)
     change = server.seats.takeover(facts.id, conn.client_id)
     return _attached(server, conn, facts.id, change)
 
 
 def _attached(
-    server: Server, conn: Connection, session_id: str, change: Any, repaint: bool = False
+    server: ServerView, conn: ConnectionView, session_id: str, change: Any, repaint: bool = False
 ) -> AttachResult:
     # Screen first, then subscribe: both happen before any later output is
     # delivered (one loop thread), so the client misses nothing and sees no byte twice.
@@ -313,7 +246,7 @@ def _attached(
     return AttachResult(session=facts, mode=mode, screen=screen)
 
 
-async def _detach(server: Server, conn: Connection, params: DetachParams) -> DetachResult:
+async def _detach(server: ServerView, conn: ConnectionView, params: DetachParams) -> DetachResult:
     facts = resolve(server, params.session)
     targets = server.seats.attached_clients(facts.id) if params.all else {conn.client_id}
     released = 0
@@ -328,7 +261,7 @@ async def _detach(server: Server, conn: Connection, params: DetachParams) -> Det
     return DetachResult(session=facts.id, detached=released > 0, clients=released)
 
 
-async def _resize(server: Server, conn: Connection, params: ResizeParams) -> GetResult:
+async def _resize(server: ServerView, conn: ConnectionView, params: ResizeParams) -> GetResult:
     facts = resolve(server, params.session)
     require_seat(server, conn, facts.id)
     if not (1 <= params.columns <= 1000 and 1 <= params.rows <= 1000):
@@ -337,11 +270,13 @@ async def _resize(server: Server, conn: Connection, params: ResizeParams) -> Get
     return GetResult(session=server.facts(resized))
 
 
-async def _screen(server: Server, conn: Connection, params: ScreenParams) -> ScreenResult:
+async def _screen(server: ServerView, conn: ConnectionView, params: ScreenParams) -> ScreenResult:
     return screen_of(server, resolve(server, params.session).id, params.repaint)
 
 
-async def _subscribe(server: Server, conn: Connection, params: SubscribeParams) -> SubscribeResult:
+async def _subscribe(
+    server: ServerView, conn: ConnectionView, params: SubscribeParams
+) -> SubscribeResult:
     conn.subscribed = True
     if params.since is None or params.since >= server.revision:
         return SubscribeResult(revision=server.revision)

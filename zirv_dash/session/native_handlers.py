@@ -11,7 +11,7 @@ answer it). Mutations follow the seat rule like every other.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from zirv_dash.session.host import NativeHost
 from zirv_dash.session.methods import (
@@ -24,37 +24,31 @@ from zirv_dash.session.methods import (
     SubmitResult,
 )
 from zirv_dash.session.protocol import ApprovalAnswer, Frame, Method, SubmitOutcome
-
-if TYPE_CHECKING:
-    from zirv_dash.session.server import Connection, Server
+from zirv_dash.session.serving import ConnectionView, ServerView, require_seat, resolve
 
 
-def _host(server: Server) -> NativeHost:
+def _host(server: ServerView) -> NativeHost:
     # Reached only when the server offers the `native` capability, which only a
     # host implementing these methods is served with.
     return cast(NativeHost, server.host)
 
 
-async def _submit(server: Server, conn: Connection, params: SubmitParams) -> SubmitResult:
-    from zirv_dash.session.handlers import require_seat, resolve
-
+async def _submit(server: ServerView, conn: ConnectionView, params: SubmitParams) -> SubmitResult:
     facts = resolve(server, params.session)
     require_seat(server, conn, facts.id)
     outcome = _host(server).submit(facts.id, params.text)
     return SubmitResult(session=facts.id, outcome=SubmitOutcome(outcome))
 
 
-async def _interrupt(server: Server, conn: Connection, params: SessionRef) -> InterruptResult:
-    from zirv_dash.session.handlers import require_seat, resolve
-
+async def _interrupt(
+    server: ServerView, conn: ConnectionView, params: SessionRef
+) -> InterruptResult:
     facts = resolve(server, params.session)
     require_seat(server, conn, facts.id)
     return InterruptResult(session=facts.id, interrupted=_host(server).interrupt(facts.id))
 
 
-async def _pending(server: Server, conn: Connection, params: SessionRef) -> PendingResult:
-    from zirv_dash.session.handlers import resolve
-
+async def _pending(server: ServerView, conn: ConnectionView, params: SessionRef) -> PendingResult:
     facts = resolve(server, params.session)
     pending = _host(server).pending(facts.id)
     if pending is None:
@@ -68,9 +62,9 @@ async def _pending(server: Server, conn: Connection, params: SessionRef) -> Pend
     )
 
 
-async def _approve(server: Server, conn: Connection, params: ApproveParams) -> ApproveResult:
-    from zirv_dash.session.handlers import require_seat, resolve
-
+async def _approve(
+    server: ServerView, conn: ConnectionView, params: ApproveParams
+) -> ApproveResult:
     facts = resolve(server, params.session)
     require_seat(server, conn, facts.id)
     answered = _host(server).approve(facts.id, params.call_id, params.answer.value, params.guidance)

@@ -30,6 +30,7 @@ import msgspec
 from zirv_dash import paths
 from zirv_dash.session import endpoint, handlers
 from zirv_dash.session.host import Host, HostEvent, SessionEvent, SessionOutput
+from zirv_dash.session.idempotency import IdempotencyCache
 from zirv_dash.session.protocol import (
     MAX_FRAME_BYTES,
     ErrorCode,
@@ -133,7 +134,7 @@ class Server:
         self.connections: dict[str, Connection] = {}
         self.seq: dict[str, int] = {}
         self.changed: dict[str, asyncio.Event] = {}
-        self.idempotent = handlers.IdempotencyCache()
+        self.idempotent = IdempotencyCache()
         self.path: Path | None = None
         self._owner_uid = os.getuid() if owner_uid is None else owner_uid
         self._server: asyncio.AbstractServer | None = None
