@@ -21,19 +21,28 @@ from pathlib import Path
 from zirv_dash import paths, spawn
 from zirv_dash.dash import roster
 from zirv_dash.dash.dashboard import Dashboard, EndedRow
-from zirv_dash.intake.menu import disabled_reason_restore
+from zirv_dash.intake import rows
+from zirv_dash.intake.launching import open_pane, validation_context
+from zirv_dash.intake.reasons import disabled_reason_restore
 from zirv_dash.intake.report import ReportBack, requester_label
 from zirv_dash.intake.restore import RosterRestore
-from zirv_dash.intake.sweep import Kept, Outcome, Owner, Planned, Spawner, SweepJob, as_role
+from zirv_dash.intake.stopping import STOP_GRACE, Stopping
+from zirv_dash.intake.sweep import (
+    Kept,
+    Outcome,
+    Owner,
+    Planned,
+    Spawner,
+    SweepJob,
+    as_role,
+    closed_reason,
+)
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.panes.pane import Pane
-from zirv_dash.panes.ptysession import Ladder
 
 log = logging.getLogger("zirv.intake")
 
 ENDED_ROWS_MAX = 8
-STOP_GRACE = 5.0
-"""After the quit sequence, how long a stopped child gets (upstream `QUIT_GRACE`)."""
 PRUNE_EVERY = 60.0
 NO_CHANNEL = "no delegated agent can join this dashboard (it will still run headless instead)"
 
@@ -65,13 +74,13 @@ class Intake:
         self.report_to = self.reports.to
         self.reported = self.reports.reported
         self.roster = RosterRestore(self)
-        self.deadlines: dict[str, float] = {}
+        self.stops = Stopping(dash)
+        self.deadlines = self.stops.deadlines
         """Pane short → monotonic time its request's `timeout_secs` runs out."""
-        self.stopping: dict[str, Ladder] = {}
+        self.stopping = self.stops.ladders
+        """Panes being stopped (kill requests, timeouts), stepped by `tick`."""
         self.close_native: Callable[[Pane, str], object] | None = None
         """Ends a native pane (no process): set by the engine that hosts them."""
-        """Panes being stopped (kill requests, timeouts): the PTY layer's one
-        termination ladder each, stepped by `advance_stops`."""
         self._pruned_at = time.monotonic()
         self._quit_done = False
 
@@ -166,20 +175,7 @@ class Intake:
 
     def context(self, owner: Owner | None, file_drop: bool = True) -> spawn.ValidationContext:
         """Validation facts from the live settings and panes."""
-        settings = self.dash.settings.dash
-        live = self.dash.live_panes
-        return spawn.ValidationContext(
-            repo=self.dash.repo,
-            workdir_roots=list(settings.workdir_roots),
-            live_panes=len(live),
-            max_panes=settings.max_panes,
-            gate=self.dash.gate,
-            channel_owner_role=owner.role if owner else None,
-            channel_owner_short=owner.short if owner else None,
-            channel_owner_session=owner.session if owner else None,
-            live_shorts={p.short for p in live},
-            file_drop=file_drop,
-        )
+        return validation_context(self.dash, owner, file_drop)
 
     def sweep(self) -> Outcome:
         """Claim and fulfil waiting requests in every channel. Never raises.
@@ -205,7 +201,7 @@ class Intake:
                 owner: Owner | None = None
             else:
                 owner = self.owners.get(chan.name)
-                closed = self._closed_reason(chan.name, owner, live)
+                closed = closed_reason(chan.name, owner, live)
                 if closed is not None:
                     plan.append(Planned(chan, owner, None, closed))
                     continue
@@ -213,16 +209,6 @@ class Intake:
             ctx.git_dirs = git_dirs
             plan.append(Planned(chan, owner, ctx))
         return SweepJob(plan, budget)
-
-    @staticmethod
-    def _closed_reason(name: str, owner: Owner | None, live: set[str]) -> str | None:
-        """A private channel speaks for its pane only while that pane lives; a
-        `p-*` dir this dashboard never minted speaks for nobody."""
-        if owner is None:
-            return f"channel {name} belongs to no pane of this dashboard"
-        if owner.short not in live:
-            return f"pane {owner.short} has ended; its channel grants nothing"
-        return None
 
     def finish_sweep(self, job: SweepJob) -> Outcome:
         """Launch what the job accepted and carry out kill requests (on the event
@@ -278,34 +264,12 @@ class Intake:
         return {p.short: self.parents.get(p.short) for p in self.dash.live_panes}
 
     def _launch(self, decision: spawn.Decision, owner: Owner | None) -> Pane:
-        req, adapter = decision.request, decision.adapter
-        if req is None or adapter is None:  # pragma: no cover - validate sets both
+        req = decision.request
+        if req is None:  # pragma: no cover - validate sets it
             raise RuntimeError("accepted request without an adapter")
         kept = copy.deepcopy(req)
-        argv, env_extra = spawn.build_launch(req, adapter, decision.headless)
-        # Pin the harness to our session id where it can take one, so a later
-        # handover or restore can resume this very conversation.
-        session_id = paths.new_session_id()
-        argv += adapter.pin_args(session_id) if adapter.name == "claude" else []
         requester = decision.parent or requester_label(req.requested_by)
-        pane = self.spawner(
-            req.agent,
-            prompt=req.prompt,
-            model=req.model,
-            cwd=str(decision.run_dir or self.dash.repo),
-            role=decision.role,
-            headless=decision.headless,
-            argv=argv,
-            session_id=session_id,
-            extra_env=env_extra,
-            # ZIRV_CTX_PARENT_SESSION: only the channel the request arrived on proves
-            # a parent; what the request says of itself (`requested_by`) never does.
-            requested_by=owner.session if owner is not None and decision.parent else None,
-            focus=False,
-            worktree=req.worktree,
-        )
-        if pane.spawn_error:
-            raise RuntimeError(pane.spawn_error)
+        pane = open_pane(self.spawner, self.dash, decision, owner)
         self.kept[pane.short] = Kept(kept, owner)
         self.parents[pane.short] = decision.parent
         # Every delegated pane reports back: to the pane that asked, or, for a
@@ -327,59 +291,20 @@ class Intake:
     # -- stopping -------------------------------------------------------------------------
 
     def kill_now(self, pane: Pane) -> None:
-        """A kill request: the harness's clean-quit signals now, then SIGKILL to
-        every process group of its session (never a typed quit command)."""
-        if pane.alive and pane.pty is None and self.close_native is not None:
-            self.close_native(pane, "stopped by a kill request")  # no process to signal
-            return
-        if pane.pty is None or not pane.alive:
-            return
-        ladder = pane.pty.stop_for(pane.agent, b"", typed_ok=False, drain=False)
-        self.stopping[pane.short] = ladder
-        ladder.step()
+        """A kill request: clean-quit signals now, then SIGKILL (see `Stopping`)."""
+        self.stops.kill_now(pane, self.close_native)
 
     def stop_gracefully(self, pane: Pane, grace: float = STOP_GRACE) -> None:
-        """A stop with time to finish: the quit command only where the screen is
-        known to be the harness's input prompt (typed into a dialog it would
-        answer it for the user), else its clean-quit signals; then the ladder."""
-        if pane.pty is None or not pane.alive:
-            return
-        ladder = pane.pty.stop_for(
-            pane.agent,
-            pane.adapter.quit_sequence,
-            typed_ok=pane.at_input_prompt(),
-            grace=grace,
-            defer_submit=pane.adapter.defer_submit,
-            drain=False,
-        )
-        self.stopping[pane.short] = ladder
-        ladder.step()
-
-    def enforce_deadlines(self, now: float | None = None) -> None:
-        """A delegated pane past its `timeout_secs` is stopped (quit sequence first)."""
-        moment = time.monotonic() if now is None else now
-        for short, deadline in list(self.deadlines.items()):
-            pane = self.dash.pane_by_short(short)
-            if pane is None or not pane.alive:
-                del self.deadlines[short]
-            elif moment >= deadline:
-                del self.deadlines[short]
-                self.dash.error(f"pane {short} outran its --timeout-secs; stopping it")
-                self.stop_gracefully(pane)
-
-    def advance_stops(self, now: float | None = None) -> None:
-        for short, ladder in list(self.stopping.items()):
-            pane = self.dash.pane_by_short(short)
-            if pane is None or pane.pty is None or ladder.step(now):
-                del self.stopping[short]
+        """A stop with time to finish: quit sequence first (see `Stopping`)."""
+        self.stops.stop_gracefully(pane, grace)
 
     def tick(self, now: float | None = None, sweep: bool = True) -> Outcome:
         """The 1 s fallback: sweep, deadlines, stop ladders, settled reports, pruning.
 
         `sweep=False` leaves the request sweep to the caller (a UI runs
         `prepare_sweep` / `SweepJob.run` on a worker thread / `finish_sweep`)."""
-        self.enforce_deadlines(now)
-        self.advance_stops(now)
+        self.stops.enforce_deadlines(now)
+        self.stops.advance(now)
         out = self.sweep() if sweep else Outcome()
         self.report_settled()
         self.prune(now)
@@ -399,17 +324,7 @@ class Intake:
     def pane_ended(self, pane: Pane) -> list[Pane]:
         """Keep the row, send the report, and return older rows dropped past the cap."""
         self.stopping.pop(pane.short, None)
-        if not any(row.pane is pane for row in self.dash.ended):
-            self.dash.ended.append(
-                EndedRow(
-                    short=pane.short,
-                    title=self.titles.get(pane.short, pane.title),
-                    agent=pane.agent,
-                    exit_code=pane.exit_code if pane.exit_code is not None else 0,
-                    exited_at=pane.exited_at or time.time(),
-                    pane=pane,
-                )
-            )
+        rows.keep_ended_row(self.dash, pane, self.titles.get(pane.short, pane.title))
         self.report(pane, ended=True)
         dropped: list[Pane] = []
         while len(self.dash.ended) > ENDED_ROWS_MAX:
@@ -419,10 +334,7 @@ class Intake:
         return dropped
 
     def ended_row(self, pane: Pane) -> EndedRow | None:
-        for row in self.dash.ended:
-            if row.pane is pane:
-                return row
-        return None
+        return rows.ended_row(self.dash, pane)
 
     def _forget(self, pane: Pane) -> None:
         """Drop a finished pane from the dashboard (its row and screen)."""

@@ -6,27 +6,24 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from zirv_dash.harnesses import catalogue
-from zirv_dash.intake.sweep import Kept
+from zirv_dash.intake.reasons import (
+    CLEAN_EXIT,
+    ENDED,
+    NO_CWD,
+    NO_REQUEST,
+    NOT_FINISHED,
+    NOT_OURS,
+    STILL_RUNNING,
+    THE_DASHBOARD,
+)
+from zirv_dash.intake.rows import ended_row
+from zirv_dash.intake.views import MenuIntake
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.panes.pane import STATE_WORDS, Pane
 from zirv_dash.repo import gitinfo
 from zirv_dash.textfmt import age_text as _age
-
-if TYPE_CHECKING:
-    from zirv_dash.intake.core import Intake
-
-
-NOT_OURS = "not a pane this dashboard owns"
-ENDED = "this pane has ended"
-STILL_RUNNING = "still running"
-NO_REQUEST = "no spawn request kept"
-NO_CWD = "no cwd known"
-CLEAN_EXIT = "exited cleanly"
-NOT_FINISHED = "only a finished row can be dismissed"
-THE_DASHBOARD = "the dashboard, not a session"
 
 MENU_LABELS = (
     "inspect",
@@ -66,13 +63,7 @@ def menu_letters(labels: Sequence[str]) -> list[str]:
     return out
 
 
-def disabled_reason_restore(pane: Pane, kept: Kept | None) -> str:
-    if pane.alive:
-        return STILL_RUNNING
-    return NO_REQUEST if kept is None else ""
-
-
-def menu_entries(intake: Intake, pane: Pane | None) -> list[MenuEntry]:
+def menu_entries(intake: MenuIntake, pane: Pane | None) -> list[MenuEntry]:
     """Every upstream entry, in order, each with its disabled reason (or None)."""
     reasons: dict[str, str | None]
     if pane is None:
@@ -97,7 +88,7 @@ def menu_entries(intake: Intake, pane: Pane | None) -> list[MenuEntry]:
                 retry = CLEAN_EXIT
             else:
                 retry = None if kept else NO_REQUEST
-            dismiss = None if intake.ended_row(pane) is not None else NOT_FINISHED
+            dismiss = None if ended_row(intake.dash, pane) is not None else NOT_FINISHED
         reasons = {
             "inspect": None,
             "focus": attached,
@@ -122,7 +113,7 @@ Section = tuple[str, list[tuple[str, str]]]
 
 
 def inspect_sections(
-    intake: Intake, pane: Pane, now: float | None = None, ages: bool = True
+    intake: MenuIntake, pane: Pane, now: float | None = None, ages: bool = True
 ) -> list[Section]:
     """The inspector's sections for one row: identity, status, evidence, signal, errors.
 
@@ -176,7 +167,7 @@ def inspect_sections(
     return sections
 
 
-def dashboard_sections(intake: Intake) -> list[Section]:
+def dashboard_sections(intake: MenuIntake) -> list[Section]:
     """The inspector for the dashboard itself (subject `dashboard · {short}`)."""
     dash = intake.dash
     live = dash.live_panes

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from zirv_dash import paths, spawn
 from zirv_dash.dash import roster
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.harnesses import adapters
 from zirv_dash.harnesses.native_kind import NATIVE, NATIVE_ADAPTER
+from zirv_dash.intake.views import RestoreIntake
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.panes.pane import Pane
 from zirv_dash.textcheck import text_problem
-
-if TYPE_CHECKING:
-    from zirv_dash.intake.core import Intake
 
 log = logging.getLogger("zirv.intake")
 
@@ -31,7 +28,7 @@ _ROSTER_TEXT = (
 class RosterRestore:
     """The restore offer and what became of it, for one intake."""
 
-    def __init__(self, intake: Intake) -> None:
+    def __init__(self, intake: RestoreIntake) -> None:
         self.intake = intake
         self.restored_from: dict[str, roster.RosterPane] = {}
         self.candidates: list[roster.RosterPane] = []

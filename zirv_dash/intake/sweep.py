@@ -76,6 +76,16 @@ def as_role(role: str) -> spawn.Role:
     return "worker"
 
 
+def closed_reason(name: str, owner: Owner | None, live: set[str]) -> str | None:
+    """A private channel speaks for its pane only while that pane lives; a
+    `p-*` dir this dashboard never minted speaks for nobody."""
+    if owner is None:
+        return f"channel {name} belongs to no pane of this dashboard"
+    if owner.short not in live:
+        return f"pane {owner.short} has ended; its channel grants nothing"
+    return None
+
+
 @dataclass
 class Planned:
     """One channel of a sweep: who owns it, its validation facts, or why it is closed."""
