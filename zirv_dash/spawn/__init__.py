@@ -7,6 +7,7 @@ from `zirv_dash.spawn` itself:
 - `channel`: the token dirs, liveness, sweeping and file names on disk;
 - `claims`: the dashboard claiming, decoding and acking request files;
 - `policy`: what a request may ask for (trust boundary, limits, gate);
+- `kills`: the same boundary for kill requests;
 - `launch`: carrying out a claim, an accepted request as argv and env;
 - `client`: the requester side that `zirv agent` uses.
 """
@@ -57,6 +58,7 @@ from zirv_dash.spawn.client import (
     wait_for_ack,
     write_request,
 )
+from zirv_dash.spawn.kills import KillDecision, authorize_kill
 from zirv_dash.spawn.launch import (
     RESTART_ENV_HEADLESS,
     RESTART_ENV_INTERACTIVE,
@@ -74,9 +76,7 @@ from zirv_dash.spawn.policy import (
     MODEL_RE,
     Decision,
     Gate,
-    KillDecision,
     ValidationContext,
-    authorize_kill,
     is_within,
     model_refusal,
     prompt_refusal,

@@ -160,22 +160,40 @@ def live_dashboards(
     """
     env = os.environ if env is None else env
     notes = [] if notes is None else notes
-    targets: list[DashTarget] = []
-    inherited_root: Path | None = None
+    inherited = _inherited_target(env, notes)
+    targets = [inherited] if inherited is not None else []
+    live = _live_token_dirs(state, inherited.token_dir if inherited else None, notes)
+    records = _registry_records(state)
+    host_pid = _hosting_owner_pid(records, env)
+    repo_shorts = _repo_dash_shorts(records, repo)
+    return targets + _preferred(live, host_pid, repo_shorts)
+
+
+_Live = tuple[float, str, Path, int]
+"""A live token dir: its owner file's mtime, its name, its path, the owner pid."""
+
+
+def _inherited_target(env: Mapping[str, str], notes: list[str]) -> DashTarget | None:
+    """The channel the caller inherited, while its owner lives."""
     inherited = env.get("ZIRV_CTX_DASH_REQUESTS", "")
-    if inherited:
-        chan = Path(inherited)
-        root = chan.parent
-        pid = owner_alive(root) if is_real_dir(chan) else None
-        if pid is not None:
-            targets.append(DashTarget(root, chan, pid, "inherited"))
-            inherited_root = root
-        else:
-            notes.append(
-                f"inherited dashboard channel {show(inherited)} is gone or its owner is dead; "
-                "looking for another dashboard"
-            )
-    live: list[tuple[float, str, Path, int]] = []
+    if not inherited:
+        return None
+    chan = Path(inherited)
+    root = chan.parent
+    pid = owner_alive(root) if is_real_dir(chan) else None
+    if pid is not None:
+        return DashTarget(root, chan, pid, "inherited")
+    notes.append(
+        f"inherited dashboard channel {show(inherited)} is gone or its owner is dead; "
+        "looking for another dashboard"
+    )
+    return None
+
+
+def _live_token_dirs(state: Path, skip: Path | None, notes: list[str]) -> list[_Live]:
+    """Token dirs with a live owner and a shared channel, newest first (`skip`:
+    the inherited dashboard, already first in the order)."""
+    live: list[_Live] = []
     try:
         entries = list(dash_root(state).iterdir())
     except OSError:
@@ -183,7 +201,7 @@ def live_dashboards(
     for entry in entries:
         if not TOKEN_DIR_RE.match(entry.name) or not is_real_dir(entry):
             continue
-        if inherited_root is not None and _same_path(entry, inherited_root):
+        if skip is not None and _same_path(entry, skip):
             continue
         pid = owner_alive(entry)
         if pid is None:
@@ -199,9 +217,12 @@ def live_dashboards(
             continue
         live.append((mtime, entry.name, entry, pid))
     live.sort(key=lambda t: (t[0], t[1]), reverse=True)
-    records = _registry_records(state)
-    host_pid = _hosting_owner_pid(records, env)
-    repo_shorts = _repo_dash_shorts(records, repo)
+    return live
+
+
+def _preferred(live: list[_Live], host_pid: int | None, repo_shorts: set[str]) -> list[DashTarget]:
+    """The hosting dashboard, then those of the repo, then any other."""
+    targets: list[DashTarget] = []
     picked: set[str] = set()
     order: tuple[Literal["hosting", "repo", "any"], ...] = ("hosting", "repo", "any")
     for why in order:

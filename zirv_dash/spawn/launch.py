@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from zirv_dash.harnesses.adapters import Adapter
 from zirv_dash.spawn.claims import Claimed, answer
-from zirv_dash.spawn.policy import Decision, ValidationContext, authorize_kill, validate
+from zirv_dash.spawn.kills import authorize_kill
+from zirv_dash.spawn.policy import Decision, ValidationContext, validate
 from zirv_dash.spawn.protocol import SpawnAck, SpawnRequest, show
 
 RESTART_ENV_HEADLESS = "ZIRV_CTX_HEADLESS"

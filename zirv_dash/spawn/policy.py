@@ -3,8 +3,8 @@
 `validate` runs upstream's §5.5 order (cheapest and most hostile checks first);
 the order decides which reason, and whether `retryable`, a request wrong in
 several ways gets. A channel proves identity by location only: nothing a
-request says of itself widens what its channel grants. `authorize_kill` is the
-same boundary for kill requests.
+request says of itself widens what its channel grants (`kills` holds the
+same boundary for kill requests).
 """
 
 from __future__ import annotations
@@ -359,45 +359,3 @@ def _place_check(
     if ctx.git_dir_of(workdir) is None:
         return None, None, _policy(f"workdir {shown} is not inside a git repository")
     return cwd, workdir, None
-
-
-# --- kill requests -----------------------------------------------------------------
-
-
-@dataclass
-class KillDecision:
-    ok: bool
-    reason: str | None = None
-    send_ack: bool = True
-    """False on the shared channel: upstream only error-logs such a refusal."""
-
-
-def authorize_kill(
-    target: str,
-    channel_owner: str | None,
-    parents: Mapping[str, str | None],
-) -> KillDecision:
-    """May the pane owning this channel stop `target`?
-
-    Only on a pane's own channel, and only its own pane or one it spawned:
-    `parents` maps each live pane's short to its requester's short, and the
-    chain is walked up from `target` (cycle-safe).
-    """
-    if channel_owner is None:
-        return KillDecision(
-            False, f"kill {show(target, 40)} refused: the shared channel cannot kill", False
-        )
-    if target not in parents:
-        return KillDecision(False, f"kill {show(target, 40)} refused: no such live pane")
-    seen: set[str] = set()
-    node: str | None = target
-    while node is not None and node not in seen:
-        if node == channel_owner:
-            return KillDecision(True)
-        seen.add(node)
-        node = parents.get(node)
-    return KillDecision(
-        False,
-        f"kill {show(target, 40)} refused: pane {channel_owner} may only stop itself "
-        "or panes it spawned",
-    )
