@@ -11,16 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from zirv_dash import handover
 from zirv_dash.config.layers import AdapterGate
-from zirv_dash.handover import (
+from zirv_dash.handover import files as handover_files
+from zirv_dash.handover import packet as handover_packet
+from zirv_dash.handover import plan as handover_plan
+from zirv_dash.handover import transcript as handover_transcript
+from zirv_dash.handover.files import (
     HandoverAck,
     HandoverFileError,
     HandoverRefused,
     HandoverRequest,
-    build_packet,
-    plan_swap,
 )
+from zirv_dash.handover.packet import build_packet
+from zirv_dash.handover.plan import plan_swap
 
 SID = "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"
 SHORT = "3f2a9c1e"
@@ -64,7 +67,7 @@ def mode_of(path: Path) -> int:
 
 def test_request_round_trip_is_private_and_claimed_once(tmp_path: Path) -> None:
     req = HandoverRequest("claude", "opus", force=True, requested_at=1700000000)
-    path = handover.write_request(SHORT, req)
+    path = handover_files.write_request(SHORT, req)
     assert path == sessions(tmp_path) / f"{SHORT}.handover-req"
     assert mode_of(path) == 0o600 and mode_of(path.parent) == 0o700
     on_disk = json.loads(path.read_text())
@@ -81,10 +84,10 @@ def test_request_round_trip_is_private_and_claimed_once(tmp_path: Path) -> None:
         "target_runtime",
         "target_route",
     }
-    assert handover.pending_request_shorts() == [SHORT]
-    assert handover.claim_request(SHORT) == req
+    assert handover_files.pending_request_shorts() == [SHORT]
+    assert handover_files.claim_request(SHORT) == req
     assert not path.exists()
-    assert handover.claim_request(SHORT) is None
+    assert handover_files.claim_request(SHORT) is None
     assert list(sessions(tmp_path).iterdir()) == []  # no claim leftovers
 
 
@@ -93,7 +96,7 @@ def test_request_tolerates_missing_and_unknown_fields(tmp_path: Path) -> None:
     (sessions(tmp_path) / f"{SHORT}.handover-req").write_text(
         json.dumps({"target_agent": "codex", "future_field": [1], "requested_at": 5.0})
     )
-    req = handover.claim_request(SHORT)
+    req = handover_files.claim_request(SHORT)
     assert req == HandoverRequest("codex", None, requested_at=5)
 
 
@@ -117,14 +120,14 @@ def test_garbage_request_is_removed_and_reported(tmp_path: Path, content: str | 
     else:
         path.write_text(content)
     with pytest.raises(HandoverFileError, match=r"handover-req"):
-        handover.claim_request(SHORT)
+        handover_files.claim_request(SHORT)
     assert not path.exists()
-    assert handover.claim_request(SHORT) is None
+    assert handover_files.claim_request(SHORT) is None
 
 
 def test_ack_round_trip_and_garbage(tmp_path: Path) -> None:
     ack = HandoverAck(True, "", "demo", "demo-standard", "shell", None, stored=False)
-    path = handover.write_ack(SHORT, ack)
+    path = handover_files.write_ack(SHORT, ack)
     assert json.loads(path.read_text()) == {
         "ok": True,
         "reason": "",
@@ -135,11 +138,11 @@ def test_ack_round_trip_and_garbage(tmp_path: Path) -> None:
         "stored": False,
     }
     assert mode_of(path) == 0o600
-    assert handover.claim_ack(SHORT) == ack
-    assert handover.claim_ack(SHORT) is None
+    assert handover_files.claim_ack(SHORT) == ack
+    assert handover_files.claim_ack(SHORT) is None
     path.write_text('{"ok": "sure"}')
     with pytest.raises(HandoverFileError, match="malformed handover ack"):
-        handover.claim_ack(SHORT)
+        handover_files.claim_ack(SHORT)
     assert not path.exists()
 
 
@@ -148,23 +151,23 @@ def test_oversized_file_is_garbage(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     path.write_text('{"ok": true, "reason": "' + "x" * 70_000 + '"}')
     with pytest.raises(HandoverFileError, match="larger than"):
-        handover.claim_ack(SHORT)
+        handover_files.claim_ack(SHORT)
 
 
 def test_withdraw_and_clear(tmp_path: Path) -> None:
-    handover.write_request(SHORT, HandoverRequest("demo"))
-    assert handover.withdraw_request(SHORT)
-    assert not handover.withdraw_request(SHORT)
-    handover.write_ack(SHORT, HandoverAck(False, "old"))
-    handover.clear_ack(SHORT)
-    handover.clear_ack(SHORT)
-    assert handover.claim_ack(SHORT) is None
+    handover_files.write_request(SHORT, HandoverRequest("demo"))
+    assert handover_files.withdraw_request(SHORT)
+    assert not handover_files.withdraw_request(SHORT)
+    handover_files.write_ack(SHORT, HandoverAck(False, "old"))
+    handover_files.clear_ack(SHORT)
+    handover_files.clear_ack(SHORT)
+    assert handover_files.claim_ack(SHORT) is None
 
 
 @pytest.mark.parametrize("bad", ["../etc", "a/b", "", "abc.def"])
 def test_short_ids_cannot_escape_the_sessions_dir(bad: str) -> None:
     with pytest.raises(ValueError, match="invalid session short id"):
-        handover.request_path(bad)
+        handover_files.request_path(bad)
 
 
 # --- packet -------------------------------------------------------------------------
@@ -201,7 +204,7 @@ def test_packet_is_bounded_and_keeps_the_newest_lines() -> None:
     scrollback = [f"scroll {i} " + "x" * 300 for i in range(5000)]
     transcript = [f"assistant: step {i} " + "y" * 500 for i in range(2000)]
     packet = build_packet("t" * 100_000, "/repo", screen, scrollback, transcript, "g" * 50_000)
-    assert len(packet.encode("utf-8")) <= handover.MAX_PACKET_BYTES
+    assert len(packet.encode("utf-8")) <= handover_packet.MAX_PACKET_BYTES
     assert "screen line 4999" in packet
     assert "step 1999" in packet
     assert "earlier lines omitted" in packet
@@ -246,7 +249,7 @@ def test_git_status_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     git(repo, "commit", "-q", "-m", "first commit")
     (repo / "a.txt").write_text("two\n")
     (repo / "new.txt").write_text("n\n")
-    summary = handover.git_status_summary(repo)
+    summary = handover_packet.git_status_summary(repo)
     assert "branch: trunk" in summary
     assert "first commit" in summary
     assert "changes: 2 path(s)" in summary
@@ -255,11 +258,11 @@ def test_git_status_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_git_status_summary_never_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert "not a repository" in handover.git_status_summary(tmp_path / "missing")
+    assert "not a repository" in handover_packet.git_status_summary(tmp_path / "missing")
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     plain = tmp_path / "plain"
     plain.mkdir()
-    assert "not a repository" in handover.git_status_summary(plain)
+    assert "not a repository" in handover_packet.git_status_summary(plain)
 
 
 # --- transcripts ----------------------------------------------------------------------
@@ -297,23 +300,27 @@ def test_claude_transcript_tail(tmp_path: Path) -> None:
         {"type": "assistant", "message": {"role": "assistant", "content": "Done \x1b[1m!"}},
     ]
     write_jsonl(home / ".claude" / "projects" / "-work-my-repo-x" / f"{SID}.jsonl", rows)
-    tail = handover.transcript_tail("claude", SID, cwd, 10, home=home)
+    tail = handover_transcript.transcript_tail("claude", SID, cwd, 10, home=home)
     assert tail == [
         "user: please fix the bug",
         'assistant: Looking at it. [tool Bash] {"command": "pytest -q"}',
         "assistant: Done !",
     ]
-    assert handover.transcript_tail("claude", SID, cwd, 1, home=home) == ["assistant: Done !"]
-    assert handover.transcript_tail("claude", "0000", cwd, 10, home=home) == []
-    assert handover.transcript_tail("claude", None, cwd, 10, home=home) == []
-    assert handover.transcript_tail("gemini", SID, cwd, 10, home=home) == []
+    assert handover_transcript.transcript_tail("claude", SID, cwd, 1, home=home) == [
+        "assistant: Done !"
+    ]
+    assert handover_transcript.transcript_tail("claude", "0000", cwd, 10, home=home) == []
+    assert handover_transcript.transcript_tail("claude", None, cwd, 10, home=home) == []
+    assert handover_transcript.transcript_tail("gemini", SID, cwd, 10, home=home) == []
 
 
 def test_claude_transcript_found_by_session_under_another_slug(tmp_path: Path) -> None:
     home = tmp_path / "home"
     row = {"type": "user", "message": {"role": "user", "content": "hi"}}
     write_jsonl(home / ".claude" / "projects" / "-odd-slug" / f"{SID}.jsonl", [row], False)
-    assert handover.transcript_tail("claude", SID, "/elsewhere", 5, home=home) == ["user: hi"]
+    assert handover_transcript.transcript_tail("claude", SID, "/elsewhere", 5, home=home) == [
+        "user: hi"
+    ]
 
 
 def codex_rows(cwd: str, said: str) -> list[object]:
@@ -359,14 +366,14 @@ def test_codex_rollout_tail_matches_cwd(tmp_path: Path) -> None:
     write_jsonl(mine, codex_rows("/work/repo", "refactor io"))
     write_jsonl(other, codex_rows("/work/other", "unrelated"))
     os.utime(mine, (1_000_000, 1_000_000))  # `other` is newer but in another repo
-    tail = handover.transcript_tail("codex", None, "/work/repo", 10, home=home)
+    tail = handover_transcript.transcript_tail("codex", None, "/work/repo", 10, home=home)
     assert tail == [
         "user: refactor io",
         'assistant: [tool shell] {"cmd":"ls"}',
         "assistant: listed",
     ]
-    assert handover.transcript_tail("codex", None, "/work/none", 10, home=home) == []
-    assert handover.transcript_tail("codex", None, "/work/repo", 10, home=tmp_path) == []
+    assert handover_transcript.transcript_tail("codex", None, "/work/none", 10, home=home) == []
+    assert handover_transcript.transcript_tail("codex", None, "/work/repo", 10, home=tmp_path) == []
 
 
 # --- swap plans -----------------------------------------------------------------------
@@ -396,9 +403,9 @@ def test_other_harness_gets_the_packet_through_claude_system_prompt_file(
     assert mode_of(plan.packet_file) == 0o600 and mode_of(plan.packet_file.parent) == 0o700
     flag = plan.argv.index("--append-system-prompt-file")
     assert plan.argv[flag + 1] == str(plan.packet_file)
-    assert plan.argv[1] == handover.KICKOFF_PROMPT
+    assert plan.argv[1] == handover_plan.KICKOFF_PROMPT
     assert "do the thing" not in " ".join(plan.argv)
-    assert plan.env_extra == {handover.PACKET_ENV: str(plan.packet_file)}
+    assert plan.env_extra == {handover_plan.PACKET_ENV: str(plan.packet_file)}
     assert plan.old_quit_sequence == b"/quit\r"
 
 
@@ -434,7 +441,7 @@ def test_shell_target_never_gets_the_packet_on_argv(tmp_path: Path) -> None:
     assert plan.first_line is not None
     assert plan.first_line.startswith("# ") and "\n" not in plan.first_line
     assert str(plan.packet_file) in plan.first_line
-    assert plan.env_extra == {handover.PACKET_ENV: str(plan.packet_file)}
+    assert plan.env_extra == {handover_plan.PACKET_ENV: str(plan.packet_file)}
     assert plan.model is None and plan.mode == "first_prompt"
 
 
@@ -473,12 +480,12 @@ def test_gate_is_read_from_the_repo_when_not_given(isolated: Path, tmp_path: Pat
     settings.parent.mkdir()
     settings.write_text("[agents.claude]\nenabled = false\n")
     with pytest.raises(HandoverRefused, match="claude is disabled"):
-        handover.check_harness("claude")
-    assert handover.check_harness("shell").name == "shell"
+        handover_plan.check_harness("claude")
+    assert handover_plan.check_harness("shell").name == "shell"
 
 
 def test_default_packet_dir_is_private_under_state(tmp_path: Path) -> None:
-    where = handover.default_packet_dir()
+    where = handover_plan.default_packet_dir()
     assert where == tmp_path / "state" / "handover"
     assert mode_of(where) == 0o700
 
@@ -500,5 +507,5 @@ def test_a_malformed_request_names_its_file_and_field(
     path.parent.mkdir(parents=True)
     path.write_text(content)
     with pytest.raises(HandoverFileError) as caught:
-        handover.claim_request(SHORT)
+        handover_files.claim_request(SHORT)
     assert str(path) in str(caught.value) and words in str(caught.value)

@@ -15,9 +15,11 @@ from screens.app import ZirvApp
 from screens.handover import EMPTY_TEXT, HandoverScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, tools_only_path, wait_for
 from widgets.pane_header import PaneHeader
-from zirv_dash import handover
 from zirv_dash.config.layers import AdapterGate
-from zirv_dash.handover import HandoverRequest, swap
+from zirv_dash.handover import files as handover_files
+from zirv_dash.handover import plan as handover_plan
+from zirv_dash.handover import swap
+from zirv_dash.handover.files import HandoverRequest
 from zirv_dash.panes import registry
 from zirv_dash.panes.pane import Pane, PaneState
 from zirv_dash.panes.procinfo import pid_exists
@@ -159,7 +161,7 @@ async def test_refusals_leave_the_original_pane_untouched(
         assert ack.ok and not ack.stored  # accepted; the failure comes from the worker
         await wait_for(pilot, lambda: "could not start" in dash.errors.entries[0].text)
         assert dash.errors.entries[0].text.startswith("handover: the successor demo")
-        assert not list(handover.default_packet_dir().iterdir())  # its packet was removed
+        assert not list(handover_plan.default_packet_dir().iterdir())  # its packet was removed
 
         assert (pane.pty, pane.model_view, pane.agent, record_of(pane).pid) == before
         assert pane.pty is not None and pid_exists(pane.pty.pid) and pane.alive
@@ -232,13 +234,13 @@ async def test_cli_request_and_ack_round_trip(
         # Garbage and refused requests are answered too, and change nothing; with
         # the 1 s fallback tick switched off, the watchfiles worker alone claims them.
         monkeypatch.setattr(screen.engine.swaps, "tick", lambda: None)
-        handover.write_request(short, HandoverRequest("nope"))
-        await wait_for(pilot, lambda: handover.ack_path(short).exists())
-        ack = handover.claim_ack(short)
+        handover_files.write_request(short, HandoverRequest("nope"))
+        await wait_for(pilot, lambda: handover_files.ack_path(short).exists())
+        ack = handover_files.claim_ack(short)
         assert ack is not None and not ack.ok and "unknown harness 'nope'" in ack.reason
-        handover.request_path(short).write_text("{not json")
-        await wait_for(pilot, lambda: handover.ack_path(short).exists())
-        ack = handover.claim_ack(short)
+        handover_files.request_path(short).write_text("{not json")
+        await wait_for(pilot, lambda: handover_files.ack_path(short).exists())
+        ack = handover_files.claim_ack(short)
         assert ack is not None and not ack.ok and "not valid JSON" in ack.reason
         assert pane.agent == "demo" and pane.alive
 

@@ -38,10 +38,12 @@ from tests.intakehelpers import (
 )
 from tests.test_agent_cli import zirv
 from tests.test_spawn import FakeDashboard, make_repo
-from zirv_dash import handover, spawn
+from zirv_dash import spawn
 from zirv_dash.config.layers import load_settings
 from zirv_dash.dash import roster
 from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.handover import files as handover_files
+from zirv_dash.handover import plan as handover_plan
 from zirv_dash.harnesses import catalogue
 from zirv_dash.intake import Intake
 
@@ -144,7 +146,7 @@ def test_ids_with_a_trailing_newline_are_refused() -> None:
     assert spawn.REQ_ID_RE.match("abc\n") is None
     assert spawn.MODEL_RE.match("gpt-5\n") is None
     with pytest.raises(ValueError):
-        handover.request_path("abc123\n")
+        handover_files.request_path("abc123\n")
     assert catalogue._MODEL_ID.match("demo-standard\n") is None
     # The catalogue trims what it is given, so nothing with a newline is resolved.
     got = catalogue.resolve_model("demo", "demo-x\n", load_settings(Path.cwd()))
@@ -196,13 +198,13 @@ def test_stdin_option_prompt_never_reaches_a_dashboard(tmp_path: Path) -> None:
 
 
 def test_handover_first_prompt_is_never_an_option(tmp_path: Path) -> None:
-    swapped = handover.plan_swap(
+    swapped = handover_plan.plan_swap(
         "shell", None, None, "demo", None, "--model=INJECTED", tmp_path, gate=lambda _a: True
     )
     assert swapped.mode == "first_prompt"
     assert not any(arg.startswith("--model=INJECTED") for arg in swapped.argv)
-    with pytest.raises(handover.HandoverRefused, match="argv injection"):
-        handover.plan_swap(
+    with pytest.raises(handover_files.HandoverRefused, match="argv injection"):
+        handover_plan.plan_swap(
             "shell", None, None, "claude", None, "p", tmp_path,
             gate=lambda _a: True, kickoff="--yolo",
         )  # fmt: skip
@@ -212,32 +214,32 @@ def test_handover_first_prompt_is_never_an_option(tmp_path: Path) -> None:
 
 
 def test_handover_records_with_unusable_text_are_refused(isolated_state: Path) -> None:
-    with pytest.raises(handover.HandoverRecordError, match="target_model"):
-        handover.HandoverRequest.from_dict({"target_agent": "demo", "target_model": LONE})
-    with pytest.raises(handover.HandoverRecordError, match="target_agent"):
-        handover.HandoverRequest.from_dict({"target_agent": f"de{LONE}mo"})
-    with pytest.raises(handover.HandoverRecordError, match="reason"):
-        handover.HandoverAck.from_dict({"ok": False, "reason": "\x00"})
-    path = handover.request_path("abc123")
+    with pytest.raises(handover_files.HandoverRecordError, match="target_model"):
+        handover_files.HandoverRequest.from_dict({"target_agent": "demo", "target_model": LONE})
+    with pytest.raises(handover_files.HandoverRecordError, match="target_agent"):
+        handover_files.HandoverRequest.from_dict({"target_agent": f"de{LONE}mo"})
+    with pytest.raises(handover_files.HandoverRecordError, match="reason"):
+        handover_files.HandoverAck.from_dict({"ok": False, "reason": "\x00"})
+    path = handover_files.request_path("abc123")
     path.write_text('{"target_agent": "demo", "target_runtime": "\\ud800"}')
-    with pytest.raises(handover.HandoverFileError, match="target_runtime"):
-        handover.claim_request("abc123")
+    with pytest.raises(handover_files.HandoverFileError, match="target_runtime"):
+        handover_files.claim_request("abc123")
     assert not path.exists()
 
 
 def test_handover_request_fifo_or_symlink_is_refused_without_blocking(
     isolated_state: Path, tmp_path: Path
 ) -> None:
-    path = handover.request_path("fifo1234")
+    path = handover_files.request_path("fifo1234")
     os.mkfifo(path)
-    with pytest.raises(handover.HandoverFileError, match="not a regular file"):
-        handover.claim_request("fifo1234")
+    with pytest.raises(handover_files.HandoverFileError, match="not a regular file"):
+        handover_files.claim_request("fifo1234")
     target = tmp_path / "secret.json"
     target.write_text('{"target_agent": "demo"}')
-    link = handover.request_path("link1234")
+    link = handover_files.request_path("link1234")
     link.symlink_to(target)
-    with pytest.raises(handover.HandoverFileError):
-        handover.claim_request("link1234")
+    with pytest.raises(handover_files.HandoverFileError):
+        handover_files.claim_request("link1234")
     assert target.exists()
 
 
@@ -461,7 +463,7 @@ def field_names(record: type) -> list[str]:
 
 
 REQUEST_FIELDS = [f.name for f in msgspec.structs.fields(spawn.SpawnRequest)]
-HANDOVER_FIELDS = field_names(handover.HandoverRequest)
+HANDOVER_FIELDS = field_names(handover_files.HandoverRequest)
 ACK_FIELDS = ["ok", "short", "reason", "retryable", "budget_exhausted", "capability_warnings",
               "from_agent", "from_model", "to_agent", "to_model", "stored"]  # fmt: skip
 
@@ -510,8 +512,8 @@ def test_fuzz_spawn_ack(obj: Any) -> None:
 @given(HANDOVER_REQ)
 def test_fuzz_handover_request(obj: Any) -> None:
     try:
-        handover.HandoverRequest.from_dict(obj)
-    except handover.HandoverRecordError:
+        handover_files.HandoverRequest.from_dict(obj)
+    except handover_files.HandoverRecordError:
         pass
 
 
@@ -519,8 +521,8 @@ def test_fuzz_handover_request(obj: Any) -> None:
 @given(ACK)
 def test_fuzz_handover_ack(obj: Any) -> None:
     try:
-        handover.HandoverAck.from_dict(obj)
-    except handover.HandoverRecordError:
+        handover_files.HandoverAck.from_dict(obj)
+    except handover_files.HandoverRecordError:
         pass
 
 

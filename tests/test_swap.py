@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.apphelpers import tools_only_path
-from zirv_dash import handover
 from zirv_dash.config.layers import AdapterGate, load_settings
 from zirv_dash.dash.dashboard import Dashboard
-from zirv_dash.handover import HandoverRefused, SwapPlan, swap
+from zirv_dash.handover import plan as handover_plan
+from zirv_dash.handover import swap
+from zirv_dash.handover.files import HandoverRefused
+from zirv_dash.handover.plan import SwapPlan
 from zirv_dash.panes import registry
 from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.procinfo import pid_exists
@@ -229,7 +231,7 @@ def test_swap_book_defers_until_idle_and_sweeps_packets(tmp_path: Path) -> None:
         book.running[pane.short] = request
         assert book.note(pane.short) == swap.RUNNING_NOTE and book.busy(pane.short)
 
-        packet_dir = handover.default_packet_dir()
+        packet_dir = handover_plan.default_packet_dir()
         files = [packet_dir / f"p{i}.md" for i in range(3)]
         for path in files:
             path.write_text("x")
@@ -257,7 +259,7 @@ def test_retire_can_send_the_enter_of_the_quit_sequence_separately(tmp_path: Pat
 
 
 def test_old_packet_files_are_swept(tmp_path: Path) -> None:
-    packet_dir = handover.default_packet_dir()
+    packet_dir = handover_plan.default_packet_dir()
     old, new, other = (packet_dir / n for n in ("handover-1-a.md", "handover-2-b.md", "x.md"))
     for path in (old, new, other):
         path.write_text("notes")

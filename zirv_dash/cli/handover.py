@@ -17,8 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from zirv_dash import handover, paths
+from zirv_dash import paths
 from zirv_dash.config.layers import ConfigError, load_adapter_gate, load_settings
+from zirv_dash.handover import files as handover_files
+from zirv_dash.handover import plan as handover_plan
 from zirv_dash.harnesses import adapters, catalogue
 from zirv_dash.panes import registry
 from zirv_dash.panes.registry import SessionRecord
@@ -160,8 +162,8 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     refusal = None
     try:
-        handover.check_harness(agent)
-    except handover.HandoverRefused as exc:
+        handover_plan.check_harness(agent)
+    except handover_files.HandoverRefused as exc:
         refusal = str(exc)
     if args.dry_run:
         blockers = _blockers(args.prefix, target, refusal)
@@ -232,9 +234,9 @@ def _print_dry_run(
     if res.agent == "shell":
         delivery = "handoff packet in a private file (never on a shell's argv)"
     elif target is not None:
-        delivery = DELIVERY[handover.swap_mode(target.agent, res.agent, target.session)]
+        delivery = DELIVERY[handover_plan.swap_mode(target.agent, res.agent, target.session)]
     else:
-        delivery = DELIVERY[handover.swap_mode("", res.agent, None)]
+        delivery = DELIVERY[handover_plan.swap_mode("", res.agent, None)]
         adapter = adapters.get(res.agent)
         if adapter is not None and adapter.resume_flag:
             delivery += f"; a {res.agent} pane resumes its own conversation instead"
@@ -261,21 +263,21 @@ def _wait_secs() -> float:
 
 def _request_and_wait(target: SessionRecord, res: catalogue.Resolution, force: bool) -> int:
     short = target.short
-    handover.clear_ack(short)
-    request = handover.HandoverRequest(
+    handover_files.clear_ack(short)
+    request = handover_files.HandoverRequest(
         target_agent=res.agent,
         target_model=res.model,
         force=force,
         requested_at=int(time.time()),
     )
-    handover.write_request(short, request)
+    handover_files.write_request(short, request)
     wanted = f"{res.agent}/{res.display_model}"
     print(f"handover: asked pane {short} ({target.agent}) to switch to {wanted}; waiting…")
     deadline = time.monotonic() + _wait_secs()
     while True:
         try:
-            ack = handover.claim_ack(short)
-        except handover.HandoverFileError as exc:
+            ack = handover_files.claim_ack(short)
+        except handover_files.HandoverFileError as exc:
             print(f"handover: unreadable answer: {exc}", file=sys.stderr)
             return 1
         if ack is not None:
@@ -284,7 +286,7 @@ def _request_and_wait(target: SessionRecord, res: catalogue.Resolution, force: b
             break
         time.sleep(POLL_SECS)
     secs = f"{_wait_secs():g}s"
-    if handover.withdraw_request(short):
+    if handover_files.withdraw_request(short):
         print(
             f"handover: no dashboard answered for pane {short} within {secs}; "
             "request withdrawn (is the dashboard hosting it running?)",
@@ -299,7 +301,7 @@ def _request_and_wait(target: SessionRecord, res: catalogue.Resolution, force: b
     return 1
 
 
-def _report(short: str, ack: handover.HandoverAck) -> int:
+def _report(short: str, ack: handover_files.HandoverAck) -> int:
     old = f"{ack.from_agent or '?'}/{ack.from_model or catalogue.NO_MODEL}"
     new = f"{ack.to_agent or '?'}/{ack.to_model or catalogue.NO_MODEL}"
     if not ack.ok:

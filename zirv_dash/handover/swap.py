@@ -32,9 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zirv_dash import handover, spawn
+from zirv_dash import spawn
 from zirv_dash.config.layers import AdapterGate
-from zirv_dash.handover import HandoverAck, HandoverError, HandoverRefused, SwapPlan
+from zirv_dash.handover import packet as handover_packet
+from zirv_dash.handover import plan as handover_plan
+from zirv_dash.handover import transcript as handover_transcript
+from zirv_dash.handover.files import HandoverAck, HandoverError, HandoverRefused
+from zirv_dash.handover.plan import SwapPlan
 from zirv_dash.harnesses import adapters, catalogue
 from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.ptysession import DEFERRED_ENTER_DELAY, PtySession, SpawnError
@@ -44,7 +48,7 @@ SCROLLBACK_LINES = 200
 """How many of the newest scrollback lines go into the packet (with the screen)."""
 TRANSCRIPT_ITEMS = 20
 TRANSCRIPT_AGENTS = ("claude", "codex")
-QUIT_GRACE = handover.QUIT_GRACE_SECS
+QUIT_GRACE = handover_plan.QUIT_GRACE_SECS
 """How long the old child gets to act on its quit sequence before it is killed."""
 PENDING_NOTE = "⤓ switching when idle"
 RUNNING_NOTE = "⇄ switching…"
@@ -129,7 +133,7 @@ def precheck(pane: Pane, agent: str, model: str | None, gate: AdapterGate) -> No
         raise HandoverRefused(f"could not resolve the outgoing agent {pane.agent!r}")
     if is_current(pane, agent, model):
         raise HandoverRefused(f"pane {pane.short} already runs {describe(agent, model)}")
-    target = handover.check_harness(agent, gate)
+    target = handover_plan.check_harness(agent, gate)
     if not model or model == catalogue.NO_MODEL:
         return
     if not target.model_flag:
@@ -148,13 +152,13 @@ def prepare(
     transcript_home: Path | None = None,
 ) -> SwapPlan:
     """Packet + plan. Blocks on git and transcript files: call it off the UI loop."""
-    git = handover.git_status_summary(snapshot.cwd)
+    git = handover_packet.git_status_summary(snapshot.cwd)
     tail: list[str] = []
     if snapshot.agent in TRANSCRIPT_AGENTS:
-        tail = handover.transcript_tail(
+        tail = handover_transcript.transcript_tail(
             snapshot.agent, snapshot.session_id, snapshot.cwd, TRANSCRIPT_ITEMS, transcript_home
         )
-    packet = handover.build_packet(
+    packet = handover_packet.build_packet(
         snapshot.task,
         snapshot.cwd,
         snapshot.screen_lines,
@@ -165,14 +169,14 @@ def prepare(
         from_model=snapshot.model,
     )
     model = None if to_model == catalogue.NO_MODEL else to_model
-    return handover.plan_swap(
+    return handover_plan.plan_swap(
         snapshot.agent,
         snapshot.model,
         snapshot.resume_id,
         to_agent,
         model,
         packet,
-        packet_dir or handover.default_packet_dir(),
+        packet_dir or handover_plan.default_packet_dir(),
         gate=gate,
     )
 
@@ -244,7 +248,7 @@ def sweep_old_packets(
     now = time.time() if now is None else now
     removed = 0
     try:
-        directory = packet_dir or handover.default_packet_dir()
+        directory = packet_dir or handover_plan.default_packet_dir()
         entries = list(directory.glob("handover-*.md"))
     except OSError:
         return 0

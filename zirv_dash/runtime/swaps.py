@@ -14,8 +14,10 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from zirv_dash import handover
-from zirv_dash.handover import HandoverAck, HandoverError, HandoverFileError, HandoverRefused, swap
+from zirv_dash.handover import files as handover_files
+from zirv_dash.handover import plan as handover_plan
+from zirv_dash.handover import swap
+from zirv_dash.handover.files import HandoverAck, HandoverError, HandoverFileError, HandoverRefused
 from zirv_dash.handover.swap import SwapBook, SwapRequest
 from zirv_dash.harnesses import adapters, catalogue
 from zirv_dash.panes import registry
@@ -132,7 +134,7 @@ class SwapScheduler:
 
     def _answer(self, short: str, ack: HandoverAck) -> None:
         try:
-            handover.write_ack(short, ack)
+            handover_files.write_ack(short, ack)
         except (OSError, ValueError) as exc:
             self._engine.dash.error(f"handover: could not answer pane {short}'s request: {exc}")
 
@@ -159,7 +161,7 @@ class SwapScheduler:
         if not dash.manage_state or self._engine.quitting:
             return
         try:
-            shorts = handover.pending_request_shorts()
+            shorts = handover_files.pending_request_shorts()
         except OSError as exc:
             log.warning("handover: cannot list requests: %s", exc)
             return
@@ -167,7 +169,7 @@ class SwapScheduler:
             if dash.pane_by_short(short) is None:
                 continue  # another dashboard's pane
             try:
-                request = handover.claim_request(short)
+                request = handover_files.claim_request(short)
             except HandoverFileError as exc:
                 dash.error(f"handover: {exc}")
                 self._answer(short, HandoverAck(False, str(exc)))
@@ -205,7 +207,7 @@ class SwapScheduler:
         engine = self._engine
         dash = engine.dash
         book = self.book
-        plan: handover.SwapPlan | None = None
+        plan: handover_plan.SwapPlan | None = None
         retiring: PtySession | None = None
         typed_quit_ok = False
         try:
@@ -256,7 +258,7 @@ class SwapScheduler:
             await asyncio.to_thread(swap.retire, retiring, quit_sequence, None, defer)
 
 
-def start_successor(dash: Dashboard, pane: Pane, plan: handover.SwapPlan) -> swap.Successor:
+def start_successor(dash: Dashboard, pane: Pane, plan: handover_plan.SwapPlan) -> swap.Successor:
     """Start the pane's successor (swap.SwapFailed if it cannot); the pane and
     its old child are not touched. Same session id and turn-signal socket."""
     bound = dash.manage_state and pane.short in dash.signals
