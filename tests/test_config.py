@@ -214,7 +214,7 @@ def test_an_unknown_motion_names_the_key_and_the_file(tmp_path: Path) -> None:
 
 
 def test_zirv_ctx_config_checks_motion_before_writing() -> None:
-    from zirv_dash.config.keys import Refused, parse_key, value_of
+    from zirv_dash.cli.config_keys import Refused, parse_key, value_of
 
     key = parse_key("dash.motion")
     assert value_of(key, "reduced") == "reduced"
@@ -237,7 +237,7 @@ def test_an_upstream_supervise_section_is_ignored_in_any_layer(tmp_path: Path, t
 
 @pytest.mark.parametrize("key", ["supervise.max_nudges", "supervise.poll_ms", "supervise.x"])
 def test_zirv_ctx_config_refuses_supervise_keys_saying_why(key: str) -> None:
-    from zirv_dash.config.keys import Refused, parse_key
+    from zirv_dash.cli.config_keys import Refused, parse_key
     from zirv_dash.config.layers import all_keys
 
     assert not [k for k in all_keys() if k.startswith("supervise.")]

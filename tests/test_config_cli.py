@@ -17,8 +17,8 @@ import pytest
 from pydantic.fields import FieldInfo
 
 from zirv_dash import spawn
+from zirv_dash.cli import config_keys
 from zirv_dash.cli import config_verb as config_cli
-from zirv_dash.config import keys as config_keys
 from zirv_dash.config import layers as config
 from zirv_dash.harnesses import adapters, catalogue
 

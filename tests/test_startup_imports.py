@@ -38,7 +38,7 @@ MAILBOX_ONLY_FORBIDS = (
     "zirv_dash.record_fields",
     "zirv_dash.mail.headers",  # only to word a refused header
     "zirv_dash.config.model",
-    "zirv_dash.harnesses.gate",
+    "zirv_dash.config.gate",
     "zirv_dash.cli.ctx",  # other verbs' modules
     "zirv_dash.cli.ctx_kill",
     "zirv_dash.mail.nudge",

@@ -1,7 +1,7 @@
 """`zirv ctx config get|set|unset|add|remove|list|path`: the operator layer from a shell.
 
 Edits `~/.zirv/ctx.toml` (the operator's own file, never the repository's). A
-key is checked against the settings models (`zirv_dash.config.keys`), and a value
+key is checked against the settings models (`zirv_dash.cli.config_keys`), and a value
 by the model's own validation, before anything is written; other keys and
 sections are kept; the file is replaced atomically (temp file, fsync, rename)
 with mode 0600, and never written through a symlink (a dotfiles link would be
@@ -28,8 +28,8 @@ import tomli_w
 from pydantic import ValidationError
 
 from zirv_dash import paths, safeio
+from zirv_dash.cli.config_keys import Key, Refused, parse_key, render, validate, value_of
 from zirv_dash.config import layers as config
-from zirv_dash.config.keys import Key, Refused, parse_key, render, validate, value_of
 
 PROG = "zirv ctx config"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
-from zirv_dash.cli.ctx_common import UsageError, terminal_columns
+from zirv_dash.cli.usage import UsageError, terminal_columns
 
 
 class _Formatter(argparse.HelpFormatter):

@@ -8,41 +8,14 @@ import os
 import sys
 from collections.abc import Callable
 
+from zirv_dash.cli.usage import UsageError as UsageError
+from zirv_dash.cli.usage import terminal_columns as terminal_columns
+
 TYPE_CHECKING = False  # `typing` (with contextlib) is not imported to run a verb
 if TYPE_CHECKING:
     import argparse
 
-    from zirv_dash.cli.ctx_args import Parser as Parser
-
-
-class UsageError(Exception):
-    pass
-
-
-def terminal_columns() -> int:
-    """`shutil.get_terminal_size().columns`, without importing `shutil` (with its
-    compression modules): `COLUMNS` when a positive number, else the width of
-    the terminal on stdout, else 80."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns > 0:
-        return columns
-    stdout = sys.__stdout__
-    try:
-        return (os.get_terminal_size(stdout.fileno()).columns or 80) if stdout else 80
-    except (AttributeError, ValueError, OSError):  # closed, detached, not a terminal
-        return 80
-
-
-def __getattr__(name: str) -> object:
-    # `Parser` needs argparse, which a verb that parses nothing never imports.
-    if name == "Parser":
-        from zirv_dash.cli.ctx_args import Parser
-
-        return Parser
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from zirv_dash.cli.ctx_args import Parser
 
 
 def parse_args(parser: Parser, argv: list[str]) -> argparse.Namespace | int:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
     from pydantic_settings import BaseSettings
 
+    from zirv_dash.config.gate import AdapterGate as AdapterGate
     from zirv_dash.config.model import SECTION_MODELS as SECTION_MODELS
     from zirv_dash.config.model import DashSettings as DashSettings
     from zirv_dash.config.model import MailSettings as MailSettings
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
     from zirv_dash.config.model import env_var as env_var
     from zirv_dash.config.model import file_only as file_only
     from zirv_dash.config.model import operator_hint as operator_hint
-    from zirv_dash.harnesses.gate import AdapterGate as AdapterGate
 
 _MODEL_NAMES = frozenset(
     {
@@ -76,7 +76,7 @@ more than the whole of `zirv ctx send` may take, and only loading the settings
 
 def __getattr__(name: str) -> object:
     if name == "AdapterGate":  # a dataclass: `dataclasses` is not cheap to import
-        from zirv_dash.harnesses.gate import AdapterGate
+        from zirv_dash.config.gate import AdapterGate
 
         return AdapterGate
     if name in _MODEL_NAMES:
@@ -374,7 +374,7 @@ def _origin(section: str, name: str, layers: list[tuple[str, Mapping[str, Any]]]
 
 
 def load_adapter_gate(repo: Path | None = None, names: list[str] | None = None) -> AdapterGate:
-    from zirv_dash.harnesses.gate import AdapterGate
+    from zirv_dash.config.gate import AdapterGate
 
     repo = repo or paths.repo_root()
     gate = AdapterGate()
