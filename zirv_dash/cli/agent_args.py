@@ -49,6 +49,31 @@ def parse_args(argv: list[str]) -> AgentArgs:
     if "--" in argv:
         cut = argv.index("--")
         head, flags = argv[:cut], argv[cut + 1 :]
+    positionals, opts, switches = _tokens(head)
+    runtime = opts.get("--runtime", "wrapped")
+    if runtime not in ("wrapped", "native"):
+        raise UsageError(f"--runtime must be wrapped or native, not {runtime!r}")
+    if runtime == "native":
+        _check_native(opts, switches, flags, positionals)
+        positionals = ["native", *positionals]
+    if len(positionals) != 2:
+        raise UsageError("expected HARNESS and PROMPT (or - to read the prompt from stdin)")
+    args = AgentArgs(positionals[0], positionals[1], flags=flags, runtime=runtime)
+    args.model = opts.get("--model")
+    args.workdir = opts.get("--workdir")
+    args.json = "--json" in switches
+    args.force = "--force" in switches
+    args.worktree = "--worktree" in switches
+    if args.worktree and args.workdir is not None:
+        raise UsageError("--worktree and --workdir exclude each other (a worktree is its own dir)")
+    for name, attr in (("--timeout-secs", "timeout_secs"), ("--max-tool-calls", "max_tool_calls")):
+        if name in opts:
+            setattr(args, attr, _count(name, opts[name]))
+    return args
+
+
+def _tokens(head: list[str]) -> tuple[list[str], dict[str, str], set[str]]:
+    """Positionals, valued options and switches, in any order."""
     positionals: list[str] = []
     opts: dict[str, str] = {}
     switches: set[str] = set()
@@ -77,32 +102,18 @@ def parse_args(argv: list[str]) -> AgentArgs:
         else:
             positionals.append(tok)
         i += 1
-    runtime = opts.get("--runtime", "wrapped")
-    if runtime not in ("wrapped", "native"):
-        raise UsageError(f"--runtime must be wrapped or native, not {runtime!r}")
-    if runtime == "native":
-        _check_native(opts, switches, flags, positionals)
-        positionals = ["native", *positionals]
-    if len(positionals) != 2:
-        raise UsageError("expected HARNESS and PROMPT (or - to read the prompt from stdin)")
-    args = AgentArgs(positionals[0], positionals[1], flags=flags, runtime=runtime)
-    args.model = opts.get("--model")
-    args.workdir = opts.get("--workdir")
-    args.json = "--json" in switches
-    args.force = "--force" in switches
-    args.worktree = "--worktree" in switches
-    if args.worktree and args.workdir is not None:
-        raise UsageError("--worktree and --workdir exclude each other (a worktree is its own dir)")
-    for name, attr in (("--timeout-secs", "timeout_secs"), ("--max-tool-calls", "max_tool_calls")):
-        if name in opts:
-            try:
-                number = int(opts[name])
-            except ValueError:
-                raise UsageError(f"{name} must be a whole number, not {opts[name]!r}") from None
-            if number < 0:
-                raise UsageError(f"{name} must not be negative")
-            setattr(args, attr, number)
-    return args
+    return positionals, opts, switches
+
+
+def _count(name: str, text: str) -> int:
+    """A whole, non-negative number for `name`."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise UsageError(f"{name} must be a whole number, not {text!r}") from None
+    if number < 0:
+        raise UsageError(f"{name} must not be negative")
+    return number
 
 
 def _check_native(

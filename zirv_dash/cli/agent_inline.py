@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,9 +47,8 @@ def run_inline(
         return 1
     session = paths.new_session_id()
     short = paths.short_id(session)
-    no_terminal = inline_headless.headless(0)
-    tap = inline_headless.InputTap(0).start() if no_terminal else None
-    ender = _headless_end(short, tap) if tap is not None else None
+    plumbing = _Plumbing.open(short, args.json)
+    ender = plumbing.ender
     child_env = session_env.child_env(
         session,
         args.harness,
@@ -58,7 +58,77 @@ def run_inline(
         socket_path=ender.socket_path if ender is not None else None,
     )
     argv = adapter.interactive_argv(prompt, model=args.model, extra=args.flags, headless=True)
+    ran = _run_child(args, argv, child_env, workdir, notice, session, plumbing, base)
+    if isinstance(ran, int):
+        return ran  # it never started (said already)
+    code, reason = ran
+    if code == wrap.EXIT_TIMEOUT:
+        reason = "outran its --timeout-secs"
+    elif ender is not None and ender.ended:
+        code, reason = 0, "turn ended (the agent's turn signal; no terminal to continue)"
+    tail = plumbing.tail()
+    _report_inline(session, args.harness, base["model"], workdir, own_session, code, reason, tail)
+    doc = receipt(**base, state="exited_no_report", exit_code=code, session=short, reason=reason)
+    if args.json:
+        print(doc)
+    elif plumbing.tap is not None:
+        # Nobody watched this run (no terminal): the receipt is its only record.
+        sys.stdout.write("\n" + doc + "\n")
+        sys.stdout.flush()
+    return code
+
+
+@dataclass
+class _Plumbing:
+    """What one inline run holds open around its child: the input tap and the
+    turn-signal socket (when no terminal drives it) and the output tee."""
+
+    tap: inline_headless.InputTap | None
+    ender: inline_headless.HeadlessEnd | None
+    tee: output_tail.OutputTee | None
+    stdin_fd: int
+    out_fd: int
+
+    @classmethod
+    def open(cls, short: str, json: bool) -> _Plumbing:
+        no_terminal = inline_headless.headless(0)
+        tap = inline_headless.InputTap(0).start() if no_terminal else None
+        ender = _headless_end(short, tap) if tap is not None else None
+        stdin_fd = tap.fd if tap is not None else 0
+        out_fd = 2 if json else 1
+        return cls(tap, ender, _output_tee(stdin_fd, out_fd), stdin_fd, out_fd)
+
+    def close(self) -> None:
+        if self.ender is not None:
+            self.ender.close()
+        if self.tap is not None:
+            self.tap.close()
+        if self.tee is not None:
+            self.tee.close()
+
+    def tail(self) -> str | None:
+        """The worker's last screen lines, if its output was kept."""
+        if self.tee is None:
+            return None
+        return self.tee.tail(*_columns_rows(self.stdin_fd, self.out_fd))
+
+
+def _run_child(
+    args: AgentArgs,
+    argv: list[str],
+    child_env: dict[str, str],
+    workdir: str,
+    notice: str,
+    session: str,
+    plumbing: _Plumbing,
+    base: Mapping[str, str | None],
+) -> tuple[int, str | None] | int:
+    """Run the worker to its end: (exit code, why it ended), or the exit code of
+    a launch that failed. Registered while it runs; the plumbing closed after."""
+    from zirv_dash.panes import wrap
+
     registered: list[str] = []
+    ender = plumbing.ender
 
     def started(pid: int) -> None:
         registered.extend(_register_inline(session, args.harness, Path(workdir), pid))
@@ -66,9 +136,7 @@ def run_inline(
             ender.started(pid)
 
     reason: str | None = None
-    stdin_fd = tap.fd if tap is not None else 0
-    out_fd = 2 if args.json else 1
-    tee = _output_tee(stdin_fd, out_fd)
+    tee = plumbing.tee
     try:
         with _signals_end_the_run():
             code = wrap.run_wrapped(
@@ -76,8 +144,8 @@ def run_inline(
                 child_env,
                 workdir,
                 notice=notice,
-                stdin_fd=stdin_fd,
-                output_fd=tee.fd if tee is not None else out_fd,
+                stdin_fd=plumbing.stdin_fd,
+                output_fd=tee.fd if tee is not None else plumbing.out_fd,
                 timeout_secs=args.timeout_secs or None,
                 on_start=started,
             )
@@ -91,26 +159,8 @@ def run_inline(
     finally:
         for one in registered:
             _unregister_inline(one)
-        if ender is not None:
-            ender.close()
-        if tap is not None:
-            tap.close()
-        if tee is not None:
-            tee.close()
-    if code == wrap.EXIT_TIMEOUT:
-        reason = "outran its --timeout-secs"
-    elif ender is not None and ender.ended:
-        code, reason = 0, "turn ended (the agent's turn signal; no terminal to continue)"
-    tail = tee.tail(*_columns_rows(stdin_fd, out_fd)) if tee is not None else None
-    _report_inline(session, args.harness, base["model"], workdir, own_session, code, reason, tail)
-    doc = receipt(**base, state="exited_no_report", exit_code=code, session=short, reason=reason)
-    if args.json:
-        print(doc)
-    elif no_terminal:
-        # Nobody watched this run: the receipt is its only record.
-        sys.stdout.write("\n" + doc + "\n")
-        sys.stdout.flush()
-    return code
+        plumbing.close()
+    return code, reason
 
 
 def _report_inline(
