@@ -176,7 +176,7 @@ def test_adapter_gate_of_the_wrong_shape_is_an_error(tmp_path: Path, text: str) 
 
 
 def test_the_init_sample_parses_and_every_commented_repo_key_is_allowed(tmp_path: Path) -> None:
-    from zirv_dash.config.layers import SAMPLE_CTX_TOML
+    from zirv_dash.config.sample import SAMPLE_CTX_TOML
 
     repo_part = SAMPLE_CTX_TOML.split("# Operator-only keys")[0]
     uncommented = "\n".join(

@@ -20,6 +20,7 @@ from zirv_dash import spawn
 from zirv_dash.cli import config_keys
 from zirv_dash.cli import config_verb as config_cli
 from zirv_dash.config import layers as config
+from zirv_dash.config.sample import SAMPLE_CTX_TOML
 from zirv_dash.harnesses import adapters, catalogue
 
 
@@ -358,7 +359,7 @@ def test_every_gate_variable_is_read(
 def test_every_variable_named_in_the_init_sample_is_the_real_one() -> None:
     section = ""
     checked = 0
-    for line in config.SAMPLE_CTX_TOML.splitlines():
+    for line in SAMPLE_CTX_TOML.splitlines():
         header = re.match(r"# \[(\w+)\]", line)
         if header or "Operator-only keys" in line:
             section = header.group(1) if header else ""

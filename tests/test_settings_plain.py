@@ -1,6 +1,6 @@
-"""Plainly valid settings are taken without pydantic (`settings_plain`): the
-table there must say what the models say, and whatever it accepts must come out
-exactly as the models would make it."""
+"""Plainly valid settings are taken without pydantic (`config.plain`): the
+generated table it reads (`config.table`) must say what the models say, and
+whatever it accepts must come out exactly as the models would make it."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from pydantic import AliasChoices
 
 from zirv_dash.config import layers as config
 from zirv_dash.config import plain as settings_plain
+from zirv_dash.config import table as settings_table
 from zirv_dash.config.model import SECTION_MODELS, Settings
 
 
@@ -29,7 +30,7 @@ def _bounds(info: typing.Any) -> tuple[int | None, int | None]:
     return low, high
 
 
-def _kind(annotation: object) -> settings_plain.Kind:
+def _kind(annotation: object) -> settings_table.Kind:
     if typing.get_origin(annotation) is typing.Literal:
         return typing.get_args(annotation)
     return {bool: "bool", int: "int", str: "str", list[str]: "strs"}[annotation]  # type: ignore[index]
@@ -38,7 +39,7 @@ def _kind(annotation: object) -> settings_plain.Kind:
 @pytest.mark.parametrize("section", list(SECTION_MODELS))
 def test_the_table_declares_each_field_as_its_model_does(section: str) -> None:
     model = SECTION_MODELS[section]
-    table = settings_plain.SECTIONS[section]
+    table = settings_table.SECTIONS[section]
     assert list(table) == list(model.model_fields)
     for name, info in model.model_fields.items():
         kind, default, low, high = table[name]
@@ -59,7 +60,7 @@ def test_the_table_names_every_variable_its_model_reads(section: str) -> None:
             names |= {str(choice).upper() for choice in alias.choices}
         else:
             names.add(f"{prefix}{name}".upper())
-    assert settings_plain.ENV_NAMES[section] == names
+    assert settings_table.ENV_NAMES[section] == names
 
 
 def test_a_bare_enabled_variable_is_read_by_the_models_and_so_is_theirs(
@@ -79,7 +80,7 @@ _JUNK = st.one_of(
 
 
 def _near(
-    kind: settings_plain.Kind, low: int | None, high: int | None
+    kind: settings_table.Kind, low: int | None, high: int | None
 ) -> st.SearchStrategy[object]:
     """Values a field plainly takes, the edges just outside its range, and junk."""
     if kind == "int":
@@ -106,7 +107,7 @@ _MERGED = st.fixed_dictionaries(
                 "other": st.integers(),
             },
         )
-        for section, fields in settings_plain.SECTIONS.items()
+        for section, fields in settings_table.SECTIONS.items()
     },
 )
 
@@ -182,7 +183,7 @@ def test_loading_plain_settings_imports_no_pydantic(tmp_path: Path) -> None:
 
 
 _ONE_FIELD = st.sampled_from(
-    [(s, n, f) for s, fields in settings_plain.SECTIONS.items() for n, f in fields.items()]
+    [(s, n, f) for s, fields in settings_table.SECTIONS.items() for n, f in fields.items()]
 ).flatmap(lambda t: st.tuples(st.just(t[0]), st.just(t[1]), _near(t[2][0], t[2][2], t[2][3])))
 
 
@@ -191,8 +192,7 @@ def test_a_value_taken_plainly_is_the_value_its_model_stores(
     case: tuple[str, str, object],
 ) -> None:
     section, name, value = case
-    kind, _, low, high = settings_plain.SECTIONS[section][name]
-    taken = settings_plain.plain_value(name, kind, value, low, high)
+    taken = settings_plain.plain_value(section, name, value)
     if taken is None:
         return
     assert getattr(SECTION_MODELS[section](**{name: value}), name) == taken

@@ -128,7 +128,7 @@ def init_main(argv: list[str]) -> int:
     import stat
     from pathlib import Path
 
-    from zirv_dash.config.layers import SAMPLE_CTX_TOML
+    from zirv_dash.config.sample import SAMPLE_CTX_TOML
 
     target = Path.cwd() / ".zirv"
     try:

@@ -17,17 +17,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from zirv_dash import paths, safeio
+from zirv_dash.config import table
+from zirv_dash.config.errors import ConfigError as ConfigError
 from zirv_dash.config.policy import FOREIGN_SECTIONS as FOREIGN_SECTIONS
-from zirv_dash.config.policy import (
-    MAIL_KEEP_DEFAULT,
-    MAIL_KEEP_MIN,
-    MODELLED_SECTIONS,
-    section_hint,
-    top_hint,
-)
-from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_DEFAULT as _BYTES_DEFAULT
-from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MAX as _BYTES_MAX
-from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MIN as _BYTES_MIN
+from zirv_dash.config.policy import MODELLED_SECTIONS, section_hint, top_hint
 from zirv_dash.config.policy import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
 from zirv_dash.config.policy import REPO_ALLOWED_EXCEPTIONS as REPO_ALLOWED_EXCEPTIONS
 from zirv_dash.config.policy import REPO_FORBIDDEN as REPO_FORBIDDEN
@@ -43,9 +36,6 @@ from zirv_dash.textcheck import UnencodableText, require_encodable
 TYPE_CHECKING = False  # `typing` (with contextlib) is not imported for the mail limits
 if TYPE_CHECKING:
     from typing import Any
-
-    from pydantic import ValidationError
-    from pydantic_settings import BaseSettings
 
     from zirv_dash.config.gate import AdapterGate as AdapterGate
     from zirv_dash.config.model import SECTION_MODELS as SECTION_MODELS
@@ -84,10 +74,6 @@ def __getattr__(name: str) -> object:
 
         return getattr(settings_model, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class ConfigError(Exception):
-    """A configuration problem the user can fix; the message names file and key."""
 
 
 CONFIG_FILE_CAP = 1024 * 1024
@@ -209,7 +195,10 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
         merged = _merge(merged, flags)
         layers.append(("the command line", flags))
     plain = settings_plain.plain_sections(merged, os.environ)
-    sections = _model_sections(merged, layers) if plain is None else {}
+    if plain is None:
+        from zirv_dash.config.validation import model_sections
+
+        sections = model_sections({n: _section(merged, n) for n in MODELLED_SECTIONS}, layers)
     handover = {
         str(agent): {str(k): str(v) for k, v in tiers.items()}
         for agent, tiers in _section(merged, "handover").items()
@@ -218,7 +207,7 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
     for agent, tiers in _handover_env().items():
         handover.setdefault(agent, {}).update(tiers)
     worker = {str(k): str(v) for k, v in _section(merged, "worker").items()}
-    agent_value = os.environ.get("ZIRV_CTX_AGENT") or merged.get("agent")
+    agent_value = os.environ.get(TOP_ENV["agent"]) or merged.get("agent")
     default_agent = str(agent_value) if agent_value else None
     if plain is not None:
         top = settings_plain.PlainSettings(plain, default_agent, handover, worker, sources)
@@ -234,24 +223,6 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
         worker=worker,
         sources=sources,
     )
-
-
-def _model_sections(
-    merged: Mapping[str, Any], layers: list[tuple[str, Mapping[str, Any]]]
-) -> dict[str, Any]:
-    """Each modelled section validated by its settings model; ConfigError naming
-    each bad key and where it came from."""
-    from pydantic import ValidationError
-
-    from zirv_dash.config.model import SECTION_MODELS
-
-    sections: dict[str, Any] = {}
-    for name, model in SECTION_MODELS.items():
-        try:
-            sections[name] = model(**_section(merged, name))
-        except ValidationError as exc:
-            raise ConfigError(_describe_validation(exc, name, layers)) from exc
-    return sections
 
 
 def _file_layers(repo: Path) -> list[tuple[str, Mapping[str, Any]]]:
@@ -288,10 +259,9 @@ def mail_limits(repo: Path | None = None) -> tuple[int, int]:
     for _, layer in _file_layers(repo):
         mail.update(_section(layer, "mail"))
     values: list[int] = []
-    for name, default, low, high in (
-        ("keep", MAIL_KEEP_DEFAULT, MAIL_KEEP_MIN, None),
-        ("max_message_bytes", _BYTES_DEFAULT, _BYTES_MIN, _BYTES_MAX),
-    ):
+    for name in ("keep", "max_message_bytes"):
+        _, default, low, high = table.SECTIONS["mail"][name]
+        assert isinstance(low, int)  # both have a floor (the model's `ge`)
         value = _plain_limit(name, mail.get(name, default), low, high)
         if value is None:
             settings = load_settings(repo)
@@ -303,7 +273,7 @@ def mail_limits(repo: Path | None = None) -> tuple[int, int]:
 def _plain_limit(name: str, value: object, low: int, high: int | None) -> int | None:
     """`value` (or its environment variable, which outranks it) if it is plainly
     a whole number in range, else None."""
-    var = f"ZIRV_CTX_MAIL_{name.upper()}"
+    var = table.ENV["mail"][name]
     # pydantic-settings matches names case-insensitively: any spelling counts.
     given = [v for k, v in os.environ.items() if k.upper() == var]
     if len(given) > 1:
@@ -322,54 +292,6 @@ def _section(merged: Mapping[str, Any], name: str) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
-def _describe_validation(
-    exc: ValidationError, section: str, layers: list[tuple[str, Mapping[str, Any]]]
-) -> str:
-    """Each bad value named by key and blamed on where it came from: the
-    environment variable when one is set (it outranks the files), else the
-    highest layer that holds the key."""
-    from zirv_dash.config.model import SECTION_MODELS
-
-    model = SECTION_MODELS[section]
-    parts = []
-    for err in exc.errors():
-        loc = [str(p) for p in err.get("loc", ())]
-        name = _field_of(model, loc[0]) if loc else ""
-        key = ".".join([section, name, *loc[1:]]) if name else section
-        what = f"{key}: {err.get('msg', 'invalid')} (got {err.get('input')!r})"
-        parts.append(f"{what}; from {_origin(section, name, layers)}")
-    return "invalid configuration: " + "; ".join(parts)
-
-
-def _field_of(model: type[BaseSettings], loc: str) -> str:
-    """The field an error location names (an env alias such as `ZIRV_CTX_DASH`
-    names the `enabled` field)."""
-    from pydantic import AliasChoices
-
-    if loc in model.model_fields:
-        return loc
-    for name, info in model.model_fields.items():
-        alias = info.validation_alias
-        if isinstance(alias, AliasChoices) and loc in alias.choices:
-            return name
-    return loc
-
-
-def _origin(section: str, name: str, layers: list[tuple[str, Mapping[str, Any]]]) -> str:
-    from zirv_dash.config.model import SECTION_MODELS, env_var
-
-    if name in SECTION_MODELS[section].model_fields:
-        var = env_var(section, name)
-        # pydantic-settings matches names case-insensitively.
-        if any(k.upper() == var for k in os.environ):
-            return f"the environment variable {var}"
-    for layer in reversed(layers):
-        table = layer[1].get(section)
-        if isinstance(table, Mapping) and name in table:
-            return str(layer[0])
-    return "the defaults"
-
-
 # --- adapter gate (.zirv/.settings.toml) -------------------------------------------
 
 
@@ -386,12 +308,12 @@ def load_adapter_gate(repo: Path | None = None, names: list[str] | None = None) 
         if not isinstance(agents, Mapping):
             # A gate of the wrong shape is an error, never a silent "all enabled".
             raise ConfigError(f"{file}: `agents` must be a table (`[agents.<name>]`)")
-        for name, table in agents.items():
-            if not isinstance(table, Mapping):
+        for name, entry in agents.items():
+            if not isinstance(entry, Mapping):
                 raise ConfigError(f"{file}: `agents.{name}` must be a table (`[agents.{name}]`)")
-            if "enabled" not in table:
+            if "enabled" not in entry:
                 continue
-            value = table["enabled"]
+            value = entry["enabled"]
             if not isinstance(value, bool):
                 raise ConfigError(f"{file}: agents.{name}.enabled must be true or false")
             if value is False:
@@ -410,39 +332,3 @@ def load_adapter_gate(repo: Path | None = None, names: list[str] | None = None) 
         else:
             gate.disabled.pop(name, None)
     return gate
-
-
-SAMPLE_CTX_TOML = """\
-# zirv configuration for this repository.
-#
-# Layers, lowest first: ~/.zirv/ctx.toml (operator) -> this file (repository)
-# -> ZIRV_CTX_* environment variables -> command-line flags.
-#
-# A repository may not set dashboard limits, the default agent, handover
-# models or whether (and how much) mail is kept and delivered: put those in
-# ~/.zirv/ctx.toml. What a repository may set:
-#
-# [dash]
-# idle_quiet_ms = 10000        # ZIRV_CTX_DASH_IDLE_QUIET_MS
-# [mail]
-# max_message_bytes = 4096     # ZIRV_CTX_MAIL_MAX_MESSAGE_BYTES (at most 1 MiB)
-#
-# Operator-only keys (~/.zirv/ctx.toml; `zirv ctx config set KEY VALUE` writes
-# one there after checking it, `zirv ctx config list` shows what applies):
-#
-# agent = "claude"             # default harness; ZIRV_CTX_AGENT
-# [dash]
-# enabled = true               # ZIRV_CTX_DASH
-# sidebar_cols = 28            # ZIRV_CTX_DASH_SIDEBAR_COLS
-# max_panes = 9                # ZIRV_CTX_DASH_MAX_PANES
-# mouse = true                 # ZIRV_CTX_DASH_MOUSE
-# motion = "full"             # ZIRV_CTX_DASH_MOTION ("reduced": spinners stand still)
-# roster_max_age_secs = 604800 # ZIRV_CTX_DASH_ROSTER_MAX_AGE_SECS
-# workdir_roots = []           # ZIRV_CTX_DASH_WORKDIR_ROOTS
-#
-# [mail]
-# enabled = true               # ZIRV_CTX_MAIL
-# keep = 50                    # ZIRV_CTX_MAIL_KEEP (unread mail is never pruned:
-#                              #   a mailbox holding this many refuses new mail)
-# max_delivered_bytes = 4096   # ZIRV_CTX_MAIL_MAX_DELIVERED_BYTES
-"""

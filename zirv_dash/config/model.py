@@ -13,17 +13,13 @@ tokens. Those keys are *repo-forbidden* (`REPO_FORBIDDEN`).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic.config import JsonDict
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from zirv_dash.config.policy import FOREIGN_SECTIONS as FOREIGN_SECTIONS
-from zirv_dash.config.policy import MAIL_KEEP_DEFAULT as MAIL_KEEP_DEFAULT
-from zirv_dash.config.policy import MAIL_KEEP_MIN as MAIL_KEEP_MIN
-from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_DEFAULT as MAIL_MESSAGE_BYTES_DEFAULT
-from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MAX as MAIL_MESSAGE_BYTES_MAX
-from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MIN as MAIL_MESSAGE_BYTES_MIN
 from zirv_dash.config.policy import MODELLED_SECTIONS as MODELLED_SECTIONS
 from zirv_dash.config.policy import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
 from zirv_dash.config.policy import REPO_ALLOWED_EXCEPTIONS as REPO_ALLOWED_EXCEPTIONS
@@ -37,6 +33,11 @@ from zirv_dash.config.policy import repo_settable as repo_settable
 from zirv_dash.config.policy import section_hint as section_hint
 from zirv_dash.config.policy import top_hint as top_hint
 from zirv_dash.config.policy import unknown_key_words as unknown_key_words
+
+OPERATOR_ONLY: JsonDict = {"operator_only": True}
+"""A field's `json_schema_extra`: a repository checkout may not set it."""
+REPO_SETTABLE: JsonDict = {"operator_only": False}
+"""A field's `json_schema_extra` in an operator-only section: a checkout may set it."""
 
 
 class _EnvFirst(BaseSettings):
@@ -55,7 +56,18 @@ class _EnvFirst(BaseSettings):
 
 
 class DashSettings(_EnvFirst):
-    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_DASH_", extra="ignore")
+    """`[dash]`: the dashboard. Operator-only as a whole (a checkout may not switch
+    it on or off, resize it or raise its own pane cap), but for its idle time."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_DASH_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    """Every key (and any unknown one) is operator-only unless marked REPO_SETTABLE."""
+    LOWERED: ClassVar[tuple[str, ...]] = ("motion", "truecolor")
+    """Choice fields read in any case (`_word` lowers the text first)."""
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ("truecolor",)
+    """Choice fields that also take a TOML boolean, as the word `true`/`false`."""
 
     enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_DASH", "enabled"))
     """Open the multiplexer on a capable terminal (false: single-pane session)."""
@@ -65,7 +77,7 @@ class DashSettings(_EnvFirst):
     """Cap on live panes; spawns past it are refused."""
     mouse: bool = True
     """Capture the mouse (false leaves selection to the terminal)."""
-    idle_quiet_ms: int = Field(default=10_000, ge=100)
+    idle_quiet_ms: int = Field(default=10_000, ge=100, json_schema_extra=REPO_SETTABLE)
     """Output quiet time after which a signal-less pane counts as idle."""
     roster_max_age_secs: int = Field(default=604_800, ge=0)
     """Restore rosters older than this are ignored."""
@@ -87,17 +99,12 @@ class DashSettings(_EnvFirst):
     because a terminal that does not understand it ignores it silently, while
     `bell` beeps and `desktop` needs `notify-send`; `off` sends nothing."""
 
-    @field_validator("truecolor", mode="before")
+    @field_validator(*LOWERED, mode="before")
     @classmethod
-    def _truecolor_word(cls, value: object) -> object:
+    def _word(cls, value: object, info: ValidationInfo) -> object:
         # TOML booleans and env strings both reach here.
-        if isinstance(value, bool):
+        if isinstance(value, bool) and info.field_name in cls.BOOL_WORDS:
             return "true" if value else "false"
-        return value.lower() if isinstance(value, str) else value
-
-    @field_validator("motion", mode="before")
-    @classmethod
-    def _motion_word(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
 
     @property
@@ -107,20 +114,45 @@ class DashSettings(_EnvFirst):
 
 
 class MailSettings(_EnvFirst):
-    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_MAIL_", extra="ignore")
+    """`[mail]`: the mailbox. A checkout may size a message, but not switch mail
+    off, change delivery, or shrink `keep` (which prunes every session's history)."""
 
-    enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_MAIL", "enabled"))
-    max_message_bytes: int = Field(
-        default=MAIL_MESSAGE_BYTES_DEFAULT, ge=MAIL_MESSAGE_BYTES_MIN, le=MAIL_MESSAGE_BYTES_MAX
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_MAIL_", extra="ignore", use_attribute_docstrings=True
     )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = False
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    enabled: bool = Field(
+        default=True,
+        validation_alias=AliasChoices("ZIRV_CTX_MAIL", "enabled"),
+        json_schema_extra=OPERATOR_ONLY,
+    )
+    """Keep and deliver mail between sessions."""
+    max_message_bytes: int = Field(default=4096, ge=64, le=1024 * 1024)
     """Bodies over this are cut (the whole text goes to a `full/` sidecar); at
     most 1 MiB so a reader never needs more than a bounded read."""
-    max_delivered_bytes: int = Field(default=4096, ge=64, le=1024 * 1024)
-    keep: int = Field(default=MAIL_KEEP_DEFAULT, ge=MAIL_KEEP_MIN)
+    max_delivered_bytes: int = Field(
+        default=4096, ge=64, le=1024 * 1024, json_schema_extra=OPERATOR_ONLY
+    )
+    """The most of a message typed into a pane when it is delivered."""
+    keep: int = Field(default=50, ge=1, json_schema_extra=OPERATOR_ONLY)
+    """Messages kept per mailbox (unread mail is never pruned: a mailbox holding
+    this many refuses new mail)."""
 
 
 class SessionSettings(_EnvFirst):
-    model_config = SettingsConfigDict(env_prefix="ZIRV_CTX_SESSION_", extra="ignore")
+    """`[session]`: the persistent runtime. Operator-only: whether cloning a
+    repository is enough to make its sessions outlive the operator's terminal is
+    not the checkout's decision."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_SESSION_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
 
     persistent: bool = False
     """`zirv chat` attaches to this repository's runtime (`zirv session`), which
@@ -130,12 +162,22 @@ class SessionSettings(_EnvFirst):
 class Settings(BaseModel):
     """The merged, validated configuration for one process."""
 
-    agent: str | None = None
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    agent: str | None = Field(
+        default=None,
+        json_schema_extra={**OPERATOR_ONLY, "env": "ZIRV_CTX_AGENT", "shown": "first installed"},
+    )
+    """The default harness."""
     dash: DashSettings = Field(default_factory=DashSettings)
     mail: MailSettings = Field(default_factory=MailSettings)
     session: SessionSettings = Field(default_factory=SessionSettings)
-    handover: dict[str, dict[str, str]] = Field(default_factory=dict)
-    worker: dict[str, str] = Field(default_factory=dict)
+    handover: dict[str, dict[str, str]] = Field(
+        default_factory=dict, json_schema_extra={**OPERATOR_ONLY, "shown": "built-in ladder"}
+    )
+    """The model for a handover tier (`handover.<agent>.<tier>`)."""
+    worker: dict[str, str] = Field(default_factory=dict, json_schema_extra=OPERATOR_ONLY)
+    """Upstream zirv's worker table, kept as it is."""
     sources: list[str] = Field(default_factory=list)
     """Files that contributed, for `zirv ctx config`-style diagnostics."""
 
@@ -148,7 +190,7 @@ SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "session": SessionSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
-assert tuple(SECTION_MODELS) == MODELLED_SECTIONS, "settings_policy.MODELLED_SECTIONS is stale"
+assert tuple(SECTION_MODELS) == MODELLED_SECTIONS, "config/table.py is stale (regenerate it)"
 
 
 def env_var(section: str, name: str) -> str:

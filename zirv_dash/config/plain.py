@@ -8,75 +8,22 @@ case `plain_sections` gives the sections as `PlainSection`s, with exactly the
 values the models would give. A value that is not plain (a wrong type, out of
 range, an unknown key, any environment variable a model reads) gives None, and
 `config.load_settings` validates with the models as always, so every error reads
-as it did. `tests/test_settings_plain.py` checks this table against the models.
+as it did. What each field is (kind, default, bounds, variables) comes from the
+model's generated copy (`config/table.py`); `tests/test_settings_plain.py` holds
+what this takes to what the models make.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from zirv_dash.config.policy import MAIL_KEEP_DEFAULT, MAIL_KEEP_MIN
-from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_DEFAULT as _BYTES_DEFAULT
-from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MAX as _BYTES_MAX
-from zirv_dash.config.policy import MAIL_MESSAGE_BYTES_MIN as _BYTES_MIN
+from zirv_dash.config.table import BOOL_WORDS, ENV_NAMES, LOWERED, SECTIONS
 
 TYPE_CHECKING = False  # `typing` is for type checkers only
 if TYPE_CHECKING:
     from typing import Any
 
     from zirv_dash.config.model import Settings
-
-Kind = str | tuple[str, ...]
-"""`bool`, `int`, `str`, `strs` (a list of strings), or the choices of a literal."""
-Field = tuple[Kind, object, int | None, int | None]
-"""(kind, default, lowest, highest) of one setting; the bounds are for ints."""
-
-SECTIONS: dict[str, dict[str, Field]] = {
-    "dash": {
-        "enabled": ("bool", True, None, None),
-        "sidebar_cols": ("int", 28, 16, 80),
-        "max_panes": ("int", 9, 1, 64),
-        "mouse": ("bool", True, None, None),
-        "idle_quiet_ms": ("int", 10_000, 100, None),
-        "roster_max_age_secs": ("int", 604_800, 0, None),
-        "workdir_roots": ("strs", (), None, None),
-        "scrollback_bytes": ("int", 8 * 1024 * 1024, 64 * 1024, None),
-        "motion": (("full", "reduced"), "full", None, None),
-        "keymap": ("str", "default", None, None),
-        "truecolor": (("auto", "true", "false"), "auto", None, None),
-        "notify": (("off", "bell", "osc", "desktop"), "osc", None, None),
-    },
-    "mail": {
-        "enabled": ("bool", True, None, None),
-        "max_message_bytes": ("int", _BYTES_DEFAULT, _BYTES_MIN, _BYTES_MAX),
-        "max_delivered_bytes": ("int", 4096, 64, 1024 * 1024),
-        "keep": ("int", MAIL_KEEP_DEFAULT, MAIL_KEEP_MIN, None),
-    },
-    "session": {
-        "persistent": ("bool", False, None, None),
-    },
-}
-"""Each modelled section's fields as `settings_model` declares them."""
-
-
-def _env_names(section: str, prefix: str) -> frozenset[str]:
-    aliases = (
-        {f"ZIRV_CTX_{section.upper()}", "ENABLED"} if "enabled" in SECTIONS[section] else set()
-    )
-    return frozenset(
-        aliases | {f"{prefix}{n.upper()}" for n in SECTIONS[section] if n != "enabled"}
-    )
-
-
-ENV_NAMES: dict[str, frozenset[str]] = {
-    section: _env_names(section, f"ZIRV_CTX_{section.upper()}_") for section in SECTIONS
-}
-"""Every environment variable (upper-cased: pydantic-settings ignores case) a
-section model reads. `enabled` is read from its `ZIRV_*` alias and from its
-other alias, a bare `enabled`, never from `<prefix>ENABLED`."""
-
-LOWERED = frozenset({"motion", "truecolor"})
-"""Fields whose model lowers a string before checking it (a field validator)."""
 
 
 class PlainSection:
@@ -167,11 +114,11 @@ def plain_sections(
         if not isinstance(table, Mapping) or not set(table) <= set(fields):
             return None
         values: dict[str, object] = {}
-        for name, (kind, default, low, high) in fields.items():
+        for name, (kind, default, _, _) in fields.items():
             if name not in table:
                 values[name] = list(default) if kind == "strs" else default  # type: ignore[call-overload]
                 continue
-            value = plain_value(name, kind, table[name], low, high)
+            value = plain_value(section, name, table[name])
             if value is None:
                 return None
             values[name] = value
@@ -179,8 +126,10 @@ def plain_sections(
     return out
 
 
-def plain_value(name: str, kind: Kind, value: object, low: int | None, high: int | None) -> object:
-    """`value` as the model stores it when it is plainly valid, else None."""
+def plain_value(section: str, name: str, value: object) -> object:
+    """`value` for `section.name` as the model stores it when it is plainly
+    valid, else None."""
+    kind, _, low, high = SECTIONS[section][name]
     if kind == "bool":
         return value if type(value) is bool else None
     if kind == "int":
@@ -195,8 +144,8 @@ def plain_value(name: str, kind: Kind, value: object, low: int | None, high: int
         if type(value) is not list or any(type(item) is not str for item in value):
             return None
         return list(value)
-    if name in LOWERED:
-        if type(value) is bool and name == "truecolor":
+    if name in LOWERED[section]:
+        if type(value) is bool and name in BOOL_WORDS[section]:
             value = "true" if value else "false"
         if type(value) is str:
             value = value.lower()

@@ -1,41 +1,30 @@
 """Settings policy and names that need no settings model (no pydantic import).
 
-What a repository checkout may set, the sections kept for upstream zirv, the
-mail limits' bounds, and the words of hints: the small CLIs (`zirv ctx send`)
-and the layer checks in `config` use these without paying for pydantic;
-`settings_model` builds its fields from the same constants and re-exports them.
+What a repository checkout may set (declared on the model, read here from its
+generated copy, `table`), the sections kept for upstream zirv, and the words of
+hints: the small CLIs (`zirv ctx send`) and the layer checks in `config` use
+these without paying for pydantic; `settings_model` re-exports them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-MAIL_KEEP_DEFAULT = 50
-MAIL_KEEP_MIN = 1
-MAIL_MESSAGE_BYTES_DEFAULT = 4096
-MAIL_MESSAGE_BYTES_MIN = 64
-MAIL_MESSAGE_BYTES_MAX = 1024 * 1024
-"""A reader never needs more than a bounded read of one message."""
+from zirv_dash.config import table
 
-# Keys a repository checkout may not set (section → forbidden keys; "*" = all but
-# the listed exceptions). See the module docstring for why.
-REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "dash": ("*",),
-    # Upstream forbids `enabled` and `max_delivered_bytes`; `keep` too, because a
-    # checkout that shrinks it prunes every other session's mail history.
-    "mail": ("enabled", "max_delivered_bytes", "keep"),
-    "handover": ("*",),
-    "worker": ("*",),
-    # Whether cloning a repository is enough to make its sessions outlive the
-    # operator's terminal is not the checkout's decision.
-    "session": ("*",),
-}
-REPO_ALLOWED_EXCEPTIONS: dict[str, tuple[str, ...]] = {"dash": ("idle_quiet_ms",)}
-MODELLED_SECTIONS = ("dash", "mail", "session")
-"""Sections with a settings model (`settings_model.SECTION_MODELS`, which checks
-it): a refused key there is named key by key. Here so that reading the files
-needs no model (pydantic is not imported by `zirv ctx send`)."""
-REPO_FORBIDDEN_TOP = ("agent",)
+# What a checkout may set, and where the top-level keys are read from, are
+# declared on the settings model (`operator_only`, `env`); these are its
+# generated plain copies (`config/table.py`), so reading the files needs no model
+# (pydantic is not imported by `zirv ctx send`).
+REPO_FORBIDDEN = table.REPO_FORBIDDEN
+"""Keys a repository checkout may not set (section → forbidden keys; "*" = all
+but `REPO_ALLOWED_EXCEPTIONS`)."""
+REPO_ALLOWED_EXCEPTIONS = table.REPO_ALLOWED_EXCEPTIONS
+MODELLED_SECTIONS = table.MODELLED_SECTIONS
+"""Sections with a settings model: a refused key there is named key by key."""
+REPO_FORBIDDEN_TOP = table.REPO_FORBIDDEN_TOP
+TOP_ENV = table.TOP_ENV
+"""Top-level keys and the environment variable each is read from (`load_settings`)."""
 
 OPERATOR_FILE_SHOWN = "~/.zirv/ctx.toml"
 FOREIGN_SECTIONS: dict[str, str] = {
@@ -49,8 +38,6 @@ FOREIGN_SECTIONS: dict[str, str] = {
 """Sections `~/.zirv/ctx.toml` may hold for upstream zirv (the file is shared)
 that no setting here reads: loading ignores them, as it ignores any key no model
 has, and `zirv ctx config` refuses them with this reason."""
-TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
-"""Top-level keys and the environment variable each is read from (`load_settings`)."""
 
 
 def handover_env(agent: str, tier: str) -> str:
