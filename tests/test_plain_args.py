@@ -1,6 +1,7 @@
-"""`zirv ctx send` reads a plain command line without argparse; whatever that
-fast reading accepts, argparse must read the same way (it parses everything
-else, and words every refusal)."""
+"""`zirv ctx send` and `zirv chat` read a plain command line without argparse,
+from the same flag declaration their argparse parser is built from (`flags`);
+whatever that fast reading accepts, argparse must read the same way (it parses
+everything else, and words every refusal)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from zirv_dash.cli import ctx_mail as ctx_mail_cli
 from zirv_dash.cli.ctx_common import parse_args
-from zirv_dash.cli.plain_args import plain_options, plain_value
+from zirv_dash.cli.flags import plain_value, read_plain
 
 _WORDS = st.sampled_from(
     [
@@ -34,14 +35,11 @@ def _argparse(argv: list[str]) -> tuple[str, str | None, bool] | int:
 
 @given(st.lists(_WORDS, max_size=6))
 def test_a_line_read_without_argparse_reads_as_argparse_reads_it(argv: list[str]) -> None:
-    if plain_options(argv, *_TABLES) is None:
+    if read_plain(ctx_mail_cli.SEND, argv) is None:
         return  # argparse's to read
-    args = ctx_mail_cli.send_args(argv)  # no message, or both targets: argparse's again
-    if not isinstance(args, int):
-        assert _argparse(argv) == (args.message, args.to_session, args.all)
-
-
-_TABLES = (ctx_mail_cli._SEND_VALUED, ctx_mail_cli._SEND_FLAGS)
+    args = ctx_mail_cli.send_args(argv)
+    assert not isinstance(args, int)  # a plain line has a message and one target at most
+    assert _argparse(argv) == (args.message, args.to_session, args.all)
 
 
 @pytest.mark.parametrize(
@@ -55,7 +53,7 @@ _TABLES = (ctx_mail_cli._SEND_VALUED, ctx_mail_cli._SEND_FLAGS)
 def test_the_plain_lines_agents_send_skip_argparse(
     argv: list[str], expected: tuple[str, str | None, bool]
 ) -> None:
-    assert plain_options(argv, *_TABLES) is not None
+    assert read_plain(ctx_mail_cli.SEND, argv) is not None
     args = ctx_mail_cli.send_args(argv)
     assert not isinstance(args, int)
     assert (args.message, args.to_session, args.all) == expected == _argparse(argv)
@@ -72,10 +70,12 @@ def test_the_plain_lines_agents_send_skip_argparse(
         ["--message"],
         ["hi"],
         ["--help"],
+        ["--all"],  # no message (required): argparse says so
+        ["-m", "hi", "--all", "--to-session", "ab"],  # both of one exclusive group
     ],
 )
 def test_anything_unusual_is_argparse_s_to_read(argv: list[str]) -> None:
-    assert plain_options(argv, *_TABLES) is None
+    assert read_plain(ctx_mail_cli.SEND, argv) is None
 
 
 def test_both_targets_or_no_message_are_refused_by_argparse_in_its_words(
@@ -110,7 +110,7 @@ def _chat_fields(args: object) -> tuple[object, ...]:
 def test_a_chat_line_read_without_argparse_reads_as_argparse_reads_it(argv: list[str]) -> None:
     from zirv_dash.cli import chat
 
-    if plain_options(argv, chat._CHAT_VALUED, chat._CHAT_FLAGS) is None:
+    if read_plain(chat.CHAT, argv) is None:
         return  # argparse's to read
     parsed = chat.chat_parser().parse_args(argv)  # a plain line never exits
     assert _chat_fields(chat.parse_args(argv)) == _chat_fields(parsed)
@@ -119,9 +119,26 @@ def test_a_chat_line_read_without_argparse_reads_as_argparse_reads_it(argv: list
 def test_a_plain_chat_line_needs_no_argparse_and_others_do() -> None:
     from zirv_dash.cli import chat
 
-    assert plain_options(["--agent", "demo"], chat._CHAT_VALUED, chat._CHAT_FLAGS) is not None
+    assert read_plain(chat.CHAT, ["--agent", "demo"]) is not None
     for unusual in (["--ag", "demo"], ["--runtime", "native"], ["--pane", "shell"], ["-h"]):
-        assert plain_options(unusual, chat._CHAT_VALUED, chat._CHAT_FLAGS) is None
+        assert read_plain(chat.CHAT, unusual) is None
     assert _chat_fields(chat.parse_args(["--pane", "shell:hi", "--agent=demo"])) == (
         "demo", None, False, False, "wrapped", False, ["shell:hi"],
     )  # fmt: skip
+
+
+def test_each_parser_is_built_from_its_declaration_flag_for_flag() -> None:
+    from zirv_dash.cli import chat
+
+    verbs = [
+        (chat.CHAT, chat.chat_parser()),
+        (ctx_mail_cli.SEND, ctx_mail_cli.send_parser()),
+    ]
+    for verb, parser in verbs:
+        declared = [(f.names, f.dest, f.help) for f in verb.flags]
+        built = [
+            (tuple(a.option_strings) or (a.dest,), a.dest, a.help)
+            for a in parser._actions
+            if a.dest != "help"
+        ]
+        assert built == declared, verb.prog

@@ -60,7 +60,7 @@ print(json.dumps({{"code": code, "out": out.getvalue(), "modules": modules, "sta
 SEND_ALSO_FORBIDS = ("json", "tomllib", "logging")
 """Storing a note reads no JSON or TOML and logs nothing (only a failure does)."""
 HOT_PATH_FORBIDS = (
-    "argparse",  # a plain command line is read by `plain_args`; argparse only for the rest
+    "argparse",  # a plain command line is read by `flags.read_plain`; argparse for the rest
     "gettext",  # argparse's, and locale with its first translated string
     "locale",
     "typing",  # with contextlib: only type checkers read our annotations

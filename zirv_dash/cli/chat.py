@@ -12,12 +12,12 @@ import logging
 import os
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zirv_dash import outer_terminal, paths
-from zirv_dash.cli.plain_args import plain_options
+from zirv_dash.cli.flags import APPEND, STORE_TRUE, Flag, Verb, build_parser, read_plain
 from zirv_dash.config.layers import ConfigError, load_adapter_gate, load_settings
 from zirv_dash.harnesses import adapters
 from zirv_dash.harnesses.native_kind import NATIVE
@@ -36,78 +36,65 @@ if TYPE_CHECKING:
 MIN_COLUMNS = 80
 MIN_ROWS = 20
 
+RUNTIMES = ("wrapped", NATIVE)
+CHAT = Verb(
+    "zirv chat",
+    "Open the zirv dashboard.",
+    Flag("--agent", help="harness for the first pane"),
+    Flag("--model", help="model for the first pane"),
+    Flag("--simple", action=STORE_TRUE, help="one wrapped session, no dashboard"),
+    Flag("--allow-nested", action=STORE_TRUE, help="start inside another session"),
+    Flag(
+        "--runtime",
+        choices=RUNTIMES,
+        default="wrapped",
+        help="wrapped: a harness CLI on a PTY; native: zirv's own session (~/.zirv/native.toml)",
+    ),
+    Flag(
+        "--no-session",
+        action=STORE_TRUE,
+        help="own the panes in this process even with [session] persistent = true",
+    ),
+    Flag(
+        "--pane",
+        action=APPEND,
+        metavar="AGENT[:PROMPT]",
+        help="open another pane at start (repeatable)",
+    ),
+)
+"""`zirv chat`'s flags: its parser and its plain reading are both made from this."""
+WRAPPED_ONLY = (("agent", "--agent"), ("model", "--model"), ("simple", "--simple"))
+"""Flags that choose or shape a wrapped harness: a native pane's route (in
+~/.zirv/native.toml) names its model, and it has no single-session form."""
+
 
 @dataclass(slots=True)
 class ChatArgs:
-    """What `zirv chat` was asked: the fields of its argparse namespace."""
+    """What `zirv chat` was asked: one field a flag of `CHAT`."""
 
-    agent: str | None = None
-    model: str | None = None
-    simple: bool = False
-    allow_nested: bool = False
-    runtime: str = "wrapped"
-    no_session: bool = False
-    pane: list[str] = field(default_factory=list)
-
-
-_CHAT_VALUED = {"--agent": "agent", "--model": "model"}
-_CHAT_FLAGS = {"--simple": "simple", "--allow-nested": "allow_nested", "--no-session": "no_session"}
+    agent: str | None
+    model: str | None
+    simple: bool
+    allow_nested: bool
+    runtime: str
+    no_session: bool
+    pane: list[str]
 
 
 def parse_args(argv: list[str]) -> ChatArgs:
     """The command line; a plain one (`--agent NAME`, `--model M`, the flags) is
-    read without argparse (see `plain_args`), anything else by argparse, which
-    prints help and usage errors (and exits) as it always has."""
-    plain = plain_options(argv, _CHAT_VALUED, _CHAT_FLAGS)
+    read without argparse (see `flags`), anything else by argparse, which prints
+    help and usage errors (and exits) as it always has."""
+    plain = read_plain(CHAT, argv)
     if plain is not None:
-        agent, model = plain.get("agent"), plain.get("model")
-        return ChatArgs(
-            agent=None if agent is None else str(agent),
-            model=None if model is None else str(model),
-            simple="simple" in plain,
-            allow_nested="allow_nested" in plain,
-            no_session="no_session" in plain,
-        )
-    args = chat_parser().parse_args(argv)
-    return ChatArgs(
-        args.agent, args.model, args.simple, args.allow_nested, args.runtime, args.no_session,
-        args.pane or [],
-    )  # fmt: skip
+        return ChatArgs(**plain)
+    return ChatArgs(**vars(chat_parser().parse_args(argv)))
 
 
 def chat_parser() -> argparse.ArgumentParser:
     import argparse  # only for a line `parse_args` does not read plainly
 
-    parser = argparse.ArgumentParser(prog="zirv chat", description="Open the zirv dashboard.")
-    parser.add_argument("--agent", help="harness for the first pane")
-    parser.add_argument("--model", help="model for the first pane")
-    parser.add_argument("--simple", action="store_true", help="one wrapped session, no dashboard")
-    parser.add_argument("--allow-nested", action="store_true", help="start inside another session")
-    parser.add_argument(
-        "--runtime",
-        choices=RUNTIMES,
-        default="wrapped",
-        help="wrapped: a harness CLI on a PTY; native: zirv's own session (~/.zirv/native.toml)",
-    )
-    parser.add_argument(
-        "--no-session",
-        action="store_true",
-        help="own the panes in this process even with [session] persistent = true",
-    )
-    parser.add_argument(
-        "--pane",
-        action="append",
-        default=[],
-        metavar="AGENT[:PROMPT]",
-        help="open another pane at start (repeatable)",
-    )
-    return parser
-
-
-RUNTIMES = ("wrapped", NATIVE)
-WRAPPED_ONLY = (("agent", "--agent"), ("model", "--model"), ("simple", "--simple"))
-"""Flags that choose or shape a wrapped harness: a native pane's route (in
-~/.zirv/native.toml) names its model, and it has no single-session form."""
+    return build_parser(CHAT, argparse.ArgumentParser)
 
 
 def native_refusal(args: ChatArgs) -> str | None:

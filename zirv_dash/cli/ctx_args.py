@@ -2,7 +2,7 @@
 code 2 without sys.exit, its help width found without `shutil`.
 
 Apart from `ctx_common` so a verb that needs no parser (`ctx hook stop`, a plain
-`ctx send`, see `plain_args`) never imports argparse, with gettext and locale.
+`ctx send`, see `flags`) never imports argparse, with gettext and locale.
 """
 
 from __future__ import annotations

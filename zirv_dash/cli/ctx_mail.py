@@ -18,13 +18,15 @@ from zirv_dash.cli.ctx_common import (
     refusals,
     report_problems,
 )
-from zirv_dash.cli.plain_args import plain_options
+from zirv_dash.cli.flags import POSITIONAL, STORE_TRUE, Flag, Verb, build_parser, read_plain
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.textcheck import text_problem
 
 TYPE_CHECKING = False  # `typing` (with contextlib) is not imported to send a note
 if TYPE_CHECKING:
     from zirv_dash.cli.ctx_args import Parser
+    from zirv_dash.mail.format import Message
+    from zirv_dash.panes.session_record import SessionRecord
 
 # The session registry (msgspec records, /proc probes) is imported only by the
 # verbs that address a session: a plain `send` to the mailbox never needs it.
@@ -62,23 +64,25 @@ def send_main(argv: list[str]) -> int:
     return refusals("send", _send, argv)
 
 
+SEND = Verb(
+    "zirv ctx send",
+    "Leave a note in this repository's mailbox (`-` reads stdin).",
+    Flag("--message", "-m", required=True, help="the note ('-' reads stdin)"),
+    Flag("--to-session", metavar="PREFIX", help="address one live session", group="target"),
+    Flag("--all", action=STORE_TRUE, help="one copy for every session", group="target"),
+)
+"""`zirv ctx send`'s flags: its parser and its plain reading are both made from this."""
+
+
 def send_parser() -> Parser:
-    """The parser of `zirv ctx send` (a plain command line skips it: `_send_args`)."""
+    """The parser of `zirv ctx send` (a plain command line skips it: `send_args`)."""
     from zirv_dash.cli.ctx_args import Parser
 
-    parser = Parser(
-        prog="zirv ctx send",
-        description="Leave a note in this repository's mailbox (`-` reads stdin).",
-    )
-    parser.add_argument("--message", "-m", required=True, help="the note ('-' reads stdin)")
-    target = parser.add_mutually_exclusive_group()
-    target.add_argument("--to-session", metavar="PREFIX", help="address one live session")
-    target.add_argument("--all", action="store_true", help="one copy for every session")
-    return parser
+    return build_parser(SEND, Parser)
 
 
 class SendArgs:
-    """What `zirv ctx send` was asked: the argparse namespace's three fields."""
+    """What `zirv ctx send` was asked: one field a flag of `SEND`."""
 
     __slots__ = ("message", "to_session", "all")
 
@@ -88,23 +92,16 @@ class SendArgs:
         self.all = all
 
 
-_SEND_VALUED = {"--message": "message", "-m": "message", "--to-session": "to_session"}
-_SEND_FLAGS = {"--all": "all"}
-
-
 def send_args(argv: list[str]) -> SendArgs | int:
     """The parsed command line, or the exit code argparse's refusal (or help) gave.
     A plain line is read without argparse; it reads any line that way alike."""
-    plain = plain_options(argv, _SEND_VALUED, _SEND_FLAGS)
-    if plain is not None and "message" in plain and not ("all" in plain and "to_session" in plain):
-        to_session = plain.get("to_session")
-        return SendArgs(
-            str(plain["message"]), None if to_session is None else str(to_session), "all" in plain
-        )
+    plain = read_plain(SEND, argv)
+    if plain is not None:
+        return SendArgs(**plain)
     args = parse_args(send_parser(), argv)
     if isinstance(args, int):
         return args
-    return SendArgs(args.message, args.to_session, args.all)
+    return SendArgs(**vars(args))
 
 
 def _send(argv: list[str]) -> int:
@@ -116,60 +113,77 @@ def _send(argv: list[str]) -> int:
         err("send", "the message is empty; pass --message TEXT")
         return 2
     session, agent = identity()
-    from_session = session or mail.OPERATOR
-    from_agent = agent or mail.OPERATOR
+    sender = (session or mail.OPERATOR, agent or mail.OPERATOR)
     slug = my_slug()
     if args.to_session is None:
-        keep, limit = mail_limits("send", cross_repo=False)
-        try:
-            stored = mail.store(
-                slug,
-                body,
-                from_session=from_session,
-                from_agent=from_agent,
-                broadcast=args.all,
-                keep=keep,
-                max_message_bytes=limit,
-            )
-        except (mail.MailError, OSError) as exc:
-            err("send", f"could not store the message: {exc}")
-            return 1
-        whom = "every session (--all)" if args.all else "any session"
-        print(f"zirv ctx send: stored {stored.id} for {whom} in mailbox {slug}")
-        return 0
-    from zirv_dash.panes import registry
+        return _send_to_mailbox(slug, body, sender, args.all)
+    return _send_to_session(slug, body, sender, args.to_session)
 
-    problems: list[str] = []
-    try:
-        record = registry.resolve_prefix(
-            args.to_session, registry.live_sessions(problems), min_len=1
-        )
-    except registry.ResolveError as exc:
-        report_problems("send", problems)
-        err("send", str(exc))
-        return 2 if exc.kind == "too-short" else 1
-    target_slug = record.repo_slug or slug
-    keep, limit = mail_limits("send", cross_repo=target_slug != slug)
+
+def _send_to_mailbox(slug: str, body: str, sender: tuple[str, str], everyone: bool) -> int:
+    """A note for any session (or, `--all`, for each) in this repository's mailbox."""
+    keep, limit = mail_limits("send", cross_repo=False)
     try:
         stored = mail.store(
-            target_slug,
+            slug,
             body,
-            from_session=from_session,
-            from_agent=from_agent,
-            to=record.agent,
-            to_session=record.session,
+            from_session=sender[0],
+            from_agent=sender[1],
+            broadcast=everyone,
             keep=keep,
             max_message_bytes=limit,
         )
     except (mail.MailError, OSError) as exc:
         err("send", f"could not store the message: {exc}")
         return 1
-    woke = _write_marker_best_effort(record.short, from_session)
+    whom = "every session (--all)" if everyone else "any session"
+    print(f"zirv ctx send: stored {stored.id} for {whom} in mailbox {slug}")
+    return 0
+
+
+def _send_to_session(slug: str, body: str, sender: tuple[str, str], prefix: str) -> int:
+    """A note addressed to one live session, in its repository's mailbox, and
+    its wake-up marker."""
+    from zirv_dash.panes import registry
+
+    problems: list[str] = []
+    try:
+        record = registry.resolve_prefix(prefix, registry.live_sessions(problems), min_len=1)
+    except registry.ResolveError as exc:
+        report_problems("send", problems)
+        err("send", str(exc))
+        return 2 if exc.kind == "too-short" else 1
+    try:
+        stored, target_slug = _store_addressed("send", record, slug, body, sender)
+    except (mail.MailError, OSError) as exc:
+        err("send", f"could not store the message: {exc}")
+        return 1
+    woke = _write_marker_best_effort(record.short, sender[0])
     print(
         f"zirv ctx send: stored {stored.id} for session {registry.describe(record)} "
         f"in mailbox {target_slug}" + ("" if woke else " (wake-up marker not written)")
     )
     return 0
+
+
+def _store_addressed(
+    verb: str, record: SessionRecord, slug: str, body: str, sender: tuple[str, str]
+) -> tuple[Message, str]:
+    """Store mail addressed to `record` in its repository's mailbox (this one's,
+    `slug`, when it names none): the message and that mailbox."""
+    target_slug = record.repo_slug or slug
+    keep, limit = mail_limits(verb, cross_repo=target_slug != slug)
+    stored = mail.store(
+        target_slug,
+        body,
+        from_session=sender[0],
+        from_agent=sender[1],
+        to=record.agent,
+        to_session=record.session,
+        keep=keep,
+        max_message_bytes=limit,
+    )
+    return stored, target_slug
 
 
 def _write_marker_best_effort(short: str, sender: str) -> bool:
@@ -189,12 +203,17 @@ def inbox_main(argv: list[str]) -> int:
     return refusals("inbox", _inbox, argv)
 
 
+INBOX = Verb(
+    "zirv ctx inbox",
+    "Read (and consume) this repo's mail.",
+    Flag("--peek", action=STORE_TRUE, help="show without marking read"),
+)
+
+
 def _inbox(argv: list[str]) -> int:
     from zirv_dash.cli.ctx_args import Parser
 
-    parser = Parser(prog="zirv ctx inbox", description="Read (and consume) this repo's mail.")
-    parser.add_argument("--peek", action="store_true", help="show without marking read")
-    args = parse_args(parser, argv)
+    args = parse_args(build_parser(INBOX, Parser), argv)
     if isinstance(args, int):
         return args
     _, agent = identity()
@@ -254,15 +273,18 @@ def nudge_main(argv: list[str]) -> int:
     return refusals("nudge", _nudge, argv)
 
 
+NUDGE = Verb(
+    "zirv ctx nudge",
+    "Wake a live session with a message (stored as mail).",
+    Flag("prefix", action=POSITIONAL, metavar="PREFIX", help="short id (>= 4 chars or whole)"),
+    Flag("--message", "-m", required=True, help="the message ('-' reads stdin)"),
+)
+
+
 def _nudge(argv: list[str]) -> int:
     from zirv_dash.cli.ctx_args import Parser
 
-    parser = Parser(
-        prog="zirv ctx nudge", description="Wake a live session with a message (stored as mail)."
-    )
-    parser.add_argument("prefix", metavar="PREFIX", help="short id (>= 4 chars or whole)")
-    parser.add_argument("--message", "-m", required=True, help="the message ('-' reads stdin)")
-    args = parse_args(parser, argv)
+    args = parse_args(build_parser(NUDGE, Parser), argv)
     if isinstance(args, int):
         return args
     body = _read_message_arg(args.message)
@@ -287,51 +309,42 @@ def _nudge(argv: list[str]) -> int:
         )
         return 1
     session, agent = identity()
-    from_session = session or mail.OPERATOR
-    slug = my_slug()
-    target_slug = record.repo_slug or slug
-    keep, limit = mail_limits("nudge", cross_repo=target_slug != slug)
+    sender = (session or mail.OPERATOR, agent or mail.OPERATOR)
     try:
-        stored = mail.store(
-            target_slug,
-            body,
-            from_session=from_session,
-            from_agent=agent or mail.OPERATOR,
-            to=record.agent,
-            to_session=record.session,
-            keep=keep,
-            max_message_bytes=limit,
-        )
+        stored, target_slug = _store_addressed("nudge", record, my_slug(), body, sender)
     except (mail.MailError, OSError) as exc:
         err("nudge", f"could not store the message, so no nudge was sent: {exc}")
         return 1
-    if not _write_marker_best_effort(record.short, from_session):
+    if not _write_marker_best_effort(record.short, sender[0]):
         print(
             f"zirv ctx nudge: message stored as {stored.id} for {registry.describe(record)}, "
             "but the wake-up marker could not be written; it will see the mail on its own"
         )
         return 1
+    print(
+        f"zirv ctx nudge: nudged {registry.describe(record)}; message stored as {stored.id} "
+        f"in {target_slug}; {_how_it_wakes(record)}"
+    )
+    return 0
+
+
+def _how_it_wakes(record: SessionRecord) -> str:
+    """What a nudge does to this kind of session."""
     if record.verb in _INTERACTIVE_VERBS:
-        how = (
+        return (
             "it is interactive, so the nudge is advisory: it is told a nudge arrived and "
             "pointed at `zirv ctx inbox`; the body is never typed into it"
         )
-    elif record.verb == "dash" and record.agent == "shell":
-        how = (
+    if record.verb == "dash" and record.agent == "shell":
+        return (
             "it is a shell pane, and zirv never types into a shell: the message waits in "
             "its inbox (✉ in the sidebar)"
         )
-    elif record.verb == "dash" and record.runtime == "native":
-        how = (
+    if record.verb == "dash" and record.runtime == "native":
+        return (
             "it is a native pane: its dashboard submits the message to its session (the "
             "path the operator's Enter takes, never typed) at its next idle moment"
         )
-    elif record.verb == "dash":
-        how = "its dashboard delivers the message into the pane at its next idle moment"
-    else:
-        how = "it wakes at its next poll"
-    print(
-        f"zirv ctx nudge: nudged {registry.describe(record)}; message stored as {stored.id} "
-        f"in {target_slug}; {how}"
-    )
-    return 0
+    if record.verb == "dash":
+        return "its dashboard delivers the message into the pane at its next idle moment"
+    return "it wakes at its next poll"
