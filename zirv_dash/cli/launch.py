@@ -13,7 +13,7 @@ from zirv_dash.outer_terminal import OuterTerminal
 
 if TYPE_CHECKING:
     # A name for type checkers only: at run time `config.Settings` imports
-    # pydantic, which plainly valid settings never need (`settings_plain`).
+    # pydantic, which plainly valid settings never need (`config.plain`).
     from zirv_dash.config.layers import Settings
     from zirv_dash.runtime import Engine
 

@@ -59,7 +59,7 @@ _MODEL_NAMES = frozenset(
         "operator_hint",
     }
 )
-"""Names re-exported from `settings_model` on first use: importing pydantic costs
+"""Names re-exported from `config.model` on first use: importing pydantic costs
 more than the whole of `zirv ctx send` may take, and only loading the settings
 (or naming a model) needs it."""
 
@@ -183,7 +183,7 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
     """Load and validate every layer. Raises ConfigError with a fixable message.
 
     Plainly valid values (and the defaults) are taken as they are, without
-    pydantic (`settings_plain`); anything else is validated by the models."""
+    pydantic (`config.plain`); anything else is validated by the models."""
     from zirv_dash.config import plain as settings_plain
 
     layers = _file_layers(repo or paths.repo_root())

@@ -3,7 +3,7 @@
 What a repository checkout may set (declared on the model, read here from its
 generated copy, `table`), the sections kept for upstream zirv, and the words of
 hints: the small CLIs (`zirv ctx send`) and the layer checks in `config` use
-these without paying for pydantic; `settings_model` re-exports them.
+these without paying for pydantic; `config.model` re-exports them.
 """
 
 from __future__ import annotations
