@@ -1,0 +1,133 @@
+"""Estimated session cost from per-model list prices (USD per million tokens).
+
+The figures are the vendors' public list prices as of the dates noted below, for
+standard (non-batch) API use, and the result is an ESTIMATE: a subscription seat
+pays nothing per token, long-context surcharges and 1-hour cache writes are not
+modelled (cache writes are priced at the 5-minute rate), and prices change.
+
+Sources:
+- Anthropic, https://docs.anthropic.com/en/docs/about-claude/pricing (as of
+  2025-11-24): Opus 4.5, Sonnet 4.5, Haiku 4.5, Opus 4.1, Opus 4, Sonnet 4,
+  Sonnet 3.7, Haiku 3.5 (columns: base input, 5m cache writes, cache hits, output).
+- OpenAI, https://platform.openai.com/docs/pricing (as of 2025-09-15): gpt-5 and
+  gpt-5-codex (input, cached input, output; OpenAI has no cache-write charge).
+
+No price is listed for the newer catalogue rungs (claude-opus-5, gpt-5.6-*,
+gemini-3.x, …): none of them had a vendor price page we could cite, so their
+cost is None until the operator sets one (`[pricing]`, see `merge_overrides`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from zirv_dash.context.models import normalise
+from zirv_dash.context.reading import UsageTotals
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens."""
+
+    input: float
+    output: float
+    cache_write: float
+    cache_read: float
+
+    def cost(self, usage: UsageTotals) -> float:
+        return (
+            usage.input * self.input
+            + usage.output * self.output
+            + usage.cache_write * self.cache_write
+            + usage.cache_read * self.cache_read
+        ) / 1_000_000
+
+
+def _anthropic(input: float, output: float) -> Price:
+    # Anthropic's page: 5m cache writes are 1.25x base input, cache hits 0.1x.
+    return Price(input, output, round(input * 1.25, 4), round(input * 0.1, 4))
+
+
+PRICES: dict[str, Price] = {
+    "claude-opus-4-5": _anthropic(5.0, 25.0),
+    "claude-sonnet-4-5": _anthropic(3.0, 15.0),
+    "claude-haiku-4-5": _anthropic(1.0, 5.0),
+    "claude-opus-4-1": _anthropic(15.0, 75.0),
+    "claude-opus-4": _anthropic(15.0, 75.0),
+    "claude-sonnet-4": _anthropic(3.0, 15.0),
+    "claude-3-7-sonnet": _anthropic(3.0, 15.0),
+    "claude-3-5-haiku": Price(0.80, 4.0, 1.0, 0.08),
+    "gpt-5": Price(1.25, 10.0, 1.25, 0.125),
+    "gpt-5-codex": Price(1.25, 10.0, 1.25, 0.125),
+}
+
+FIELDS = ("input", "output", "cache_write", "cache_read")
+
+
+class PricingError(ValueError):
+    """An override that is not a price; the message names the key."""
+
+
+def price_for(model: str | None, prices: Mapping[str, Price] | None = None) -> Price | None:
+    """The price of `model` (exact id, then its normalised id), or None if unpriced."""
+    if not model:
+        return None
+    table = PRICES if prices is None else prices
+    return table.get(model.strip().lower()) or table.get(normalise(model))
+
+
+def session_cost(
+    usage: Mapping[str, UsageTotals], prices: Mapping[str, Price] | None = None
+) -> float | None:
+    """The estimated cost of every model's tokens; None if any used model is unpriced."""
+    total = 0.0
+    for model, tokens in usage.items():
+        if tokens.total == 0:
+            continue
+        price = price_for(model, prices)
+        if price is None:
+            return None
+        total += price.cost(tokens)
+    return round(total, 6) if usage else None
+
+
+def merge_overrides(overrides: Mapping[str, object]) -> dict[str, Price]:
+    """The built-in table with the operator's overrides applied.
+
+    `overrides` is the `[pricing]` settings section as a plain mapping: model id →
+    {input, output, cache_write, cache_read} (USD per million tokens). A partial
+    entry for a priced model keeps that model's other figures; a new model needs
+    `input` and `output` (cache figures default to the input price and a tenth of
+    it). Raises PricingError naming the bad key."""
+    merged = dict(PRICES)
+    for model, entry in overrides.items():
+        key = str(model).strip().lower()
+        if not isinstance(entry, Mapping):
+            raise PricingError(f"pricing.{model}: expected a table of prices")
+        figures = _figures(str(model), entry)
+        base = merged.get(key)
+        if base is None:
+            if "input" not in figures or "output" not in figures:
+                raise PricingError(f"pricing.{model}: a new model needs `input` and `output`")
+            base = Price(
+                figures["input"], figures["output"], figures["input"], figures["input"] / 10
+            )
+        merged[key] = Price(
+            figures.get("input", base.input),
+            figures.get("output", base.output),
+            figures.get("cache_write", base.cache_write),
+            figures.get("cache_read", base.cache_read),
+        )
+    return merged
+
+
+def _figures(model: str, entry: Mapping[object, object]) -> dict[str, float]:
+    figures: dict[str, float] = {}
+    for name, value in entry.items():
+        if name not in FIELDS:
+            raise PricingError(f"pricing.{model}.{name}: unknown; use one of {', '.join(FIELDS)}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise PricingError(f"pricing.{model}.{name}: expected a non-negative number")
+        figures[str(name)] = float(value)
+    return figures
