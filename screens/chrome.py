@@ -25,9 +25,9 @@ from widgets.glyphs import SPINNER_PERIOD
 from widgets.header_bar import HeaderBar
 from widgets.pane_header import PaneHeader
 from widgets.sidebar import Sidebar
-from zirv_dash.attention.tracker import Transition
+from zirv_dash.attention.states import PaneState, Transition
 from zirv_dash.dash.dashboard import NOTICE_TTL
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 from zirv_dash.textfmt import (
     age_text,

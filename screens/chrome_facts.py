@@ -8,9 +8,10 @@ from widgets.glyphs import glyph
 from widgets.header_bar import HeaderFacts, Tab
 from widgets.pane_header import PaneHeaderFacts
 from widgets.roster_rows import RosterRow
+from zirv_dash.attention.states import PaneState
 from zirv_dash.cli.opening_frame import footer_hint
 from zirv_dash.keymap import ACTION_BY_ID, describe_key
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane
 
 if TYPE_CHECKING:
     from screens.host import DashboardHost

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
-    from zirv_dash.attention.tracker import Transition
+    from zirv_dash.attention.states import Transition
     from zirv_dash.panes.pane import Pane
 
 _GATES: weakref.WeakKeyDictionary[object, notify.EpisodeGate] = weakref.WeakKeyDictionary()

@@ -19,7 +19,8 @@ from textual.widgets import Static
 from screens.dialog import DialogScreen
 from widgets.glyphs import glyph
 from widgets.key_hints import KeyHints
-from zirv_dash.panes.pane import STATE_WORDS, PaneState
+from zirv_dash.attention.states import PaneState
+from zirv_dash.panes.words import STATE_WORDS
 
 REFRESH_SECS = 0.25
 

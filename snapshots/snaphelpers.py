@@ -11,8 +11,8 @@ from textual.pilot import Pilot
 
 from screens.app import ZirvApp
 from tests.apphelpers import dash_screen, make_app, wait_for
+from zirv_dash.attention.states import PaneState
 from zirv_dash.dash import dashboard
-from zirv_dash.panes.pane import PaneState
 
 SNAP_REPO_HOME_PATH = "projects/zirv-samples"
 """The repo every snapshot dashboard opens, under a per-test HOME: the chrome

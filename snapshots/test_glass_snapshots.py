@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 
 from snapshots.snaphelpers import quiet_demo, snap_app
 from tests.apphelpers import dash_screen, wait_for
-from zirv_dash.panes.pane import PaneState
+from zirv_dash.attention.states import PaneState
 
 __all__ = ["quiet_demo"]
 

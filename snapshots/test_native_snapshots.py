@@ -12,7 +12,7 @@ from tests.apphelpers import dash_screen, wait_for
 from widgets.native_approval import NativeApproval
 from widgets.native_composer import NativeComposer
 from widgets.native_transcript import TranscriptView
-from zirv_dash.panes.pane import PaneState
+from zirv_dash.attention.states import PaneState
 
 __all__ = ["quiet_demo"]
 

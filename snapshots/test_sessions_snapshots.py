@@ -12,9 +12,9 @@ from screens.mail import MailScreen
 from screens.nudge import NudgeScreen
 from snapshots.snaphelpers import press, quiet_demo, settled, snap_app
 from tests.apphelpers import dash_screen, wait_for
+from zirv_dash.attention.states import PaneState
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.mail import nudge
-from zirv_dash.panes.pane import PaneState
 
 __all__ = ["quiet_demo"]
 

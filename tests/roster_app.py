@@ -8,8 +8,8 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from widgets.sidebar import RosterRow, Sidebar
+from zirv_dash.attention.states import PaneState
 from zirv_dash.dash.roster_view import RowGroup
-from zirv_dash.panes.pane import PaneState
 
 WEB = RowGroup("/src/web/.git", "web", "main")
 API = RowGroup("/src/api/.git", "api", "feature/login")

@@ -13,7 +13,7 @@ from screens.help import HelpScreen
 from screens.quit_confirm import QuitConfirmScreen
 from screens.spawn import SpawnScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
-from zirv_dash.panes.pane import PaneState
+from zirv_dash.attention.states import PaneState
 from zirv_dash.panes.procinfo import pid_exists
 
 pytestmark = pytest.mark.timeout(60)

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from zirv_dash.attention import tracker as attention
-from zirv_dash.attention.tracker import AttentionTracker, PaneState, detect_needs_you
+from zirv_dash.attention.states import ENDED_STATES, PaneState
+from zirv_dash.attention.tracker import AttentionTracker, detect_needs_you
 
 DATA = Path(__file__).parent / "data" / "attention"
 
@@ -382,7 +383,7 @@ def test_clean_exit_failure_and_stop_differ(
     t.exited(code, 1.0)
     assert t.state(1.0) is state
     assert t.reason(1.0) == reason
-    assert state in attention.ENDED_STATES
+    assert state in ENDED_STATES
 
 
 def test_repaint_after_our_resize_is_not_work() -> None:

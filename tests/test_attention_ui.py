@@ -28,7 +28,8 @@ from widgets.glyphs import glyph
 from widgets.header_bar import HeaderBar
 from widgets.pane_header import PaneHeader
 from widgets.sidebar import Sidebar
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.attention.states import PaneState
+from zirv_dash.panes.pane import Pane
 from zirv_dash.textfmt import age_text
 
 # Timing of states (quiet periods, frames) is what these tests measure: serial.

@@ -20,8 +20,10 @@ import pytest
 
 from zirv_dash.harnesses.adapters import get as get_adapter
 from zirv_dash.panes import guard, procinfo
-from zirv_dash.panes.pane import Pane, PaneSpec
-from zirv_dash.panes.ptysession import PtySession, SpawnError, run_ladder
+from zirv_dash.panes.ladder import run_ladder
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.ptysession import PtySession, SpawnError
+from zirv_dash.panes.spec import PaneSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.apphelpers import dash_screen, make_app, wait_for
 from widgets.pane_header import PaneHeader
-from zirv_dash.panes.pane import PaneState
+from zirv_dash.attention.states import PaneState
 from zirv_dash.textfmt import coarse_age_text, next_coarse_age_change
 
 QUICK = {"dash": {"idle_quiet_ms": 300}}

@@ -76,7 +76,7 @@ async def test_a_redraw_waits_for_the_typed_keys_echo_and_no_longer(tmp_path: Pa
 async def test_a_spinner_frame_moves_the_glyphs_without_a_full_redraw(tmp_path: Path) -> None:
     from widgets.glyphs import SPINNER
     from widgets.sidebar import Sidebar
-    from zirv_dash.panes.pane import PaneState
+    from zirv_dash.attention.states import PaneState
 
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from zirv_dash.attention.states import PaneState
 from zirv_dash.config.layers import load_settings
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.mail import nudge
-from zirv_dash.mail.delivery import DeliveryEngine, NudgeResult, Phase
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.mail.delivery import DeliveryEngine, NudgeResult
+from zirv_dash.mail.injection import Phase
+from zirv_dash.panes.pane import Pane
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from zirv_dash.attention.states import PaneState
 from zirv_dash.config.layers import AdapterGate, load_settings
 from zirv_dash.dash.dashboard import Dashboard
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.procinfo import pid_exists
 from zirv_dash.runtime import Engine
 from zirv_dash.runtime import events as ev

@@ -15,13 +15,14 @@ from screens.app import ZirvApp
 from screens.handover import EMPTY_TEXT, HandoverScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, tools_only_path, wait_for
 from widgets.pane_header import PaneHeader
+from zirv_dash.attention.states import PaneState
 from zirv_dash.config.layers import AdapterGate
 from zirv_dash.handover import files as handover_files
 from zirv_dash.handover import plan as handover_plan
 from zirv_dash.handover import swap
 from zirv_dash.handover.files import HandoverRequest
 from zirv_dash.panes import registry
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.procinfo import pid_exists
 from zirv_dash.runtime import swaps
 

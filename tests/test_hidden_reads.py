@@ -118,7 +118,7 @@ async def test_a_hidden_pane_working_through_a_hold_is_still_working(
 ) -> None:
     """Its quiet while unread is ours: the hold ends, what it wrote is parsed,
     and its state (and how long it has been in it) carries on unbroken."""
-    from zirv_dash.attention.tracker import PaneState
+    from zirv_dash.attention.states import PaneState
 
     engine, shown, hidden = await two_panes(tmp_path, monkeypatch)
     try:

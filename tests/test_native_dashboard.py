@@ -22,9 +22,9 @@ from widgets.native_composer import NativeComposer
 from widgets.native_pane import NativePane
 from widgets.native_transcript import TranscriptView
 from widgets.sidebar import Sidebar
+from zirv_dash.attention.states import PaneState
 from zirv_dash.mail.delivery import DeliveryEngine
 from zirv_dash.native.demo_provider import NOTE_FILE
-from zirv_dash.panes.pane import PaneState
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.native_pane import NativeSessionPane
 

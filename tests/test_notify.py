@@ -8,7 +8,7 @@ import pytest
 
 from zirv_dash import paths
 from zirv_dash.attention import notify
-from zirv_dash.attention.tracker import PaneState
+from zirv_dash.attention.states import PaneState
 from zirv_dash.config.layers import ConfigError, load_settings
 
 NOTE = notify.Notification.for_pane("abcd1234", "claude", PaneState.DONE_UNSEEN, None)

@@ -8,7 +8,7 @@ import pytest
 
 from tests.apphelpers import dash_screen, make_app, wait_for
 from widgets.pane_header import PaneHeader
-from zirv_dash.panes.pane import STATE_WORDS
+from zirv_dash.panes.words import STATE_WORDS
 
 
 @pytest.fixture

@@ -25,7 +25,8 @@ from zirv_dash.attention.tracker import (
     match_needs_you,
 )
 from zirv_dash.harnesses import adapters
-from zirv_dash.panes.pane import Pane, PaneSpec
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.spec import PaneSpec
 
 REAL = Path(__file__).parent / "data" / "attention" / "real"
 

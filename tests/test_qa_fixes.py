@@ -19,12 +19,13 @@ from tests.apphelpers import wait_for
 from tests.test_dialogs import header_line
 from tests.test_prompt_patterns import _await, _pane
 from widgets.header_bar import HeaderFacts, Tab
+from zirv_dash.attention.states import PaneState
 from zirv_dash.config.layers import MailSettings
 from zirv_dash.dash.roster import RosterPane
 from zirv_dash.harnesses import adapters
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.panes import escapes
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane
 
 SLUG = "qa-repo"
 OWN = "0f0f0f0f-0000-4000-8000-000000000001"

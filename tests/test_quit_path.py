@@ -20,7 +20,7 @@ import pytest
 
 from screens.menu import MenuScreen
 from tests.apphelpers import dash_screen, make_app, quit_app, screen_text, wait_for
-from zirv_dash.attention.tracker import PaneState
+from zirv_dash.attention.states import PaneState
 from zirv_dash.config.layers import load_settings
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.panes import procinfo, wrap

@@ -85,7 +85,8 @@ async def test_a_big_paste_reaches_a_slow_reader_without_more_keys(tmp_path: Pat
 
 def test_a_turn_signal_does_not_hand_an_unsent_draft_to_delivery(tmp_path: Path) -> None:
     from zirv_dash.harnesses import adapters
-    from zirv_dash.panes.pane import Pane, PaneSpec
+    from zirv_dash.panes.pane import Pane
+    from zirv_dash.panes.spec import PaneSpec
 
     spec = PaneSpec("shell", adapters.ADAPTERS["shell"], ["/bin/sh"], str(tmp_path))
     pane = Pane(spec, 80, 24, 1 << 20)

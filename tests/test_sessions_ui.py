@@ -14,9 +14,10 @@ from screens.dashboard import DashboardScreen
 from screens.mail import MailScreen
 from screens.nudge import DraftArea, NudgeScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from zirv_dash.attention.states import PaneState
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.mail import nudge
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.registry import sessions_dir
 
 pytestmark = pytest.mark.timeout(60)

@@ -9,7 +9,7 @@ import pytest
 from tests.apphelpers import dash_screen, make_app, wait_for
 from widgets.roster_rows import RosterRow, row_number
 from widgets.sidebar import Sidebar
-from zirv_dash.panes.pane import PaneState
+from zirv_dash.attention.states import PaneState
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -12,7 +12,7 @@ from textual.strip import Strip
 from widgets.glyphs import SPINNER
 from widgets.pane_header import PaneHeader, PaneHeaderFacts
 from widgets.sidebar import RosterRow, Sidebar
-from zirv_dash.panes.pane import PaneState
+from zirv_dash.attention.states import PaneState
 
 
 def cells(strip: Strip) -> list[tuple[str, Style | None]]:

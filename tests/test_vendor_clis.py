@@ -30,7 +30,8 @@ import pytest
 
 from zirv_dash.attention.tracker import at_input_prompt, detect_needs_you
 from zirv_dash.harnesses import adapters
-from zirv_dash.panes.pane import Pane, PaneSpec
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.spec import PaneSpec
 
 pytestmark = [pytest.mark.vendor, pytest.mark.timeout(180)]
 

@@ -10,7 +10,7 @@ from widgets.hint_bar import HintBar
 from widgets.key_hints import KeyHints
 from widgets.palette_list import Entry, PaletteList
 from widgets.sidebar import RosterRow, Sidebar
-from zirv_dash.panes.pane import PaneState
+from zirv_dash.attention.states import PaneState
 
 
 class Widgets(App[None]):

@@ -13,7 +13,7 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
-from zirv_dash.panes.pane import PaneState
+from zirv_dash.attention.states import PaneState
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPINNER_PERIOD = 0.08

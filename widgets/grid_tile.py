@@ -24,7 +24,9 @@ from textual.widget import Widget
 
 from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
 from widgets.terminal_style import run_segments, without_theme_colors
-from zirv_dash.panes.pane import STATE_WORDS, Pane, PaneState
+from zirv_dash.attention.states import PaneState
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.words import STATE_WORDS
 
 
 @dataclass(frozen=True)

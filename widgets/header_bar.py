@@ -12,8 +12,8 @@ from textual.message import Message
 from textual.widget import Widget
 
 from widgets.glyphs import STATE_CLASSES, glyph, state_css, state_style
+from zirv_dash.attention.states import PaneState
 from zirv_dash.cli.opening_frame import sessions_words
-from zirv_dash.panes.pane import PaneState
 
 NUMBERED_TABS = 9
 """`^A 1` … `^A 9` focus the first nine panes, as the sidebar's numbered rows say."""

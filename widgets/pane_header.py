@@ -12,7 +12,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from widgets.glyphs import STATE_CLASSES, SpinnerStrip, glyph, state_css, state_style
-from zirv_dash.panes.pane import STATE_WORDS, PaneState
+from zirv_dash.attention.states import PaneState
+from zirv_dash.panes.words import STATE_WORDS
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,10 @@ from dataclasses import dataclass, replace
 from rich.cells import cell_len
 
 from widgets.glyphs import glyph
+from zirv_dash.attention.states import PaneState
 from zirv_dash.dash import roster_view
 from zirv_dash.dash.roster_view import HeaderLine, RowGroup
-from zirv_dash.panes.pane import STATE_WORDS, PaneState
+from zirv_dash.panes.words import STATE_WORDS
 
 NUMBERED_ROWS = 9
 """`^A 1` … `^A 9` focus the first nine panes."""

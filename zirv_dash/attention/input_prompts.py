@@ -1,7 +1,7 @@
 """Is a pane at its harness's ordinary, empty input prompt?
 
 `at_input_prompt(agent, lines, cursor)` is the positive counterpart of
-`attention_patterns.detect_needs_you`: True only when the screen is that
+`patterns.detect_needs_you`: True only when the screen is that
 harness's ordinary, empty composer with no dialog and no running turn
 (`INPUT_PROMPTS`). Typed quit commands are sent only then; an unknown or
 ambiguous screen is False, never "at the prompt". Pure: no clocks, no I/O.

@@ -11,7 +11,7 @@ a later persistent runtime share it.
 What a screen means lives next door and is re-exported here, so
 `zirv_dash.attention.tracker` stays the one import for callers:
 
-- `attention_patterns`: the recorded needs-you prompt table (`PATTERNS`,
+- `patterns`: the recorded needs-you prompt table (`PATTERNS`,
   `detect_needs_you`, `match_needs_you`);
 - `input_prompts`: each harness's ordinary empty composer (`INPUT_PROMPTS`,
   `at_input_prompt`);

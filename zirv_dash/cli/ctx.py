@@ -3,8 +3,8 @@
 Agents run these many times a minute, so these modules import only the small
 on-disk protocol modules; the verbs that store mail read just the two mail
 limits from the configuration files, without the settings model (pydantic).
-The verbs live by concern: `ctx_mail_cli` (send, inbox, nudge), `ctx_kill_cli`
-(kill), `ctx_hook_cli` (hook), `ctx_common` (what they share); this module has
+The verbs live by concern: `ctx_mail` (send, inbox, nudge), `ctx_kill`
+(kill), `ctx_hook` (hook), `ctx_common` (what they share); this module has
 status and the MCP entry and re-exports every entry point (`zirv_dash.cli.main`
 dispatches to each verb's own module).
 

@@ -2,7 +2,7 @@
 
 A hook runs at the end of every turn of the agent, so this module imports only
 the turn-signal client (no mailbox, no registry): `zirv_dash.cli.main` dispatches to
-it directly, and `ctx_cli` re-exports it.
+it directly, and `ctx` re-exports it.
 """
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ def _end_session(record: registry.SessionRecord, grace: float) -> int:
     stop (the harness's quit signal to every process group of the session, the
     grace, SIGKILL, verified by walking /proc), so jobs a shell started in groups
     of their own end too and a shell (which ignores SIGTERM) ends on SIGHUP."""
-    from zirv_dash.panes.ptysession import quit_signals
+    from zirv_dash.panes.ladder import quit_signals
 
     signals = quit_signals(record.agent)
     names = "/".join(signal.Signals(sig).name for sig in signals)

@@ -52,7 +52,7 @@ Dashboard keys: Ctrl+A then ? lists every binding. Ctrl+A q quits.
 
 # `zirv ctx <verb>` → "module:function". Each entry point takes argv (after the
 # verb) and returns an exit code. Each names the module that defines it (not the
-# `ctx_cli` re-export), so a verb imports only what it needs.
+# `ctx` re-export), so a verb imports only what it needs.
 CTX_VERBS: dict[str, str] = {
     "chat": "zirv_dash.cli.chat:main",
     "agent": "zirv_dash.cli.agent:main",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zirv_dash import paths
+from zirv_dash.attention.states import PaneState
 from zirv_dash.attention.turn_signal import TurnSignalServer
 from zirv_dash.config.layers import AdapterGate
 from zirv_dash.dash.ending import PaneEnding
@@ -27,8 +28,9 @@ from zirv_dash.harnesses import adapters, catalogue
 from zirv_dash.harnesses.adapters import Adapter
 from zirv_dash.harnesses.native_kind import NATIVE as NATIVE
 from zirv_dash.panes.escape_watch import ESCAPE_SCAN as ESCAPE_SCAN
-from zirv_dash.panes.pane import Pane, PaneSpec, PaneState
+from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.session_env import child_env
+from zirv_dash.panes.spec import PaneSpec
 from zirv_dash.repo import worktree as worktrees
 
 if TYPE_CHECKING:  # `config.Settings` imports pydantic, which plain settings never need

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 
 from zirv_dash.dash.pane_records import PaneRecords
 from zirv_dash.panes.escape_watch import EscapeWatch
+from zirv_dash.panes.ladder import Ladder
 from zirv_dash.panes.pane import Pane
-from zirv_dash.panes.ptysession import Ladder, PtySession
+from zirv_dash.panes.ptysession import PtySession
 
 STOP_SIGNALS = frozenset({signal.SIGHUP, signal.SIGINT, signal.SIGKILL, signal.SIGTERM})
 """Exit by one of these is a stop (`zirv ctx kill`, a hang-up), not a crash."""

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Protocol
 
 from zirv_dash.harnesses.native_kind import NATIVE, NATIVE_ADAPTER
-from zirv_dash.panes.pane import Pane, PaneSpec
+from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.registry import SessionRecord
+from zirv_dash.panes.spec import PaneSpec
 
 
 class NativePanes(Protocol):

@@ -40,8 +40,9 @@ from zirv_dash.handover import transcript as handover_transcript
 from zirv_dash.handover.files import HandoverAck, HandoverError, HandoverRefused
 from zirv_dash.handover.plan import SwapPlan
 from zirv_dash.harnesses import adapters, catalogue
+from zirv_dash.panes.ladder import DEFERRED_ENTER_DELAY
 from zirv_dash.panes.pane import Pane
-from zirv_dash.panes.ptysession import DEFERRED_ENTER_DELAY, PtySession, SpawnError
+from zirv_dash.panes.ptysession import PtySession, SpawnError
 from zirv_dash.terminal import TerminalModel
 
 SCROLLBACK_LINES = 200

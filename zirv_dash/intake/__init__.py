@@ -19,10 +19,8 @@ from zirv_dash.intake.menu import (
     inspect_sections,
     menu_entries,
 )
-from zirv_dash.intake.stopping import STOP_GRACE
 
 __all__ = [
-    "STOP_GRACE",
     "Intake",
     "MenuEntry",
     "Section",

@@ -21,7 +21,8 @@ from zirv_dash.intake.reasons import (
 from zirv_dash.intake.rows import ended_row
 from zirv_dash.intake.views import MenuIntake
 from zirv_dash.mail import mailbox as mail
-from zirv_dash.panes.pane import STATE_WORDS, Pane
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.words import STATE_WORDS
 from zirv_dash.repo import gitinfo
 from zirv_dash.textfmt import age_text as _age
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import time
 
 from zirv_dash import paths, spawn
+from zirv_dash.attention.states import PaneState
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.delegation import result as delegation_result
 from zirv_dash.mail import mailbox as mail
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane
 
 REPORT_TAIL_LINES = 20
 REPORT_TAIL_BYTES = 2048

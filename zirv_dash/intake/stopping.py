@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable
 
 from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.panes.ladder import Ladder
 from zirv_dash.panes.pane import Pane
-from zirv_dash.panes.ptysession import Ladder
 
 STOP_GRACE = 5.0
 """After the quit sequence, how long a stopped child gets (upstream `QUIT_GRACE`)."""

@@ -26,6 +26,7 @@ from collections import deque
 from enum import Enum
 
 from zirv_dash import paths
+from zirv_dash.attention.states import PaneState
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.mail import nudge
@@ -38,17 +39,7 @@ from zirv_dash.mail.injection import (
     operator_typed,
     unconfirmed_text,
 )
-from zirv_dash.panes.pane import Pane, PaneState
-
-__all__ = [
-    "NO_MAIL_HARNESSES",
-    "NUDGE_QUEUED",
-    "OPERATOR_NUDGE_LABEL",
-    "SYSTEM_AGENT",
-    "DeliveryEngine",
-    "NudgeResult",
-    "Phase",
-]
+from zirv_dash.panes.pane import Pane
 
 log = logging.getLogger("zirv.delivery")
 

@@ -1,7 +1,7 @@
 """The header lines of a message as an on-disk record (msgspec).
 
-Kept apart from `mail_format` so that storing and reading plain mail never
-imports msgspec: `mail_format.parse_message` builds its message directly when
+Kept apart from `format` so that storing and reading plain mail never
+imports msgspec: `format.parse_message` builds its message directly when
 every header is plainly valid and comes here only to word a refusal.
 """
 

@@ -42,8 +42,8 @@ and hard-linked to its final name, which fails if the name is taken, so two
 writers in the same second get distinct ``_NNN`` names and a reader never sees
 half a message.
 
-One module per concern, all re-exported here: `mail_format` (the message and
-its header record, `mail_headers`), `mail_read`, `mail_store`, `mail_delivery`.
+One module per concern, all re-exported here: `format` (the message and
+its header record, `headers`), `read`, `store`, `delivery_text`.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> object:
-    # Only a refused header needs the record (and msgspec): see `mail_format`.
+    # Only a refused header needs the record (and msgspec): see `format`.
     if name == "MailHeaders":
         from zirv_dash.mail.headers import MailHeaders
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from zirv_dash.native.routes import NativeConfig, Route, RouteError, load_config
 
 if TYPE_CHECKING:
-    from zirv_dash.native.engine import NativeSession, Snapshot
+    from zirv_dash.native.engine import NativeSession
+    from zirv_dash.native.snapshot import Snapshot
 
 __all__ = [
     "NativeConfig",

@@ -38,8 +38,6 @@ from zirv_dash.native.snapshot import Snapshot, context_left
 from zirv_dash.native.tools import Workdir, specs
 from zirv_dash.native.transcript import Reducer, conversation
 
-__all__ = ["MAX_STEPS", "NativeSession", "Snapshot"]
-
 MAX_STEPS = 25
 
 

@@ -14,22 +14,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from zirv_dash import paths
-from zirv_dash.attention.tracker import (
-    ENDED_STATES,
-    AttentionTracker,
-    PaneState,
-    RepaintFilter,
-    Transition,
-    at_input_prompt,
-)
+from zirv_dash.attention.states import PaneState
+from zirv_dash.attention.tracker import AttentionTracker, RepaintFilter, at_input_prompt
 from zirv_dash.harnesses.adapters import Adapter
 from zirv_dash.panes import words
 from zirv_dash.panes.ptysession import PtySession, SpawnError
 from zirv_dash.panes.spec import PaneSpec
-from zirv_dash.panes.words import STATE_WORDS
 from zirv_dash.terminal import TerminalModel
-
-__all__ = ["ENDED_STATES", "STATE_WORDS", "Pane", "PaneSpec", "PaneState", "Transition"]
 
 INBOX_HIGH_WATER = 2 * 1024 * 1024
 """Stop reading a pane's PTY while this much output is still unparsed: the child

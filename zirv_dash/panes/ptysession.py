@@ -23,7 +23,6 @@ from collections.abc import Mapping, Sequence
 
 from zirv_dash.panes import guard, procinfo
 from zirv_dash.panes.ladder import (
-    DEFERRED_ENTER_DELAY,
     TERM_GRACE,
     Ladder,
     quit_signals,
@@ -31,18 +30,6 @@ from zirv_dash.panes.ladder import (
     signal_grace,
 )
 from zirv_dash.textcheck import text_problem
-
-__all__ = [
-    "DEFERRED_ENTER_DELAY",
-    "READ_CHUNK",
-    "Ladder",
-    "PtySession",
-    "SpawnError",
-    "launch_problem",
-    "quit_signals",
-    "resolve_program",
-    "run_ladder",
-]
 
 READ_CHUNK = 65536
 _HAVE_PROC = os.path.isdir("/proc/self")

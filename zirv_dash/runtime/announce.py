@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from zirv_dash.attention.done_notice import done_text, finished_together
+from zirv_dash.attention.states import PaneState
 from zirv_dash.dash.dashboard import Dashboard
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.panes.pane import Pane
 
 
 def announce(dash: Dashboard, pane: Pane, new: PaneState, reason: str) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zirv_dash.attention.states import PaneState
 from zirv_dash.dash.roster import RosterPane
-from zirv_dash.panes.pane import PaneState
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from zirv_dash.attention.tracker import AttentionTracker, PaneState, ended_state
+from zirv_dash.attention.states import PaneState, ended_state
+from zirv_dash.attention.tracker import AttentionTracker
 from zirv_dash.dash.control_field import CONTROL_FIELD
 from zirv_dash.harnesses.native_kind import NATIVE
 from zirv_dash.panes import registry
-from zirv_dash.panes.pane import Pane, PaneSpec
+from zirv_dash.panes.pane import Pane
+from zirv_dash.panes.spec import PaneSpec
 
 if TYPE_CHECKING:
     from zirv_dash.native.engine import NativeSession

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from zirv_dash.panes.pane import Pane, PaneState
+from zirv_dash.attention.states import PaneState
+from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.announce import announce
 from zirv_dash.runtime.host import StatesHost

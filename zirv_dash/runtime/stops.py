@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 
-from zirv_dash.intake import STOP_GRACE
+from zirv_dash.intake.stopping import STOP_GRACE
+from zirv_dash.panes.ladder import Ladder
 from zirv_dash.panes.pane import Pane
-from zirv_dash.panes.ptysession import Ladder
 from zirv_dash.runtime.host import StopHost
 
 STOP_STEP_SECS = 0.1

@@ -19,7 +19,8 @@ from pathlib import Path
 import msgspec
 
 from zirv_dash.listeners import Listeners
-from zirv_dash.panes.ptysession import PtySession, SpawnError, quit_signals
+from zirv_dash.panes.ladder import quit_signals
+from zirv_dash.panes.ptysession import PtySession, SpawnError
 from zirv_dash.session import repaint
 from zirv_dash.session.host import (
     HostError,
