@@ -8,8 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from zirv_dash.cli.usage import UsageError as UsageError
-from zirv_dash.cli.usage import terminal_columns as terminal_columns
+from zirv_dash.cli.usage import UsageError
 
 TYPE_CHECKING = False  # `typing` (with contextlib) is not imported to run a verb
 if TYPE_CHECKING:
