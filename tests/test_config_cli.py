@@ -165,8 +165,9 @@ def _other_value(section: str, name: str, info: FieldInfo) -> Any:
         return ["/srv/hint-check"]
     if typing.get_origin(kind) is typing.Literal:
         return next(c for c in typing.get_args(kind) if c != default)
-    if kind is int:
-        for candidate in (default + 1, default - 1):
+    if kind in (int, float):
+        step = 1 if kind is int else 0.05
+        for candidate in (default + step, default - step):
             try:
                 config.file_only(config.SECTION_MODELS[section])(**{name: candidate})
             except Exception:

@@ -33,7 +33,7 @@ def _bounds(info: typing.Any) -> tuple[int | None, int | None]:
 def _kind(annotation: object) -> settings_table.Kind:
     if typing.get_origin(annotation) is typing.Literal:
         return typing.get_args(annotation)
-    return {bool: "bool", int: "int", str: "str", list[str]: "strs"}[annotation]  # type: ignore[index]
+    return {bool: "bool", int: "int", float: "float", str: "str", list[str]: "strs"}[annotation]  # type: ignore[index]
 
 
 @pytest.mark.parametrize("section", list(SECTION_MODELS))
@@ -80,12 +80,16 @@ _JUNK = st.one_of(
 
 
 def _near(
-    kind: settings_table.Kind, low: int | None, high: int | None
+    kind: settings_table.Kind, low: float | None, high: float | None
 ) -> st.SearchStrategy[object]:
     """Values a field plainly takes, the edges just outside its range, and junk."""
     if kind == "int":
         edges = [b + d for b in (low, high) if b is not None for d in (-1, 0, 1)]
         return st.one_of(st.sampled_from(edges or [0]), st.integers(-10, 20_000_000), _JUNK)
+    if kind == "float":
+        edges = [b + d for b in (low, high) if b is not None for d in (-0.5, 0, 0.5)]
+        numbers = st.floats(-10, 200, allow_nan=False)
+        return st.one_of(st.sampled_from(edges or [0.0]), numbers, st.integers(-5, 150), _JUNK)
     if kind == "bool":
         return st.one_of(st.booleans(), _JUNK)
     if kind == "str":

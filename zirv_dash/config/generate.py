@@ -40,9 +40,9 @@ edit (tests/test_config_table.py fails when this is stale).
 # ruff: noqa: E501
 
 Kind = str | tuple[str, ...]
-"""`bool`, `int`, `str`, `strs` (a list of strings), or the choices of a literal."""
-Field = tuple[Kind, object, int | None, int | None]
-"""(kind, default, lowest, highest) of one setting; the bounds are for ints."""
+"""`bool`, `int`, `float`, `str`, `strs` (a list of strings), or the choices of a literal."""
+Field = tuple[Kind, object, float | None, float | None]
+"""(kind, default, lowest, highest) of one setting; the bounds are for numbers."""
 
 '''
 
@@ -51,11 +51,17 @@ def kind_of(annotation: object) -> str | tuple[str, ...]:
     """The table's word for a field's type (the choices of a literal)."""
     if typing.get_origin(annotation) is typing.Literal:
         return tuple(str(choice) for choice in typing.get_args(annotation))
-    kinds: dict[object, str] = {bool: "bool", int: "int", str: "str", list[str]: "strs"}
+    kinds: dict[object, str] = {
+        bool: "bool",
+        int: "int",
+        float: "float",
+        str: "str",
+        list[str]: "strs",
+    }
     return kinds[annotation]
 
 
-def bounds(info: FieldInfo) -> tuple[int | None, int | None]:
+def bounds(info: FieldInfo) -> tuple[float | None, float | None]:
     low = high = None
     for item in info.metadata:
         low = getattr(item, "ge", low)
@@ -120,7 +126,8 @@ def table_data() -> dict[str, object]:
     top = settings_model.Settings.model_fields
     forbidden, allowed = _repo_rules()
     plain_top = [n for n, i in top.items() if n not in sections and "env" in _extra(i)]
-    help_text = {n: help_line(i) for n, i in top.items() if n in plain_top or n == "handover"}
+    tables = ("handover", "pricing")
+    help_text = {n: help_line(i) for n, i in top.items() if n in plain_top or n in tables}
     shown = {n: str(_extra(i)["shown"]) for n, i in top.items() if "shown" in _extra(i)}
     for section, model in sections.items():
         for name, info in model.model_fields.items():
@@ -211,6 +218,10 @@ def render_readme_table(data: dict[str, Any]) -> str:
     rows.append(
         f"| `handover.<agent>.<tier>` | {shown['handover']} "
         f"| `ZIRV_CTX_HANDOVER_<AGENT>_<TIER>` | no | {helps['handover']} |"
+    )
+    rows.append(
+        f"| `pricing.<model>.<input/output/cache_write/cache_read>` | {shown['pricing']} "
+        f"| none | no | {helps['pricing']} |"
     )
     return "\n".join(rows) + "\n"
 

@@ -78,7 +78,7 @@ def __getattr__(name: str) -> object:
 
 CONFIG_FILE_CAP = 1024 * 1024
 """A configuration file larger than this is refused (nothing of ours needs more)."""
-TABLE_SECTIONS = ("dash", "mail", "handover", "worker")
+TABLE_SECTIONS = ("dash", "mail", "score", "pace", "fallback", "pricing", "handover", "worker")
 """Top-level keys that must be tables in every file layer."""
 
 
@@ -207,10 +207,13 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
     for agent, tiers in _handover_env().items():
         handover.setdefault(agent, {}).update(tiers)
     worker = {str(k): str(v) for k, v in _section(merged, "worker").items()}
+    prices = _pricing(_section(merged, "pricing"), layers)
     agent_value = os.environ.get(TOP_ENV["agent"]) or merged.get("agent")
     default_agent = str(agent_value) if agent_value else None
     if plain is not None:
-        top = settings_plain.PlainSettings(plain, default_agent, handover, worker, sources)
+        top = settings_plain.PlainSettings(
+            plain, default_agent, handover, worker, sources, pricing=prices
+        )
         return settings_plain.as_settings(top)
     from zirv_dash.config.model import Settings
 
@@ -219,10 +222,35 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
         dash=sections["dash"],
         mail=sections["mail"],
         session=sections["session"],
+        score=sections["score"],
+        pace=sections["pace"],
+        fallback=sections["fallback"],
+        pricing=prices,
         handover=handover,
         worker=worker,
         sources=sources,
     )
+
+
+def _pricing(
+    table: Mapping[str, Any], layers: list[tuple[str, Mapping[str, Any]]]
+) -> dict[str, dict[str, float]]:
+    """`[pricing]` checked as prices (`context.pricing.merge_overrides` says what a
+    price is); ConfigError naming the key and the file it came from."""
+    from zirv_dash.context.pricing import PricingError, merge_overrides
+
+    try:
+        merge_overrides(table)
+    except PricingError as exc:
+        origin = next(
+            (name for name, layer in reversed(layers) if isinstance(layer.get("pricing"), Mapping)),
+            "the defaults",
+        )
+        raise ConfigError(f"invalid configuration: {exc}; from {origin}") from exc
+    return {
+        str(model): {str(k): float(v) for k, v in dict(entry).items()}
+        for model, entry in table.items()
+    }
 
 
 def _file_layers(repo: Path) -> list[tuple[str, Mapping[str, Any]]]:

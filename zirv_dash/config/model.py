@@ -159,6 +159,101 @@ class SessionSettings(_EnvFirst):
     owns the panes, so they outlive the terminal (operator-only)."""
 
 
+class ScoreSettings(_EnvFirst):
+    """`[score]`: the rot score (upstream's keys and defaults). A checkout may tune
+    the thresholds of its own sessions, but only the operator chooses how far the
+    dashboard may act on them (`auto`)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_SCORE_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = False
+    LOWERED: ClassVar[tuple[str, ...]] = ("auto",)
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    window: int = Field(default=10, ge=1, le=1000)
+    """Turns the signals look back over."""
+    min_turns: int = Field(default=10, ge=1, le=1000)
+    """Turns after the reply marker was first seen before its signal counts."""
+    token_floor: int = Field(
+        default=0, ge=0, validation_alias=AliasChoices("ZIRV_CTX_TOKEN_FLOOR", "token_floor")
+    )
+    """Context size below which a session is always healthy (0: from the ratio)."""
+    token_ceiling: int = Field(
+        default=0, ge=0, validation_alias=AliasChoices("ZIRV_CTX_TOKEN_CEILING", "token_ceiling")
+    )
+    """Context size from which a session is at least `compact` (0: from the ratio)."""
+    token_floor_ratio: float = Field(default=0.5, ge=0.0, le=1.0)
+    """The floor as a share of the model's real window."""
+    token_ceiling_ratio: float = Field(default=0.8, ge=0.0, le=1.0)
+    """The ceiling as a share of the model's real window."""
+    advise_at: int = Field(default=40, ge=0, le=100)
+    """Score from which the verdict is `advise` (⚠ on the row)."""
+    compact_at: int = Field(default=60, ge=0, le=100)
+    """Score from which the verdict is `compact`."""
+    restart_at: int = Field(default=80, ge=0, le=100)
+    """Score from which the verdict is `restart`."""
+    auto: Literal["off", "advise", "compact", "restart"] = Field(
+        default="advise", json_schema_extra=OPERATOR_ONLY
+    )
+    """How far the dashboard acts on a verdict: `advise` marks the row, `compact`
+    also types the compact command at an input prompt, `restart` also offers a
+    handover (operator-only)."""
+
+
+class PaceSettings(_EnvFirst):
+    """`[pace]`: usage windows. Operator-only: the budgets are the operator's plan."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_PACE_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    five_hour_budget_tokens: int = Field(
+        default=0,
+        ge=0,
+        validation_alias=AliasChoices("ZIRV_CTX_FIVE_HOUR_BUDGET", "five_hour_budget_tokens"),
+    )
+    """Tokens the 5-hour window allows, for the estimator (0: no estimate)."""
+    seven_day_budget_tokens: int = Field(
+        default=0,
+        ge=0,
+        validation_alias=AliasChoices("ZIRV_CTX_SEVEN_DAY_BUDGET", "seven_day_budget_tokens"),
+    )
+    """Tokens the 7-day window allows, for the estimator (0: no estimate)."""
+    count_cache_reads: bool = False
+    """Count cache reads in the estimate (they are discounted, so left out)."""
+    collector_max_age_secs: int = Field(default=900, ge=1)
+    """A collector reading older than this gives way to the estimator."""
+
+
+class FallbackSettings(_EnvFirst):
+    """`[fallback]`: cross-harness fallback. Operator-only: which vendor account
+    spends the work is not the checkout's decision."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_FALLBACK_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    enabled: bool = Field(
+        default=True, validation_alias=AliasChoices("ZIRV_CTX_FALLBACK", "enabled")
+    )
+    """Steer new work off an exhausted harness; hand a pane stopped on a usage limit on."""
+    order: list[str] = Field(default_factory=lambda: ["claude", "codex"])
+    """Harnesses in the order work falls back through."""
+    predictive_headroom_pct: float = Field(default=20.0, ge=0.0, le=100.0)
+    """New work is steered off a harness with less headroom than this."""
+    min_candidate_headroom_pct: float = Field(default=10.0, ge=0.0, le=100.0)
+    """A harness needs at least this much headroom to take work."""
+    unknown_headroom_pct: float = Field(default=25.0, ge=0.0, le=100.0)
+    """Headroom assumed where no reading exists (0 opts out)."""
+
+
 class Settings(BaseModel):
     """The merged, validated configuration for one process."""
 
@@ -172,6 +267,14 @@ class Settings(BaseModel):
     dash: DashSettings = Field(default_factory=DashSettings)
     mail: MailSettings = Field(default_factory=MailSettings)
     session: SessionSettings = Field(default_factory=SessionSettings)
+    score: ScoreSettings = Field(default_factory=ScoreSettings)
+    pace: PaceSettings = Field(default_factory=PaceSettings)
+    fallback: FallbackSettings = Field(default_factory=FallbackSettings)
+    pricing: dict[str, dict[str, float]] = Field(
+        default_factory=dict, json_schema_extra={**OPERATOR_ONLY, "shown": "built-in list prices"}
+    )
+    """A model's price in USD per million tokens (`pricing.<model>.input`, `output`,
+    `cache_write`, `cache_read`), for the estimated cost."""
     handover: dict[str, dict[str, str]] = Field(
         default_factory=dict, json_schema_extra={**OPERATOR_ONLY, "shown": "built-in ladder"}
     )
@@ -188,6 +291,9 @@ SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "dash": DashSettings,
     "mail": MailSettings,
     "session": SessionSettings,
+    "score": ScoreSettings,
+    "pace": PaceSettings,
+    "fallback": FallbackSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
 assert tuple(SECTION_MODELS) == MODELLED_SECTIONS, "config/table.py is stale (regenerate it)"

@@ -68,11 +68,16 @@ class PlainSettings:
         handover: dict[str, dict[str, str]],
         worker: dict[str, str],
         sources: list[str],
+        pricing: dict[str, dict[str, float]] | None = None,
     ) -> None:
         self.agent = agent
         self.dash = sections["dash"]
         self.mail = sections["mail"]
         self.session = sections["session"]
+        self.score = sections["score"]
+        self.pace = sections["pace"]
+        self.fallback = sections["fallback"]
+        self.pricing = pricing or {}
         self.handover = handover
         self.worker = worker
         self.sources = sources
@@ -84,6 +89,10 @@ class PlainSettings:
             "dash": self.dash.model_dump(),
             "mail": self.mail.model_dump(),
             "session": self.session.model_dump(),
+            "score": self.score.model_dump(),
+            "pace": self.pace.model_dump(),
+            "fallback": self.fallback.model_dump(),
+            "pricing": {model: dict(prices) for model, prices in self.pricing.items()},
             "handover": {agent: dict(tiers) for agent, tiers in self.handover.items()},
             "worker": dict(self.worker),
             "sources": list(self.sources),
@@ -138,6 +147,13 @@ def plain_value(section: str, name: str, value: object) -> object:
         if (low is not None and value < low) or (high is not None and value > high):
             return None
         return value
+    if kind == "float":
+        if type(value) not in (int, float):
+            return None
+        number = float(value)  # type: ignore[arg-type]
+        if (low is not None and number < low) or (high is not None and number > high):
+            return None
+        return number
     if kind == "str":
         return value if type(value) is str else None
     if kind == "strs":

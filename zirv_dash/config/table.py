@@ -7,9 +7,9 @@ edit (tests/test_config_table.py fails when this is stale).
 # ruff: noqa: E501
 
 Kind = str | tuple[str, ...]
-"""`bool`, `int`, `str`, `strs` (a list of strings), or the choices of a literal."""
-Field = tuple[Kind, object, int | None, int | None]
-"""(kind, default, lowest, highest) of one setting; the bounds are for ints."""
+"""`bool`, `int`, `float`, `str`, `strs` (a list of strings), or the choices of a literal."""
+Field = tuple[Kind, object, float | None, float | None]
+"""(kind, default, lowest, highest) of one setting; the bounds are for numbers."""
 
 SECTIONS: dict[str, dict[str, Field]] = {
     "dash": {
@@ -33,6 +33,31 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "keep": ("int", 50, 1, None),
     },
     "session": {"persistent": ("bool", False, None, None)},
+    "score": {
+        "window": ("int", 10, 1, 1000),
+        "min_turns": ("int", 10, 1, 1000),
+        "token_floor": ("int", 0, 0, None),
+        "token_ceiling": ("int", 0, 0, None),
+        "token_floor_ratio": ("float", 0.5, 0.0, 1.0),
+        "token_ceiling_ratio": ("float", 0.8, 0.0, 1.0),
+        "advise_at": ("int", 40, 0, 100),
+        "compact_at": ("int", 60, 0, 100),
+        "restart_at": ("int", 80, 0, 100),
+        "auto": (("off", "advise", "compact", "restart"), "advise", None, None),
+    },
+    "pace": {
+        "five_hour_budget_tokens": ("int", 0, 0, None),
+        "seven_day_budget_tokens": ("int", 0, 0, None),
+        "count_cache_reads": ("bool", False, None, None),
+        "collector_max_age_secs": ("int", 900, 1, None),
+    },
+    "fallback": {
+        "enabled": ("bool", True, None, None),
+        "order": ("strs", ("claude", "codex"), None, None),
+        "predictive_headroom_pct": ("float", 20.0, 0.0, 100.0),
+        "min_candidate_headroom_pct": ("float", 10.0, 0.0, 100.0),
+        "unknown_headroom_pct": ("float", 25.0, 0.0, 100.0),
+    },
 }
 ENV: dict[str, dict[str, str]] = {
     "dash": {
@@ -56,6 +81,31 @@ ENV: dict[str, dict[str, str]] = {
         "keep": "ZIRV_CTX_MAIL_KEEP",
     },
     "session": {"persistent": "ZIRV_CTX_SESSION_PERSISTENT"},
+    "score": {
+        "window": "ZIRV_CTX_SCORE_WINDOW",
+        "min_turns": "ZIRV_CTX_SCORE_MIN_TURNS",
+        "token_floor": "ZIRV_CTX_TOKEN_FLOOR",
+        "token_ceiling": "ZIRV_CTX_TOKEN_CEILING",
+        "token_floor_ratio": "ZIRV_CTX_SCORE_TOKEN_FLOOR_RATIO",
+        "token_ceiling_ratio": "ZIRV_CTX_SCORE_TOKEN_CEILING_RATIO",
+        "advise_at": "ZIRV_CTX_SCORE_ADVISE_AT",
+        "compact_at": "ZIRV_CTX_SCORE_COMPACT_AT",
+        "restart_at": "ZIRV_CTX_SCORE_RESTART_AT",
+        "auto": "ZIRV_CTX_SCORE_AUTO",
+    },
+    "pace": {
+        "five_hour_budget_tokens": "ZIRV_CTX_FIVE_HOUR_BUDGET",
+        "seven_day_budget_tokens": "ZIRV_CTX_SEVEN_DAY_BUDGET",
+        "count_cache_reads": "ZIRV_CTX_PACE_COUNT_CACHE_READS",
+        "collector_max_age_secs": "ZIRV_CTX_PACE_COLLECTOR_MAX_AGE_SECS",
+    },
+    "fallback": {
+        "enabled": "ZIRV_CTX_FALLBACK",
+        "order": "ZIRV_CTX_FALLBACK_ORDER",
+        "predictive_headroom_pct": "ZIRV_CTX_FALLBACK_PREDICTIVE_HEADROOM_PCT",
+        "min_candidate_headroom_pct": "ZIRV_CTX_FALLBACK_MIN_CANDIDATE_HEADROOM_PCT",
+        "unknown_headroom_pct": "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
+    },
 }
 ENV_NAMES: dict[str, frozenset[str]] = {
     "dash": frozenset(
@@ -85,22 +135,77 @@ ENV_NAMES: dict[str, frozenset[str]] = {
         }
     ),
     "session": frozenset({"ZIRV_CTX_SESSION_PERSISTENT"}),
+    "score": frozenset(
+        {
+            "TOKEN_CEILING",
+            "TOKEN_FLOOR",
+            "ZIRV_CTX_SCORE_ADVISE_AT",
+            "ZIRV_CTX_SCORE_AUTO",
+            "ZIRV_CTX_SCORE_COMPACT_AT",
+            "ZIRV_CTX_SCORE_MIN_TURNS",
+            "ZIRV_CTX_SCORE_RESTART_AT",
+            "ZIRV_CTX_SCORE_TOKEN_CEILING_RATIO",
+            "ZIRV_CTX_SCORE_TOKEN_FLOOR_RATIO",
+            "ZIRV_CTX_SCORE_WINDOW",
+            "ZIRV_CTX_TOKEN_CEILING",
+            "ZIRV_CTX_TOKEN_FLOOR",
+        }
+    ),
+    "pace": frozenset(
+        {
+            "FIVE_HOUR_BUDGET_TOKENS",
+            "SEVEN_DAY_BUDGET_TOKENS",
+            "ZIRV_CTX_FIVE_HOUR_BUDGET",
+            "ZIRV_CTX_PACE_COLLECTOR_MAX_AGE_SECS",
+            "ZIRV_CTX_PACE_COUNT_CACHE_READS",
+            "ZIRV_CTX_SEVEN_DAY_BUDGET",
+        }
+    ),
+    "fallback": frozenset(
+        {
+            "ENABLED",
+            "ZIRV_CTX_FALLBACK",
+            "ZIRV_CTX_FALLBACK_MIN_CANDIDATE_HEADROOM_PCT",
+            "ZIRV_CTX_FALLBACK_ORDER",
+            "ZIRV_CTX_FALLBACK_PREDICTIVE_HEADROOM_PCT",
+            "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
+        }
+    ),
 }
-LOWERED: dict[str, tuple[str, ...]] = {"dash": ("motion", "truecolor"), "mail": (), "session": ()}
-BOOL_WORDS: dict[str, tuple[str, ...]] = {"dash": ("truecolor",), "mail": (), "session": ()}
-MODELLED_SECTIONS: tuple[str, ...] = ("dash", "mail", "session")
+LOWERED: dict[str, tuple[str, ...]] = {
+    "dash": ("motion", "truecolor"),
+    "mail": (),
+    "session": (),
+    "score": ("auto",),
+    "pace": (),
+    "fallback": (),
+}
+BOOL_WORDS: dict[str, tuple[str, ...]] = {
+    "dash": ("truecolor",),
+    "mail": (),
+    "session": (),
+    "score": (),
+    "pace": (),
+    "fallback": (),
+}
+MODELLED_SECTIONS: tuple[str, ...] = ("dash", "mail", "session", "score", "pace", "fallback")
 TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
 REPO_FORBIDDEN_TOP: tuple[str, ...] = ("agent",)
 REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "dash": ("*",),
     "mail": ("enabled", "max_delivered_bytes", "keep"),
     "session": ("*",),
+    "score": ("auto",),
+    "pace": ("*",),
+    "fallback": ("*",),
+    "pricing": ("*",),
     "handover": ("*",),
     "worker": ("*",),
 }
 REPO_ALLOWED_EXCEPTIONS: dict[str, tuple[str, ...]] = {"dash": ("idle_quiet_ms",)}
 HELP: dict[str, str] = {
     "agent": "The default harness.",
+    "pricing": "A model's price in USD per million tokens (`pricing.<model>.input`, `output`, `cache_write`, `cache_read`), for the estimated cost.",
     "handover": "The model for a handover tier (`handover.<agent>.<tier>`).",
     "dash.enabled": "Open the multiplexer on a capable terminal (false: single-pane session).",
     "dash.sidebar_cols": "Width of the sidebar roster in columns.",
@@ -119,5 +224,28 @@ HELP: dict[str, str] = {
     "mail.max_delivered_bytes": "The most of a message typed into a pane when it is delivered.",
     "mail.keep": "Messages kept per mailbox (unread mail is never pruned: a mailbox holding this many refuses new mail).",
     "session.persistent": "`zirv chat` attaches to this repository's runtime (`zirv session`), which owns the panes, so they outlive the terminal (operator-only).",
+    "score.window": "Turns the signals look back over.",
+    "score.min_turns": "Turns after the reply marker was first seen before its signal counts.",
+    "score.token_floor": "Context size below which a session is always healthy (0: from the ratio).",
+    "score.token_ceiling": "Context size from which a session is at least `compact` (0: from the ratio).",
+    "score.token_floor_ratio": "The floor as a share of the model's real window.",
+    "score.token_ceiling_ratio": "The ceiling as a share of the model's real window.",
+    "score.advise_at": "Score from which the verdict is `advise` (⚠ on the row).",
+    "score.compact_at": "Score from which the verdict is `compact`.",
+    "score.restart_at": "Score from which the verdict is `restart`.",
+    "score.auto": "How far the dashboard acts on a verdict: `advise` marks the row, `compact` also types the compact command at an input prompt, `restart` also offers a handover (operator-only).",
+    "pace.five_hour_budget_tokens": "Tokens the 5-hour window allows, for the estimator (0: no estimate).",
+    "pace.seven_day_budget_tokens": "Tokens the 7-day window allows, for the estimator (0: no estimate).",
+    "pace.count_cache_reads": "Count cache reads in the estimate (they are discounted, so left out).",
+    "pace.collector_max_age_secs": "A collector reading older than this gives way to the estimator.",
+    "fallback.enabled": "Steer new work off an exhausted harness; hand a pane stopped on a usage limit on.",
+    "fallback.order": "Harnesses in the order work falls back through.",
+    "fallback.predictive_headroom_pct": "New work is steered off a harness with less headroom than this.",
+    "fallback.min_candidate_headroom_pct": "A harness needs at least this much headroom to take work.",
+    "fallback.unknown_headroom_pct": "Headroom assumed where no reading exists (0 opts out).",
 }
-SHOWN: dict[str, str] = {"agent": "first installed", "handover": "built-in ladder"}
+SHOWN: dict[str, str] = {
+    "agent": "first installed",
+    "pricing": "built-in list prices",
+    "handover": "built-in ladder",
+}
