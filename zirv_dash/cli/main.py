@@ -46,6 +46,11 @@ Usage:
                              read or edit the operator's ~/.zirv/ctx.toml (checked first)
   zirv ctx worktrees [REPO]  list pane worktrees (branch zirv/<short>) and whether each is clean
   zirv ctx api schema [--json] | call METHOD [JSON]   the local runtime protocol v1
+  zirv ctx score TRANSCRIPT [--json]   rot-score a claude/codex/gemini/qwen transcript
+  zirv ctx usage [--json]    the 5-hour and 7-day usage windows, each reading's source and age
+  zirv ctx usage tee -- CMD...         (Claude Code statusLine) record the windows, run CMD
+  zirv setup status [--json] | apply [--dry-run]
+                             zirv's Stop hook and usage tee in Claude Code's and Codex's settings
 
 Dashboard keys: Ctrl+A then ? lists every binding. Ctrl+A q quits.
 """
@@ -68,6 +73,8 @@ CTX_VERBS: dict[str, str] = {
     "config": "zirv_dash.cli.config_verb:main",
     "models": "zirv_dash.cli.models:main",
     "api": "zirv_dash.session.cli:api_main",
+    "score": "zirv_dash.cli.ctx_score:score_main",
+    "usage": "zirv_dash.cli.ctx_usage:usage_main",
 }
 
 TOP_VERBS: dict[str, str] = {
@@ -76,6 +83,7 @@ TOP_VERBS: dict[str, str] = {
     "models": "zirv_dash.cli.models:main",
     "session": "zirv_dash.cli.chat:session_main",
     "native": "zirv_dash.cli.chat:native_main",
+    "setup": "zirv_dash.cli.setup_verb:setup_main",
 }
 
 
