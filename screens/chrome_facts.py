@@ -10,6 +10,7 @@ from widgets.pane_header import PaneHeaderFacts
 from widgets.roster_rows import RosterRow
 from zirv_dash.attention.states import PaneState
 from zirv_dash.cli.opening_frame import footer_hint
+from zirv_dash.context.health import cost_text, tokens_text
 from zirv_dash.keymap import ACTION_BY_ID, describe_key
 from zirv_dash.panes.pane import Pane
 
@@ -33,9 +34,15 @@ def roster_rows(
             marker=screen.broadcast.marker(p.short),
             badge=screen.engine.mail.badge(p),
             note=p.ended_note(),
+            context=_context_mark(screen, p),
         )
         for p in screen.dash.panes
     ]
+
+
+def _context_mark(screen: DashboardHost, pane: Pane) -> str:
+    health = screen.dash.health.get(pane.short)
+    return health.row_mark() if health is not None and pane.alive else ""
 
 
 def header_facts(
@@ -71,9 +78,22 @@ def header_facts(
         latest_error=unacked[0].text if unacked else "",
         tip=screen.tip,
         hints=header_hints(screen, focused),
+        usage=usage_today(screen),
         tabs=tabs,
         tick=tick if tabs else 0,
     )
+
+
+def usage_today(screen: DashboardHost) -> str:
+    """`Σ 1.2M tok · ~$3.40 today` over this dashboard's panes (records stamped
+    today, local time); "" until a reading has any. The cost is an estimate."""
+    readings = [h.reading for h in screen.dash.health.values() if h.reading is not None]
+    tokens = sum(r.today_tokens for r in readings)
+    if not tokens:
+        return ""
+    costs = [r.today_cost_usd for r in readings if r.today_tokens]
+    cost = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+    return f"Σ {tokens_text(tokens)} tok · {cost_text(cost)} today"
 
 
 def pane_header_facts(

@@ -42,8 +42,14 @@ class HeaderFacts:
     errors: int = 0
     latest_error: str = ""
     hints: list[tuple[str, str]] = field(default_factory=list)
+    usage: str = ""
+    """Tokens and estimated cost today (`Σ 1.2M tok · ~$3.40 today`), "" if none."""
     tabs: list[Tab] | None = None
     tick: int = 0
+
+
+USAGE_MIN_WIDTH = 110
+"""Narrower headers leave the usage figure out: the notice needs the room."""
 
 
 class HeaderBar(Widget):
@@ -142,6 +148,8 @@ class HeaderBar(Widget):
                 left.append(f" · {f.working} working", self._part("working"))
             if f.needs_you:
                 left.append(f" · {f.needs_you} needs you", self._part("needs-you"))
+            if f.usage and width >= USAGE_MIN_WIDTH:
+                left.append(f" · {f.usage}", Style(dim=True))
             return left
         for index, tab in enumerate(f.tabs):
             char = glyph(tab.state, f.tick)[0]

@@ -39,7 +39,7 @@ def header_text(header: DrawnHeader, width: int, style: Style, selected_bg: Styl
 
 
 def row_text(row: RosterRow, width: int, number: int | None, char: str, styles: RowStyles) -> Text:
-    """A pane's row: digit, tree, state glyph `char`, name, harness, marker, note, badge."""
+    """A pane's row: digit, tree, glyph `char`, name, harness, marker, note, context, badge."""
     line = Text(no_wrap=True, overflow="crop")
     line.append(str(number) if number is not None else " ", Style(dim=True))
     line.append(row.tree)
@@ -48,7 +48,7 @@ def row_text(row: RosterRow, width: int, number: int | None, char: str, styles: 
     name_style = Style(bold=row.focused, dim=row.dim)
     # The marker, note ("exit 1", "TERM") and badge must stay whole: the
     # harness column gives way first, then the name.
-    extras = [e for e in (row.marker, row.note, row.badge) if e]
+    extras = [e for e in (row.marker, row.note, row.context, row.badge) if e]
     extra = sum(len(e) + 1 for e in extras)
     room = width - line.cell_len - extra
     name_width = max(1, min(max(8, len(row.name)), room - 1))
@@ -63,6 +63,12 @@ def row_text(row: RosterRow, width: int, number: int | None, char: str, styles: 
     if row.note:
         line.append(" ")
         line.append(row.note, Style(color=styles.glyph.color, dim=True))
+    if row.context:
+        line.append(" ")
+        fill, warn = row.context[:1], row.context[1:]
+        line.append(fill, Style(dim=True))
+        if warn:
+            line.append(warn, Style(color="yellow", bold=True))
     if row.badge:
         line.append(" ")
         line.append(row.badge, styles.badge)

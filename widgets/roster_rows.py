@@ -40,6 +40,8 @@ class RosterRow:
     """A few words after the harness (how an ended row ended)."""
     marker: str = ""
     """A mode this pane takes part in (`⇶` while input is broadcast to it)."""
+    context: str = ""
+    """Its context fill glyph (`▃`), with `⚠` once the rot verdict advises."""
 
 
 @dataclass(frozen=True)

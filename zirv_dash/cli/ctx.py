@@ -27,6 +27,7 @@ from zirv_dash.cli.ctx_common import (
     refusals,
     report_problems,
 )
+from zirv_dash.cli.ctx_context import context_of, status_words
 from zirv_dash.cli.ctx_hook import hook_main
 from zirv_dash.cli.ctx_kill import KILL_CONFIRM_SECS, KILL_GRACE_SECS, kill_main
 from zirv_dash.cli.ctx_mail import inbox_main, nudge_main, send_main
@@ -77,7 +78,12 @@ def _status(argv: list[str]) -> int:
     if args.json:
         out: dict[str, Any] = {
             "sessions": [
-                {**r.to_json(), "liveness": live, "age_secs": max(int(now - r.started_at), 0)}
+                {
+                    **r.to_json(),
+                    "liveness": live,
+                    "age_secs": max(int(now - r.started_at), 0),
+                    "context": context_of(r.short, problems),
+                }
                 for r, live in rows
             ],
             "no_record_sockets": [str(p) for p in sockets],
@@ -100,6 +106,7 @@ def _status(argv: list[str]) -> int:
         lines.append(
             f"  {record.short} {record.agent} {record.verb} pid {record.pid} "
             f"{_age(now - record.started_at)} {live} {record.repo_slug}{_native_note(record)}"
+            f"{status_words(context_of(record.short))}"
         )
     for sock in sockets:
         lines.append(f"  {sock.stem} (no record) {sock}")

@@ -11,11 +11,13 @@ import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from zirv_dash.context import models, pricing
 from zirv_dash.context.reading import ContextReading, ToolCall, Turn, UsageTotals
 
+KEPT_DAYS = 8
 KEPT_TURNS = 256
 """Turns kept for scoring; the score's window (default 10) never reaches further."""
 
@@ -54,6 +56,11 @@ class SessionFacts:
     usage: dict[str, UsageTotals] = field(default_factory=dict)
     field_name: str = ""
     """The field the token figures come from, for `ContextReading.source`."""
+    by_day: dict[str, dict[str, UsageTotals]] = field(default_factory=dict)
+    """Usage per local calendar day (`YYYY-MM-DD`) of the records' own timestamps,
+    the last `KEPT_DAYS` days: the header's "today" figures."""
+    day: str | None = None
+    """The local day of the record being fed (None: the record had no timestamp)."""
     _kept: deque[Turn] = field(default_factory=lambda: deque(maxlen=KEPT_TURNS))
     _open: _OpenTurn | None = None
 
@@ -84,6 +91,16 @@ class SessionFacts:
 
     def add_usage(self, model: str | None, **tokens: int) -> None:
         self.usage.setdefault(model or "", UsageTotals()).add(**tokens)
+        if self.day is not None:
+            day = self.by_day.setdefault(self.day, {})
+            day.setdefault(model or "", UsageTotals()).add(**tokens)
+            while len(self.by_day) > KEPT_DAYS:
+                del self.by_day[min(self.by_day)]
+
+    def stamp(self, timestamp: object) -> None:
+        """The record about to be fed was written at `timestamp` (ISO 8601 text, as
+        every harness writes it); anything else leaves the day unknown."""
+        self.day = local_day(timestamp)
 
     def set_model(self, model: object) -> None:
         if isinstance(model, str) and model.strip():
@@ -111,6 +128,7 @@ class SessionFacts:
         if session is None and self.usage:
             session = sum(u.total for u in self.usage.values())
         where = f"{source} · {self.field_name}" if self.field_name else source
+        todays = self.by_day.get(today(), {})
         return ContextReading(
             tokens=tokens,
             window=window,
@@ -122,6 +140,8 @@ class SessionFacts:
             malformed_lines=malformed,
             turns=self.turns,
             cost_usd=pricing.session_cost(self.usage, prices),
+            today_tokens=sum(u.total for u in todays.values()) if todays else 0,
+            today_cost_usd=pricing.session_cost(todays, prices) if todays else 0.0,
         )
 
     def _current(self) -> _OpenTurn:
@@ -134,6 +154,23 @@ class SessionFacts:
         if self._open is not None:
             self._kept.append(self._open.frozen())
         self._open = None
+
+
+def local_day(timestamp: object) -> str | None:
+    """`2026-12-07` (the local date) of an ISO 8601 timestamp, None if it is not one."""
+    if not isinstance(timestamp, str) or not 10 <= len(timestamp) <= 40:
+        return None
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return moment.date().isoformat()
+    return moment.astimezone().date().isoformat()
+
+
+def today() -> str:
+    return datetime.now().astimezone().date().isoformat()
 
 
 def as_int(value: object) -> int:

@@ -66,6 +66,7 @@ class TranscriptReader:
             objects, self._pending = self._pending, []
         assert self._parser is not None
         for obj in objects:
+            self.facts.stamp(obj.get("timestamp"))
             self._parser.feed(obj)
         return self.reading()
 

@@ -31,6 +31,10 @@ class ContextReading:
     """Turns (user prompts) seen in the whole session, compactions included."""
     cost_usd: float | None
     """Estimated cost at list prices (`pricing.py`); None for an unpriced model."""
+    today_tokens: int = 0
+    """Tokens of records stamped today (local time)."""
+    today_cost_usd: float | None = 0.0
+    """Their estimated cost; None when a model used today is unpriced."""
 
 
 @dataclass(frozen=True)

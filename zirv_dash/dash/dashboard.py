@@ -20,6 +20,7 @@ from zirv_dash import paths
 from zirv_dash.attention.states import PaneState
 from zirv_dash.attention.turn_signal import TurnSignalServer
 from zirv_dash.config.layers import AdapterGate
+from zirv_dash.context.health import PaneHealth
 from zirv_dash.dash.ending import PaneEnding
 from zirv_dash.dash.errorlog import ErrorEntry as ErrorEntry
 from zirv_dash.dash.errorlog import ErrorLog as ErrorLog
@@ -96,6 +97,8 @@ class Dashboard(PaneEnding):
         self.native_panes: NativePanes | None = None
         """Opens native panes (set by the engine: the kind lives in its floor)."""
         self.on_pane_added: list[Callable[[Pane], None]] = []
+        self.health: dict[str, PaneHealth] = {}
+        """Each pane's context health (set by the engine's context controller)."""
         self.default_colors: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
         """(foreground, background) the panes are drawn with; children asking
         (OSC 10/11, e.g. to pick a light or dark theme) are told these."""

@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from zirv_dash.context.health import inspector_rows
 from zirv_dash.harnesses import catalogue
 from zirv_dash.intake.reasons import (
     CLEAN_EXIT,
@@ -163,6 +164,7 @@ def inspect_sections(
         ("status", status),
         ("evidence", evidence),
         ("signal", signal_rows),
+        ("context", inspector_rows(dash.health.get(pane.short), ages)),
         ("errors", errors or [("error", "none recorded")]),
     ]
     return sections

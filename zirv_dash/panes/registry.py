@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 Liveness = Literal["live", "stale", "unreachable"]
 
 VERBS = ("exec", "loop", "wrap", "chat", "dash")
-SIBLING_SUFFIXES = (".nudge", ".screening", ".workflow")
+SIBLING_SUFFIXES = (".nudge", ".screening", ".workflow", ".context")
 """Sibling files removed with a record (and swept when their record is gone)."""
 MIN_PREFIX = 4
 """Shortest prefix `resolve_prefix` accepts, unless it is a whole short id."""

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any
 
 from zirv_dash import keys as keycodes
@@ -26,11 +26,13 @@ from zirv_dash.dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.context_ctl import ContextController
 from zirv_dash.runtime.fdwatch import FdWatch
 from zirv_dash.runtime.mail_ctl import MailController
 from zirv_dash.runtime.native_pane import NATIVE_PANES, NativeSessionPane
 from zirv_dash.runtime.pane_io import PaneIO
 from zirv_dash.runtime.pump import Pump
+from zirv_dash.runtime.scheduling import Scheduling
 from zirv_dash.runtime.states import STATE_FRESH, StatePoller
 from zirv_dash.runtime.stops import StopController
 from zirv_dash.runtime.swaps import SwapScheduler
@@ -43,7 +45,7 @@ TICK_SECS = 1.0
 """The fallback tick: exits SIGCHLD did not report, pending writes, retries."""
 
 
-class Engine:
+class Engine(Scheduling):
     def __init__(self, dash: Dashboard, *, session_ids: list[str] | None = None) -> None:
         self.dash = dash
         self.session_ids = list(session_ids or [])
@@ -67,6 +69,7 @@ class Engine:
         self.stops = StopController(self)
         self.swaps = SwapScheduler(self)
         self.worktrees = WorktreeController(self)
+        self.context = ContextController(self)
         # Imported here: the intake controller pulls in the spawn protocol.
         from zirv_dash.runtime.intake_ctl import IntakeController
 
@@ -93,12 +96,6 @@ class Engine:
     # -- lifetime ----------------------------------------------------------------------
 
     @property
-    def loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None:
-            raise RuntimeError("engine not started")
-        return self._loop
-
-    @property
     def started(self) -> bool:
         return self._loop is not None
 
@@ -118,6 +115,7 @@ class Engine:
         self.intake.start()
         self.mail.start()
         self.swaps.start()
+        self.context.start()
 
     def close(self) -> None:
         """Release everything `start()` and the panes opened on the loop."""
@@ -126,6 +124,7 @@ class Engine:
         self.closed = True
         self.quitting = True
         self.intake.close()
+        self.context.close()
         self.watcher.close()
         pump = self.pump.close()
         if pump is not None:
@@ -149,46 +148,6 @@ class Engine:
         tasks = [*self._tasks, *self.watcher.stopping]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
-
-    # -- scheduling helpers --------------------------------------------------------------
-
-    def call_later(self, name: str, delay: float, callback: Callable[[], None]) -> None:
-        """One named timer: arming it again replaces the previous one."""
-        self.cancel_timer(name)
-        if self.closed or self._loop is None:
-            return
-
-        def fire() -> None:
-            self._timers.pop(name, None)
-            if not self.closed:
-                callback()
-
-        self._timers[name] = self._loop.call_later(max(0.0, delay), fire)
-
-    def cancel_timer(self, name: str) -> None:
-        handle = self._timers.pop(name, None)
-        if handle is not None:
-            handle.cancel()
-
-    def timer_when(self, name: str) -> float | None:
-        """When the named timer fires (loop time), None if it is not armed."""
-        handle = self._timers.get(name)
-        return None if handle is None else handle.when()
-
-    def run_task(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
-        """A worker task the engine owns (cancelled on close; failures logged)."""
-        task = self.loop.create_task(coro, name=name)
-        self._tasks.add(task)
-
-        def done(t: asyncio.Task[Any]) -> None:
-            self._tasks.discard(t)
-            if not t.cancelled() and t.exception() is not None:
-                exc = t.exception()
-                log.error("task %s failed", name, exc_info=exc)
-                self.dash.error(f"{name}: {exc}")
-
-        task.add_done_callback(done)
-        return task
 
     def _watch_failed(self, reason: str) -> None:
         self.dash.notify("file watching unavailable; checking every second")
@@ -242,6 +201,7 @@ class Engine:
         pane = self.dash.spawn(agent, focus=focus, **kw)
         self.watch(pane)
         self.emit(ev.PaneAdded(pane.short, focus))
+        self.context.sync()
         if focus:
             self.emit(ev.FocusChanged(pane.short))
         self.poll_states()
@@ -336,6 +296,7 @@ class Engine:
         """After a pane's StateChanged: what waited for a state may go ahead."""
         self.swaps.state_changed(pane)
         self.mail.state_changed()
+        self.context.state_changed(pane)
 
     # -- exits ---------------------------------------------------------------------------
 

@@ -127,3 +127,16 @@ class StatesHost(Protocol):
     def call_later(self, name: str, delay: float, callback: Callable[[], None]) -> None: ...
 
     def timer_when(self, name: str) -> float | None: ...
+
+
+class TypingMail(Protocol):
+    """The mail controller's typing: a line at a pane's input prompt, or not at all."""
+
+    def type_command(self, pane: Pane, text: str, *, kind: str) -> bool: ...
+
+
+class ContextHost(WatchingHost, Protocol):
+    """The context controller: transcripts watched, commands typed at a prompt."""
+
+    @property
+    def mail(self) -> TypingMail: ...

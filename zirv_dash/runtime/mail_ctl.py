@@ -213,6 +213,21 @@ class MailController:
         self._engine.changed()
         return result
 
+    def type_command(self, pane: Pane, text: str, *, kind: str) -> bool:
+        """Type `text` (a harness command such as `/compact`) if `pane` is at its
+        recognised input prompt and the operator is not typing there; else False
+        and nothing is written."""
+        delivery = self.delivery
+        if not delivery.injectable(pane):
+            return False
+        if pane.kind != "native" and not pane.at_input_prompt():
+            return False  # idle by a hook, but the screen is not its prompt: a dialog
+        if not delivery.inject(pane, text, kind=kind):
+            return False
+        self._arm()
+        self._engine.changed()
+        return True
+
     # -- the adapter gate ----------------------------------------------------------------
 
     def reload_gate(self) -> None:

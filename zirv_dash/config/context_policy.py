@@ -1,0 +1,32 @@
+"""The context settings as the context package takes them: a ScoreConfig and a price table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from zirv_dash.context import pricing
+from zirv_dash.context.score import ScoreConfig
+
+if TYPE_CHECKING:
+    from zirv_dash.config.model import Settings
+
+
+def score_config(settings: Settings) -> ScoreConfig:
+    """`[score]` as the scorer reads it (a 0 floor or ceiling: derived from the window)."""
+    s = settings.score
+    return ScoreConfig(
+        window=s.window,
+        min_turns=s.min_turns,
+        token_floor=s.token_floor or None,
+        token_ceiling=s.token_ceiling or None,
+        token_floor_ratio=s.token_floor_ratio,
+        token_ceiling_ratio=s.token_ceiling_ratio,
+        advise_at=s.advise_at,
+        compact_at=s.compact_at,
+        restart_at=s.restart_at,
+    )
+
+
+def prices(settings: Settings) -> dict[str, pricing.Price]:
+    """The list prices with `[pricing]` applied (checked when the settings loaded)."""
+    return pricing.merge_overrides(settings.pricing)
