@@ -54,3 +54,24 @@ def test_a_directory_or_unknown_records_exit_2(
 
 def test_usage_error_is_exit_2() -> None:
     assert score_main([]) == 2
+
+
+def test_score_settings_move_the_gates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = claude_fixture(tmp_path / "s1.jsonl")
+    monkeypatch.setenv("ZIRV_CTX_TOKEN_FLOOR", "10000")
+    monkeypatch.setenv("ZIRV_CTX_SCORE_ADVISE_AT", "30")
+    assert score_main([str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["floor"] == 10_000
+    assert out["verdict"] == "advise"  # 40 points, over the floor, advise from 30
+
+
+def test_bad_score_settings_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = claude_fixture(tmp_path / "s1.jsonl")
+    monkeypatch.setenv("ZIRV_CTX_SCORE_WINDOW", "0")
+    assert score_main([str(path)]) == 2
+    assert "score.window" in capsys.readouterr().err

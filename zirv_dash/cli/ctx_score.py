@@ -44,8 +44,12 @@ def score_main(argv: list[str]) -> int:
     if reading is None:
         err("score", f"{path}: no claude, codex, gemini or qwen records found; pass --agent")
         return 2
+    config = _config()
+    if isinstance(config, str):
+        err("score", config)
+        return 2
     result = score_turns(
-        reader.turns(), reading.tokens, reading.window, ScoreConfig(), marker_hook=args.marker_hook
+        reader.turns(), reading.tokens, reading.window, config, marker_hook=args.marker_hook
     )
     if args.json:
         out = result.to_json()
@@ -56,6 +60,18 @@ def score_main(argv: list[str]) -> int:
     else:
         print(summary(reader.harness or "?", reading, result))
     return 0
+
+
+def _config() -> ScoreConfig | str:
+    """`[score]` from the settings layers, or why they cannot be read."""
+    from zirv_dash.config.context_policy import score_config
+    from zirv_dash.config.errors import ConfigError
+    from zirv_dash.config.layers import load_settings
+
+    try:
+        return score_config(load_settings())
+    except ConfigError as exc:
+        return str(exc)
 
 
 def _unreadable(path: Path) -> str | None:
