@@ -12,6 +12,20 @@ import pytest
 from tests.tmuxharness import Tmux, base_env
 
 
+CLEARED_PREFIXES = (
+    "ZIRV_CTX_DASH",
+    "ZIRV_CTX_MAIL",
+    "ZIRV_AGENT_",
+    "ZIRV_CTX_SCORE",
+    "ZIRV_CTX_TOKEN_",
+    "ZIRV_CTX_PACE",
+    "ZIRV_CTX_FIVE_HOUR",
+    "ZIRV_CTX_SEVEN_DAY",
+    "ZIRV_CTX_FALLBACK",
+)
+"""The operator's own settings variables: no test reads them."""
+
+
 @pytest.fixture(autouse=True)
 def isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     state = tmp_path / "state"
@@ -19,7 +33,7 @@ def isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     monkeypatch.setenv("ZIRV_CTX_STATE_DIR", str(state))
     monkeypatch.setenv("ZIRV_HOME", str(home))
     for name in list(os.environ):
-        if name.startswith(("ZIRV_CTX_DASH", "ZIRV_CTX_MAIL", "ZIRV_AGENT_")) or name in (
+        if name.startswith(CLEARED_PREFIXES) or name in (
             "ZIRV_CTX_SESSION",
             "ZIRV_CTX_SOCKET",
             "ZIRV_CTX_AGENT",
