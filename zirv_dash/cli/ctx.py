@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from zirv_dash import paths
@@ -76,28 +78,9 @@ def _status(argv: list[str]) -> int:
 
     escaped = escapes.listed(paths.state_dir() / "escaped")
     if args.json:
-        out: dict[str, Any] = {
-            "sessions": [
-                {
-                    **r.to_json(),
-                    "liveness": live,
-                    "age_secs": max(int(now - r.started_at), 0),
-                    "context": context_of(r.short, problems),
-                }
-                for r, live in rows
-            ],
-            "no_record_sockets": [str(p) for p in sockets],
-            "mail": {
-                "slug": slug,
-                "unread": broadcast + direct,
-                "broadcast": broadcast,
-                "direct": direct,
-            },
-            "problems": problems,
-            "escaped": [
-                {"pid": e.pid, "command": e.command, "left_session": e.left} for e in escaped
-            ],
-        }
+        mail_counts = {"slug": slug, "unread": broadcast + direct, "broadcast": broadcast}
+        mail_counts["direct"] = direct
+        out = _status_json(rows, sockets, mail_counts, problems, escaped, now)
         print(json.dumps(out, indent=2))
         return 0
     report_problems("status", problems)
@@ -117,6 +100,32 @@ def _status(argv: list[str]) -> int:
     lines.append(f"mail: {broadcast + direct} unread{split}")
     print("\n".join(lines))
     return 0
+
+
+def _status_json(
+    rows: Sequence[tuple[registry.SessionRecord, Any]],
+    sockets: list[Path],
+    mail_counts: dict[str, Any],
+    problems: list[str],
+    escaped: list[Any],
+    now: float,
+) -> dict[str, Any]:
+    """`zirv ctx status --json`: each session with its liveness, age and context."""
+    return {
+        "sessions": [
+            {
+                **r.to_json(),
+                "liveness": live,
+                "age_secs": max(int(now - r.started_at), 0),
+                "context": context_of(r.short, problems),
+            }
+            for r, live in rows
+        ],
+        "no_record_sockets": [str(p) for p in sockets],
+        "mail": mail_counts,
+        "problems": problems,
+        "escaped": [{"pid": e.pid, "command": e.command, "left_session": e.left} for e in escaped],
+    }
 
 
 def _native_note(record: registry.SessionRecord) -> str:

@@ -10,7 +10,7 @@ same boundary for kill requests).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -58,6 +58,9 @@ class ValidationContext:
     git_dirs: dict[str, Path | None] = field(default_factory=dict)
     """`git rev-parse` answers by path. Share one dict between the contexts of a
     sweep so a flood naming one cwd costs one subprocess, not one per request."""
+    steer: Callable[[SpawnRequest], tuple[SpawnRequest, str | None]] | None = None
+    """Cross-harness fallback for a new pane: the request moved to another harness
+    and why (None: it stays), checked like any request afterwards."""
     _repo_resolved: Path | None = None
     _roots: list[Path] | None = None
 
@@ -113,6 +116,8 @@ class Decision:
     headless: bool = True
     notes: list[str] = field(default_factory=list)
     """Advisories for the error log (e.g. unenforced --max-tool-calls)."""
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    """What the requester's receipt should say (`capability_warnings`)."""
 
     @property
     def run_dir(self) -> Path | None:
@@ -120,7 +125,7 @@ class Decision:
 
     def ack(self, short: str | None = None) -> SpawnAck:
         if self.ok:
-            return SpawnAck.spawned(short or "")
+            return SpawnAck.spawned(short or "", self.warnings)
         return SpawnAck.refused(self.reason or "refused", self.retryable)
 
 
@@ -212,18 +217,38 @@ def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
     role: Literal["worker", "sub-orchestrator"] = (
         "sub-orchestrator" if req.role == "sub-orchestrator" else "worker"
     )
+    steered = None
+    if ctx.steer is not None:  # fallback: off an exhausted harness, before its gate check
+        req, steered = ctx.steer(req)
     adapter, refused = _adapter_check(req, ctx)  # 9. adapter gate, model
     if refused is not None:
         return refused
+    return _accepted(req, ctx, adapter, role, cwd, workdir, steered)
+
+
+def _accepted(
+    req: SpawnRequest,
+    ctx: ValidationContext,
+    adapter: Adapter | None,
+    role: Literal["worker", "sub-orchestrator"],
+    cwd: Path | None,
+    workdir: Path | None,
+    steered: str | None,
+) -> Decision:
+    """The accepted request, normalised, with its advisories."""
     req = msgspec.structs.replace(
         req,
-        cwd=str(cwd),
+        cwd=str(cwd) if cwd is not None else req.cwd,
         name=(show(req.name.strip(), 64) or None) if req.name is not None else None,
         workdir=str(workdir) if workdir is not None else req.workdir,
     )
     notes: list[str] = []
     if req.max_tool_calls is not None:
         notes.append("cannot enforce --max-tool-calls in a dashboard pane")
+    warnings = []
+    if steered:
+        notes.append(steered)
+        warnings.append({"capability": "fallback", "detail": steered})
     private = ctx.channel_owner_role is not None
     return Decision(
         True,
@@ -235,6 +260,7 @@ def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
         workdir=workdir,
         headless=not req.interactive,
         notes=notes,
+        warnings=warnings,
     )
 
 
