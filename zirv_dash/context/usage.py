@@ -37,6 +37,8 @@ from zirv_dash.context.window import WINDOWS, PaceConfig, UsageWindow, unknown
 __all__ = ["DEFAULT_VENDORS", "PaceConfig", "UsageWindow", "read_windows", "collector_reading"]
 
 DEFAULT_VENDORS: tuple[str, ...] = (ANTHROPIC, OPENAI, "google", "qwen")
+COLLECTED: tuple[str, ...] = (ANTHROPIC, OPENAI)
+"""Vendors whose CLI reports its own windows (the collector layer)."""
 
 
 def collector_reading(
@@ -93,10 +95,11 @@ def vendor_windows(
             stale[name] = why
         elif name not in best:
             best[name] = window
+    nothing = "nothing recorded" if vendor in COLLECTED else "its CLI records no usage windows"
     for name in WINDOWS:
         if name not in best:
             estimated = estimate_window(vendor, name, pace, now, home)
-            best[name] = estimated or unknown(vendor, name, stale.get(name, "nothing recorded"))
+            best[name] = estimated or unknown(vendor, name, stale.get(name, nothing))
     return [best[name] for name in WINDOWS]
 
 
