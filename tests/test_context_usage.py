@@ -328,3 +328,18 @@ def test_a_tripped_breaker_beats_a_fresh_collector(isolated_state: Path, tmp_pat
         ["anthropic"], PaceConfig(collector_max_age_secs=10**6), now=now + 3601, home=tmp_path
     )
     assert by(after, "anthropic", FIVE_HOUR).source != "breaker"  # expired by itself
+
+
+def test_a_2_gb_sparse_transcript_is_read_in_bounded_time(tmp_path: Path) -> None:
+    now = time.time()
+    path = tmp_path / ".claude" / "projects" / "-big" / "big.jsonl"
+    path.parent.mkdir(parents=True)
+    with path.open("wb") as handle:
+        handle.truncate(2 * 1024**3)  # sparse: 2 GB of holes, no disk used
+        handle.seek(0, 2)
+        handle.write(b"\n" + json.dumps(claude_line(now - 60, "msg_big")).encode() + b"\n")
+    start = time.monotonic()
+    acc = estimate("anthropic", 5 * 3600, now, tmp_path, PaceConfig(five_hour_budget_tokens=1))
+    assert time.monotonic() - start < 10
+    assert acc is not None and acc.tokens == 1500
+    assert acc.partial == 1  # read from its tail only: the sum is a lower bound

@@ -31,8 +31,8 @@ from typing import Any
 from zirv_dash.context.usage_codex import read_tail, sessions_root, stamp
 from zirv_dash.context.window import ESTIMATOR, WINDOW_SECS, PaceConfig, UsageWindow
 
-FILE_BYTES = 8 * 1024 * 1024
-TOTAL_BYTES = 96 * 1024 * 1024
+FILE_BYTES = 4 * 1024 * 1024
+TOTAL_BYTES = 32 * 1024 * 1024
 MAX_FILES = 4000
 ESTIMATED_VENDORS: tuple[str, ...] = ("anthropic", "openai")
 
