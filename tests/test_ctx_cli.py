@@ -99,7 +99,18 @@ def dead_pid() -> int:
 def test_status_with_nothing(env: Env) -> None:
     result = env.run("status")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "sessions: none\nmail: 0 unread\n"
+    head, fallback = result.stdout.split("fallback:", 1)
+    assert head == "sessions: none\nmail: 0 unread\n"
+    policy, *harnesses = fallback.splitlines()
+    # Upstream's lines: the policy, then each harness of the order.
+    assert policy == (
+        " enabled | order claude -> codex | steer below 20% headroom | candidate min 10%"
+        " | unknown assumes 25%"
+    )
+    assert [h.split(":")[0] for h in harnesses] == ["fallback claude", "fallback codex"]
+    assert all(
+        re.search(r": enabled / (ready|unavailable) / full / 25% assumed$", h) for h in harnesses
+    )
 
 
 def test_status_lists_sessions_and_sweeps_stale_ones(
@@ -117,7 +128,7 @@ def test_status_lists_sessions_and_sweeps_stale_ones(
     assert re.fullmatch(rf"  aaaa1111 claude exec pid {sleeper.pid} \d+s live {slug}", lines[1])
     assert re.fullmatch(r"  bbbb2222 codex wrap pid \d+ \d+s stale .*", lines[2])
     assert re.fullmatch(r"  cccc3333 claude wrap pid \d+ \d+s unreachable .*", lines[3])
-    assert lines[-1] == "mail: 0 unread"
+    assert lines[-4] == "mail: 0 unread"
     assert "junk0000.json: not valid JSON" in result.stderr
     assert (env.state / "sessions" / "junk0000.json").exists()
     again = env.run("status").stdout
@@ -133,7 +144,9 @@ def test_status_json_and_mail_count(env: Env, sleeper: subprocess.Popen[bytes]) 
     assert data["sessions"][0]["liveness"] == "live"
     assert data["mail"]["unread"] == 2
     mine = env.run("status", env=env.as_session(SESSION_A, "claude")).stdout
-    assert mine.splitlines()[-1] == "mail: 2 unread (1 broadcast, 1 direct)"
+    assert mine.splitlines()[-4] == "mail: 2 unread (1 broadcast, 1 direct)"
+    assert data["fallback"][0].startswith("fallback: enabled | order claude -> codex")
+    assert data["sessions"][0]["context"] is None  # no dashboard read it: null, not a guess
 
 
 def test_status_lists_a_socket_with_no_record(env: Env) -> None:

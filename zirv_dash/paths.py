@@ -151,7 +151,7 @@ def make_temp(directory: Path, prefix: str) -> tuple[int, Path]:
     raise FileExistsError(f"{directory}: no free temporary name after {_TEMP_TRIES} tries")
 
 
-STATE_TEMP_DIRS = ("", "sessions", "dash", "handover", "logs", "escaped")
+STATE_TEMP_DIRS = ("", "sessions", "dash", "handover", "logs", "escaped", "usage")
 """State subdirectories whose writers use `atomic_write` (mail sweeps its own)."""
 
 

@@ -29,7 +29,7 @@ from zirv_dash.cli.ctx_common import (
     refusals,
     report_problems,
 )
-from zirv_dash.cli.ctx_context import context_of, status_words
+from zirv_dash.cli.ctx_context import context_of, fallback_lines, status_words
 from zirv_dash.cli.ctx_hook import hook_main
 from zirv_dash.cli.ctx_kill import KILL_CONFIRM_SECS, KILL_GRACE_SECS, kill_main
 from zirv_dash.cli.ctx_mail import inbox_main, nudge_main, send_main
@@ -77,10 +77,12 @@ def _status(argv: list[str]) -> int:
     from zirv_dash.panes import escapes  # only status lists them; send need not import it
 
     escaped = escapes.listed(paths.state_dir() / "escaped")
+    fallback = fallback_lines(problems)
     if args.json:
         mail_counts = {"slug": slug, "unread": broadcast + direct, "broadcast": broadcast}
         mail_counts["direct"] = direct
         out = _status_json(rows, sockets, mail_counts, problems, escaped, now)
+        out["fallback"] = fallback
         print(json.dumps(out, indent=2))
         return 0
     report_problems("status", problems)
@@ -98,6 +100,7 @@ def _status(argv: list[str]) -> int:
         lines.extend(f"  {escapes.describe(e)}" for e in escaped)
     split = f" ({broadcast} broadcast, {direct} direct)" if direct else ""
     lines.append(f"mail: {broadcast + direct} unread{split}")
+    lines.extend(fallback)
     print("\n".join(lines))
     return 0
 

@@ -70,3 +70,26 @@ def status_words(context: dict[str, Any] | None) -> str:
     cost = context.get("cost_usd")
     money = f" ~${cost:.2f}" if isinstance(cost, int | float) else ""
     return f" · ctx {fill} {verdict}{money}"
+
+
+def fallback_lines(problems: list[str] | None = None) -> list[str]:
+    """Upstream's `fallback:` lines: the policy, then each harness of the order
+    (`fallback claude: enabled / ready / full / 62% measured`); [] when the
+    settings cannot be read (the problem is named)."""
+    from zirv_dash.config.context_policy import fallback_policy, pace_config
+    from zirv_dash.config.errors import ConfigError
+    from zirv_dash.config.layers import load_adapter_gate, load_settings
+    from zirv_dash.context import fallback, usage
+    from zirv_dash.harnesses.fallback_facts import harness_facts, vendors
+
+    try:
+        settings = load_settings()
+        gate = load_adapter_gate(names=list(settings.fallback.order))
+    except ConfigError as exc:
+        if problems is not None:
+            problems.append(str(exc))
+        return []
+    policy = fallback_policy(settings)
+    facts = harness_facts(policy.order, gate)
+    windows = usage.read_windows(pace=pace_config(settings), problems=problems)
+    return fallback.status_lines(policy, facts, windows, vendors())

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from zirv_dash.cli.ctx_common import err, parse_args
 
 if TYPE_CHECKING:
-    from zirv_dash.config.model import Settings
     from zirv_dash.context.limits import BreakerRecord
     from zirv_dash.context.window import PaceConfig, UsageWindow
 
@@ -41,20 +40,8 @@ def usage_main(argv: list[str]) -> int:
     return show(pace, as_json=args.json)
 
 
-def pace_config(settings: Settings) -> PaceConfig:
-    """`[pace]` as the usage layers read it."""
-    from zirv_dash.context.window import PaceConfig
-
-    s = settings.pace
-    return PaceConfig(
-        five_hour_budget_tokens=s.five_hour_budget_tokens,
-        seven_day_budget_tokens=s.seven_day_budget_tokens,
-        count_cache_reads=s.count_cache_reads,
-        collector_max_age_secs=float(s.collector_max_age_secs),
-    )
-
-
 def _pace() -> PaceConfig | str:
+    from zirv_dash.config.context_policy import pace_config
     from zirv_dash.config.errors import ConfigError
     from zirv_dash.config.layers import load_settings
 

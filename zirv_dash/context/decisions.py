@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +36,18 @@ def record(
     short: str = "",
     harness: str = "",
     detail: str = "",
+    fields: Mapping[str, object] | None = None,
     state: Path | None = None,
-    **fields: Any,
 ) -> str | None:
-    """Append one decision; None when written, else why it was not."""
+    """Append one decision (`fields`: what else it is about, e.g. `verdict`, `to`);
+    None when written, else why it was not."""
     entry: dict[str, Any] = {
         "ts": round(time.time(), 3),
         "kind": kind,
         "session": session,
         "short": short,
         "harness": harness,
-        **fields,
+        **(fields or {}),
         "detail": detail,
     }
     line = json.dumps(entry, ensure_ascii=False, default=str)

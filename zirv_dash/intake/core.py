@@ -257,8 +257,11 @@ class Intake:
         if result.ack is not None and not result.ack.ok:
             out.refused += 1
         out.launched += launched
+        decision = result.decision
+        steered = [w["detail"] for w in decision.warnings] if decision is not None else []
         for pane in launched:
-            self.dash.notify(f"spawned {pane.agent} as {pane.short}")
+            why = f" ({steered[0]})" if steered else ""
+            self.dash.notify(f"spawned {pane.agent} as {pane.short}{why}")
 
     def live_parents(self) -> dict[str, str | None]:
         return {p.short: self.parents.get(p.short) for p in self.dash.live_panes}

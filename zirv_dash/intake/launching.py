@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from zirv_dash import paths, spawn
 from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.intake.steering import steerer
 from zirv_dash.intake.sweep import Owner, Spawner
 from zirv_dash.panes.pane import Pane
 
@@ -26,6 +27,7 @@ def validation_context(
         channel_owner_session=owner.session if owner else None,
         live_shorts={p.short for p in live},
         file_drop=file_drop,
+        steer=steerer(dash),
     )
 
 

@@ -117,7 +117,7 @@ class ContextActs:
             short=pane.short,
             harness=pane.agent,
             detail=text,
-            verdict=self.acted.get(pane.short),
+            fields={"verdict": self.acted.get(pane.short)},
         )
         if problem:
             dash.error(problem)

@@ -28,7 +28,8 @@ from zirv_dash.context.session_watch import SessionWatch, readable
 from zirv_dash.panes import registry
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime.context_acts import ContextActs
-from zirv_dash.runtime.host import ContextHost
+from zirv_dash.runtime.host import FallbackHost
+from zirv_dash.runtime.usage_acts import UsageActs
 from zirv_dash.runtime.watch import Route
 
 log = logging.getLogger("zirv.context")
@@ -42,7 +43,7 @@ CONTEXT_SUFFIX = ".context"
 
 
 class ContextController:
-    def __init__(self, engine: ContextHost) -> None:
+    def __init__(self, engine: FallbackHost) -> None:
         self._engine = engine
         settings = engine.dash.settings
         self._config = score_config(settings)
@@ -54,6 +55,7 @@ class ContextController:
         self._roots: dict[Path, str] = {}
         self._published: dict[str, float] = {}
         self.acts = ContextActs(engine)
+        self.limits = UsageActs(engine)
 
     @property
     def health(self) -> dict[str, PaneHealth]:
@@ -108,6 +110,7 @@ class ContextController:
         self.native.pop(short, None)
         self._engine.cancel_timer(f"context:{short}")
         self.acts.forget(short)
+        self.limits.forget(short)
         # An ended row keeps its last reading (the inspector still shows it).
 
     def close(self) -> None:
@@ -126,6 +129,7 @@ class ContextController:
         elif pane.short in self.watches:
             self._look(pane.short)
         self.acts.state_changed(pane, self.health.get(pane.short))
+        self.limits.state_changed(pane)
 
     def _changed_under(self, root: Path) -> None:
         for short, watch in list(self.watches.items()):
@@ -184,7 +188,12 @@ class ContextController:
         dash = self._engine.dash
         if not dash.manage_state:
             return
-        body = {"status": health.status, "harness": health.harness, "context": health.to_json()}
+        body = {
+            "status": health.status,
+            "harness": health.harness,
+            "context": health.to_json(),
+            "fallback": self.limits.story.get(short, []),
+        }
         try:
             paths.atomic_write(registry.sibling_path(short, CONTEXT_SUFFIX), json.dumps(body))
         except (OSError, ValueError) as exc:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.handover.files import HandoverAck
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.watch import StateWatcher
@@ -140,3 +141,18 @@ class ContextHost(WatchingHost, Protocol):
 
     @property
     def mail(self) -> TypingMail: ...
+
+
+class Swapping(Protocol):
+    """The swap scheduler's request: how a fallback hands a pane over."""
+
+    def request(
+        self, short: str, agent: str, model: str | None, *, force: bool = ..., from_cli: bool = ...
+    ) -> HandoverAck: ...
+
+
+class FallbackHost(ContextHost, Protocol):
+    """The usage-limit breaker: a stopped pane handed to another harness."""
+
+    @property
+    def swaps(self) -> Swapping: ...

@@ -247,7 +247,6 @@ def _accepted(
         notes.append("cannot enforce --max-tool-calls in a dashboard pane")
     warnings = []
     if steered:
-        notes.append(steered)
         warnings.append({"capability": "fallback", "detail": steered})
     private = ctx.channel_owner_role is not None
     return Decision(
