@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from zirv_dash.context import pricing
+from zirv_dash.context import locate, pricing
 from zirv_dash.context.health import PaneHealth
 from zirv_dash.context.reader import PARSERS, TranscriptReader
 from zirv_dash.context.reading import ContextReading
@@ -58,8 +58,6 @@ class SessionWatch:
 
     def root(self) -> Path | None:
         """The directory the file watcher should watch for this pane's transcript."""
-        from zirv_dash.context import locate
-
         return locate.watch_root(self.harness, self.cwd, home=self.home)
 
     def find(self, exclude: frozenset[Path] = frozenset()) -> bool:
@@ -68,8 +66,6 @@ class SessionWatch:
             return True
         if not readable(self.harness):
             return False
-        from zirv_dash.context import locate
-
         found = locate.locate(
             self.harness,
             self.session_id,

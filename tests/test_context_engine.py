@@ -1,0 +1,109 @@
+"""Context health in the engine: a real pane's transcript followed as it grows, and acted on."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_engine import until
+from zirv_dash.cli.ctx_context import context_of
+from zirv_dash.config.layers import AdapterGate, load_settings
+from zirv_dash.context import decisions
+from zirv_dash.dash.dashboard import Dashboard
+from zirv_dash.panes.pane import Pane
+from zirv_dash.runtime import Engine
+
+pytestmark = pytest.mark.timeout(90)
+
+FAKE = Path(__file__).parent / "fixtures" / "fake_claude.py"
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    return home
+
+
+def make_engine(repo: Path, **flags: Any) -> Engine:
+    settings = load_settings(repo, flags={"dash": {"idle_quiet_ms": 200}, **flags})
+    return Engine(Dashboard(settings, repo, AdapterGate(), manage_state=True))
+
+
+def claude_pane(engine: Engine, repo: Path, tokens: str, monkeypatch: pytest.MonkeyPatch) -> Pane:
+    monkeypatch.setenv("FAKE_CLAUDE_TOKENS", tokens)
+    pane = engine.spawn("claude", argv=[sys.executable, str(FAKE)], cwd=str(repo))
+    assert pane is not None
+    return pane
+
+
+def text(pane: Pane) -> str:
+    return "\n".join(pane.model_view.lines())
+
+
+async def test_a_growing_transcript_reaches_the_row_the_inspector_and_status(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make_engine(tmp_path)
+    engine.start()
+    try:
+        pane = claude_pane(engine, tmp_path, "20000,60000", monkeypatch)
+        await until(lambda: "❯" in text(pane))
+        health = engine.dash.health
+        assert health[pane.short].reading is None  # nothing written yet: unknown
+        engine.send_input(b"first\r", short=pane.short)
+        await until(lambda: (r := health[pane.short].reading) is not None and r.tokens == 20_000)
+        assert health[pane.short].row_mark() == "▁"
+        engine.send_input(b"second\r", short=pane.short)
+        await until(lambda: (r := health[pane.short].reading) is not None and r.tokens == 60_000)
+        reading = health[pane.short].reading
+        assert reading is not None and reading.turns == 2 and reading.percent == 30.0
+        assert reading.cost_usd is not None and reading.cost_usd > 0
+        await until(lambda: (c := context_of(pane.short)) is not None and c["tokens"] == 60_000)
+        context = context_of(pane.short)
+        assert context is not None and context["verdict"] == "healthy"
+        assert str(home) in context["source"]
+    finally:
+        engine.close()
+
+
+async def test_compact_is_typed_at_the_prompt_and_logged(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make_engine(tmp_path, score={"auto": "compact"})
+    engine.start()
+    try:
+        pane = claude_pane(engine, tmp_path, "170000", monkeypatch)  # 85 %: past the ceiling
+        await until(lambda: "❯" in text(pane))
+        engine.send_input(b"work\r", short=pane.short)
+        await until(lambda: "compacted" in text(pane), timeout=30)
+        await until(lambda: (h := engine.dash.health[pane.short]).verdict == "healthy")
+        kinds = [d["kind"] for d in decisions.read()]
+        assert kinds[:2] == ["advise", "compact"]
+        assert any("typed /compact" in d["detail"] for d in decisions.read())
+    finally:
+        engine.close()
+
+
+async def test_advise_only_marks_the_row_and_types_nothing(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make_engine(tmp_path)  # auto = "advise", the default
+    engine.start()
+    try:
+        pane = claude_pane(engine, tmp_path, "170000", monkeypatch)
+        await until(lambda: "❯" in text(pane))
+        engine.send_input(b"work\r", short=pane.short)
+        await until(lambda: engine.dash.health[pane.short].verdict == "compact")
+        assert engine.dash.health[pane.short].row_mark() == "▇⚠"
+        await until(lambda: [d["kind"] for d in decisions.read()] == ["advise"])
+        await until(lambda: pane.is_idle())
+        assert "compacted" not in text(pane)
+        assert engine.dash.current_notice() is not None
+    finally:
+        engine.close()
