@@ -63,10 +63,11 @@ def test_a_pane_stopped_on_its_limit_is_handed_to_the_next_harness(
     assert fell["to"] == "demo" and fell["harness"] == "claude"
     breaker = json.loads((state / "usage" / "breaker-anthropic.json").read_text())
     assert breaker["window"] == "five_hour" and breaker["harness"] == "claude"
-    # The successor is the demo agent, in the same pane (same short id, same row).
-    tmux.wait_for("zirv demo agent", timeout=30)
-    screen = tmux.capture()
-    assert "demo" in screen
+    # The successor is the demo agent, in the same pane, given the handoff packet
+    # (its recent screen shows where claude stopped) as its first prompt.
+    screen = tmux.wait_for("(demo: nothing was changed)", timeout=30)
+    assert "## Recent terminal output" in screen
+    assert "You've hit your session limit" in screen
     tmux.quit("EXITED 0")
     assert not tmux.pids_running(str(FAKE).encode())
 

@@ -29,7 +29,8 @@ from zirv_dash.runtime.host import FallbackHost
 log = logging.getLogger("zirv.context")
 
 SCREEN_TAIL = 12
-"""Bottom rows read for a notice: where every CLI prints it, above its composer."""
+"""Rows read for a notice, up from the last one drawn: every CLI prints it just
+above its composer."""
 
 
 class UsageActs:
@@ -47,7 +48,10 @@ class UsageActs:
     def state_changed(self, pane: Pane) -> None:
         if not pane.alive or pane.kind == "native" or pane.pty is None:
             return
-        tail = "\n".join(pane.model_view.lines()[-SCREEN_TAIL:])
+        lines = pane.model_view.lines()
+        while lines and not lines[-1].strip():
+            lines = lines[:-1]  # an inline TUI (claude) draws from the top down
+        tail = "\n".join(lines[-SCREEN_TAIL:])
         notice = limits.match(pane.agent, tail)
         if notice is None:
             self.tripped.pop(pane.short, None)  # the notice scrolled away: a new one counts
