@@ -32,7 +32,7 @@ def sections_text(sections: list[Section], focus: str | None = None) -> Text:
         for key, value in rows:
             out.append(f"{key:<12}", Style(dim=True))
             # A path under HOME reads `~/…`, as the pane header shows it.
-            out.append(f"{shorten_home(value) if key == 'cwd' else value}\n")
+            out.append(f"{shorten_home(value) if key in ('cwd', 'file') else value}\n")
     out.rstrip()
     return out
 

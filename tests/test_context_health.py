@@ -79,7 +79,7 @@ def test_inspector_rows_name_each_figure_and_its_source(tmp_path: Path) -> None:
     assert rows["fill"].endswith("90%")
     assert rows["tokens"] == "180.0k of 200.0k"
     assert "estimate" in rows["cost"]
-    assert "s.jsonl · message.usage" in rows["source"]
+    assert rows["file"].endswith("s.jsonl") and rows["field"].startswith("message.usage")
     assert rows["verdict"].startswith("compact")
     assert rows["read"] == "–"
     assert inspector_rows(PaneHealth("pi", status="unsupported"))[0][1].startswith("– (pi")

@@ -108,6 +108,16 @@ def fill_bar(percent: float | None, width: int = 10) -> str:
     return f"{bar:·<{width}} {percent:.0f}%"
 
 
+SIGNAL_WORDS = {"tool_failure": "failures", "repetition": "repeats", "marker_miss": "marker"}
+"""The inspector's key column is 12 cells: each signal by a word that fits."""
+
+
+def _source_rows(source: str) -> list[tuple[str, str]]:
+    """`file` and `field` of a reading's source (`<path> · <field>`)."""
+    path, _, field = source.partition(" · ")
+    return [("file", path), ("field", field)] if field else [("file", path)]
+
+
 def inspector_rows(health: PaneHealth | None, ages: bool = True) -> list[tuple[str, str]]:
     """The inspector's `context` section: every figure with its source and age."""
     if health is None:
@@ -131,7 +141,7 @@ def inspector_rows(health: PaneHealth | None, ages: bool = True) -> list[tuple[s
         ("session", f"{tokens_text(reading.session_tokens)} tokens · {reading.turns} turns"),
         ("cost", f"{cost_text(reading.cost_usd)} (estimate at list prices)"),
         ("model", reading.model or "–"),
-        ("source", reading.source),
+        *_source_rows(reading.source),
         ("read", age + (" · catching up" if health.behind else "")),
     ]
     if reading.malformed_lines:
@@ -143,7 +153,8 @@ def inspector_rows(health: PaneHealth | None, ages: bool = True) -> list[tuple[s
             if signal.name == "context_size":
                 continue
             value = "–" if signal.value is None else f"{signal.value:g}"
-            rows.append((signal.name.replace("_", " "), f"{value} → {signal.points:g} points"))
+            name = SIGNAL_WORDS.get(signal.name, signal.name)
+            rows.append((name, f"{value} → {signal.points:g} points"))
         rows.append(
             ("gates", f"floor {tokens_text(score.floor)} · ceiling {tokens_text(score.ceiling)}")
         )

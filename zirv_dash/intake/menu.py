@@ -162,9 +162,9 @@ def inspect_sections(
     sections: list[Section] = [
         ("identity", identity),
         ("status", status),
+        ("context", inspector_rows(dash.health.get(pane.short), ages)),
         ("evidence", evidence),
         ("signal", signal_rows),
-        ("context", inspector_rows(dash.health.get(pane.short), ages)),
         ("errors", errors or [("error", "none recorded")]),
     ]
     return sections
