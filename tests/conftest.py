@@ -11,7 +11,6 @@ import pytest
 
 from tests.tmuxharness import Tmux, base_env
 
-
 CLEARED_PREFIXES = (
     "ZIRV_CTX_DASH",
     "ZIRV_CTX_MAIL",

@@ -82,7 +82,7 @@ async def test_compact_is_typed_at_the_prompt_and_logged(
         await until(lambda: "❯" in text(pane))
         engine.send_input(b"work\r", short=pane.short)
         await until(lambda: "compacted" in text(pane), timeout=30)
-        await until(lambda: (h := engine.dash.health[pane.short]).verdict == "healthy")
+        await until(lambda: engine.dash.health[pane.short].verdict == "healthy")
         kinds = [d["kind"] for d in decisions.read()]
         assert kinds[:2] == ["advise", "compact"]
         assert any("typed /compact" in d["detail"] for d in decisions.read())
