@@ -107,3 +107,27 @@ async def test_advise_only_marks_the_row_and_types_nothing(
         assert engine.dash.current_notice() is not None
     finally:
         engine.close()
+
+
+async def test_restart_is_offered_never_forced(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_FAIL", "1")  # every call fails, the same call five times
+    engine = make_engine(tmp_path, score={"auto": "restart", "token_ceiling": 150_000})
+    engine.start()
+    try:
+        pane = claude_pane(engine, tmp_path, "170000", monkeypatch)
+        await until(lambda: "❯" in text(pane))
+        session, pid = pane.session_id, pane.pty.pid if pane.pty else None
+        engine.send_input(b"work\r", short=pane.short)
+        await until(lambda: engine.dash.health[pane.short].verdict == "restart")
+        score = engine.dash.health[pane.short].score
+        assert score is not None and score.score == 70  # 40 failures + 30 repeats, past the ceiling
+        await until(lambda: "restart-offer" in [d["kind"] for d in decisions.read()])
+        offer = next(d for d in decisions.read() if d["kind"] == "restart-offer")
+        assert "Ctrl+A o" in offer["detail"]
+        # Offered, not done: the same child and conversation go on (compact was typed).
+        await until(lambda: "compacted" in text(pane), timeout=30)
+        assert pane.session_id == session and pane.pty is not None and pane.pty.pid == pid
+    finally:
+        engine.close()
