@@ -200,6 +200,11 @@ class ScoreSettings(_EnvFirst):
     also types the compact command at an input prompt, `restart` also offers a
     handover (operator-only)."""
 
+    @field_validator(*LOWERED, mode="before")
+    @classmethod
+    def _word(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
 
 class PaceSettings(_EnvFirst):
     """`[pace]`: usage windows. Operator-only: the budgets are the operator's plan."""
