@@ -83,7 +83,7 @@ TOP_VERBS: dict[str, str] = {
     "models": "zirv_dash.cli.models:main",
     "session": "zirv_dash.cli.chat:session_main",
     "native": "zirv_dash.cli.chat:native_main",
-    "setup": "zirv_dash.cli.setup_verb:setup_main",
+    "setup": "zirv_dash.cli.setup_cmd:setup_main",
 }
 
 
