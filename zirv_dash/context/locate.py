@@ -10,11 +10,19 @@
   moves the root), their first line the `session_meta` with the `cwd`. Codex
   takes no id of ours: a pane's rollout is the oldest one created since the
   pane started whose `cwd` is the pane's, not already claimed by another pane.
-- gemini and qwen write per-project chat files whose names we cannot tie to
-  a pane; they are not located (the reading stays unknown, never a guess).
+- gemini (@google/gemini-cli 0.61.0, `bundle/chunk-5FZXKDXH.js`, `Storage`
+  and `ProjectRegistry`): `~/.gemini/projects.json` maps each project root to
+  a short id, and that project's chats are
+  `~/.gemini/tmp/<short id>/chats/session-<time>-<id8>.jsonl`.
+- qwen (@qwen-code/qwen-code 0.15.10, `cli.js`, `Storage.getProjectDir`,
+  `sanitizeCwd`): `~/.qwen/projects/<cwd, non-alphanumerics as ->/chats/<session>.jsonl`
+  (`QWEN_RUNTIME_DIR` moves the root).
+Neither takes an id of ours: as for codex, a pane's file is the oldest one
+created in its project's chat directory since the pane started, not claimed by
+another pane.
 
-Bounded: claude is one `stat`; codex lists only the day directories since the
-pane started and reads one line of each candidate.
+Bounded: claude is one `stat`; the others list one directory (codex: the day
+directories since the pane started) and codex reads one line of a candidate.
 """
 
 from __future__ import annotations
@@ -50,12 +58,41 @@ def codex_root(home: Path | None = None) -> Path:
     return (home or Path.home()) / ".codex" / "sessions"
 
 
+def gemini_chats(cwd: Path, home: Path | None = None) -> Path | None:
+    """The project's chat directory, from gemini-cli's project registry."""
+    registry = (home or Path.home()) / ".gemini" / "projects.json"
+    try:
+        with open(registry, "rb") as handle:
+            data = json.loads(handle.read(FIRST_LINE_CAP))
+    except (OSError, ValueError):
+        return None
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        return None
+    for where in _spellings(cwd):
+        short = projects.get(where)
+        if isinstance(short, str) and re.fullmatch(r"[A-Za-z0-9._-]{1,128}", short):
+            return (home or Path.home()) / ".gemini" / "tmp" / short / "chats"
+    return None
+
+
+def qwen_chats(cwd: Path, home: Path | None = None) -> Path:
+    configured = os.environ.get("QWEN_RUNTIME_DIR")
+    root = Path(configured) if configured and Path(configured).is_absolute() else None
+    root = root or (home or Path.home()) / ".qwen"
+    return root / "projects" / claude_slug(cwd) / "chats"
+
+
 def watch_root(harness: str, cwd: Path, *, home: Path | None = None) -> Path | None:
     """The directory a file watcher should watch for this harness's files."""
     if harness == "claude":
         return claude_root(home) / "projects" / claude_slug(cwd)
     if harness == "codex":
         return codex_root(home)
+    if harness == "gemini":
+        return gemini_chats(cwd, home)
+    if harness == "qwen":
+        return qwen_chats(cwd, home)
     return None
 
 
@@ -80,6 +117,10 @@ def locate(
         return _claude(session_id, cwd, home)
     if harness == "codex":
         return _codex(cwd, started_at, home, exclude)
+    if harness in ("gemini", "qwen"):
+        chats = watch_root(harness, cwd, home=home)
+        found = _since(chats, started_at, exclude) if chats is not None else []
+        return found[0] if found else None
     return None
 
 
@@ -107,27 +148,35 @@ def _codex(
     cwd: Path, started_at: float, home: Path | None, exclude: frozenset[Path]
 ) -> Path | None:
     wanted = set(_spellings(cwd))
-    candidates: list[tuple[float, Path]] = []
+    candidates: list[Path] = []
     for day in _days_since(codex_root(home), started_at):
-        try:
-            names = os.listdir(day)
-        except OSError:
-            continue
-        for name in names:
-            path = day / name
-            if not (name.startswith("rollout-") and name.endswith(".jsonl")) or path in exclude:
-                continue
-            try:
-                created = path.stat().st_mtime
-            except OSError:
-                continue
-            if created + 1 >= started_at:
-                candidates.append((created, path))
-    candidates.sort()
-    for _, path in candidates[:CODEX_SCAN]:
+        candidates += _since(day, started_at, exclude, prefix="rollout-")
+    for path in candidates[:CODEX_SCAN]:
         if _codex_cwd(path) in wanted:
             return path
     return None
+
+
+def _since(
+    directory: Path, started_at: float, exclude: frozenset[Path], prefix: str = ""
+) -> list[Path]:
+    """The `.jsonl` files of `directory` written since `started_at`, oldest first."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    found: list[tuple[float, Path]] = []
+    for name in names:
+        path = directory / name
+        if not (name.startswith(prefix) and name.endswith(".jsonl")) or path in exclude:
+            continue
+        try:
+            written = path.stat().st_mtime
+        except OSError:
+            continue
+        if written + 1 >= started_at:
+            found.append((written, path))
+    return [path for _, path in sorted(found)]
 
 
 def _days_since(root: Path, started_at: float) -> list[Path]:
