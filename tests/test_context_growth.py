@@ -54,7 +54,7 @@ def test_each_read_sees_exactly_what_was_appended(tmp_path: Path) -> None:
     done = reader.read()
     assert done is not None and done.tokens == 50_000 and done.turns == 3
     assert done.malformed_lines == 2  # skipped and counted
-    assert done.session_tokens == 10_010 + 30_010 + 50_010
+    assert done.session_tokens == 10_020 + 30_020 + 50_020  # each turn once: prompt + reply
 
 
 def _sparse_ok(path: Path) -> bool:
