@@ -47,16 +47,21 @@ def kinds(state: Path) -> list[object]:
     return [d["kind"] for d in decisions(state)]
 
 
-def test_a_pane_stopped_on_its_limit_is_handed_to_the_next_harness(
-    tmux: Tmux, tmp_path: Path
-) -> None:
-    state = setup_fake(tmux, tmp_path, ["claude", "demo"])
+def hit_the_limit(tmux: Tmux) -> None:
+    """Open the dashboard on the stand-in and make it stop on its limit notice."""
     tmux.start([*ZIRV, "chat", "--agent", "claude"], 120, 40)
     tmux.wait_dashboard()
     tmux.wait_for("? for shortcuts")
     tmux.text("limit please")
     tmux.keys("Enter")
     tmux.wait_for("You've hit your session limit")
+
+
+def test_a_pane_stopped_on_its_limit_is_handed_to_the_next_harness(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    state = setup_fake(tmux, tmp_path, ["claude", "demo"])
+    hit_the_limit(tmux)
     eventually(lambda: "fallback" in kinds(state), "the fallback decision", timeout=40)
     assert kinds(state)[:2] == ["usage-limit", "fallback"]
     fell = next(d for d in decisions(state) if d["kind"] == "fallback")
@@ -78,12 +83,7 @@ def test_with_nowhere_to_go_the_original_keeps_running(tmux: Tmux, tmp_path: Pat
     tmux.env["PATH"] = os.pathsep.join(
         p for p in tmux.env["PATH"].split(os.pathsep) if not (Path(p) / "gemini").exists()
     )
-    tmux.start([*ZIRV, "chat", "--agent", "claude"], 120, 40)
-    tmux.wait_dashboard()
-    tmux.wait_for("? for shortcuts")
-    tmux.text("limit please")
-    tmux.keys("Enter")
-    tmux.wait_for("You've hit your session limit")
+    hit_the_limit(tmux)
     eventually(lambda: "fallback-refused" in kinds(state), "the refusal", timeout=40)
     refused = next(d for d in decisions(state) if d["kind"] == "fallback-refused")
     assert "no fallback" in str(refused["detail"])

@@ -109,15 +109,23 @@ def sweep_temp_files(
     return removed
 
 
-def atomic_write(path: Path, data: bytes | str, mode: int = 0o600) -> None:
+def atomic_write(
+    path: Path, data: bytes | str, mode: int = 0o600, *, private_dir: bool = True
+) -> None:
     """Write `data` to `path` atomically: temp file + fsync + rename.
 
     The temp file lives in the same directory so the rename is atomic, and it is
     created with `mode` from the start so the content is never world-readable.
+    The directory is made (and tightened to) 0700 unless `private_dir` is False:
+    a file in another program's directory (a harness's settings) leaves that
+    directory's permissions as they are.
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
-    ensure_private_dir(path.parent)
+    if private_dir:
+        ensure_private_dir(path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = make_temp(path.parent, f".{path.name}.tmp-")
     try:
         os.fchmod(fd, mode)

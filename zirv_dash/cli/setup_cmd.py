@@ -9,14 +9,12 @@ be written, 2 usage.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
 import os
 import shutil
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from zirv_dash import paths
@@ -118,28 +116,10 @@ def _write(p: Plan) -> str | None:
             os.chmod(backup, 0o600)
             print(f"{p.target.harness}: backed up {real} to {backup.name}")
         mode = real.stat().st_mode & 0o777 if p.exists else 0o600
-        _replace(real, (p.after or "").encode("utf-8"), mode)
+        # The harness's directory keeps its own permissions (not zirv's 0700).
+        paths.atomic_write(real, p.after or "", mode=mode, private_dir=False)
     except OSError as exc:
         return f"{real}: cannot write ({exc.strerror or exc}); left as it was"
     via = f" (through the symlink {path})" if real != path else ""
     print(f"{p.target.harness}: merged zirv's hooks into {real}{via}")
     return None
-
-
-def _replace(path: Path, data: bytes, mode: int) -> None:
-    """Write `path` atomically (temp file, fsync, rename) without touching its
-    directory's permissions (`paths.atomic_write` tightens zirv's own to 0700;
-    the harness's directory is the user's)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = paths.make_temp(path.parent, f".{path.name}.tmp-")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

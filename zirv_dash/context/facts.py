@@ -16,6 +16,7 @@ from typing import Any
 
 from zirv_dash.context import models, pricing
 from zirv_dash.context.reading import ContextReading, ToolCall, Turn, UsageTotals
+from zirv_dash.context.stamps import parse_iso
 
 KEPT_DAYS = 8
 KEPT_TURNS = 256
@@ -158,11 +159,8 @@ class SessionFacts:
 
 def local_day(timestamp: object) -> str | None:
     """`2026-12-07` (the local date) of an ISO 8601 timestamp, None if it is not one."""
-    if not isinstance(timestamp, str) or not 10 <= len(timestamp) <= 40:
-        return None
-    try:
-        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-    except ValueError:
+    moment = parse_iso(timestamp)
+    if moment is None:
         return None
     if moment.tzinfo is None:
         return moment.date().isoformat()

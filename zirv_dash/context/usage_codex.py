@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from zirv_dash.context.collector import CollectorRecord, WindowRecord, window_record
+from zirv_dash.context.stamps import parse_iso
 
 OPENAI = "openai"
 DAY_DIRS = 8
@@ -94,13 +94,8 @@ def read_tail(path: Path, limit: int = TAIL_BYTES) -> tuple[list[bytes], float]:
 
 def stamp(value: object) -> float | None:
     """Epoch seconds of an ISO 8601 timestamp (rollouts write UTC with `Z`)."""
-    if not isinstance(value, str) or not 10 <= len(value) <= 40:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
+    moment = parse_iso(value)
+    if moment is None or moment.tzinfo is None:
         return None
     return moment.timestamp()
 

@@ -21,9 +21,11 @@ handover they lead to are `runtime.usage_acts`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from zirv_dash.context import decisions
 from zirv_dash.context.health import PaneHealth, tokens_text
+from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime.host import ContextHost
 
@@ -109,19 +111,26 @@ class ContextActs:
         return True
 
     def _announce(self, kind: str, pane: Pane, text: str) -> None:
-        dash = self._engine.dash
-        dash.notify(text)
-        problem = decisions.record(
-            kind,
-            session=pane.session_id,
-            short=pane.short,
-            harness=pane.agent,
-            detail=text,
-            fields={"verdict": self.acted.get(pane.short)},
-        )
-        if problem:
-            dash.error(problem)
-        log.info("%s", text)
+        announce(self._engine.dash, kind, pane, text, {"verdict": self.acted.get(pane.short)})
+
+
+def announce(
+    dash: Dashboard, kind: str, pane: Pane, text: str, fields: Mapping[str, object]
+) -> None:
+    """A decision about `pane`: a notice, a decision-log line (a failure to write it
+    is an error shown in `Ctrl+A e`, never raised), and the log."""
+    dash.notify(text)
+    problem = decisions.record(
+        kind,
+        session=pane.session_id,
+        short=pane.short,
+        harness=pane.agent,
+        detail=text,
+        fields=fields,
+    )
+    if problem:
+        dash.error(problem)
+    log.info("%s", text)
 
 
 def _why(health: PaneHealth) -> str:

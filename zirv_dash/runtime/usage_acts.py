@@ -16,17 +16,15 @@ the turn is over.
 
 from __future__ import annotations
 
-import logging
 import time
 
 from zirv_dash.config.context_policy import fallback_policy, pace_config
-from zirv_dash.context import decisions, fallback, limits, usage
+from zirv_dash.context import fallback, limits, usage
 from zirv_dash.harnesses import catalogue
 from zirv_dash.harnesses.fallback_facts import harness_facts, vendors
 from zirv_dash.panes.pane import Pane
+from zirv_dash.runtime.context_acts import announce
 from zirv_dash.runtime.host import FallbackHost
-
-log = logging.getLogger("zirv.context")
 
 SCREEN_TAIL = 12
 """Rows read for a notice, up from the last one drawn: every CLI prints it just
@@ -106,19 +104,7 @@ class UsageActs:
         self._log("fallback", pane, f"pane {pane.short}: {line}", to=target, tier=tier)
 
     def _log(self, kind: str, pane: Pane, text: str, **fields: str | None) -> None:
-        dash = self._engine.dash
-        dash.notify(text)
-        problem = decisions.record(
-            kind,
-            session=pane.session_id,
-            short=pane.short,
-            harness=pane.agent,
-            detail=text,
-            fields=fields,
-        )
-        if problem:
-            dash.error(problem)
-        log.info("%s", text)
+        announce(self._engine.dash, kind, pane, text, fields)
 
 
 def equivalent_tier(pane: Pane) -> tuple[str | None, str | None]:
