@@ -131,3 +131,34 @@ async def test_restart_is_offered_never_forced(
         assert pane.session_id == session and pane.pty is not None and pane.pty.pid == pid
     finally:
         engine.close()
+
+
+async def test_a_native_pane_reads_its_own_journal(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fixtures.native.server import ProviderServer, Reply, openai_text
+    from tests.test_native_pane_loopback import configure
+
+    monkeypatch.setenv("ZIRV_LOOPBACK_KEY", "sk-loop")
+    with ProviderServer() as server:
+        configure(server, "openai-compatible", "vllm")
+        server.replies.append(Reply(chunks=openai_text("Hello.", usage=(4_321, 55))))
+        engine = make_engine(tmp_path)
+        engine.start()
+        try:
+            pane = engine.spawn("native", cwd=str(tmp_path))
+            assert pane is not None and pane.kind == "native"
+            await until(lambda: pane.at_input_prompt())
+            assert pane.deliver("hi") == "sent"
+            await until(
+                lambda: (
+                    (r := engine.dash.health[pane.short].reading) is not None and r.tokens == 4_321
+                )
+            )
+            reading = engine.dash.health[pane.short].reading
+            assert reading is not None
+            assert reading.session_tokens == 4_321 + 55 and reading.turns == 1
+            assert "journal usage.input" in reading.source
+            assert reading.window is None and reading.percent is None  # no cited window: –
+        finally:
+            engine.close()
