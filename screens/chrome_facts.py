@@ -10,7 +10,7 @@ from widgets.pane_header import PaneHeaderFacts
 from widgets.roster_rows import RosterRow
 from zirv_dash.attention.states import PaneState
 from zirv_dash.cli.opening_frame import footer_hint
-from zirv_dash.context.health import cost_text, tokens_text
+from zirv_dash.context.health import ADVISE_MARK, cost_text, tokens_text
 from zirv_dash.keymap import ACTION_BY_ID, describe_key
 from zirv_dash.panes.pane import Pane
 
@@ -40,6 +40,15 @@ def roster_rows(
     ]
 
 
+def _tab_badge(screen: DashboardHost, pane: Pane) -> str:
+    """A tab's badge: unread mail, and ⚠ once the rot verdict advises (a tab has
+    no room for the fill glyph; the inspector has the figures)."""
+    health = screen.dash.health.get(pane.short)
+    advises = health is not None and health.verdict not in (None, "healthy")
+    warn = ADVISE_MARK if advises and pane.alive else ""
+    return " ".join(b for b in (screen.engine.mail.badge(pane), warn) if b)
+
+
 def _context_mark(screen: DashboardHost, pane: Pane) -> str:
     health = screen.dash.health.get(pane.short)
     return health.row_mark() if health is not None and pane.alive else ""
@@ -64,7 +73,7 @@ def header_facts(
                 + (p.title if p.role == "orchestrator" else p.short[:4]),
                 state=states[p.short],
                 focused=p is focused,
-                badge=screen.engine.mail.badge(p),
+                badge=_tab_badge(screen, p),
             )
             for p in dash.panes
         ]
