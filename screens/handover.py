@@ -32,11 +32,14 @@ class HandoverChoice:
     model: str | None
     """None: the harness's own default model (`–`)."""
     force: bool = False
+    fresh: bool = False
+    """The current row: a new conversation on the same harness and model, carried
+    by the handoff packet (what a rot restart offers), never a resume."""
 
 
 def row_text(row: PickerRow) -> str:
     text = f"{row.agent} / {row.tier} ({row.model})"
-    return f"{text}  ● current" if row.current else text
+    return f"{text}  ● current · ⏎ a fresh session with a handoff packet" if row.current else text
 
 
 class HandoverScreen(DialogScreen[HandoverChoice | None]):
@@ -94,14 +97,8 @@ class HandoverScreen(DialogScreen[HandoverChoice | None]):
         if options.highlighted is None:
             return None
         row = self.rows[options.highlighted]
-        if row.current:
-            self._say(
-                "#handover-error",
-                f"pane {self.short} already runs {row.agent} / {row.tier} ({row.model})",
-            )
-            return None
         model = None if row.model == NO_MODEL else row.model
-        return HandoverChoice(row.agent, row.tier, model, force)
+        return HandoverChoice(row.agent, row.tier, model, force, fresh=row.current)
 
     @on(PickList.OptionSelected, "#handover-rows")
     def _selected(self) -> None:

@@ -48,7 +48,9 @@ class HandoverActions:
 
         def done(choice: HandoverChoice | None) -> None:
             if choice is not None:
-                screen.engine.swaps.request(short, choice.agent, choice.model, force=choice.force)
+                screen.engine.swaps.request(
+                    short, choice.agent, choice.model, force=choice.force, fresh=choice.fresh
+                )
 
         overlay = HandoverScreen(short, rows, idle=pane.is_idle(), busy_note=note)
         screen.app.push_screen(overlay, done)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +38,11 @@ def make_engine(repo: Path, **flags: Any) -> Engine:
 
 
 def claude_pane(engine: Engine, repo: Path, tokens: str, monkeypatch: pytest.MonkeyPatch) -> Pane:
+    """The stand-in, pinned to the pane's session id as the dashboard pins claude."""
     monkeypatch.setenv("FAKE_CLAUDE_TOKENS", tokens)
-    pane = engine.spawn("claude", argv=[sys.executable, str(FAKE)], cwd=str(repo))
+    session = str(uuid.uuid4())
+    argv = [sys.executable, str(FAKE), "--session-id", session]
+    pane = engine.spawn("claude", argv=argv, cwd=str(repo), session_id=session)
     assert pane is not None
     return pane
 
@@ -162,3 +167,41 @@ async def test_a_native_pane_reads_its_own_journal(
             assert reading.window is None and reading.percent is None  # no cited window: –
         finally:
             engine.close()
+
+
+async def test_taking_the_restart_offer_starts_a_fresh_conversation(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "claude").write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE} "$@"\n')
+    (bindir / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    engine = make_engine(tmp_path)
+    engine.start()
+    try:
+        pane = claude_pane(engine, tmp_path, "170000", monkeypatch)
+        await until(lambda: "❯" in text(pane))
+        engine.send_input(b"work\r", short=pane.short)
+        await until(lambda: engine.dash.health[pane.short].verdict == "compact")
+        first = engine.context.watches[pane.short].path
+        assert first is not None and first.stem == pane.session_id
+        await until(lambda: pane.is_idle())
+        ack = engine.swaps.request(pane.short, "claude", None, fresh=True)
+        assert ack.ok, ack.reason
+        await until(lambda: "--append-system-prompt-file" in pane.spec.argv)
+        assert "--resume" not in pane.spec.argv  # a new conversation, not the rotten one
+        await until(lambda: "❯" in text(pane))
+        engine.send_input(b"again\r", short=pane.short)
+        await until(
+            lambda: (
+                (w := engine.context.watches.get(pane.short)) is not None
+                and w.path is not None
+                and w.path != first
+            )
+        )
+        await until(
+            lambda: (r := engine.dash.health[pane.short].reading) is not None and r.turns == 1
+        )
+    finally:
+        engine.close()

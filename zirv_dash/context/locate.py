@@ -4,7 +4,8 @@
   `--session-id <id>` writes `<config>/projects/<slug>/<id>.jsonl`, `<config>`
   being `$CLAUDE_CONFIG_DIR` or `~/.claude` and `<slug>` the cwd with every
   non-alphanumeric character as `-`. The dashboard pins claude panes to their
-  own session id, so the file is known by name.
+  own session id, so the file is known by name (a successor started without
+  the pin is found by time, as below).
 - codex (@openai/codex 0.171.0): rollouts are
   `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` (`$CODEX_HOME`
   moves the root), their first line the `session_meta` with the `cwd`. Codex
@@ -111,9 +112,18 @@ def locate(
     *,
     home: Path | None = None,
     exclude: frozenset[Path] = frozenset(),
+    pinned: bool = True,
 ) -> Path | None:
-    """The pane's transcript, or None while it does not exist (or cannot be told)."""
+    """The pane's transcript, or None while it does not exist (or cannot be told).
+
+    `pinned`: claude runs with our session id (`--session-id`, or `--resume` of
+    it), so its file is known by name. A claude started by a handover without
+    one (from another harness, or a fresh restart) is found like codex's: the
+    oldest file of its project written since it started, not claimed."""
     if harness == "claude":
+        if not pinned:
+            found = _since(claude_root(home) / "projects" / claude_slug(cwd), started_at, exclude)
+            return found[0] if found else None
         return _claude(session_id, cwd, home)
     if harness == "codex":
         return _codex(cwd, started_at, home, exclude)

@@ -40,8 +40,11 @@ class SessionWatch:
         prices: Mapping[str, pricing.Price] | None = None,
         *,
         home: Path | None = None,
+        pinned: bool = True,
     ) -> None:
         self.harness = harness
+        self.pinned = pinned
+        """The harness runs with our session id (claude: the file is named by it)."""
         self.session_id = session_id
         self.cwd = cwd
         self.started_at = started_at
@@ -73,6 +76,7 @@ class SessionWatch:
             self.started_at,
             home=self.home,
             exclude=exclude,
+            pinned=self.pinned,
         )
         if found is None:
             return False

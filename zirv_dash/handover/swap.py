@@ -125,14 +125,16 @@ def describe(agent: str, model: str | None) -> str:
     return f"{agent}/{model or catalogue.NO_MODEL}"
 
 
-def precheck(pane: Pane, agent: str, model: str | None, gate: AdapterGate) -> None:
+def precheck(
+    pane: Pane, agent: str, model: str | None, gate: AdapterGate, *, fresh: bool = False
+) -> None:
     """Refuse early (HandoverRefused) what `plan_swap` would refuse later, so a
     deferred swap is refused when asked for, not at some later idle boundary."""
     if pane.pty is None or not pane.alive:
         raise HandoverRefused(f"pane {pane.short} has no running child to hand over")
     if adapters.get(pane.agent) is None:
         raise HandoverRefused(f"could not resolve the outgoing agent {pane.agent!r}")
-    if is_current(pane, agent, model):
+    if is_current(pane, agent, model) and not fresh:
         raise HandoverRefused(f"pane {pane.short} already runs {describe(agent, model)}")
     target = handover_plan.check_harness(agent, gate)
     if not model or model == catalogue.NO_MODEL:
@@ -151,8 +153,11 @@ def prepare(
     gate: AdapterGate | Callable[[str], bool],
     packet_dir: Path | None = None,
     transcript_home: Path | None = None,
+    *,
+    fresh: bool = False,
 ) -> SwapPlan:
-    """Packet + plan. Blocks on git and transcript files: call it off the UI loop."""
+    """Packet + plan. Blocks on git and transcript files: call it off the UI loop.
+    `fresh`: never resume the old conversation (the packet carries the thread)."""
     git = handover_packet.git_status_summary(snapshot.cwd)
     tail: list[str] = []
     if snapshot.agent in TRANSCRIPT_AGENTS:
@@ -173,7 +178,7 @@ def prepare(
     return handover_plan.plan_swap(
         snapshot.agent,
         snapshot.model,
-        snapshot.resume_id,
+        None if fresh else snapshot.resume_id,
         to_agent,
         model,
         packet,
@@ -281,6 +286,9 @@ class SwapRequest:
     requested_at: float = field(default_factory=time.time)
     from_agent: str | None = None
     from_model: str | None = None
+    fresh: bool = False
+    """A new conversation on the same harness and model, carried by the handoff
+    packet (a rot restart): never a resume of the old one."""
 
     def ack(self, ok: bool, reason: str = "", stored: bool = False) -> HandoverAck:
         return HandoverAck(

@@ -11,8 +11,9 @@ notice and the decision log:
   same test mail delivery uses), never into a dialog; until then it waits for
   the pane's next state change.
 - `restart`: a same-harness handover is offered, not forced: the notice names
-  the key (`Ctrl+A o`) that starts it through the swap path with its handoff
-  packet.
+  the keys (`Ctrl+A o`, then the picker's current row) that start a fresh
+  session through the swap path with its handoff packet (never a resume of
+  the rotten conversation: `SwapRequest.fresh`).
 
 Usage-limit notices on a pane's screen (the circuit breaker) and the fallback
 handover they lead to are `runtime.usage_acts`.
@@ -90,8 +91,8 @@ class ContextActs:
             self._announce(
                 "restart-offer",
                 pane,
-                f"pane {pane.short}: context rot ({why}) — Ctrl+A o hands it to a fresh "
-                f"{pane.agent} session with a handoff packet",
+                f"pane {pane.short}: context rot ({why}) — Ctrl+A o, then ⏎ on its current "
+                f"row, starts a fresh {pane.agent} session with a handoff packet",
             )
 
     def state_changed(self, pane: Pane, health: PaneHealth | None) -> None:

@@ -25,6 +25,7 @@ from zirv_dash.context.health import PaneHealth
 from zirv_dash.context.native import NativeReader
 from zirv_dash.context.score import score_turns
 from zirv_dash.context.session_watch import SessionWatch, readable
+from zirv_dash.handover import swap
 from zirv_dash.panes import registry
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime.context_acts import ContextActs
@@ -50,9 +51,11 @@ class ContextController:
         self._prices = prices(settings)
         self.watches: dict[str, SessionWatch] = {}
         self.native: dict[str, NativeReader] = {}
-        self._keys: dict[str, tuple[str, str]] = {}
-        """The (harness, session id) each watch was made for: a handover changes them."""
+        self._keys: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+        """The (harness, session id, argv) each watch was made for: a handover changes them."""
         self._roots: dict[Path, str] = {}
+        self._before: dict[str, Path] = {}
+        """The file a pane's predecessor wrote: never its successor's (a handover)."""
         self._published: dict[str, float] = {}
         self.acts = ContextActs(engine)
         self.limits = UsageActs(engine)
@@ -73,15 +76,16 @@ class ContextController:
         for short in [s for s in self._keys if s not in live]:
             self._drop(short)
         for short, pane in live.items():
-            key = (pane.agent, pane.session_id)
+            key = (pane.agent, pane.session_id, tuple(pane.spec.argv))
             if self._keys.get(short) == key:
                 continue
+            successor = short in self._keys  # a handover: its child started just now
             self._drop(short)
             self._keys[short] = key
-            self._follow(pane)
+            self._follow(pane, time.time() if successor else pane.created_at)
         self._route_roots()
 
-    def _follow(self, pane: Pane) -> None:
+    def _follow(self, pane: Pane, started_at: float) -> None:
         if pane.kind == "native":
             session = getattr(pane, "session", None)
             journal = getattr(session, "journal", None)
@@ -96,9 +100,10 @@ class ContextController:
             pane.agent,
             pane.session_id,
             Path(pane.cwd or self._engine.dash.repo),
-            pane.created_at,
+            started_at,
             self._config,
             self._prices,
+            pinned=swap.resume_id(pane) is not None,
         )
         self.watches[pane.short] = watch
         self.health[pane.short] = watch.health()
@@ -106,7 +111,9 @@ class ContextController:
 
     def _drop(self, short: str) -> None:
         self._keys.pop(short, None)
-        self.watches.pop(short, None)
+        old = self.watches.pop(short, None)
+        if old is not None and old.path is not None:
+            self._before[short] = old.path
         self.native.pop(short, None)
         self._engine.cancel_timer(f"context:{short}")
         self.acts.forget(short)
@@ -143,8 +150,10 @@ class ContextController:
         if watch is None:
             return
         if watch.path is None:
-            taken = frozenset(w.path for w in self.watches.values() if w.path is not None)
-            if not watch.find(taken):
+            taken = {w.path for w in self.watches.values() if w.path is not None}
+            if short in self._before:
+                taken.add(self._before[short])
+            if not watch.find(frozenset(taken)):
                 self._route_roots()
                 return
             log.info("context: pane %s reads %s", short, watch.path)

@@ -147,7 +147,14 @@ class Swapping(Protocol):
     """The swap scheduler's request: how a fallback hands a pane over."""
 
     def request(
-        self, short: str, agent: str, model: str | None, *, force: bool = ..., from_cli: bool = ...
+        self,
+        short: str,
+        agent: str,
+        model: str | None,
+        *,
+        force: bool = ...,
+        from_cli: bool = ...,
+        fresh: bool = ...,
     ) -> HandoverAck: ...
 
 

@@ -85,10 +85,13 @@ class SwapScheduler:
         *,
         force: bool = False,
         from_cli: bool = False,
+        fresh: bool = False,
     ) -> HandoverAck:
         """Swap pane `short` to `agent`/`model`: at once if it is idle (or `force`),
-        else at its next idle boundary. Returns the immediate answer (a started
-        swap may still fail; that is logged in the error list)."""
+        else at its next idle boundary. `fresh`: a new conversation even on the
+        same harness and model (a rot restart), carried by the handoff packet.
+        Returns the immediate answer (a started swap may still fail; that is
+        logged in the error list)."""
         dash = self._engine.dash
         pane = dash.pane_by_short(short)
         request = SwapRequest(
@@ -99,6 +102,7 @@ class SwapScheduler:
             from_cli=from_cli,
             from_agent=pane.agent if pane else None,
             from_model=pane.model if pane else None,
+            fresh=fresh,
         )
         if pane is None:
             return self._refuse(request, f"no pane {short} in this dashboard")
@@ -106,7 +110,7 @@ class SwapScheduler:
         if book.busy(short):
             return self._refuse(request, f"a handover of pane {short} is already in progress")
         try:
-            swap.precheck(pane, request.agent, request.model, dash.gate)
+            swap.precheck(pane, request.agent, request.model, dash.gate, fresh=fresh)
         except HandoverRefused as exc:
             return self._refuse(request, str(exc))
         if force or pane.is_idle():
@@ -149,7 +153,9 @@ class SwapScheduler:
                 self._refuse(request, f"pane {request.short} ended before it was idle")
                 continue
             try:
-                swap.precheck(pane, request.agent, request.model, engine.dash.gate)
+                swap.precheck(
+                    pane, request.agent, request.model, engine.dash.gate, fresh=request.fresh
+                )
             except HandoverRefused as exc:
                 self._refuse(request, str(exc))
                 continue
@@ -212,7 +218,7 @@ class SwapScheduler:
         typed_quit_ok = False
         try:
             plan = await asyncio.to_thread(
-                swap.prepare, snapshot, request.agent, request.model, dash.gate
+                swap.prepare, snapshot, request.agent, request.model, dash.gate, fresh=request.fresh
             )
             if pane.pty is not old_pty or not pane.alive or pane not in dash.panes:
                 raise swap.SwapFailed(f"pane {pane.short} ended before its successor started")
