@@ -31,11 +31,19 @@ def test_prices_and_unknown_models() -> None:
 
 def test_overrides_merge() -> None:
     merged = pricing.merge_overrides(
-        {"claude-opus-5": {"input": 5, "output": 25}, "gpt-5": {"output": 12}}
+        {"gpt-5.6-sol": {"input": 5, "output": 25}, "gpt-5": {"output": 12}}
     )
-    assert merged["claude-opus-5"] == pricing.Price(5.0, 25.0, 5.0, 0.5)
+    # A new model: cache writes at the input price, cache reads a tenth of it.
+    assert merged["gpt-5.6-sol"] == pricing.Price(5.0, 25.0, 5.0, 0.5)
     assert merged["gpt-5"].output == 12.0 and merged["gpt-5"].input == 1.25
-    assert "claude-opus-5" not in pricing.PRICES  # the built-in table is untouched
+    assert "gpt-5.6-sol" not in pricing.PRICES  # the built-in table is untouched
+    assert pricing.PRICES["gpt-5"].output == 10.0
+
+
+def test_the_newer_anthropic_models_have_their_cited_prices() -> None:
+    assert pricing.price_for("claude-opus-5[1m]") == pricing.Price(5.0, 25.0, 6.25, 0.5)
+    assert pricing.price_for("claude-opus-5-5") == pricing.Price(4.0, 20.0, 5.0, 0.2)
+    assert pricing.price_for("claude-haiku-5") is None  # only a "from" price: no guess
     for bad in ({"m": {"input": 1}}, {"m": 3}, {"gpt-5": {"speed": 1}}, {"gpt-5": {"input": -1}}):
         with pytest.raises(pricing.PricingError):
             pricing.merge_overrides(bad)

@@ -11,10 +11,17 @@ Sources:
   Sonnet 3.7, Haiku 3.5 (columns: base input, 5m cache writes, cache hits, output).
 - OpenAI, https://platform.openai.com/docs/pricing (as of 2025-09-15): gpt-5 and
   gpt-5-codex (input, cached input, output; OpenAI has no cache-write charge).
+- Anthropic's model pages, https://platform.claude.com/docs/en/models/opus-5/overview
+  and …/opus-5-5/overview (as of 2026-12-07): Opus 5 $5 / $25, 5m cache write
+  $6.25, cache read $0.50; Opus 5.5 $4 / $20, 5m cache write $5, cache read
+  $0.20 (0.05x input, not the usual 0.1x). The same pages' comparison tables
+  give Sonnet 5 and Sonnet 5.5 $2 / $10 and Fable 5 and Fable 5.1 $10 / $50;
+  their cache figures are Anthropic's standard multipliers (1.25x and 0.1x the
+  input price, which Opus 5's own figures follow).
 
-No price is listed for the newer catalogue rungs (claude-opus-5, gpt-5.6-*,
-gemini-3.x, …): none of them had a vendor price page we could cite, so their
-cost is None until the operator sets one (`[pricing]`, see `merge_overrides`).
+No price is listed for the other catalogue rungs (gpt-5.6-*, gemini-3.x, …, and
+claude-haiku-5, whose page gives only a "from" price): their cost is None until
+the operator sets one (`[pricing]`, see `merge_overrides`).
 """
 
 from __future__ import annotations
@@ -58,6 +65,12 @@ PRICES: dict[str, Price] = {
     "claude-sonnet-4": _anthropic(3.0, 15.0),
     "claude-3-7-sonnet": _anthropic(3.0, 15.0),
     "claude-3-5-haiku": Price(0.80, 4.0, 1.0, 0.08),
+    "claude-opus-5": Price(5.0, 25.0, 6.25, 0.50),
+    "claude-opus-5-5": Price(4.0, 20.0, 5.0, 0.20),
+    "claude-sonnet-5": _anthropic(2.0, 10.0),
+    "claude-sonnet-5-5": _anthropic(2.0, 10.0),
+    "claude-fable-5": _anthropic(10.0, 50.0),
+    "claude-fable-5-1": _anthropic(10.0, 50.0),
     "gpt-5": Price(1.25, 10.0, 1.25, 0.125),
     "gpt-5-codex": Price(1.25, 10.0, 1.25, 0.125),
 }
