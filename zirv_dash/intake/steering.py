@@ -33,8 +33,8 @@ def steerer(dash: Dashboard) -> Steer | None:
     pace = pace_config(settings)
 
     def steer(req: SpawnRequest) -> tuple[SpawnRequest, str | None]:
-        if req.agent not in policy.order:
-            return req, None
+        if req.force or req.agent not in policy.order:
+            return req, None  # `--force` bypasses headroom, as upstream
         tier = req.model if req.model in catalogue.TIERS else catalogue.tier_of(req.model)
         if req.model and tier is None:
             return req, None  # a pinned model with no known tier: never translated
