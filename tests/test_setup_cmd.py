@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -114,7 +115,11 @@ def test_the_wrapped_statusline_still_prints_theirs(home: Path, tmp_path: Path) 
         ("[1, 2]", "not a JSON object"),
         ('{"hooks": []}', "`hooks` is not an object"),
         ('{"hooks": {"Stop": {"a": 1}}}', "`hooks.Stop` is not a list"),
-        ('{"statusLine": "echo hi"}', "`statusLine` is not an object"),
+        ('{"statusLine": "echo hi"}', "`statusLine` is not a"),
+        ('{"statusLine": {"type": "command", "command": 5}}', "`statusLine` is not a"),
+        ('{"statusLine": {"type": "static", "command": "x"}}', "`statusLine` is not a"),
+        ('{"model": "opus", "model": "sonnet"}', "given twice"),
+        ('{"padding": NaN}', "NaN is not a JSON number"),
     ],
 )
 def test_a_malformed_file_is_refused_with_where_and_left_as_it_was(
@@ -175,3 +180,40 @@ def test_a_symlinked_settings_file_is_written_through_the_link(home: Path, tmp_p
     assert settings(home).is_symlink()
     assert json.loads(real.read_text())["model"] == "sonnet"
     assert json.loads(real.read_text())["hooks"]["Stop"]
+
+
+def test_zirvs_hook_is_recognised_however_it_is_spelled(home: Path) -> None:
+    spelled = {
+        "hooks": {
+            "Stop": [
+                {"hooks": [{"type": "command", "command": "/usr/local/bin/zirv ctx hook stop"}]}
+            ]
+        }
+    }
+    write(settings(home), spelled)
+    assert main(["setup", "apply"]) == 0
+    stops = json.loads(settings(home).read_text())["hooks"]["Stop"]
+    assert len(stops) == 1  # no second copy of the same hook
+
+
+def test_two_applies_in_one_second_keep_both_backups(home: Path) -> None:
+    write(settings(home), {"model": "opus"})
+    assert main(["setup", "apply"]) == 0
+    write(settings(home), {"model": "sonnet"})  # the user (or Claude Code) changed it again
+    assert main(["setup", "apply"]) == 0
+    kept = sorted(json.loads(b.read_text())["model"] for b in backups(settings(home)))
+    assert kept == ["opus", "sonnet"]
+
+
+def test_a_dangling_symlink_or_a_fifo_is_refused(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings(home).parent.mkdir(parents=True)
+    settings(home).symlink_to(tmp_path / "nowhere" / "settings.json")
+    assert main(["setup", "apply"]) == 1
+    assert "which does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "nowhere").exists()
+    settings(home).unlink()
+    os.mkfifo(settings(home))
+    assert main(["setup", "status"]) == 1  # refused at once, never blocking on the FIFO
+    assert "not a regular file" in capsys.readouterr().out

@@ -12,15 +12,15 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import shutil
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from zirv_dash import paths
 from zirv_dash.cli.ctx_args import Parser
 from zirv_dash.cli.ctx_common import parse_args
-from zirv_dash.harnesses.settings_hooks import Plan, plan, targets
+from zirv_dash.harnesses.settings_hooks import Plan, SetupError, plan, read_text, targets
 
 PREFIX = "zirv setup"
 
@@ -97,6 +97,25 @@ def _apply(plans: list[Plan], dry_run: bool) -> int:
     return 1 if failed else 0
 
 
+def _backup(real: Path, data: bytes) -> Path:
+    """`<file>.zirv-backup-<time>` (0600), never replacing an earlier backup."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for n in range(1, 100):
+        suffix = "" if n == 1 else f"-{n}"
+        backup = real.with_name(f"{real.name}.zirv-backup-{stamp}{suffix}")
+        try:
+            fd = os.open(backup, flags, 0o600)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return backup
+    raise OSError(f"no free backup name beside {real}")
+
+
 def _diff(p: Plan) -> list[str]:
     before = (p.before or "").splitlines(keepends=True)
     after = (p.after or "").splitlines(keepends=True)
@@ -105,15 +124,19 @@ def _diff(p: Plan) -> list[str]:
 
 
 def _write(p: Plan) -> str | None:
-    """Back the file up, then write the merge; a problem text when either failed."""
+    """Back the file up, then write the merge; a problem text when either failed.
+    The file is read again first: a harness that rewrote it since (Claude Code's
+    `/config`) is not overwritten."""
     path = p.target.path
     real = path.resolve() if path.is_symlink() else path
     try:
+        if read_text(path) != p.before:
+            return f"{real}: changed while zirv setup ran; run it again (nothing written)"
+    except SetupError as exc:
+        return str(exc)
+    try:
         if p.exists:
-            stamp = time.strftime("%Y%m%dT%H%M%S")
-            backup = real.with_name(f"{real.name}.zirv-backup-{stamp}")
-            shutil.copy2(real, backup)
-            os.chmod(backup, 0o600)
+            backup = _backup(real, (p.before or "").encode("utf-8"))
             print(f"{p.target.harness}: backed up {real} to {backup.name}")
         mode = real.stat().st_mode & 0o777 if p.exists else 0o600
         # The harness's directory keeps its own permissions (not zirv's 0700).

@@ -26,6 +26,7 @@ import copy
 import json
 import os
 import shlex
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,7 @@ def targets(home: Path | None = None) -> list[Target]:
 def plan(target: Target) -> Plan:
     """What the file holds and what the merge would make of it."""
     try:
-        before = _read(target.path)
+        before = read_text(target.path)
     except SetupError as exc:
         return Plan(target, True, False, "–", None, None, problem=str(exc))
     if before is None and not target.create:
@@ -101,26 +102,39 @@ def plan(target: Target) -> Plan:
     )
 
 
-def _read(path: Path) -> str | None:
+def read_text(path: Path) -> str | None:
+    """The file's text (None: it does not exist). A symlink is followed (dotfiles),
+    but one pointing nowhere, a FIFO, a device or an oversized file is refused."""
+    if path.is_symlink() and not path.exists():
+        raise SetupError(f"{path}: a symlink to {os.readlink(path)}, which does not exist")
     try:
-        st = path.stat()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise SetupError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    if st.st_size > SETTINGS_CAP:
-        raise SetupError(f"{path}: larger than {SETTINGS_CAP} bytes; not touched")
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SetupError(f"{path}: cannot read as UTF-8 text ({exc}); not touched") from exc
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SetupError(f"{path}: not a regular file; not touched")
+        if st.st_size > SETTINGS_CAP:
+            raise SetupError(f"{path}: larger than {SETTINGS_CAP} bytes; not touched")
+        data = os.read(fd, SETTINGS_CAP + 1)
+    except OSError as exc:
+        raise SetupError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SetupError(f"{path}: not UTF-8 text ({exc}); not touched") from exc
 
 
 def _parse(path: Path, text: str | None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise SetupError(
             f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
@@ -128,16 +142,36 @@ def _parse(path: Path, text: str | None) -> dict[str, Any]:
         ) from exc
     except RecursionError as exc:
         raise SetupError(f"{path}: nested too deeply; not touched") from exc
+    except ValueError as exc:  # a key given twice, NaN or Infinity: JSON that loses data
+        raise SetupError(f"{path}: {exc}; not touched") from exc
     if not isinstance(data, dict):
         raise SetupError(f"{path}: the top level is not a JSON object; not touched")
     _check_shape(path, data)
     return data
 
 
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} is given twice (one value would be lost)")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _check_shape(path: Path, data: dict[str, Any]) -> None:
     status = data.get("statusLine")
-    if status is not None and not isinstance(status, dict):
-        raise SetupError(f"{path}: `statusLine` is not an object; not touched")
+    if status is not None:
+        # Claude Code's schema: {type: "command", command: string, …}.
+        ok = isinstance(status, dict) and status.get("type", "command") == "command"
+        if not ok or not isinstance(status.get("command", ""), str):
+            raise SetupError(
+                f'{path}: `statusLine` is not a {{type: "command", command: …}} object; not touched'
+            )
     hooks = data.get("hooks")
     if hooks is None:
         return
@@ -151,11 +185,35 @@ def _check_shape(path: Path, data: dict[str, Any]) -> None:
             raise SetupError(f"{path}: `hooks.Stop[{n}]` is not a matcher group; not touched")
 
 
+def is_stop_hook(hook: object) -> bool:
+    """zirv's Stop hook however it is spelled (`/usr/local/bin/zirv ctx hook stop`,
+    or the exec form with `args`)."""
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return False
+    try:
+        words = shlex.split(hook["command"])
+    except ValueError:
+        return False
+    args = hook.get("args")
+    if isinstance(args, list) and all(isinstance(a, str) for a in args):
+        words += args
+    return (
+        len(words) == 4
+        and os.path.basename(words[0]) == "zirv"
+        and words[1:]
+        == [
+            "ctx",
+            "hook",
+            "stop",
+        ]
+    )
+
+
 def has_stop_hook(data: dict[str, Any]) -> bool:
     hooks = data.get("hooks")
     groups = hooks.get("Stop", []) if isinstance(hooks, dict) else []
     return any(
-        isinstance(h, dict) and str(h.get("command", "")).strip() == STOP_COMMAND
+        is_stop_hook(h)
         for group in groups
         if isinstance(group, dict)
         for h in group.get("hooks", [])
