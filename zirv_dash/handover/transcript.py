@@ -1,23 +1,26 @@
-"""The tail of a claude or codex conversation transcript, for the handoff packet."""
+"""The tail of a claude or codex conversation transcript, for the handoff packet.
+
+Where the files are is `zirv_dash.context.locate`'s job (verified against each
+harness's package); this module only turns their last lines into narrative.
+"""
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from zirv_dash.context import locate
 from zirv_dash.handover.packet import clean
 
 TRANSCRIPT_READ_BYTES = 2 * 1024 * 1024
 MAX_ITEM_CHARS = 600
-CODEX_SCAN_FILES = 64
 
 
 def claude_project_slug(cwd: str | Path) -> str:
-    """Claude Code's project directory name: the cwd with non-alphanumerics as `-`."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+    """Claude Code's project directory name for `cwd` (see `context.locate.claude_slug`)."""
+    return locate.claude_slug(cwd)
 
 
 def transcript_tail(
@@ -28,13 +31,13 @@ def transcript_tail(
     home: Path | None = None,
 ) -> list[str]:
     """The last `n` conversation items of a claude/codex transcript, [] if not found."""
-    home = home or Path.home()
     try:
         if agent == "claude" and session_id:
-            path = _claude_transcript(home, session_id, cwd)
+            path = _claude_transcript(home or Path.home(), session_id, cwd)
             return _tail_items(path, _claude_item, n) if path else []
         if agent == "codex":
-            path = _codex_rollout(home, session_id, cwd)
+            # Never another repository's conversation: the rollout's stated cwd must match.
+            path = locate.recent_codex(cwd, home=home, session_id=session_id)
             return _tail_items(path, _codex_item, n) if path else []
     except OSError:
         return []
@@ -42,66 +45,16 @@ def transcript_tail(
 
 
 def _claude_transcript(home: Path, session_id: str, cwd: str | Path) -> Path | None:
-    if not re.fullmatch(r"[A-Za-z0-9-]{1,128}", session_id):
-        return None
-    projects = home / ".claude" / "projects"
-    candidates = [str(cwd)]
-    try:
-        candidates.append(str(Path(cwd).resolve()))
-    except OSError:
-        pass
-    for where in candidates:
-        path = projects / claude_project_slug(where) / f"{session_id}.jsonl"
-        if path.is_file():
-            return path
-    # The slug rule has changed between Claude Code releases; session ids are unique.
+    """The pinned session's file where Claude Code writes it, else under any project dir."""
+    found = locate.claude_transcript(session_id, cwd, home=home)
+    if found is not None or not locate.SESSION_ID.fullmatch(session_id):
+        return found
+    # The cwd may have moved since (a renamed checkout); session ids are unique.
+    # One level of the projects dir: bounded by the number of projects.
+    projects = locate.claude_root(home) / "projects"
     for path in projects.glob(f"*/{session_id}.jsonl"):
         if path.is_file():
             return path
-    return None
-
-
-def _codex_rollout(home: Path, session_id: str | None, cwd: str | Path) -> Path | None:
-    root = home / ".codex" / "sessions"
-    if not root.is_dir():
-        return None
-    files = sorted(root.rglob("rollout-*.jsonl"), key=_mtime, reverse=True)[:CODEX_SCAN_FILES]
-    if session_id:
-        for path in files:
-            if path.stem.endswith(session_id):
-                return path
-    wanted = {str(cwd)}
-    try:
-        wanted.add(str(Path(cwd).resolve()))
-    except OSError:
-        pass
-    for path in files:
-        meta_cwd = _codex_meta_cwd(path)
-        # Never borrow another repository's conversation: a stated cwd must match.
-        if meta_cwd is None or meta_cwd in wanted:
-            return path
-    return None
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-def _codex_meta_cwd(path: Path) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            first = handle.readline(256 * 1024)
-        obj = json.loads(first)
-    except (OSError, json.JSONDecodeError):
-        return None
-    if not isinstance(obj, dict):
-        return None
-    payload = obj.get("payload") if obj.get("type") == "session_meta" else obj
-    if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
-        return str(payload["cwd"])
     return None
 
 
