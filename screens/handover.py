@@ -39,7 +39,7 @@ class HandoverChoice:
 
 def row_text(row: PickerRow) -> str:
     text = f"{row.agent} / {row.tier} ({row.model})"
-    return f"{text}  ● current · ⏎ a fresh session with a handoff packet" if row.current else text
+    return f"{text}  ● current · ⏎ fresh" if row.current else text
 
 
 class HandoverScreen(DialogScreen[HandoverChoice | None]):

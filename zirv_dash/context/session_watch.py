@@ -52,6 +52,7 @@ class SessionWatch:
         self.prices = prices
         self.home = home
         self.reader: TranscriptReader | None = None
+        self._root: Path | None = None
         self.error: str | None = None
         self._health = PaneHealth(harness, status="reading" if readable(harness) else "unsupported")
 
@@ -60,8 +61,11 @@ class SessionWatch:
         return self.reader.path if self.reader is not None else None
 
     def root(self) -> Path | None:
-        """The directory the file watcher should watch for this pane's transcript."""
-        return locate.watch_root(self.harness, self.cwd, home=self.home)
+        """The directory the file watcher should watch for this pane's transcript
+        (kept once known: gemini's comes from a registry file read)."""
+        if self._root is None:
+            self._root = locate.watch_root(self.harness, self.cwd, home=self.home)
+        return self._root
 
     def find(self, exclude: frozenset[Path] = frozenset()) -> bool:
         """Look for the transcript once (bounded); True once it is known."""
