@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_context_readers import _claude_line, _usage
+from tests.test_context_readers import _claude_line, _token_count, _usage
 from zirv_dash.context.reader import TranscriptReader
 from zirv_dash.context.session_watch import STEP_BYTES
 
@@ -55,6 +55,67 @@ def test_each_read_sees_exactly_what_was_appended(tmp_path: Path) -> None:
     assert done is not None and done.tokens == 50_000 and done.turns == 3
     assert done.malformed_lines == 2  # skipped and counted
     assert done.session_tokens == 10_020 + 30_020 + 50_020  # each turn once: prompt + reply
+
+
+def codex_turn(n: int, context: int, total: int) -> str:
+    """One codex turn in the rollout schema (@openai/codex 0.171.0; see context/codex.py)."""
+    cumulative = {
+        "input_tokens": total - 10 * (n + 1),
+        "cached_input_tokens": 0,
+        "output_tokens": 10 * (n + 1),
+        "reasoning_output_tokens": 0,
+        "total_tokens": total,
+    }
+    lines = [
+        {
+            "timestamp": "t",
+            "type": "turn_context",
+            "payload": {"cwd": "/r", "model": "gpt-5-codex"},
+        },
+        {
+            "timestamp": "t",
+            "type": "response_item",
+            "payload": {"type": "function_call", "name": "shell", "arguments": f'{{"n":{n}}}'},
+        },
+        {
+            "timestamp": "t",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "output": f"Exit code: {n % 2}"},
+        },
+        _token_count(context, cumulative, 272_000),
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def test_a_growing_codex_rollout_reads_each_turn_once(tmp_path: Path) -> None:
+    path = tmp_path / "rollout-2026-01-01T00-00-00-abc.jsonl"
+    meta = {"timestamp": "t", "type": "session_meta", "payload": {"id": "abc", "cwd": "/r"}}
+    path.write_text(json.dumps(meta) + "\n" + codex_turn(0, 12_000, 12_000))
+    reader = TranscriptReader(path, "codex")
+    first = reader.read()
+    assert first is not None
+    assert (first.turns, first.tokens, first.window, first.session_tokens) == (
+        1,
+        12_000,
+        272_000,
+        12_000,
+    )
+    with path.open("a") as out:
+        second = codex_turn(1, 40_000, 52_000)
+        out.write(second[:-40])  # the token_count line is half written
+    grown = reader.read()
+    assert grown is not None and grown.turns == 2
+    assert (grown.tokens, grown.session_tokens) == (12_000, 12_000)  # not yet reported
+    with path.open("a") as out:
+        out.write(second[-40:] + "{torn garbage\n")
+    done = reader.read()
+    assert done is not None and (done.turns, done.tokens, done.session_tokens) == (
+        2,
+        40_000,
+        52_000,
+    )
+    assert done.malformed_lines == 1
+    assert [t.failures for t in reader.turns()] == [(False,), (True,)]  # each call once
 
 
 def _sparse_ok(path: Path) -> bool:
