@@ -50,6 +50,24 @@ def isolated_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 
 
 @pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private HOME where the harnesses' own files (transcripts, settings) go, with
+    none of the variables that would move them elsewhere."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    for name in (
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "GEMINI_CLI_HOME",
+        "QWEN_HOME",
+        "QWEN_RUNTIME_DIR",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A git repository with a local `.zirv/`: where bare `zirv` opens the dashboard."""
     repo = tmp_path / "proj"

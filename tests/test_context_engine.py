@@ -23,15 +23,6 @@ pytestmark = pytest.mark.timeout(90)
 FAKE = Path(__file__).parent / "fixtures" / "fake_claude.py"
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    return home
-
-
 def make_engine(repo: Path, **flags: Any) -> Engine:
     settings = load_settings(repo, flags={"dash": {"idle_quiet_ms": 200}, **flags})
     return Engine(Dashboard(settings, repo, AdapterGate(), manage_state=True))
