@@ -19,6 +19,22 @@ Sources:
   their cache figures are Anthropic's standard multipliers (1.25x and 0.1x the
   input price, which Opus 5's own figures follow).
 
+- @anthropic-ai/claude-code 2.1.197, `bin/claude.exe`: the cost table its
+  `/cost` command uses (module `aW`: table `Fje` keyed by the short ids of
+  module `qM`, lookup `v4r`), per MTok input / output / 5m cache write / cache
+  read: claude-3-5-haiku 0.8 / 4 / 1 / 0.08; claude-haiku-4-5 1 / 5 / 1.25 /
+  0.1; claude-3-5-sonnet, claude-3-7-sonnet, claude-sonnet-4-0, -4-5, -4-6 and
+  claude-sonnet-5 3 / 15 / 3.75 / 0.3; claude-opus-4-0 and -4-1 15 / 75 /
+  18.75 / 1.5; claude-opus-4-5, -4-6, -4-7 and -4-8 5 / 25 / 6.25 / 0.5;
+  claude-fable-5 and claude-mythos-5 10 / 50 / 12.5 / 1. Where the pages
+  above also give a figure the two agree, except claude-sonnet-5 (the table: $3 / $15; the
+  model pages: $2 / $10): the vendor's page is kept, so an estimate here can
+  read lower than Claude Code's own `/cost`. The table's fast-mode rows
+  (opus-4-6 / 4-7 $30 / $150, opus-4-8 $10 / $50) and 1-hour cache writes
+  (2x input) are not modelled. claude-opus-4-8 (table: 5 / 25 / 6.25 / 0.5) is
+  not in PRICES yet: tests/test_context_pricing.py still holds it as its
+  example of an unpriced opus-4 id.
+
 No price is listed for the other catalogue rungs (gpt-5.6-*, gemini-3.x, …, and
 claude-haiku-5, whose page gives only a "from" price): their cost is None until
 the operator sets one (`[pricing]`, see `merge_overrides`).
@@ -65,6 +81,14 @@ PRICES: dict[str, Price] = {
     "claude-sonnet-4": _anthropic(3.0, 15.0),
     "claude-3-7-sonnet": _anthropic(3.0, 15.0),
     "claude-3-5-haiku": Price(0.80, 4.0, 1.0, 0.08),
+    # From claude-code 2.1.197's /cost table alone (see Sources).
+    "claude-3-5-sonnet": _anthropic(3.0, 15.0),
+    "claude-sonnet-4-0": _anthropic(3.0, 15.0),
+    "claude-sonnet-4-6": _anthropic(3.0, 15.0),
+    "claude-opus-4-0": _anthropic(15.0, 75.0),
+    "claude-opus-4-6": _anthropic(5.0, 25.0),
+    "claude-opus-4-7": _anthropic(5.0, 25.0),
+    "claude-mythos-5": _anthropic(10.0, 50.0),
     "claude-opus-5": Price(5.0, 25.0, 6.25, 0.50),
     "claude-opus-5-5": Price(4.0, 20.0, 5.0, 0.20),
     "claude-sonnet-5": _anthropic(2.0, 10.0),
