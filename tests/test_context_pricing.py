@@ -21,7 +21,8 @@ def test_windows_for_cited_models_only() -> None:
 
 def test_prices_and_unknown_models() -> None:
     assert pricing.price_for("claude-sonnet-4-5-20250929") == pricing.PRICES["claude-sonnet-4-5"]
-    assert pricing.price_for("claude-opus-4-8") is None  # no opus-4 fallthrough
+    assert pricing.price_for("claude-opus-4-8") == pricing.Price(5.0, 25.0, 6.25, 0.5)
+    assert pricing.price_for("claude-opus-4-9") is None  # no opus-4 fallthrough
     usage = {"claude-haiku-4-5": UsageTotals(1_000_000, 0, 0, 1_000_000)}
     assert pricing.session_cost(usage) == pytest.approx(6.0)
     usage["mystery-model"] = UsageTotals(1, 0, 0, 0)

@@ -31,9 +31,7 @@ Sources:
   model pages: $2 / $10): the vendor's page is kept, so an estimate here can
   read lower than Claude Code's own `/cost`. The table's fast-mode rows
   (opus-4-6 / 4-7 $30 / $150, opus-4-8 $10 / $50) and 1-hour cache writes
-  (2x input) are not modelled. claude-opus-4-8 (table: 5 / 25 / 6.25 / 0.5) is
-  not in PRICES yet: tests/test_context_pricing.py still holds it as its
-  example of an unpriced opus-4 id.
+  (2x input) are not modelled.
 
 No price is listed for the other catalogue rungs (gpt-5.6-*, gemini-3.x, …, and
 claude-haiku-5, whose page gives only a "from" price): their cost is None until
@@ -88,6 +86,7 @@ PRICES: dict[str, Price] = {
     "claude-opus-4-0": _anthropic(15.0, 75.0),
     "claude-opus-4-6": _anthropic(5.0, 25.0),
     "claude-opus-4-7": _anthropic(5.0, 25.0),
+    "claude-opus-4-8": _anthropic(5.0, 25.0),
     "claude-mythos-5": _anthropic(10.0, 50.0),
     "claude-opus-5": Price(5.0, 25.0, 6.25, 0.50),
     "claude-opus-5-5": Price(4.0, 20.0, 5.0, 0.20),
