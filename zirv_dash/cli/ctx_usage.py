@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from zirv_dash.cli.ctx_common import err, parse_args
+from zirv_dash.textfmt import age_text as _age
 
 if TYPE_CHECKING:
     from zirv_dash.context.limits import BreakerRecord
@@ -100,15 +101,8 @@ def to_json(
 
 
 def age_text(secs: float | None) -> str:
-    if secs is None:
-        return DASH
-    if secs < 60:
-        return f"{secs:.0f}s"
-    if secs < 3600:
-        return f"{secs // 60:.0f}m"
-    if secs < 86400:
-        return f"{secs // 3600:.0f}h{secs % 3600 // 60:02.0f}m"
-    return f"{secs // 86400:.0f}d{secs % 86400 // 3600:.0f}h"
+    """`textfmt.age_text`, or `–` for an age no reading has."""
+    return DASH if secs is None else _age(secs)
 
 
 def when_text(moment: float, now: float) -> str:
