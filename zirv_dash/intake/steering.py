@@ -17,8 +17,7 @@ import msgspec
 from zirv_dash.config.context_policy import fallback_policy, pace_config
 from zirv_dash.context import decisions, fallback, usage
 from zirv_dash.dash.dashboard import Dashboard
-from zirv_dash.harnesses import catalogue
-from zirv_dash.harnesses.fallback_facts import harness_facts, vendors
+from zirv_dash.harnesses.fallback_facts import equivalent_tier, harness_facts, vendors
 from zirv_dash.spawn.protocol import SpawnRequest
 
 Steer = Callable[[SpawnRequest], tuple[SpawnRequest, str | None]]
@@ -35,8 +34,8 @@ def steerer(dash: Dashboard) -> Steer | None:
     def steer(req: SpawnRequest) -> tuple[SpawnRequest, str | None]:
         if req.force or req.agent not in policy.order:
             return req, None  # `--force` bypasses headroom, as upstream
-        tier = req.model if req.model in catalogue.TIERS else catalogue.tier_of(req.model)
-        if req.model and tier is None:
+        tier, untranslatable = equivalent_tier(req.model)
+        if untranslatable:
             return req, None  # a pinned model with no known tier: never translated
         windows = usage.read_windows(pace=pace)
         facts = harness_facts(policy.order, dash.gate)

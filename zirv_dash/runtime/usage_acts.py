@@ -20,8 +20,7 @@ import time
 
 from zirv_dash.config.context_policy import fallback_policy, pace_config
 from zirv_dash.context import fallback, limits, usage
-from zirv_dash.harnesses import catalogue
-from zirv_dash.harnesses.fallback_facts import harness_facts, vendors
+from zirv_dash.harnesses.fallback_facts import equivalent_tier, harness_facts, vendors
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime.context_acts import announce
 from zirv_dash.runtime.host import FallbackHost
@@ -75,7 +74,7 @@ class UsageActs:
 
     def _fall_back(self, pane: Pane) -> None:
         dash = self._engine.dash
-        tier, why_not = equivalent_tier(pane)
+        tier, why_not = equivalent_tier(pane.model)
         if why_not is not None:
             self._log("fallback-refused", pane, f"pane {pane.short}: no fallback ({why_not})")
             return
@@ -105,15 +104,3 @@ class UsageActs:
 
     def _log(self, kind: str, pane: Pane, text: str, **fields: str | None) -> None:
         announce(self._engine.dash, kind, pane, text, fields)
-
-
-def equivalent_tier(pane: Pane) -> tuple[str | None, str | None]:
-    """(the tier to ask the next harness for, None) or (None, why there is none)."""
-    if not pane.model:
-        return None, None  # the harness's default: the next one's default
-    if pane.model in catalogue.TIERS:
-        return pane.model, None
-    tier = catalogue.tier_of(pane.model)
-    if tier is None:
-        return None, f"model {pane.model} is pinned and has no known tier to translate"
-    return tier, None
