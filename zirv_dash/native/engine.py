@@ -37,6 +37,7 @@ from zirv_dash.native.routes import Route
 from zirv_dash.native.snapshot import Snapshot, context_left
 from zirv_dash.native.tools import Workdir, specs
 from zirv_dash.native.transcript import Reducer, conversation
+from zirv_dash.visible import visible
 
 MAX_STEPS = 25
 
@@ -64,6 +65,9 @@ class NativeSession:
         self.events: list[Event] = journal.events()
         self.state = "idle"
         self.streaming = ""
+        """The answer being streamed, as the model sent it (journaled so)."""
+        self._shown_stream = ""
+        """`streaming` as views draw it: each delta through `visible` on arrival."""
         self.pending: ApprovalRequest | None = None
         self.queued: list[str] = []
         self.closed = False
@@ -98,7 +102,7 @@ class NativeSession:
     def snapshot(self) -> Snapshot:
         return Snapshot(
             transcript=self._transcript,
-            streaming=self.streaming,
+            streaming=self._shown_stream if self.streaming else "",
             state=self.state,
             pending=self.pending,
             queued=tuple(self.queued),
@@ -329,10 +333,11 @@ class NativeSession:
             self._system(), conversation(self.events), specs(), self.route.max_tokens
         )
         calls: list[ToolCall] = []
-        self.streaming = ""
+        self.streaming = self._shown_stream = ""
         async for event in self.provider.stream(request):
             if isinstance(event, TextDelta):
                 self.streaming += event.text
+                self._shown_stream += visible(event.text)
                 self._turn_tokens += max(1, len(event.text) // 4)
                 self._changed()
             elif isinstance(event, ToolCallDone):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zirv_dash.native.tools import SKIP_DIRS, ToolFailure, Workdir
+from zirv_dash.visible import visible
 
 MAX_COMPLETIONS = 50
 MAX_EXAMINED = 4000
@@ -68,8 +69,9 @@ def completions(wd: Workdir, draft: str) -> list[tuple[str, str]]:
         return [(name, detail) for name, detail in SLASH_COMMANDS if name.startswith(draft)]
     last = draft.rsplit(None, 1)[-1] if draft.strip() else ""
     if last.startswith("@") and not draft.endswith((" ", "\n")):
+        # A file's name is drawn as a completion: shown only as visible text.
         return [
-            (f"@{p}", "directory" if p.endswith("/") else "file")
+            (visible(f"@{p}"), "directory" if p.endswith("/") else "file")
             for p in complete_path(wd, last[1:])
         ]
     return []
