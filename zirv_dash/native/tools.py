@@ -3,8 +3,8 @@
 Containment is checked on resolved paths (symlinks followed), so a link inside
 the workdir that points outside is refused like `../`. Reads and listings are
 bounded; writes return a unified diff; commands run in the workdir with a time
-and output bound, under `bwrap` (no network, read-only system, writable
-workdir) when it is installed.
+and output bound, from an allow-listed environment, under `bwrap` when it is
+installed (`native.sandbox` says exactly what a command can see).
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from __future__ import annotations
 import asyncio
 import difflib
 import os
-import shutil
 import signal
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zirv_dash import paths
 from zirv_dash.native.protocol import ToolSpec
+from zirv_dash.native.sandbox import bwrap_argv, command_env, find_bwrap
 
 MAX_READ = 256 * 1024
 MAX_LIST = 500
@@ -51,7 +52,13 @@ class ToolDef:
 class Workdir:
     def __init__(self, root: Path, *, sandbox: bool = True) -> None:
         self.root = root.resolve(strict=True)
-        self.sandbox = sandbox and shutil.which("bwrap") is not None
+        self.bwrap = find_bwrap() if sandbox else None
+        self.home = Path.home().resolve()
+
+    @property
+    def sandbox(self) -> bool:
+        """Commands run under bubblewrap (False: unsandboxed, and said so)."""
+        return self.bwrap is not None
 
     def inside(self, rel: object, *, must_exist: bool = True) -> Path:
         if not isinstance(rel, str) or not rel or "\0" in rel:
@@ -177,32 +184,10 @@ async def edit_file(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
 
 
 def command_argv(wd: Workdir, command: str) -> list[str]:
-    if not wd.sandbox:
+    if wd.bwrap is None:
         return ["/bin/sh", "-c", command]
-    root = str(wd.root)
-    return [
-        "bwrap",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-        "--bind",
-        root,
-        root,
-        "--chdir",
-        root,
-        "--unshare-all",
-        "--die-with-parent",
-        "--new-session",
-        "/bin/sh",
-        "-c",
-        command,
-    ]
+    secrets = (paths.operator_dir(), paths.state_dir())
+    return bwrap_argv(wd.bwrap, wd.root, wd.home, command, secrets)
 
 
 async def run_command(
@@ -212,6 +197,7 @@ async def run_command(
     proc = await asyncio.create_subprocess_exec(
         *command_argv(wd, command),
         cwd=wd.root,
+        env=command_env(str(wd.home)),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
