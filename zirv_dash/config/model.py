@@ -259,6 +259,22 @@ class FallbackSettings(_EnvFirst):
     """Headroom assumed where no reading exists (0 opts out)."""
 
 
+class NativeSettings(_EnvFirst):
+    """`[native]`: the native pane. Operator-only: whether a model's commands may
+    run without a sandbox is not the checkout's decision."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_NATIVE_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    require_sandbox: bool = False
+    """Refuse a native pane's commands (`run_command`, `!` lines) when no sandbox
+    (bubblewrap) is available, instead of running them unsandboxed (operator-only)."""
+
+
 class Settings(BaseModel):
     """The merged, validated configuration for one process."""
 
@@ -275,6 +291,7 @@ class Settings(BaseModel):
     score: ScoreSettings = Field(default_factory=ScoreSettings)
     pace: PaceSettings = Field(default_factory=PaceSettings)
     fallback: FallbackSettings = Field(default_factory=FallbackSettings)
+    native: NativeSettings = Field(default_factory=NativeSettings)
     pricing: dict[str, dict[str, float]] = Field(
         default_factory=dict, json_schema_extra={**OPERATOR_ONLY, "shown": "built-in list prices"}
     )
@@ -299,6 +316,7 @@ SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "score": ScoreSettings,
     "pace": PaceSettings,
     "fallback": FallbackSettings,
+    "native": NativeSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
 assert tuple(SECTION_MODELS) == MODELLED_SECTIONS, "config/table.py is stale (regenerate it)"

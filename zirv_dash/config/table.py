@@ -58,6 +58,7 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "min_candidate_headroom_pct": ("float", 10.0, 0.0, 100.0),
         "unknown_headroom_pct": ("float", 25.0, 0.0, 100.0),
     },
+    "native": {"require_sandbox": ("bool", False, None, None)},
 }
 ENV: dict[str, dict[str, str]] = {
     "dash": {
@@ -106,6 +107,7 @@ ENV: dict[str, dict[str, str]] = {
         "min_candidate_headroom_pct": "ZIRV_CTX_FALLBACK_MIN_CANDIDATE_HEADROOM_PCT",
         "unknown_headroom_pct": "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
     },
+    "native": {"require_sandbox": "ZIRV_CTX_NATIVE_REQUIRE_SANDBOX"},
 }
 ENV_NAMES: dict[str, frozenset[str]] = {
     "dash": frozenset(
@@ -171,6 +173,7 @@ ENV_NAMES: dict[str, frozenset[str]] = {
             "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
         }
     ),
+    "native": frozenset({"ZIRV_CTX_NATIVE_REQUIRE_SANDBOX"}),
 }
 LOWERED: dict[str, tuple[str, ...]] = {
     "dash": ("motion", "truecolor"),
@@ -179,6 +182,7 @@ LOWERED: dict[str, tuple[str, ...]] = {
     "score": ("auto",),
     "pace": (),
     "fallback": (),
+    "native": (),
 }
 BOOL_WORDS: dict[str, tuple[str, ...]] = {
     "dash": ("truecolor",),
@@ -187,8 +191,17 @@ BOOL_WORDS: dict[str, tuple[str, ...]] = {
     "score": (),
     "pace": (),
     "fallback": (),
+    "native": (),
 }
-MODELLED_SECTIONS: tuple[str, ...] = ("dash", "mail", "session", "score", "pace", "fallback")
+MODELLED_SECTIONS: tuple[str, ...] = (
+    "dash",
+    "mail",
+    "session",
+    "score",
+    "pace",
+    "fallback",
+    "native",
+)
 TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
 REPO_FORBIDDEN_TOP: tuple[str, ...] = ("agent",)
 REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -198,6 +211,7 @@ REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "score": ("auto",),
     "pace": ("*",),
     "fallback": ("*",),
+    "native": ("*",),
     "pricing": ("*",),
     "handover": ("*",),
     "worker": ("*",),
@@ -243,6 +257,7 @@ HELP: dict[str, str] = {
     "fallback.predictive_headroom_pct": "New work is steered off a harness with less headroom than this.",
     "fallback.min_candidate_headroom_pct": "A harness needs at least this much headroom to take work.",
     "fallback.unknown_headroom_pct": "Headroom assumed where no reading exists (0 opts out).",
+    "native.require_sandbox": "Refuse a native pane's commands (`run_command`, `!` lines) when no sandbox (bubblewrap) is available, instead of running them unsandboxed (operator-only).",
 }
 SHOWN: dict[str, str] = {
     "agent": "first installed",

@@ -52,11 +52,12 @@ class NativeSession:
         provider: Provider | None = None,
         headless: bool = False,
         on_change: Callable[[], None] | None = None,
+        require_sandbox: bool = False,
     ) -> None:
         self.route = route
         self.journal = journal
         self.name = journal.path.stem
-        self.workdir = Workdir(workdir)
+        self.workdir = Workdir(workdir, require_sandbox=require_sandbox)
         self.provider = provider or make_provider(route)
         self.policy = Policy(headless=headless)
         self.on_change = on_change
@@ -202,6 +203,7 @@ class NativeSession:
             left = self.snapshot().context_left
             context = f" · context left {left}%" if left is not None else ""
             text = f"{self.route.label} · {self.route.name} · {self.state} · {billing}{context}"
+            text += f" · {self.workdir.commands()}"
             self.record("notice", text=text)
         elif word == "/compact":
             if self.busy:

@@ -49,16 +49,30 @@ class ToolDef:
     run: Callable[[Workdir, Mapping[str, Any]], Awaitable[ToolResult]]
 
 
+UNSANDBOXED = "unsandboxed: bwrap is not installed; the command runs with your own access"
+SANDBOX_REQUIRED = (
+    "refused: no sandbox is available (bwrap is not installed) and [native] require_sandbox = true"
+)
+
+
 class Workdir:
-    def __init__(self, root: Path, *, sandbox: bool = True) -> None:
+    def __init__(self, root: Path, *, sandbox: bool = True, require_sandbox: bool = False) -> None:
         self.root = root.resolve(strict=True)
         self.bwrap = find_bwrap() if sandbox else None
         self.home = Path.home().resolve()
+        self.require_sandbox = require_sandbox
+        """The operator's `[native] require_sandbox`: no command runs unsandboxed."""
 
     @property
     def sandbox(self) -> bool:
         """Commands run under bubblewrap (False: unsandboxed, and said so)."""
         return self.bwrap is not None
+
+    def commands(self) -> str:
+        """How commands run here, in the words `/status` uses."""
+        if self.sandbox:
+            return "commands sandboxed (bwrap)"
+        return "commands refused (no sandbox)" if self.require_sandbox else "commands unsandboxed"
 
     def inside(self, rel: object, *, must_exist: bool = True) -> Path:
         if not isinstance(rel, str) or not rel or "\0" in rel:
@@ -194,6 +208,8 @@ async def run_command(
     wd: Workdir, args: Mapping[str, Any], timeout: float = COMMAND_TIMEOUT
 ) -> ToolResult:
     command = _arg(args, "command")
+    if wd.bwrap is None and wd.require_sandbox:
+        raise ToolFailure(f"run_command: {SANDBOX_REQUIRED}")
     proc = await asyncio.create_subprocess_exec(
         *command_argv(wd, command),
         cwd=wd.root,
@@ -306,6 +322,20 @@ TOOLS: dict[str, ToolDef] = {
         run_command,
     ),
 }
+
+
+def refusal(wd: Workdir, name: str) -> str | None:
+    """Why `name` cannot run here at all (asked before any approval), or None."""
+    if name == "run_command" and wd.bwrap is None and wd.require_sandbox:
+        return f"{name}: {SANDBOX_REQUIRED}"
+    return None
+
+
+def approval_note(wd: Workdir, name: str, args: Mapping[str, Any]) -> str:
+    """What the approval must say beyond the call itself ('' when nothing)."""
+    if name == "run_command" and wd.bwrap is None:
+        return UNSANDBOXED
+    return ""
 
 
 def specs() -> tuple[ToolSpec, ...]:

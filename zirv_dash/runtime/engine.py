@@ -29,7 +29,7 @@ from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.context_ctl import ContextController
 from zirv_dash.runtime.fdwatch import FdWatch
 from zirv_dash.runtime.mail_ctl import MailController
-from zirv_dash.runtime.native_pane import NATIVE_PANES, NativeSessionPane
+from zirv_dash.runtime.native_pane import NativePaneKind, NativeSessionPane
 from zirv_dash.runtime.pane_io import PaneIO
 from zirv_dash.runtime.pump import Pump
 from zirv_dash.runtime.scheduling import Scheduling
@@ -75,7 +75,8 @@ class Engine(Scheduling):
 
         self.intake = IntakeController(self)
         dash.listener = self._dash_said
-        dash.native_panes = NATIVE_PANES  # the kind lives in this floor, above dash/
+        # The kind lives in this floor, above dash/; `[native]` is the operator's.
+        dash.native_panes = NativePaneKind(dash.settings.native.require_sandbox)
 
     # -- subscribers -------------------------------------------------------------------
 
