@@ -49,7 +49,9 @@ async def run_call(host: CallHost, call: ToolCall, operator: bool = False) -> No
             return
     host.record("tool_start", id=call.id)
     host.set_state("executing")
-    result: ToolResult = await execute(host.workdir, call.name, call.arguments)
+    # The gate was passed with the note in view (asked, or granted for this exact scope).
+    links_ok = bool(note)
+    result: ToolResult = await execute(host.workdir, call.name, call.arguments, links_ok=links_ok)
     host.record(
         "tool_finish", id=call.id, ok=result.ok, output=result.output, display=result.display
     )
