@@ -206,6 +206,18 @@ async def test_escapes_from_the_model_tools_errors_and_approvals_stay_visible(
         await pilot.press("3")
         await until(pilot, lambda: session.state == "completed")
         clean_everywhere(app, pane, session)
+        # A command's own output (a `!` line, approved).
+        composer.load_text("!printf '\\033]52;c;Y21k\\007 \\302\\233?1049h done'")
+        await pilot.press("enter")
+        await until(pilot, lambda: dialog.ready)
+        await pilot.press("1")
+        await until(pilot, lambda: "Y21k" in str(session.snapshot().transcript.items))
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.05)
+        items = session.snapshot().transcript.items
+        bodies = [i.outcome.body for i in items if i.outcome is not None]
+        assert any("␛]52;c;Y21k␇ \\x9b?1049h done" in body for body in bodies)
+        clean_everywhere(app, pane, session)
     assert len(server.seen) == 5
     # The journal keeps what was said: the model is told its own words unchanged.
     history = json.dumps(server.seen[1].body)
