@@ -130,3 +130,37 @@ async def test_only_system_directories_and_the_workdir_are_there(
     top = set(result.output.split())
     assert {"usr", "etc", "tmp", "proc", "dev"} <= top
     assert not {"var", "root", "work", "srv", "home", "mnt"} & top
+
+
+def _running(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+async def test_a_cancelled_command_is_gone_when_the_cancel_returns(
+    boxed_home: Path, tmp_path: Path, sandboxed: bool
+) -> None:
+    import asyncio
+    import random
+
+    marker = f"{random.randint(1000, 9999)}.{random.randint(100000, 999999)}"
+    root = tmp_path / "wd"
+    root.mkdir()
+    task = asyncio.ensure_future(run(Workdir(root, sandbox=sandboxed), f"sleep {marker}"))
+    async with asyncio.timeout(10):
+        while not _running(f"sleep\0{marker}"):
+            await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    async with asyncio.timeout(2):  # the sandbox's own init reaps it as it dies
+        while _running(f"sleep\0{marker}"):
+            await asyncio.sleep(0.02)

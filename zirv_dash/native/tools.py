@@ -10,6 +10,7 @@ installed (`native.sandbox` says exactly what a command can see).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import os
 import signal
@@ -29,6 +30,7 @@ from zirv_dash.native.search import SKIP_DIRS as SKIP_DIRS  # `filerefs` reads i
 MAX_LIST = 500
 MAX_COMMAND_OUTPUT = 64 * 1024
 COMMAND_TIMEOUT = 60.0
+KILL_WAIT = 5.0
 _LINKS_OK: ContextVar[bool] = ContextVar("links_ok", default=False)
 """The running call's approval said the file it touches has other names."""
 
@@ -220,6 +222,10 @@ async def run_command(
         return ToolResult(False, f"{text}\n[killed after {timeout:g}s]", "error")
     except asyncio.CancelledError:
         _kill(proc.pid)
+        # Stopped means gone: the cancel returns once the process is reaped (its
+        # sandbox dies with it: --die-with-parent, its own PID namespace).
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(proc.wait()), KILL_WAIT)
         raise
     text = b"".join(chunks).decode("utf-8", "replace")
     if truncated or size > MAX_COMMAND_OUTPUT:
