@@ -23,19 +23,23 @@ _TABLE: dict[int, str] = {code: chr(0x2400 + code) for code in range(0x20)}
 del _TABLE[0x09], _TABLE[0x0A]  # tab and newline are layout, not controls
 _TABLE[0x7F] = "\u2421"  # ␡
 _TABLE.update({code: f"\\x{code:02x}" for code in range(0x80, 0xA0)})
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_REPLACED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+"""What `visible` replaces: the controls above, and lone surrogates."""
+
+
+def _placeholder(match: re.Match[str]) -> str:
+    return _TABLE.get(ord(match.group()), "\ufffd")
 
 
 def visible(text: str) -> str:
     """`text` with every control character but newline and tab made visible."""
     if text.isprintable():
-        return text  # the common case: nothing to do (no control, no newline)
+        return text  # the common line: nothing to replace
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
-    text = text.translate(_TABLE)
-    return _SURROGATE.sub("\ufffd", text)
+    return _REPLACED.sub(_placeholder, text)
 
 
 def has_control(text: str) -> bool:
     """True when `text` holds a character `visible` would replace."""
-    return visible(text) != text
+    return _REPLACED.search(text) is not None
