@@ -14,7 +14,6 @@ keep their content.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 import threading
 from pathlib import Path
@@ -102,7 +101,7 @@ def replace_atomically(root: Path, path: Path, text: str) -> None:
                 mode = stat.S_IMODE(info.st_mode)
         except FileNotFoundError:
             pass
-        temp = f".{path.name[:100]}.{secrets.token_hex(4)}.zirv-tmp"
+        temp = f".{path.name[:100]}.{os.urandom(4).hex()}.zirv-tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temp, flags, 0o600, dir_fd=dfd)
         try:
