@@ -19,6 +19,7 @@ import pytest
 from tests.fixtures.native.server import ProviderServer, Reply, openai_text, openai_tool, serve
 from zirv_dash.native import search
 from zirv_dash.native.engine import NativeSession
+from zirv_dash.native.files import FileRefused, replace_atomically
 from zirv_dash.native.journal import Journal
 from zirv_dash.native.routes import Route
 from zirv_dash.native.tools import Workdir, execute
@@ -172,3 +173,17 @@ async def test_a_cancelled_search_really_stops(
     stopped_at = len(reads)
     await asyncio.sleep(0.3)
     assert len(reads) == stopped_at < 300
+
+
+async def test_a_directory_swapped_for_a_symlink_after_the_check_is_refused(
+    wd: Workdir, outside: Path
+) -> None:
+    from zirv_dash.native import tools
+
+    (wd.root / "sub").symlink_to(outside.parent)  # as if swapped in after `inside()` ran
+    swapped = wd.root / "sub" / "secret.txt"
+    with pytest.raises(tools.ToolFailure, match="no longer inside the workdir"):
+        tools._read_text(wd, swapped)
+    with pytest.raises(FileRefused, match="no longer inside the workdir"):
+        replace_atomically(wd.root, swapped, "overwritten")
+    assert outside.read_text() == OUTSIDE

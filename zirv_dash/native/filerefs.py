@@ -98,7 +98,7 @@ def resolve_refs(wd: Workdir, text: str) -> tuple[list[FileRef], list[str]]:
         try:
             # Never blocks on a FIFO swapped in; a hard-linked file is not attached
             # (read_file asks for it, saying so).
-            data = read_regular(path, MAX_REF_BYTES, links_ok=False)
+            data = read_regular(path, MAX_REF_BYTES, links_ok=False, root=wd.root)
         except FileRefused as exc:
             notes.append(f"@{token}: {str(exc).split(': ', 1)[-1]}; not attached")
             continue

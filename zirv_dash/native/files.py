@@ -40,16 +40,23 @@ def links_note(path: Path, shown: str) -> str:
 
 
 def read_regular(
-    path: Path, limit: int, *, links_ok: bool, stop: threading.Event | None = None
+    path: Path,
+    limit: int,
+    *,
+    links_ok: bool,
+    stop: threading.Event | None = None,
+    root: Path | None = None,
 ) -> bytes:
     """At most `limit` bytes of the regular file at `path` (FileRefused for
-    anything else, one larger than `limit`, or a hard-linked one unless
-    `links_ok`)."""
+    anything else, one larger than `limit`, a hard-linked one unless `links_ok`,
+    or, given `root`, one that is not really inside it once opened)."""
     try:
         fd = os.open(path, _READ_FLAGS)
     except OSError as exc:
         raise FileRefused(f"{path.name}: cannot open ({exc.strerror or exc})") from exc
     try:
+        if root is not None and not _fd_inside(fd, root):
+            raise FileRefused(f"{path.name}: no longer inside the workdir")
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise FileRefused(f"{path.name}: not a regular file")
@@ -76,10 +83,10 @@ def read_regular(
     return data
 
 
-def _dir_inside(dfd: int, root: Path) -> bool:
-    """The directory open at `dfd` is `root` or inside it (where it really is,
-    whatever name led there)."""
-    real = Path(os.readlink(f"/proc/self/fd/{dfd}"))
+def _fd_inside(fd: int, root: Path) -> bool:
+    """What is open at `fd` is `root` or inside it (where it really is, whatever
+    name led there: a directory swapped for a symlink since the check)."""
+    real = Path(os.readlink(f"/proc/self/fd/{fd}"))
     return real == root or real.is_relative_to(root)
 
 
@@ -92,7 +99,7 @@ def replace_atomically(root: Path, path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        if not _dir_inside(dfd, root):
+        if not _fd_inside(dfd, root):
             raise FileRefused(f"{path.name}: its directory is no longer inside the workdir")
         mode = 0o644
         try:

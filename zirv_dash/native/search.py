@@ -69,7 +69,7 @@ def search_tree(root: Path, needle: str, show: Callable[[Path], str], stop: thre
             counts["files"] += 1
             path = Path(entry.path)
             try:
-                data = read_regular(path, MAX_READ, links_ok=False, stop=stop)
+                data = read_regular(path, MAX_READ, links_ok=False, stop=stop, root=root)
             except FileRefused:
                 continue
             counts["bytes"] += len(data)

@@ -101,9 +101,9 @@ def _arg(args: Mapping[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
-def _read_text(path: Path) -> str:
+def _read_text(wd: Workdir, path: Path) -> str:
     try:
-        data = read_regular(path, MAX_READ, links_ok=_LINKS_OK.get())
+        data = read_regular(path, MAX_READ, links_ok=_LINKS_OK.get(), root=wd.root)
     except FileRefused as exc:
         raise ToolFailure(str(exc)) from exc
     if b"\0" in data:
@@ -113,7 +113,7 @@ def _read_text(path: Path) -> str:
 
 async def read_file(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
     path = wd.inside(_arg(args, "path"))
-    return ToolResult(True, await asyncio.to_thread(_read_text, path))
+    return ToolResult(True, await asyncio.to_thread(_read_text, wd, path))
 
 
 async def list_dir(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
@@ -148,7 +148,7 @@ def _write(wd: Workdir, rel: str, new: str, old: str | None) -> ToolResult:
     path = wd.inside(rel, must_exist=False)
     if path.is_dir():
         raise ToolFailure(f"{rel}: is a directory")
-    before = _read_text(path) if os.path.lexists(path) else ""
+    before = _read_text(wd, path) if os.path.lexists(path) else ""
     if old is not None:
         count = before.count(old)
         if count != 1:
