@@ -222,3 +222,27 @@ async def test_escapes_from_the_model_tools_errors_and_approvals_stay_visible(
     # The journal keeps what was said: the model is told its own words unchanged.
     history = json.dumps(server.seen[1].body)
     assert json.dumps(OSC_CLIPBOARD)[1:-1] in history
+
+
+def test_a_journal_written_raw_replays_as_visible_text(tmp_path: Path) -> None:
+    """A journal holds what was said (an older build wrote it as it came): its
+    rendering is made visible when it is reduced, whatever it holds."""
+    from zirv_dash.native.journal import Journal
+    from zirv_dash.native.render import render_plain
+    from zirv_dash.native.transcript import build_transcript
+
+    journal = Journal(tmp_path / "raw.sqlite")
+    journal.append("input", id="in-1", text=f"user {HOSTILE}", steering=False)
+    journal.append("assistant", id="m-1", text=f"model {HOSTILE}")
+    args = {"path": EVIL_NAME}
+    journal.append("tool_call", id="c-1", message_id="m-1", name="read_file", arguments=args)
+    diff = f"--- a\n+++ b\n@@ -1 +1 @@\n+{HOSTILE}"
+    journal.append("tool_finish", id="c-1", ok=True, output=diff)
+    journal.append("error", error_kind="http", label="bad", message=HOSTILE)
+    journal.append("notice", text=HOSTILE)
+    journal.append("ended", reason=HOSTILE)
+    transcript = build_transcript(journal.events())
+    text = render_plain(transcript, 100, [i.key for i in transcript.items])
+    assert "␛]2;pwned-title␇" in text and "␛]2;named␇.txt" in text
+    assert not has_control(text.replace("\n", "")), text
+    journal.close()
