@@ -164,3 +164,45 @@ async def test_a_cancelled_command_is_gone_when_the_cancel_returns(
     async with asyncio.timeout(2):  # the sandbox's own init reaps it as it dies
         while _running(f"sleep\0{marker}"):
             await asyncio.sleep(0.02)
+
+
+async def test_a_shell_line_in_a_session_on_a_route_never_sees_its_credential(
+    boxed_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from zirv_dash import paths
+    from zirv_dash.native import open_session
+
+    monkeypatch.setenv("ZIRV_LOOPBACK_KEY", CREDENTIAL)
+    monkeypatch.setenv("ZIRV_CTX_SESSION", "s-1234")
+    (paths.operator_dir() / "native.toml").write_text(
+        """schema = 1
+[endpoint.here]
+provider = "openai-compatible"
+vendor = "vllm"
+base_url = "http://127.0.0.1:9"
+[account.me]
+provider = "openai-compatible"
+credential = "env:ZIRV_LOOPBACK_KEY"
+[route.main]
+account = "me"
+endpoint = "here"
+model = "m"
+"""
+    )
+    root = tmp_path / "wd"
+    root.mkdir()
+    session = open_session(root, "creds")
+    assert session.route.secret() is not None  # the route does hold it
+    session.submit("!env; cat ~/.zirv/native.toml")
+    async with asyncio.timeout(10):
+        while session.pending is None:
+            await asyncio.sleep(0.01)
+    session.answer(session.pending.call_id, "once")
+    await session.wait_idle()
+    finished = [e for e in session.events if e.kind == "tool_finish"][-1]
+    output = str(finished.data["output"])
+    assert "HOME=" in output and CREDENTIAL not in output and "ZIRV_CTX" not in output
+    assert "ZIRV_LOOPBACK_KEY" not in output  # neither the toml nor the variable
+    await session.close()
