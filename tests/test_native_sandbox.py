@@ -206,3 +206,12 @@ model = "m"
     assert "HOME=" in output and CREDENTIAL not in output and "ZIRV_CTX" not in output
     assert "ZIRV_LOOPBACK_KEY" not in output  # neither the toml nor the variable
     await session.close()
+
+
+def test_a_home_of_slash_does_not_cover_the_sandbox(tmp_path: Path) -> None:
+    from zirv_dash.native.sandbox import bwrap_argv
+
+    argv = bwrap_argv("/usr/bin/bwrap", tmp_path, Path("/"), "true")
+    pairs = list(zip(argv, argv[1:], strict=False))
+    assert ("--tmpfs", "/") not in pairs and ("--setenv", "HOME") in pairs
+    assert argv[argv.index("HOME", argv.index("--clearenv")) + 1] == "/tmp/home"

@@ -108,6 +108,8 @@ def bwrap_argv(
     # The home is an empty private tmpfs at its own path (HOME points there):
     # laid before the workdir's bind when it holds the workdir, over it when the
     # workdir holds it; when it *is* the workdir only its secrets are hidden.
+    if home == Path("/"):  # a service account's: a tmpfs there would cover everything
+        home = Path("/tmp/home")
     home_inside = _within(home, root)
     if not home_inside:
         args += ["--tmpfs", str(home)]
