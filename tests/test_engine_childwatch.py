@@ -79,3 +79,26 @@ async def test_a_pane_exiting_is_watched_and_released(tmp_path: Path) -> None:
         assert not engine.children.watching(pane)
     finally:
         engine.close()
+
+
+async def test_an_exit_whose_last_output_the_reap_drained_still_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engine_module, "TICK_SECS", 3600.0)
+    engine, seen = make_engine(tmp_path)
+    engine.start()
+    try:
+        pane = engine.spawn("shell")
+        assert pane is not None and pane.pty is not None
+        engine.send_input(b"echo ready-$((1+1))\r")
+        await until(lambda: "ready-2" in screen_text(pane))
+        # As when the reap runs before the reader callback: the child's last
+        # output is still in the kernel when its exit is seen, so the reap reads
+        # it (Pane.poll_exit) and must wait for it to be parsed.
+        engine.unwatch(pane)
+        engine.send_input(b"echo bye-$((2+3)); exit 5\r")
+        await until(lambda: ev.PaneEnded(pane.short, 5) in seen, 20)
+        assert "bye-5" in screen_text(pane)
+        assert not [e for e in seen if isinstance(e, ev.ErrorRaised) and "handling" in e.text]
+    finally:
+        engine.close()

@@ -325,6 +325,12 @@ class Engine(Scheduling):
                 self.unwatch(pane)
                 self.io.unwatch_signal(pane)
         ended = self.dash.reap()
+        if any(p.exit_code is None and p.inbox for p in self.dash.panes):
+            # An exited child's last output, drained by the reap itself (its reader
+            # was gone or had not run yet), waits to be parsed before the pane
+            # ends: nothing else would wake the pump for it, and the pane stayed
+            # running until some other pane's output did. The pump reaps it after.
+            self.pump.wake()
         for pane in ended:
             if self.children is not None:
                 self.children.forget(pane)
