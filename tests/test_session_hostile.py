@@ -15,11 +15,12 @@ import pytest
 
 from tests.sessionrig import connected, serving, short_state, start_cat
 from zirv_dash.panes.ptysession import READ_CHUNK
-from zirv_dash.session import server as server_module
+from zirv_dash.session import admission
+from zirv_dash.session.admission import MAX_CLIENTS, MAX_SILENT
 from zirv_dash.session.client import Client
 from zirv_dash.session.protocol import MAX_FRAME_BYTES
 from zirv_dash.session.ptyhost import BACKLOG_MAX, PtyHost
-from zirv_dash.session.server import MAX_CLIENTS, MAX_SILENT, Server
+from zirv_dash.session.server import Server
 
 __all__ = ["short_state"]
 
@@ -181,7 +182,7 @@ async def speaking(server: Server) -> tuple[asyncio.StreamReader, asyncio.Stream
 async def test_silent_connections_lock_nobody_out_and_are_dropped(
     short_state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(server_module, "HELLO_SECS", 1.0)
+    monkeypatch.setattr(admission, "HELLO_SECS", 1.0)
     async with serving() as server, connected(server) as good:
         sid = await start_cat(good)
         silent = [await raw(server) for _ in range(MAX_CLIENTS + MAX_SILENT)]

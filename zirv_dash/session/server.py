@@ -7,14 +7,8 @@ request is answered `bad_frame`; a connection that ends mid-line is dropped
 without acting on the fragment. None of it touches another connection, the
 host or its sessions.
 
-A connection must speak first within HELLO_SECS (its first request is its
-hello): one that says nothing is dropped, and silent connections never take a
-place a speaking client needs. They are held apart (at most MAX_SILENT, the
-oldest dropped for a newcomer), so connections that never send a byte cannot
-lock anyone out, the dashboard and the web relay included. Past MAX_CLIENTS
-speaking connections a newcomer's request is refused `busy`, except an attach
-(the owner's own terminal): it takes the place of the oldest connection that
-holds no seat, or is admitted over the limit when every one holds a seat.
+Who gets a place, and for how long a connection may stay silent, is
+`session.admission`'s (connections that never send a byte lock nobody out).
 
 Writes never block the loop: a client that stops reading first loses `Output`
 frames (the next one says `lost`, so it refreshes `session.screen`), and past a
@@ -37,13 +31,14 @@ from pathlib import Path
 import msgspec
 
 from zirv_dash import paths
+from zirv_dash.session import admission as admission_rules
 from zirv_dash.session import endpoint, handlers
+from zirv_dash.session.admission import Admission, error_line
 from zirv_dash.session.host import Host, HostEvent, SessionEvent, SessionOutput
 from zirv_dash.session.idempotency import IdempotencyCache
 from zirv_dash.session.protocol import (
     MAX_FRAME_BYTES,
     ErrorCode,
-    ErrorInfo,
     Event,
     EventData,
     EventKind,
@@ -65,15 +60,6 @@ OUTPUT_BUDGET = 1024 * 1024
 """Unsent bytes to one client above which its `Output` frames are dropped."""
 HARD_LIMIT = 4 * 1024 * 1024
 """Unsent bytes to one client above which it is disconnected."""
-MAX_CLIENTS = 64
-"""Speaking connections served at once; one more is told `busy` and closed (an
-attach excepted), so a client opening connections in a loop cannot exhaust our
-descriptors."""
-MAX_SILENT = 32
-"""Connections that have not spoken yet, held apart; the oldest is dropped for a newcomer."""
-HELLO_SECS = 5.0
-"""How long a new connection may stay silent before its first request."""
-_SEATING = frozenset({"session.attach", "session.takeover"})
 LINGER_SECS = 2.0
 """How long a dropped client's remaining input is discarded before the hang-up."""
 EVENT_LOG = 1024
@@ -149,8 +135,7 @@ class Server:
         self.revision = 0
         self.events: collections.deque[Event] = collections.deque(maxlen=EVENT_LOG)
         self.connections: dict[str, Connection] = {}
-        self.silent: dict[str, Connection] = {}
-        """Connections that have not spoken yet, oldest first (also in `connections`)."""
+        self.admission = Admission()
         self.seq: dict[str, int] = {}
         self.changed: dict[str, asyncio.Event] = {}
         self.idempotent = IdempotencyCache()
@@ -292,7 +277,7 @@ class Server:
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
         if not self._peer_allowed(writer):
-            writer.write(_error_line(None, ErrorCode.FORBIDDEN, "not the runtime's owner"))
+            writer.write(error_line(None, ErrorCode.FORBIDDEN, "not the runtime's owner"))
             writer.close()
             return
         task = asyncio.current_task()
@@ -306,13 +291,7 @@ class Server:
             except Exception:  # bookkeeping must never refuse a client
                 log.exception("on_client")
         self.connections[conn.client_id] = conn
-        self.silent[conn.client_id] = conn
-        while len(self.silent) > MAX_SILENT:
-            oldest = next(iter(self.silent.values()))
-            self.silent.pop(oldest.client_id)
-            log.warning("client %s said nothing; dropped for a newcomer", oldest.client_id)
-            oldest.send(_error_line(None, ErrorCode.BUSY, "too many silent connections"))
-            oldest.close()
+        self.admission.arrived(conn)
         hello = Hello(capabilities=list(self.capabilities), client_id=conn.client_id)
         conn.send(encode(HelloFrame(hello=msgspec.structs.replace(hello, revision=self.revision))))
         try:
@@ -339,17 +318,16 @@ class Server:
                 if conn.spoke:
                     line = await reader.readline()
                 else:
-                    async with asyncio.timeout(HELLO_SECS):
+                    async with asyncio.timeout(admission_rules.HELLO_SECS):
                         line = await reader.readline()
             except TimeoutError:
-                log.warning("client %s said nothing for %gs; dropped", conn.client_id, HELLO_SECS)
-                conn.send(
-                    _error_line(None, ErrorCode.TIMEOUT, f"no request within {HELLO_SECS:g}s")
-                )
+                quiet = admission_rules.HELLO_SECS
+                log.warning("client %s said nothing for %gs; dropped", conn.client_id, quiet)
+                conn.send(error_line(None, ErrorCode.TIMEOUT, f"no request within {quiet:g}s"))
                 return
             except ValueError:  # asyncio's limit overrun: the line outgrew MAX_FRAME_BYTES
                 conn.send(
-                    _error_line(
+                    error_line(
                         None,
                         ErrorCode.FRAME_TOO_LARGE,
                         f"a frame longer than {MAX_FRAME_BYTES} bytes; disconnecting",
@@ -361,39 +339,15 @@ class Server:
                 return  # closed, possibly mid-frame: the fragment is never acted on
             if not line.strip():
                 continue
-            if not conn.spoke and not self._admit(conn, line):
+            if not conn.spoke and not self.admission.spoke(conn, line, self.connections.values()):
                 return
             await self._handle_line(conn, line)
-
-    def _admit(self, conn: Connection, line: bytes) -> bool:
-        """`conn` speaks for the first time: it takes a place among the
-        speaking connections, or is refused `busy` (an attach never is)."""
-        conn.spoke = True
-        self.silent.pop(conn.client_id, None)
-        speaking = [c for c in self.connections.values() if c.spoke and c is not conn]
-        if len(speaking) < MAX_CLIENTS:
-            return True
-        try:
-            method = decode_request(line).method
-        except ProtocolError:
-            method = ""
-        if method not in _SEATING:
-            conn.send(
-                _error_line(best_effort_id(line), ErrorCode.BUSY, f"{MAX_CLIENTS} clients already")
-            )
-            return False
-        seatless = [c for c in speaking if not c.attached]
-        if seatless:  # the oldest connection holding no seat makes room
-            log.warning("client %s dropped to make room for an attach", seatless[0].client_id)
-            seatless[0].send(_error_line(None, ErrorCode.BUSY, "dropped for an attach"))
-            seatless[0].close()
-        return True
 
     async def _handle_line(self, conn: Connection, line: bytes) -> None:
         try:
             request = decode_request(line)
         except ProtocolError as exc:
-            conn.send(_error_line(best_effort_id(line), exc.code, exc.message, self.revision))
+            conn.send(error_line(best_effort_id(line), exc.code, exc.message, self.revision))
             return
         if handlers.runs_long(request.method):
             # A wait or a stop must not hold up this client's next request.
@@ -412,7 +366,7 @@ class Server:
 
     def _drop(self, conn: Connection) -> None:
         self.connections.pop(conn.client_id, None)
-        self.silent.pop(conn.client_id, None)
+        self.admission.left(conn)
         for task in list(conn.tasks):
             task.cancel()
         for change in self.seats.detach_all(conn.client_id):
@@ -444,8 +398,3 @@ async def _linger(conn: Connection, reader: asyncio.StreamReader) -> None:
         async with asyncio.timeout(LINGER_SECS):
             while await reader.read(65536):
                 pass
-
-
-def _error_line(rid: int | str | None, code: ErrorCode, message: str, revision: int = 0) -> bytes:
-    error = ErrorInfo(code=code, message=message)
-    return encode(Response(id=rid, ok=False, revision=revision, error=error))
