@@ -4,6 +4,7 @@ older topology is never replayed."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -16,12 +17,13 @@ from tests.sessionrig import (
     descendants,
     end_runtime,
     engine_env,
+    engine_serving,
     is_guard,
     short_state,
     spawn_runtime,
     wait_gone,
 )
-from zirv_dash.session import blocking, cli
+from zirv_dash.session import blocking, cli, topology
 
 __all__ = ["short_state"]
 
@@ -86,3 +88,18 @@ def test_after_kill_9_exactly_the_last_topology_is_reported_once(short_state: Pa
         assert blocking.call("session.list")["sessions"] == []
     finally:
         end_runtime(fourth)
+
+
+async def test_a_quiet_runtime_writes_its_topology_again_before_it_ages_out(
+    short_state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(topology, "REFRESH_SECS", 0.2)
+    repo = short_state / "repo"
+    repo.mkdir()
+    async with engine_serving(repo) as (_server, host):
+        writer = host.topology
+        assert writer is not None
+        before = writer.writes
+        async with asyncio.timeout(20):
+            while writer.writes < before + 2:  # no change happened: the timer wrote
+                await asyncio.sleep(0.05)

@@ -23,6 +23,10 @@ from zirv_dash.runtime import events as ev
 log = logging.getLogger("zirv.session.topology")
 
 _CHANGES = (ev.PaneAdded, ev.PaneEnded, ev.PaneReplaced, ev.PaneRemoved)
+REFRESH_SECS = 6 * 3600.0
+"""Written again this often with no change: a roster older than
+`[dash] roster_max_age_secs` is ignored, and a runtime may run for weeks."""
+_TIMER = "topology"
 
 
 class TopologyWriter:
@@ -41,6 +45,8 @@ class TopologyWriter:
             return
         engine.intake.intake.roster.write(live=True)
         self.writes += 1
+        engine.call_later(_TIMER, REFRESH_SECS, self.write_now)
 
     def close(self) -> None:
         self._unsubscribe()
+        self._engine.cancel_timer(_TIMER)
