@@ -41,8 +41,10 @@ class ChildWatch:
     def watch(self, pane: Pane) -> None:
         """Watch `pane`'s child (once per child; nothing for a pane without one)."""
         pty = pane.pty
-        if _pidfd_open is None or pty is None or pane.exit_code is not None or pty in self._fds:
+        if _pidfd_open is None or pty is None or pty in self._fds:
             return
+        if pane.exit_code is not None or pty.exit_code is not None:
+            return  # its exit is known (a reaped pid may already be another process's)
         try:
             fd = _pidfd_open(pty.pid)
         except ProcessLookupError:
