@@ -140,3 +140,7 @@ def test_an_observer_says_why_and_draws_the_session_at_its_own_size(
     term.text("echo lost-$((1+1))", name="first")
     term.keys("Enter", name="first")
     assert "lost-2" not in term.capture(name="third")  # the old controller's keys go nowhere
+    # The seat is left: an observer's status line says so, not a stale `busy`.
+    term.keys("C-a", "d", name="third")
+    eventually(lambda: facts()["controller"] is None, "the taker's detach")
+    term.wait_for("nobody controls it", name="second")

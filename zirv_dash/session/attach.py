@@ -168,6 +168,15 @@ class _Attachment:
                 elif data.controller != mine and self.controller:
                     taker = data.controller or "nobody"
                     self.observe(f"controller_changed: {taker} took over")
+                elif self.view is not None:  # the seat moved between others: say who has it
+                    holder = data.controller
+                    self.status = (
+                        f"controller_changed: {holder} controls it (--takeover takes it)"
+                        if holder
+                        else "controller_changed: nobody controls it (--takeover takes it)"
+                    )
+                    self.view.status = self.status
+                    self.draw()
             elif event.event is EventKind.SESSION_CHANGED and data.session is not None:
                 facts = data.session
                 size = (facts.columns, facts.rows)
