@@ -234,6 +234,10 @@ def _native(
             file=sys.stderr,
         )
         return 2
+    if settings.session.persistent and not args.no_session and not args.pane:
+        # As `zirv chat`: the runtime owns the conversation, so it outlives
+        # this terminal (its first session is a native orchestrator).
+        return _attach_runtime(NATIVE, settings)
     return _open_dashboard(args, repo, settings, keymap, gate, NATIVE, "configured")
 
 

@@ -144,6 +144,14 @@ def write_roster(
     return path
 
 
+def clear_roster(state: Path, slug: str) -> None:
+    """No roster: nothing is left to restore."""
+    try:
+        roster_path(state, slug).unlink()
+    except FileNotFoundError:
+        pass
+
+
 def take_roster(
     state: Path,
     slug: str,

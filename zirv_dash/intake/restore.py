@@ -35,6 +35,9 @@ class RosterRestore:
         """Restore entries offered and not yet answered."""
         self.deferred: list[roster.RosterPane] = []
         """Entries carried into the next roster (still live, over the cap, failed)."""
+        self.claimed: list[roster.RosterPane] = []
+        """Every entry of the roster this launch claimed (its orchestrator too),
+        read once: the consumed file is never read again by a later launch."""
 
     @property
     def dash(self) -> Dashboard:
@@ -51,6 +54,7 @@ class RosterRestore:
             self.dash.settings.dash.roster_max_age_secs,
             problems=problems,
         )
+        self.claimed = list(panes)
         for problem in problems:  # a refused or corrected entry must reach `^A e`
             self.dash.error(problem)
         offer, kept = roster.partition_live(panes, state=self.intake.state)
@@ -164,11 +168,16 @@ class RosterRestore:
             )
         return out + self.candidates + self.deferred
 
-    def write(self) -> None:
-        """Write every entry to the roster (an error-log line if it cannot be)."""
+    def write(self, *, live: bool = False) -> None:
+        """Write every entry to the roster (an error-log line if it cannot be).
+        `live`: the topology as it is now, written at each change so a process
+        killed without its quit path leaves the latest one; with no entry left
+        the roster is removed (an older one must not come back)."""
         entries = self.entries()
-        if entries:
-            try:
+        try:
+            if entries:
                 roster.write_roster(self.intake.state, self.dash.slug, entries)
-            except OSError as exc:
-                self.dash.error(f"restore roster could not be written: {exc}")
+            elif live:
+                roster.clear_roster(self.intake.state, self.dash.slug)
+        except OSError as exc:
+            self.dash.error(f"restore roster could not be written: {exc}")
