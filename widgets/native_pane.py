@@ -293,7 +293,9 @@ class NativePane(SettledRender):
     def on_native_composer_submitted(self, message: NativeComposer.Submitted) -> None:
         message.stop()
         self.composer.placeholder = ""
-        self.session.submit(message.text)
+        if self.session.submit(message.text) == "failed" and not self.composer.text:
+            # The journal could not take it (the fault is shown): nothing is lost.
+            self.composer.load_text(message.text)
 
     def type_now(self, key: str, character: str | None) -> bool:
         """Type a plain character straight into the composer, if that is where
