@@ -103,8 +103,12 @@ def test_agent_runtime_native_opens_a_worker_pane_in_the_live_dashboard(
     assert receipt["harness"] == "native"
     short = receipt["session"]
     tmux.wait_for(f"2 ▲ {short}", timeout=30)  # its row, in the roster like any worker
-    # A delegated pane is headless: its approval offers deny only, and it waits for you.
+    # A delegated pane is headless: it waits for you, with the same three choices.
     tmux.wait_for("1 needs you", timeout=30)
+    tmux.keys("C-a", "2")
+    tmux.wait_for("native worker (delegated)", timeout=30)
+    screen = tmux.wait_for("3. No, and tell the agent", timeout=30)
+    assert "1. Yes" in screen and "2. Yes, and don't ask again" in screen
     tmux.quit("EXITED 0", timeout=30)
     assert no_process_left(tmux) == []
     # The restore roster records the pane kind (its harness name).

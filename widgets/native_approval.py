@@ -69,7 +69,7 @@ class NativeApproval(Widget, can_focus=True):
         text.append("  scope  ", style="dim")
         text.append(f"{request.scope}\n")
         text.append("  actor  ", style="dim")
-        text.append("native agent\n")
+        text.append("native worker (delegated)\n" if request.headless else "native agent\n")
         for line in request.preview:
             text.append(f"  {line}\n", style="dim")
         text.append("Do you want to proceed?\n")
