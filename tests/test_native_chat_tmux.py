@@ -22,6 +22,7 @@ from tests.fixtures.native.server import (
 )
 from tests.test_native_pane_loopback import configure, openai_write_call
 from tests.tmuxharness import ZIRV, Tmux
+from widgets.native_approval import ANSWER_MARGIN
 
 pytestmark = pytest.mark.tmux
 server = pytest.fixture(serve)
@@ -74,6 +75,8 @@ def test_chat_runtime_native_prompt_stream_tool_approval_result(
     assert "▲ blocked" in screen and "test-model" in screen
     screen = dash.wait_for("1 needs you")  # the header counts the pane's state
     assert "▲ orch" in screen  # and the sidebar row shows it
+    # The dialog is on the glass: it takes keys read once its margin has passed.
+    time.sleep(ANSWER_MARGIN)
     dash.keys("1")
     dash.wait_for("All written.", timeout=30)
     # The answer streams in before the turn ends: the status line says so after.
