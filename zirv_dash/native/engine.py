@@ -53,6 +53,8 @@ class NativeSession:
         provider: Provider | None = None,
         headless: bool = False,
         on_change: Callable[[], None] | None = None,
+        session_id: str = "",
+        role: str = "",
     ) -> None:
         self.route = route
         self.journal = journal
@@ -81,7 +83,10 @@ class NativeSession:
         self._shown_only = 0
         self._reply_id: str | None = None
         """The id the reply being requested or streamed will be journaled under."""
-        self.record("open", route=route.name, model=route.model)
+        # Who and where, so a dashboard that was killed can offer it again
+        # (`reopen.unfinished`).
+        where = {"session": session_id, "role": role, "workdir": str(self.workdir.root)}
+        self.record("open", route=route.name, model=route.model, **where)
         if journal.skipped:
             self._show(
                 "notice",
