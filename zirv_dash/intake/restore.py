@@ -150,7 +150,9 @@ class RosterRestore:
                 # A report owed to the operator names no parent session.
                 requested_by=(entry.report_to if entry.report_to != mail.OPERATOR else None)
                 or entry.parent_session,
-                focus=False,
+                # The conversation reopened in place of the blank one a launch
+                # makes is what the operator came back for: it gets the focus.
+                focus=role == "orchestrator",
             )
         except Exception as exc:  # noqa: BLE001 - DashError and spawn failures alike
             self.dash.error(f"restore {entry.short}: {exc}")
