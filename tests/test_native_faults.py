@@ -288,3 +288,22 @@ async def test_a_steer_whose_reply_never_came_is_still_sent(tmp_path: Path) -> N
     journal.append("open", route="demo", model="demo")  # the process died mid-reply
     history = conversation(journal.events())
     assert history == (UserMessage("go"), UserMessage(f"{STEERING_PREFIX} and docs"))
+
+
+async def test_a_journal_locked_during_compaction_fails_it_and_the_session_goes_on(
+    tmp_path: Path, workdir: Path
+) -> None:
+    path = tmp_path / "j.sqlite"
+    journal = Journal(path)
+    journal.append("input", id="in-1", text="earlier", steering=False)
+    journal.append("assistant", id="m-1", text="an answer")
+    session = NativeSession(demo_route(), journal, workdir, provider=DemoProvider(delay=0))
+    locker = Locker(path)
+    try:
+        assert session.submit("/compact") == "command"
+        await session.wait_idle()
+    finally:
+        locker.release()
+    assert session.state == "failed" and not session.busy
+    assert session.submit_mode() == "send"  # not left compacting
+    assert any("journal error" in text for text in errors(session))

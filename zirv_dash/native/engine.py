@@ -255,6 +255,13 @@ class NativeSession:
     async def _compact(self) -> None:
         """Summarize through the route (no tools, bounded output); a structural
         summary when the route cannot. Input submitted meanwhile is queued."""
+        try:
+            await self._summarize()
+        except JournalError:  # shown; the history stays as the journal has it
+            self._compacting = False
+            self._finish("failed")
+
+    async def _summarize(self) -> None:
         history = conversation(self.events)
         if not history:
             self.record("notice", text="nothing to compact yet")
