@@ -188,3 +188,33 @@ async def test_a_conversation_a_killed_dashboard_left_is_offered_and_nothing_rer
         assert back.session is not None and back.session.pending is None
         await quit_app(pilot, app)
     assert not marker.exists()
+
+
+async def test_an_orchestrator_ended_with_ctrl_q_comes_back_at_the_next_launch(
+    repo: Path,
+) -> None:
+    first = managed(repo, session_ids=[ORCH])
+    async with first.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(first)
+        await wait_for(pilot, lambda: bool(screen.native_views))
+        orch = native_panes(first)[0]
+        session = orch.session
+        assert session is not None
+        await wait_for(pilot, lambda: isinstance(first.focused, NativeComposer))
+        await pilot.press(*"keep this", "enter")
+        await wait_for(pilot, lambda: session.pending is not None, timeout=20)
+        session.answer(session.pending.call_id, "deny")  # type: ignore[union-attr]
+        await wait_for(pilot, lambda: session.state == "completed", timeout=20)
+        await pilot.press("ctrl+q")  # idle: it ends; it was the only pane, so the dash closes
+        await wait_for(pilot, lambda: not first.is_running, timeout=20)
+    second = managed(repo)
+    async with second.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(second.screen, RestoreScreen), timeout=20)
+        overlay = second.screen
+        assert isinstance(overlay, RestoreScreen)
+        assert "[x] orchestrator · native" in overlay.body().plain
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(p.short == "0a1b2c3d" for p in native_panes(second)))
+        back = next(p for p in native_panes(second) if p.short == "0a1b2c3d")
+        assert texts(back, "user")[0] == "keep this"
+        await quit_app(pilot, second)
