@@ -218,3 +218,30 @@ async def test_an_orchestrator_ended_with_ctrl_q_comes_back_at_the_next_launch(
         back = next(p for p in native_panes(second) if p.short == "0a1b2c3d")
         assert texts(back, "user")[0] == "keep this"
         await quit_app(pilot, second)
+
+
+def test_unfinished_finds_only_this_repos_recent_stopped_conversations(
+    repo: Path, tmp_path: Path
+) -> None:
+    import os
+    import time
+
+    from zirv_dash.native import reopen
+
+    marker = tmp_path / "marker"
+    killed = killed_mid_call(repo, marker)
+    ended = killed_mid_call(repo, marker, "7a7a7a7a-1111-4222-8333-444455556666")
+    journal = Journal(journal_path(ended))
+    journal.append("ended", reason="closed by the operator")
+    journal.close()
+    old = killed_mid_call(repo, marker, "8b8b8b8b-1111-4222-8333-444455556666")
+    week = time.time() - 7 * 86400
+    os.utime(journal_path(old), (week, week))
+    blank = Journal(journal_path("9c9c9c9c"))
+    blank.append("open", route="demo", model="demo", session="9c9c9c9c-1", workdir=str(repo))
+    blank.close()
+    found = reopen.unfinished(repo, set(), max_age_secs=86400)
+    assert [c.name for c in found] == [killed]
+    assert found[0].role == "orchestrator" and found[0].workdir == str(repo)
+    assert reopen.unfinished(repo, {killed}, max_age_secs=86400) == []
+    assert reopen.unfinished(tmp_path / "other", set(), max_age_secs=86400) == []

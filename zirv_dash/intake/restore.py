@@ -74,7 +74,8 @@ class RosterRestore:
         as `outcome unknown` when the journal is replayed, never re-run."""
         skip = {p.short for p in listed} | {p.short for p in self.dash.panes}
         out: list[roster.RosterPane] = []
-        for convo in reopen.unfinished(self.dash.repo, skip):
+        max_age = self.dash.settings.dash.roster_max_age_secs
+        for convo in reopen.unfinished(self.dash.repo, skip, max_age):
             entry = roster.RosterPane(
                 agent=NATIVE,
                 session_id=convo.session_id,

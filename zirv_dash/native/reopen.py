@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,17 +94,21 @@ def move(old: str, new: str) -> None:
         os.replace(draft, draft_path(new))
 
 
-def unfinished(repo: Path, skip: set[str]) -> list[Conversation]:
+def unfinished(repo: Path, skip: set[str], max_age_secs: float) -> list[Conversation]:
     """Conversations in `repo` that stopped without ending (their dashboard was
-    killed), newest first; journals named in `skip` (live panes, roster
+    killed) and were written to within `max_age_secs` (the roster's own age
+    limit), newest first; journals named in `skip` (live panes, roster
     entries) are left out."""
     try:
         found = sorted(journal_dir().glob("*.sqlite"), key=_mtime, reverse=True)
     except OSError:
         return []
+    oldest = time.time() - max_age_secs
     out: list[Conversation] = []
     for path in found[:MAX_SCANNED]:
         name = path.stem
+        if _mtime(path) < oldest:
+            break  # sorted newest first: every later one is older still
         if name in skip:
             continue
         convo = read(name)
