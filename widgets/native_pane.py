@@ -359,8 +359,11 @@ class NativePane(SettledRender):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # An open, focused dialog takes Esc itself, as a key with its read time
         # (`NativeApproval.takes`); the binding would answer it whenever handled.
-        if action == "escape" and self.approval.request is not None and self.approval.has_focus:
-            return False
+        # (Asked for the footer's bindings too, perhaps before the parts mount.)
+        dialog = self._parts.get("#native-approval")
+        if action == "escape" and isinstance(dialog, NativeApproval) and dialog.is_attached:
+            if dialog.request is not None and dialog.has_focus:
+                return False
         return True
 
     def action_escape(self) -> None:
