@@ -307,3 +307,28 @@ async def test_a_journal_locked_during_compaction_fails_it_and_the_session_goes_
     assert session.state == "failed" and not session.busy
     assert session.submit_mode() == "send"  # not left compacting
     assert any("journal error" in text for text in errors(session))
+
+
+async def test_a_steer_typed_while_a_tool_call_streams_follows_the_calls_result(
+    server: ProviderServer, tmp_path: Path, workdir: Path
+) -> None:
+    from tests.fixtures.native.server import openai_tool
+
+    (workdir / "README.md").write_text("hello\n")
+    server.replies.append(
+        Reply(chunks=openai_tool("call_1", "read_file", {"path": "README.md"}), delay=0.15)
+    )
+    server.replies.append(Reply(chunks=openai_text("Read it.")))
+    session = NativeSession(route(server), Journal(tmp_path / "j.sqlite"), workdir)
+    session.provider.limits = FAST  # type: ignore[union-attr]
+    session.submit("what is in the readme?")
+    await until(lambda: bool(session.streaming))
+    assert session.submit("then stop") == "steer"
+    await session.wait_idle()
+    assert session.state == "completed" and len(server.seen) == 2
+    messages = server.seen[1].body["messages"]
+    roles = [m["role"] for m in messages if m["role"] != "system"]
+    # A tool call is answered before anything else is said; the steer comes next.
+    assert roles == ["user", "assistant", "tool", "user"]
+    assert messages[-1]["content"] == f"{STEERING_PREFIX} then stop"
+    assert messages[-2]["tool_call_id"] == "call_1"
