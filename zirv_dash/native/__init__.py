@@ -33,6 +33,7 @@ def open_session(
     role: str = "orchestrator",
     headless: bool = False,
     config: NativeConfig | None = None,
+    session_id: str = "",
 ) -> NativeSession:
     """The session `session` (its journal replayed if it exists) on the role's route
     from `~/.zirv/native.toml`, or the offline demo route when there is none.
@@ -41,7 +42,10 @@ def open_session(
     from zirv_dash.native.journal import Journal, journal_path
 
     chosen = (config or load_config()).route_for(role)
-    return NativeSession(chosen, Journal(journal_path(session)), workdir, headless=headless)
+    journal = Journal(journal_path(session))
+    return NativeSession(
+        chosen, journal, workdir, headless=headless, session_id=session_id, role=role
+    )
 
 
 def __getattr__(name: str) -> object:

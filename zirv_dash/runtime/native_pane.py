@@ -281,10 +281,10 @@ class NativePaneKind:
     def new_pane(self, spec: PaneSpec, columns: int, rows: int) -> NativeSessionPane:
         from zirv_dash.native import open_session  # the providers pull in the HTTP client
 
-        role, headless = spec.role, spec.headless
+        role, headless, session_id = spec.role, spec.headless, spec.session_id
 
         def opener(workdir: Path, name: str) -> NativeSession:
-            return open_session(workdir, name, role=role, headless=headless)
+            return open_session(workdir, name, role=role, headless=headless, session_id=session_id)
 
         return NativeSessionPane(spec, columns, rows, opener)
 
