@@ -19,6 +19,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo,
 from pydantic.config import JsonDict
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from zirv_dash.config.env_source import ListEnvSource
 from zirv_dash.config.policy import FOREIGN_SECTIONS as FOREIGN_SECTIONS
 from zirv_dash.config.policy import MODELLED_SECTIONS as MODELLED_SECTIONS
 from zirv_dash.config.policy import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
@@ -52,7 +53,8 @@ class _EnvFirst(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (env_settings, init_settings)
+        # Lists from the environment are `:`-separated (or JSON): `config.env_source`.
+        return (ListEnvSource(settings_cls), init_settings)
 
 
 class DashSettings(_EnvFirst):
