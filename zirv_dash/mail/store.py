@@ -1,4 +1,9 @@
-"""Storing mail: exclusive atomic writes, the size cut with its sidecar, pruning."""
+"""Storing mail: exclusive atomic writes, the size cut with its sidecar, pruning.
+
+A store holds the mailbox lock (`mail.lock`) from the room check to the new
+file's link, so `[mail] keep` holds however many senders write at once, and a
+name is never one a consumed message already has in ``read/`` (a message id is
+used once)."""
 
 from __future__ import annotations
 
@@ -18,8 +23,10 @@ from zirv_dash.mail.format import (
     mailbox_dir,
     parse_message,
 )
+from zirv_dash.mail.lock import MailboxLock
 from zirv_dash.mail.read import (
     MAX_COLLISIONS,
+    READ_NAME,
     is_regular,
     message_files,
     name_secs,
@@ -36,8 +43,10 @@ def cut_utf8(data: bytes, limit: int) -> bytes:
     return cut.decode("utf-8", errors="ignore").encode("utf-8")
 
 
-def _create_exclusive(directory: Path, base: str, data: bytes) -> Path:
-    """Write `data` as ``<base>.md`` (or ``<base>_NNN.md``) atomically and exclusively."""
+def _create_exclusive(directory: Path, base: str, data: bytes, used: Path | None = None) -> Path:
+    """Write `data` as ``<base>.md`` (or ``<base>_NNN.md``) atomically and
+    exclusively; a name `used` (the ``read/`` directory) already holds is skipped,
+    so a consumed message's id is never given to a new one."""
     paths.ensure_private_dir(directory)
     fd, tmp = paths.make_temp(directory, f".{base}.tmp-")
     try:
@@ -48,6 +57,8 @@ def _create_exclusive(directory: Path, base: str, data: bytes) -> Path:
             os.fsync(handle.fileno())
         for n in range(MAX_COLLISIONS + 1):
             target = directory / (f"{base}.md" if n == 0 else f"{base}_{n:03d}.md")
+            if used is not None and os.path.lexists(used / target.name):
+                continue
             try:
                 os.link(tmp, target)
             except FileExistsError:
@@ -99,6 +110,26 @@ def store(
     """
     _check_encodable(body, from_session, from_agent, to, to_session)
     box = mailbox_dir(slug)
+    with MailboxLock(box):
+        return _store_locked(
+            slug, box, body, from_session, from_agent, to, to_session, broadcast, keep,
+            max_message_bytes, now,
+        )  # fmt: skip
+
+
+def _store_locked(
+    slug: str,
+    box: Path,
+    body: str,
+    from_session: str,
+    from_agent: str,
+    to: str,
+    to_session: str | None,
+    broadcast: bool,
+    keep: int,
+    max_message_bytes: int,
+    now: float | None,
+) -> Message:
     _make_room(slug, box, keep, broadcast)
     secs = int(time.time() if now is None else now)
     from8 = paths.short_id(from_session) or OPERATOR
@@ -121,7 +152,8 @@ def store(
         sent=secs,
     )
     directory = box / "fanout" if broadcast else box
-    path = _create_exclusive(directory, base, text.encode("utf-8"))
+    used = None if broadcast else box / "read"
+    path = _create_exclusive(directory, base, text.encode("utf-8"), used)
     return parse_message(text, path, broadcast)
 
 
@@ -146,8 +178,9 @@ def _check_encodable(
 
 
 def _make_room(slug: str, box: Path, keep: int, broadcast: bool) -> None:
-    """Prune what may be pruned; MailError if `keep` unread messages remain."""
-    prune(slug, max(keep - 1, 0))
+    """Prune what may be pruned; MailError if `keep` unread messages remain.
+    Runs under the mailbox lock."""
+    _prune_locked(box, max(keep - 1, 0), read_keep=keep)
     directory = box / "fanout" if broadcast else box
     # Only real messages count: junk planted under a message name (a FIFO, a
     # symlink) is reported by readers, and must not fill the mailbox for everyone.
@@ -166,10 +199,24 @@ def _make_room(slug: str, box: Path, keep: int, broadcast: bool) -> None:
 
 def prune(slug: str, keep: int = DEFAULT_KEEP) -> int:
     """Remove only what no one still has to read: broadcasts some session has
-    read, beyond the newest `keep`, and ``full/`` sidecars beyond `keep` that are
-    older than every unread message. Unread mail and ``read/`` are never pruned.
-    Also sweeps temp files a killed writer left. Returns how many were removed."""
+    read, beyond the newest `keep`; consumed messages in ``read/`` beyond the
+    newest `keep`; and ``full/`` sidecars beyond `keep` that are older than every
+    unread message. Unread mail is never pruned. Also sweeps temp files a killed
+    writer left. Returns how many were removed."""
     box = mailbox_dir(slug)
+    with MailboxLock(box):
+        return _prune_locked(box, keep, keep)
+
+
+READ_PRUNE_FLOOR_SECS = 10
+"""A consumed message younger than this stays in ``read/`` whatever `keep` says:
+its name reserves its id (a new message never takes a name ``read/`` holds), and
+a new note can only share the second it was sent in."""
+
+
+def _prune_locked(box: Path, keep: int, read_keep: int) -> int:
+    """`prune` with the lock held: `keep` for what makes room for a new note
+    (broadcasts, sidecars), `read_keep` for ``read/``."""
     for directory in (box, box / "fanout", box / "full", box / "read"):
         paths.sweep_temp_files(directory)
     removed = 0
@@ -186,6 +233,7 @@ def prune(slug: str, keep: int = DEFAULT_KEEP) -> int:
             removed += 1
             excess -= 1
             shutil.rmtree(path.parent / f"{path.name[:-3]}.read", ignore_errors=True)
+    removed += _prune_read(box / "read", read_keep)
     unread = message_files(box) + [p for p in fanout if p.exists() and not read_by_anyone(p)]
     oldest_unread = min((name_secs(p) for p in unread), default=None)
     sidecars = message_files(box / "full")
@@ -193,6 +241,27 @@ def prune(slug: str, keep: int = DEFAULT_KEEP) -> int:
         if oldest_unread is not None and name_secs(path) >= oldest_unread:
             break  # its message may still be unread: the marker must stay valid
         if _unlink(path):
+            removed += 1
+    return removed
+
+
+def _prune_read(read_dir: Path, keep: int) -> int:
+    """Consumed messages beyond the newest `keep`, oldest first (names sort by
+    time), none younger than `READ_PRUNE_FLOOR_SECS`."""
+    import re  # loaded already (by `read`); named here for the one pattern
+
+    pattern = re.compile(READ_NAME)
+    try:
+        names = sorted(e.name for e in os.scandir(read_dir) if pattern.match(e.name))
+    except OSError:
+        return 0
+    floor = int(time.time()) - READ_PRUNE_FLOOR_SECS
+    removed = 0
+    for name in names[: max(len(names) - keep, 0)]:
+        match = pattern.match(name)
+        if match is None or int(match.group(1)) > floor:
+            break
+        if is_regular(read_dir / name) and _unlink(read_dir / name):
             removed += 1
     return removed
 
