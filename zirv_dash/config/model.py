@@ -84,7 +84,9 @@ class DashSettings(_EnvFirst):
     roster_max_age_secs: int = Field(default=604_800, ge=0)
     """Restore rosters older than this are ignored."""
     workdir_roots: list[str] = Field(default_factory=list)
-    """Extra directories a delegated pane's workdir may sit in."""
+    """Extra directories a delegated pane's workdir may sit in, besides the built-in
+    roots: the repository and its parent directory (for sibling checkouts; not
+    when the parent is the filesystem root)."""
     scrollback_bytes: int = Field(default=8 * 1024 * 1024, ge=64 * 1024)
     """Scrollback kept per pane, bounded in bytes."""
     motion: Literal["full", "reduced"] = "full"

@@ -213,7 +213,7 @@ HELP: dict[str, str] = {
     "dash.mouse": "Capture the mouse (false leaves selection to the terminal).",
     "dash.idle_quiet_ms": "Output quiet time after which a signal-less pane counts as idle.",
     "dash.roster_max_age_secs": "Restore rosters older than this are ignored.",
-    "dash.workdir_roots": "Extra directories a delegated pane's workdir may sit in.",
+    "dash.workdir_roots": "Extra directories a delegated pane's workdir may sit in, besides the built-in roots: the repository and its parent directory (for sibling checkouts; not when the parent is the filesystem root).",
     "dash.scrollback_bytes": "Scrollback kept per pane, bounded in bytes.",
     "dash.motion": "`full` animates the working spinners; `reduced` keeps every state change but draws a steady glyph, so nothing moves (and the chrome does not tick).",
     "dash.keymap": "Name of the shipped keymap preset (`default`, `tmux`).",
