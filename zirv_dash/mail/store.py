@@ -1,9 +1,9 @@
 """Storing mail: exclusive atomic writes, the size cut with its sidecar, pruning.
 
 A store holds the mailbox lock (`mail.lock`) from the room check to the new
-file's link, so `[mail] keep` holds however many senders write at once, and a
-name is never one a consumed message already has in ``read/`` (a message id is
-used once)."""
+file's link (its text is written and synced before), so `[mail] keep` holds
+however many senders write at once, and a name is never one a consumed message
+already has in ``read/`` (a message id is used once)."""
 
 from __future__ import annotations
 
@@ -45,9 +45,18 @@ def cut_utf8(data: bytes, limit: int) -> bytes:
 
 def _create_exclusive(directory: Path, base: str, data: bytes, used: Path | None = None) -> Path:
     """Write `data` as ``<base>.md`` (or ``<base>_NNN.md``) atomically and
-    exclusively; a name `used` (the ``read/`` directory) already holds is skipped,
-    so a consumed message's id is never given to a new one."""
+    exclusively (`_write_temp`, then `_link_free_name`)."""
     paths.ensure_private_dir(directory)
+    tmp = _write_temp(directory, base, data)
+    try:
+        return _link_free_name(tmp, directory, base, data, used)
+    finally:
+        _drop(tmp)
+
+
+def _write_temp(directory: Path, base: str, data: bytes) -> Path:
+    """`data` in a new temp file in `directory`, synced to disk: the slow part
+    of a store, done before the mailbox lock is taken."""
     fd, tmp = paths.make_temp(directory, f".{base}.tmp-")
     try:
         os.fchmod(fd, 0o600)
@@ -55,29 +64,39 @@ def _create_exclusive(directory: Path, base: str, data: bytes, used: Path | None
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        for n in range(MAX_COLLISIONS + 1):
-            target = directory / (f"{base}.md" if n == 0 else f"{base}_{n:03d}.md")
-            if used is not None and os.path.lexists(used / target.name):
-                continue
-            try:
-                os.link(tmp, target)
-            except FileExistsError:
-                continue
-            except OSError:
-                # No hard links here (some network/FUSE filesystems): exclusive
-                # create instead; a reader may see a partial file and skip it.
-                if _create_by_open(target, data):
-                    return target
-                continue
-            return target
-        raise MailError(
-            f"{directory}: more than {MAX_COLLISIONS} messages named {base} in one second"
-        )
-    finally:
+    except BaseException:
+        _drop(tmp)
+        raise
+    return tmp
+
+
+def _link_free_name(tmp: Path, directory: Path, base: str, data: bytes, used: Path | None) -> Path:
+    """Hard-link `tmp` to the first free ``<base>.md`` / ``<base>_NNN.md``; a
+    name `used` (the ``read/`` directory) already holds is skipped, so a consumed
+    message's id is never given to a new one."""
+    for n in range(MAX_COLLISIONS + 1):
+        target = directory / (f"{base}.md" if n == 0 else f"{base}_{n:03d}.md")
+        if used is not None and os.path.lexists(used / target.name):
+            continue
         try:
-            tmp.unlink()
+            os.link(tmp, target)
+        except FileExistsError:
+            continue
         except OSError:
-            pass
+            # No hard links here (some network/FUSE filesystems): exclusive
+            # create instead; a reader may see a partial file and skip it.
+            if _create_by_open(target, data):
+                return target
+            continue
+        return target
+    raise MailError(f"{directory}: more than {MAX_COLLISIONS} messages named {base} in one second")
+
+
+def _drop(tmp: Path) -> None:
+    try:
+        tmp.unlink()
+    except OSError:
+        pass
 
 
 def _create_by_open(target: Path, data: bytes) -> bool:
@@ -110,40 +129,49 @@ def store(
     """
     _check_encodable(body, from_session, from_agent, to, to_session)
     box = mailbox_dir(slug)
-    with MailboxLock(box):
-        return _store_locked(
-            slug, box, body, from_session, from_agent, to, to_session, broadcast, keep,
-            max_message_bytes, now,
-        )  # fmt: skip
-
-
-def _store_locked(
-    slug: str,
-    box: Path,
-    body: str,
-    from_session: str,
-    from_agent: str,
-    to: str,
-    to_session: str | None,
-    broadcast: bool,
-    keep: int,
-    max_message_bytes: int,
-    now: float | None,
-) -> Message:
-    _make_room(slug, box, keep, broadcast)
     secs = int(time.time() if now is None else now)
     from8 = paths.short_id(from_session) or OPERATOR
     base = f"{secs:010d}-{from8}"
     encoded = body.encode("utf-8", errors="replace")
+    directory = box / "fanout" if broadcast else box
+    used = None if broadcast else box / "read"
     if len(encoded) > max_message_bytes:
-        sidecar_data = cut_utf8(encoded, FULL_BODY_CAP)
-        if len(sidecar_data) < len(encoded):
-            sidecar_data += b"\n[truncated]\n"
-        sidecar = _create_exclusive(box / "full", base, sidecar_data)
-        marker = f"\n[truncated; full body: {sidecar.resolve()}]".encode()
-        kept = cut_utf8(encoded, max_message_bytes - len(marker))
-        body = (kept + marker).decode("utf-8")
-    text = format_message(
+        # The sidecar's name goes into the body: the whole store under the lock.
+        with MailboxLock(box):
+            _make_room(slug, box, keep, broadcast)
+            body = _cut_to_sidecar(box, base, encoded, max_message_bytes)
+            text = _text(body, from_session, from_agent, to, to_session, secs)
+            path = _create_exclusive(directory, base, text.encode("utf-8"), used)
+        return parse_message(text, path, broadcast)
+    text = _text(body, from_session, from_agent, to, to_session, secs)
+    data = text.encode("utf-8")
+    paths.ensure_private_dir(directory)
+    tmp = _write_temp(directory, base, data)  # written and synced before the lock
+    try:
+        with MailboxLock(box):  # held only to check the room and take a name
+            _make_room(slug, box, keep, broadcast)
+            path = _link_free_name(tmp, directory, base, data, used)
+    finally:
+        _drop(tmp)
+    return parse_message(text, path, broadcast)
+
+
+def _cut_to_sidecar(box: Path, base: str, encoded: bytes, max_message_bytes: int) -> str:
+    """The body cut to `max_message_bytes`, ending in the marker that names the
+    ``full/`` sidecar now holding the whole text (itself capped)."""
+    sidecar_data = cut_utf8(encoded, FULL_BODY_CAP)
+    if len(sidecar_data) < len(encoded):
+        sidecar_data += b"\n[truncated]\n"
+    sidecar = _create_exclusive(box / "full", base, sidecar_data)
+    marker = f"\n[truncated; full body: {sidecar.resolve()}]".encode()
+    kept = cut_utf8(encoded, max_message_bytes - len(marker))
+    return (kept + marker).decode("utf-8")
+
+
+def _text(
+    body: str, from_session: str, from_agent: str, to: str, to_session: str | None, secs: int
+) -> str:
+    return format_message(
         body,
         from_session=from_session,
         from_agent=from_agent,
@@ -151,10 +179,6 @@ def _store_locked(
         to_session=to_session,
         sent=secs,
     )
-    directory = box / "fanout" if broadcast else box
-    used = None if broadcast else box / "read"
-    path = _create_exclusive(directory, base, text.encode("utf-8"), used)
-    return parse_message(text, path, broadcast)
 
 
 def _check_encodable(
