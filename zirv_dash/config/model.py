@@ -142,8 +142,8 @@ class MailSettings(_EnvFirst):
     )
     """The most of a message typed into a pane when it is delivered."""
     keep: int = Field(default=50, ge=1, json_schema_extra=OPERATOR_ONLY)
-    """Messages kept per mailbox (unread mail is never pruned: a mailbox holding
-    this many refuses new mail)."""
+    """Messages kept per mailbox: read ones past it are pruned, oldest first, but
+    unread mail never is (a mailbox holding this many unread refuses new mail)."""
 
 
 class SessionSettings(_EnvFirst):

@@ -222,7 +222,7 @@ HELP: dict[str, str] = {
     "mail.enabled": "Keep and deliver mail between sessions.",
     "mail.max_message_bytes": "Bodies over this are cut (the whole text goes to a `full/` sidecar); at most 1 MiB so a reader never needs more than a bounded read.",
     "mail.max_delivered_bytes": "The most of a message typed into a pane when it is delivered.",
-    "mail.keep": "Messages kept per mailbox (unread mail is never pruned: a mailbox holding this many refuses new mail).",
+    "mail.keep": "Messages kept per mailbox: read ones past it are pruned, oldest first, but unread mail never is (a mailbox holding this many unread refuses new mail).",
     "session.persistent": "`zirv chat` attaches to this repository's runtime (`zirv session`), which owns the panes, so they outlive the terminal (operator-only).",
     "score.window": "Turns the signals look back over.",
     "score.min_turns": "Turns after the reply marker was first seen before its signal counts.",
