@@ -129,12 +129,11 @@ def state_refusal(start_log: bool = False) -> str | None:
     dir, so one that cannot be written (a read-only file system, a file in the
     way) is said in one line before the UI takes the terminal, as tmux says it
     cannot create its socket directory, never as a traceback from deep inside."""
-    import tempfile
-
     base: Path | None = None
     try:
         base = paths.state_dir()
-        fd, probe = tempfile.mkstemp(prefix=".write-probe-", dir=base)
+        # A temp name the start-up sweep knows, should this process die here.
+        fd, probe = paths.make_temp(base, ".write-probe.tmp-")
         os.close(fd)
         os.unlink(probe)
         if start_log:
