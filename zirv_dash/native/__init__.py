@@ -33,6 +33,7 @@ def open_session(
     role: str = "orchestrator",
     headless: bool = False,
     config: NativeConfig | None = None,
+    session_id: str = "",
     require_sandbox: bool = False,
 ) -> NativeSession:
     """The session `session` (its journal replayed if it exists) on the role's route
@@ -45,7 +46,13 @@ def open_session(
     chosen = (config or load_config()).route_for(role)
     journal = Journal(journal_path(session))
     return NativeSession(
-        chosen, journal, workdir, headless=headless, require_sandbox=require_sandbox
+        chosen,
+        journal,
+        workdir,
+        headless=headless,
+        session_id=session_id,
+        role=role,
+        require_sandbox=require_sandbox,
     )
 
 

@@ -3,7 +3,9 @@
 Every mutating or unknown call needs an answer. `1` runs it once; `2` runs it and
 stops asking for this *exact* tool+scope for the rest of this session (held in
 memory only, never widened to a directory); `3` refuses it with the operator's
-guidance. A headless session is offered the refusal only.
+guidance. A headless (delegated) session is offered the same choices: it waits,
+blocked, until the operator answers in its pane — nothing runs without a yes, and
+no number ever means no except the one that says so.
 
 What the dialog shows (tool, scope, preview, note) has passed `visible`: the
 arguments are the model's, and a command line or a file name may carry escape
@@ -36,6 +38,7 @@ class ApprovalRequest:
     scope: str
     preview: tuple[str, ...]
     headless: bool = False
+    """The session was delegated (launched headless); shown as the actor."""
     exact: bool = True  # "don't ask again" is offered only for a scope stated exactly
     key: str = ""  # the scope as the call stated it: what a session grant covers
     note: str = ""  # a warning the dialog shows above the choices (unsandboxed, hard links)
@@ -45,8 +48,6 @@ class ApprovalRequest:
             "deny",
             "No, and tell the agent what to do differently (esc)",
         )
-        if self.headless:
-            return (deny,)
         if not self.exact:
             return (("once", "Yes"), deny)
         return (
@@ -126,5 +127,5 @@ class Policy:
         )
 
     def record(self, request: ApprovalRequest, answer: Answer) -> None:
-        if answer == "session" and not request.headless and request.exact:
+        if answer == "session" and request.exact:
             self.granted.add(request.key or request.scope)

@@ -101,7 +101,9 @@ class Reducer:
             if text.strip():
                 items.append(Item("assistant", str(d.get("id")), text))
             if d.get("interrupted"):
-                items.append(Item("notice", f"int-{event.seq}", "interrupted", tone="muted"))
+                cause = interruption_cause(d)
+                text = cause if cause.startswith("interrupted") else f"cut short: {cause}"
+                items.append(Item("notice", f"int-{event.seq}", text, tone="muted"))
         elif kind == "tool_call":
             call_id = str(d.get("id"))
             self.where[call_id] = len(items)
@@ -210,6 +212,7 @@ def conversation(events: Sequence[Event]) -> tuple[Message, ...]:
     history = _History(events)
     for event in events:
         history.feed(event)
+    history.release()
     history.flush_assistant()
     return tuple(history.messages)
 
@@ -226,6 +229,31 @@ class _History:
         self.shell: dict[str, str] = {}
         """The operator's `!` commands still running, by call id."""
         self.current: AssistantMessage | None = None
+        self.replies: set[str] = set()
+        self.waiting: dict[str, list[str]] = {}
+        """Steering typed while a reply was written, by that reply's id."""
+        self.answering: tuple[str, list[str]] | None = None
+        """The reply just read whose steering follows it (and its tool calls)."""
+
+    def say_waiting(self) -> None:
+        """Steering whose reply never came (the session stopped while it streamed,
+        the journal failed): still said, in the order it was typed."""
+        for texts in self.waiting.values():
+            self._say_all(texts)
+        self.waiting.clear()
+
+    def release(self) -> None:
+        """The steering that answers the reply just read, now that its calls are in."""
+        if self.answering is not None:
+            _, texts = self.answering
+            self.answering = None
+            self._say_all(texts)
+
+    def _say_all(self, texts: list[str]) -> None:
+        for text in texts:
+            if not self.outstanding:
+                self.flush_assistant()
+            self.say(text)
 
     def flush_assistant(self) -> None:
         if self.current is not None:
@@ -251,16 +279,30 @@ class _History:
 
     def feed(self, event: Event) -> None:
         d = event.data
+        if self.answering is not None and not (
+            event.kind == "tool_call" and d.get("message_id") == self.answering[0]
+        ):
+            self.release()
         if self._operator_shell(event):
             return
         if event.kind == "input":
+            after = d.get("after")
+            if isinstance(after, str) and after and after not in self.replies:
+                self.waiting.setdefault(after, []).append(_input_text(d))
+                return
+            if not d.get("steering"):
+                self.say_waiting()  # a new turn: a reply still awaited never came
             self.flush_assistant()
             self.say(_input_text(d))
         elif event.kind == "assistant":
             self.flush_assistant()
+            message_id = str(d.get("id", ""))
+            self.replies.add(message_id)
+            if message_id in self.waiting:
+                self.answering = (message_id, self.waiting.pop(message_id))
             text = str(d.get("text", ""))
             if d.get("interrupted"):
-                text = (text + " [interrupted by the operator]").strip()
+                text = f"{text} [{interruption_cause(d)}]".strip()
             self.current = AssistantMessage(text)
         elif event.kind == "tool_call":
             call = ToolCall(str(d.get("id")), str(d.get("name")), _dict(d.get("arguments")))
@@ -274,6 +316,7 @@ class _History:
             for call_id in list(self.outstanding):
                 started = _was_started(self.events, call_id, event.seq)
                 self.settle(call_id, UNKNOWN_RESULT if started else RESTART_CANCEL, True)
+            self.say_waiting()
         elif event.kind == "compaction":
             self.flush_assistant()
             self.messages = [UserMessage(str(d.get("summary", "")))]
@@ -296,6 +339,13 @@ class _History:
             self.say(f"(the operator ran `{command}` in the workdir; its output follows)\n{output}")
             return True
         return False
+
+
+def interruption_cause(d: Mapping[str, Any]) -> str:
+    """What cut an assistant answer short, as journaled (journals written before
+    the cause was recorded knew only the operator's interrupt)."""
+    cause = d.get("cause")
+    return cause if isinstance(cause, str) and cause else "interrupted by the operator"
 
 
 def _input_text(d: Mapping[str, Any]) -> str:

@@ -285,10 +285,18 @@ class NativePaneKind:
     def new_pane(self, spec: PaneSpec, columns: int, rows: int) -> NativeSessionPane:
         from zirv_dash.native import open_session  # the providers pull in the HTTP client
 
-        role, headless, strict = spec.role, spec.headless, self.require_sandbox
+        role, headless, session_id = spec.role, spec.headless, spec.session_id
+        strict = self.require_sandbox
 
         def opener(workdir: Path, name: str) -> NativeSession:
-            return open_session(workdir, name, role=role, headless=headless, require_sandbox=strict)
+            return open_session(
+                workdir,
+                name,
+                role=role,
+                headless=headless,
+                session_id=session_id,
+                require_sandbox=strict,
+            )
 
         return NativeSessionPane(spec, columns, rows, opener)
 
