@@ -101,7 +101,7 @@ class Reducer:
             if text.strip():
                 items.append(Item("assistant", str(d.get("id")), text))
             if d.get("interrupted"):
-                cause = interruption_cause(d)
+                cause = visible(interruption_cause(d))
                 text = cause if cause.startswith("interrupted") else f"cut short: {cause}"
                 items.append(Item("notice", f"int-{event.seq}", text, tone="muted"))
         elif kind == "tool_call":
