@@ -370,6 +370,10 @@ class Pane:
         model, a fresh attention tracker; the short id, session id, role, title and
         first prompt stay. Returns the old (PTY, model) for the caller to retire."""
         old = (self.pty, self.model_view)
+        # The successor asking for colours (OSC 10/11) hears what its
+        # predecessor heard: the outer terminal's, or no answer.
+        model_view.default_fg_rgb = self.model_view.default_fg_rgb
+        model_view.default_bg_rgb = self.model_view.default_bg_rgb
         self.pty = pty
         self.model_view = model_view
         self.agent = adapter.name
