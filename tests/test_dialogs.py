@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 from textual import events
+from textual.app import App, ComposeResult
 from textual.pilot import _get_mouse_message_arguments
 from textual.widget import Widget
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Checkbox, Label, OptionList, Static
 
 from screens.app import ZirvApp
 from screens.dialog import KeyHints
@@ -27,7 +28,7 @@ from screens.mail import MailScreen
 from screens.menu import MenuScreen
 from screens.quit_confirm import QuitConfirmScreen
 from screens.restore import RestoreScreen
-from screens.spawn import SpawnScreen
+from screens.spawn import SpawnRequestForm, SpawnScreen
 from tests.apphelpers import (
     dash_screen,
     demo_worker,
@@ -322,6 +323,50 @@ async def test_spawn_filter_is_shown_and_a_gated_name_says_why(tmp_path: Path) -
         # Nothing else was picked in its place.
         assert app.screen is spawn and len(dash.panes) == 1
         assert str(error.render()) == expected
+
+
+class SpawnApp(App[None]):
+    def __init__(self, spawn: SpawnScreen) -> None:
+        super().__init__()
+        self.spawn = spawn
+        self.result: SpawnRequestForm | None | str = "unset"
+
+    def compose(self) -> ComposeResult:
+        yield Static("behind")
+
+    def on_mount(self) -> None:
+        def done(result: SpawnRequestForm | None) -> None:
+            self.result = result
+
+        self.push_screen(self.spawn, done)
+
+
+async def test_enter_on_the_worktree_box_spawns_and_the_box_shows_its_tick(
+    tmp_path: Path,
+) -> None:
+    # Textual's Checkbox toggled on Enter (the footer promises ⏎ spawn) and drew
+    # the same `X` ticked or not: without colours the two looked alike.
+    from zirv_dash.config.layers import load_settings
+
+    spawn = SpawnScreen(str(tmp_path), AdapterGate(), load_settings(tmp_path), live_panes=0)
+    app = SpawnApp(spawn)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: spawn.is_mounted)
+        await pilot.press(*"shell")
+        box = spawn.query_one("#worktree", Checkbox)
+        box.focus()
+        await pilot.pause()
+        assert not box.value and "X" not in str(box.render())
+        await pilot.press("space")
+        await wait_for(pilot, lambda: box.value)
+        assert "X" in str(box.render())
+        await pilot.press("space")
+        await wait_for(pilot, lambda: not box.value)
+        assert "X" not in str(box.render())
+        await pilot.press("space", "enter")
+        await wait_for(pilot, lambda: app.result != "unset")
+    assert isinstance(app.result, SpawnRequestForm)
+    assert app.result.agent == "shell" and app.result.worktree
 
 
 async def test_spawn_dialog_says_the_pane_cap_when_it_opens(tmp_path: Path) -> None:
