@@ -110,6 +110,36 @@ async def test_handover_picker_click_selects_and_double_click_swaps(tmp_path: Pa
         await wait_for(pilot, lambda: pane.model == "demo-deep", timeout=20)
 
 
+async def test_handover_picker_opens_on_the_current_row_and_says_why_a_harness_is_out(
+    tmp_path: Path,
+) -> None:
+    # It opened on the first row (another harness: one Enter swapped it), and
+    # an installed harness with no resolvable tier (opencode) was left out.
+    fake = tmp_path / "bin" / "opencode"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    app = make_app(tmp_path, agent="demo", flags={"dash": {"idle_quiet_ms": 300}})
+    async with app.run_test(size=(120, 40)) as pilot:
+        dash = dash_screen(app).dash
+        await wait_for(pilot, lambda: bool(dash.panes) and dash.panes[0].is_idle())
+        picker = await open_screen(pilot, app, HandoverScreen, "ctrl+a", "o")
+        rows = picker.query_one("#handover-rows", OptionList)
+        assert rows.highlighted is not None
+        current = picker.rows[rows.highlighted]
+        assert (current.agent, current.model, current.current) == ("demo", "demo-standard", True)
+        out = next(i for i, r in enumerate(picker.rows) if r.agent == "opencode")
+        option = rows.get_option_at_index(out)
+        assert option.disabled
+        assert "opencode  cannot be chosen: no model set for its tiers" in str(option.prompt)
+        assert "handover.opencode.standard" in str(option.prompt)
+        # A click on it does nothing; the arrows step over it.
+        await pilot.click(rows, offset=(2, out))
+        await settle(pilot)
+        assert rows.highlighted != out and app.screen is picker
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HandoverScreen))
+
+
 async def test_spawn_dialog_click_selects_and_double_click_spawns(tmp_path: Path) -> None:
     app = make_app(tmp_path, agent="shell")
     async with app.run_test(size=(120, 40)) as pilot:
