@@ -123,7 +123,7 @@ def test_only_the_bottom_of_the_screen_counts() -> None:
 
 
 def test_patterns_are_versioned_and_named_uniquely() -> None:
-    assert attention.PATTERNS_VERSION == 2
+    assert attention.PATTERNS_VERSION == 3
     names = [p.name for p in attention.PATTERNS]
     assert len(names) == len(set(names))
     harnesses = {h for p in attention.PATTERNS for h in p.harnesses}

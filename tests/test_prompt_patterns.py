@@ -3,7 +3,10 @@ every ordinary input prompt is recognised as one, and nothing else is.
 
 The captures under data/attention/real are `tmux capture-pane -p` of the real
 CLIs at 120x40 (throwaway HOME, offline), named <cli>-<version>-<screen>.txt
-(a -80x24 suffix: recorded at 80x24 where the layout differs).
+(a -80x24 suffix: recorded at 80x24 where the layout differs). A -colours
+suffix: the CLI run on zirv's own terminal model with the outer terminal's
+colours known (OSC 10/11 answered, as most terminals do), which copilot draws
+differently; tmux 3.3a's answer does not switch it, so these are the model's rows.
 The built-in demo agent and a shell are checked live on a real PTY.
 """
 
@@ -58,7 +61,17 @@ SCREENS: dict[str, tuple[str | None, bool]] = {
     "gemini-0.61.0-working-offline.txt": (None, False),
     "copilot-1.0.102-trust.txt": (NEEDS_PERMISSION, False),
     "copilot-1.0.102-input.txt": (None, True),
+    "copilot-1.0.102-trust-colours.txt": (NEEDS_PERMISSION, False),
+    "copilot-1.0.102-input-colours.txt": (None, True),  # was never idle ("?")
+    "copilot-1.0.102-input-colours-80x24.txt": (None, True),
+    "copilot-1.0.102-input-draft-colours.txt": (None, False),  # "hello" typed
     "qwen-0.15.10-auth.txt": (NEEDS_LOGIN, False),
+    # Its auth dialog past the first menu (was "?"): a sub-menu, the provider
+    # list, the OAuth providers, a custom-provider step.
+    "qwen-0.15.10-auth-access-method.txt": (NEEDS_LOGIN, False),
+    "qwen-0.15.10-auth-providers.txt": (NEEDS_LOGIN, False),
+    "qwen-0.15.10-auth-oauth.txt": (NEEDS_LOGIN, False),
+    "qwen-0.15.10-auth-custom-base-url.txt": (NEEDS_LOGIN, False),
     "qwen-0.15.10-input.txt": (None, True),
     "opencode-1.18.33-input.txt": (None, True),
     "opencode-1.18.33-connect.txt": (NEEDS_LOGIN, False),
