@@ -290,7 +290,12 @@ class Pane:
         now = time.monotonic() if now is None else now
         self._screen_checked_at = now
         self._screen_dirty = False
-        self.tracker.screen(self.model_view.lines(), now, self.model_view.cursor)
+        self.tracker.screen(
+            self.model_view.lines(),
+            now,
+            self.model_view.cursor,
+            redraw=self._repaint.redrawing(now),
+        )
 
     def _screen_interval(self) -> float:
         return SCREEN_CHECK_INTERVAL if self.tracker.visible else HIDDEN_SCREEN_CHECK_INTERVAL
