@@ -604,3 +604,17 @@ def test_the_terminal_is_asked_for_button_motion_not_all_motion(tmux: Tmux) -> N
     ).split()
     # tmux: all = any-motion (1003), button = button-motion (1002), sgr = 1006.
     assert flags == ["0", "1", "1"]
+
+
+@pytest.mark.tmux
+@pytest.mark.timeout(90)
+def test_esc_then_the_prefix_at_once_closes_the_picker_and_arms_the_prefix(tmux: Tmux) -> None:
+    # One send-keys: the terminal hands Esc and Ctrl+A over in one read, which
+    # Textual took for Alt+Ctrl+A and dropped the Esc (the picker stayed open).
+    tmux.start([*ZIRV, "chat", "--agent", "shell"], 120, 40)
+    tmux.wait_dashboard()
+    tmux.keys("C-a", "o")
+    tmux.wait_for("handover → pane")
+    tmux.keys("Escape", "C-a", "s")
+    tmux.wait_for("spawn a pane")
+    assert "handover → pane" not in tmux.capture()
