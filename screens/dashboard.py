@@ -151,10 +151,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             listener = in_app_context(listener)  # type: ignore[assignment]
         self._unsubscribe = self.engine.subscribe(listener)
         # What children that ask (OSC 10/11) hear, before any of their output is
-        # read: panes spawned before the UI loaded knew the terminal's colours at
-        # most, not the theme's.
+        # read: the outer terminal's colours, or no answer when it gave none.
         self.dash.default_colors = colors = self.pane_views.default_colors()
-        if self.options.started is not None:
+        if self.options.started is not None and colors is not None:
             for pane in self.dash.panes:
                 pane.model_view.default_fg_rgb, pane.model_view.default_bg_rgb = colors
         if self.hosted:

@@ -290,7 +290,12 @@ class Pane:
         now = time.monotonic() if now is None else now
         self._screen_checked_at = now
         self._screen_dirty = False
-        self.tracker.screen(self.model_view.lines(), now, self.model_view.cursor)
+        self.tracker.screen(
+            self.model_view.lines(),
+            now,
+            self.model_view.cursor,
+            redraw=self._repaint.redrawing(now),
+        )
 
     def _screen_interval(self) -> float:
         return SCREEN_CHECK_INTERVAL if self.tracker.visible else HIDDEN_SCREEN_CHECK_INTERVAL
@@ -370,6 +375,10 @@ class Pane:
         model, a fresh attention tracker; the short id, session id, role, title and
         first prompt stay. Returns the old (PTY, model) for the caller to retire."""
         old = (self.pty, self.model_view)
+        # The successor asking for colours (OSC 10/11) hears what its
+        # predecessor heard: the outer terminal's, or no answer.
+        model_view.default_fg_rgb = self.model_view.default_fg_rgb
+        model_view.default_bg_rgb = self.model_view.default_bg_rgb
         self.pty = pty
         self.model_view = model_view
         self.agent = adapter.name
