@@ -618,3 +618,32 @@ def test_esc_then_the_prefix_at_once_closes_the_picker_and_arms_the_prefix(tmux:
     tmux.keys("Escape", "C-a", "s")
     tmux.wait_for("spawn a pane")
     assert "handover → pane" not in tmux.capture()
+
+
+def _row_at(screen: str, text: str) -> tuple[int, int]:
+    """1-based (column, row) of `text` on the screen, for an SGR mouse report."""
+    for y, line in enumerate(screen.splitlines(), start=1):
+        if text in line:
+            return line.index(text) + 2, y
+    raise AssertionError(f"{text!r} is not on the screen:\n{screen}")
+
+
+@pytest.mark.tmux
+@pytest.mark.timeout(90)
+def test_a_click_whose_press_and_release_arrive_in_one_read_acts_in_the_picker(
+    tmux: Tmux,
+) -> None:
+    tmux.start([*ZIRV, "chat", "--agent", "demo"], 120, 40)
+    tmux.wait_dashboard()
+    tmux.wait_for("Idle")
+    tmux.keys("C-a", "o")
+    x, y = _row_at(tmux.wait_for("demo / cheap"), "demo / cheap")
+    # One send-keys: press and release reach the app in one read.
+    tmux.text(f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m")
+    tmux.keys("Enter")  # the clicked row, not the current one (a fresh conversation)
+    tmux.wait_for("demo ▸ orchestrator · demo-cheap")
+    tmux.keys("C-a", "o")
+    x, y = _row_at(tmux.wait_for("demo / deep"), "demo / deep")
+    click = f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"
+    tmux.text(click + click)  # a double click, all four reports in one read
+    tmux.wait_for("demo ▸ orchestrator · demo-deep")
