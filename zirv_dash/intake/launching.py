@@ -3,6 +3,9 @@ facts a request is checked against (live settings and panes)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from zirv_dash import paths, spawn
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.intake.steering import steerer
@@ -11,7 +14,10 @@ from zirv_dash.panes.pane import Pane
 
 
 def validation_context(
-    dash: Dashboard, owner: Owner | None, file_drop: bool = True
+    dash: Dashboard,
+    owner: Owner | None,
+    file_drop: bool = True,
+    permit: Callable[[spawn.SpawnRequest, Path], str | None] | None = None,
 ) -> spawn.ValidationContext:
     """Validation facts from the live settings and panes."""
     settings = dash.settings.dash
@@ -28,6 +34,7 @@ def validation_context(
         live_shorts={p.short for p in live},
         file_drop=file_drop,
         steer=steerer(dash),
+        permit=permit,
     )
 
 
