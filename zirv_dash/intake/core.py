@@ -285,6 +285,10 @@ class Intake:
         self.report_to[pane.short] = requester or mail.OPERATOR
         decision.handle = self.delegations.launched(pane, req, requester or mail.OPERATOR)
         self.titles[pane.short] = req.name or f"wrk {req.agent}"
+        delegator = self.dash.pane_by_short(owner.short) if owner is not None else None
+        if delegator is not None and delegator.kind == "native":
+            # The sidebar says which native session this worker answers to.
+            pane.title = f"{pane.short[:4]}←{delegator.short[:4]}"
         if req.timeout_secs:
             self.deadlines[pane.short] = time.monotonic() + req.timeout_secs
         return pane

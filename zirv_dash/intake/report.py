@@ -141,7 +141,7 @@ def requester_label(label: str) -> str | None:
 
 def screen_tail(pane: Pane, lines: int = REPORT_TAIL_LINES, cap: int = REPORT_TAIL_BYTES) -> str:
     """The last non-blank screen lines, at most `cap` bytes (the newest kept)."""
-    rows = [line.rstrip() for line in pane.model_view.lines()]
+    rows = pane.report_lines()
     while rows and not rows[-1].strip():
         rows.pop()
     text = "\n".join(rows[-lines:])

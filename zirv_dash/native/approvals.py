@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from zirv_dash.native import orchestration_tools
 from zirv_dash.native.tools import TOOLS
 
 Answer = Literal["once", "session", "deny"]
@@ -70,6 +71,8 @@ def scope_is_exact(name: str, args: Mapping[str, Any]) -> bool:
 
 
 def preview_of(name: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+    if name in orchestration_tools.MUTATING:
+        return orchestration_tools.preview(name, args)
     if name == "run_command":
         return (f"$ {args.get('command', '')}",)
     if name == "write_file":
@@ -97,6 +100,8 @@ class Policy:
     def needs_approval(self, name: str, args: Mapping[str, Any]) -> bool:
         tool = TOOLS.get(name)
         if tool is not None and not tool.mutating:
+            return False
+        if name in orchestration_tools.SPECS and name not in orchestration_tools.MUTATING:
             return False
         return scope_of(name, args) not in self.granted
 

@@ -355,6 +355,11 @@ class Pane:
                 return line.strip()
         return ""
 
+    def report_lines(self) -> list[str]:
+        """What a report of this pane quotes: its screen lines (a native pane,
+        which has no screen, says its transcript)."""
+        return [line.rstrip() for line in self.model_view.lines()]
+
     # -- handover ----------------------------------------------------------------------
 
     def install_successor(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 from collections.abc import Callable
@@ -29,7 +30,8 @@ from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.context_ctl import ContextController
 from zirv_dash.runtime.fdwatch import FdWatch
 from zirv_dash.runtime.mail_ctl import MailController
-from zirv_dash.runtime.native_pane import NATIVE_PANES, NativeSessionPane
+from zirv_dash.runtime.native_pane import NativePaneKind, NativeSessionPane
+from zirv_dash.runtime.orchestration import fleet_for
 from zirv_dash.runtime.pane_io import PaneIO
 from zirv_dash.runtime.pump import Pump
 from zirv_dash.runtime.scheduling import Scheduling
@@ -75,7 +77,8 @@ class Engine(Scheduling):
 
         self.intake = IntakeController(self)
         dash.listener = self._dash_said
-        dash.native_panes = NATIVE_PANES  # the kind lives in this floor, above dash/
+        # The kind lives in this floor, above dash/; its sessions can orchestrate.
+        dash.native_panes = NativePaneKind(fleet_for=functools.partial(fleet_for, dash))
 
     # -- subscribers -------------------------------------------------------------------
 

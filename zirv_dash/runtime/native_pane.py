@@ -32,6 +32,7 @@ from zirv_dash.panes.spec import PaneSpec
 
 if TYPE_CHECKING:
     from zirv_dash.native.engine import NativeSession
+    from zirv_dash.native.orchestration_tools import Fleet
 
 
 BUSY = frozenset({"generating", "executing"})
@@ -266,6 +267,16 @@ class NativeSessionPane(Pane):
         items = session.snapshot().transcript.items
         return items[-1].text.strip().splitlines()[-1][:160] if items and items[-1].text else ""
 
+    def report_lines(self) -> list[str]:
+        session = self.session
+        if session is None:
+            return super().report_lines()
+        lines: list[str] = []
+        for item in session.snapshot().transcript.items[-20:]:
+            if item.kind in ("assistant", "notice") and item.text:
+                lines.extend(item.text.splitlines())
+        return lines
+
     def ended_words(self) -> str:
         if self.exit_code is None:
             return ""
@@ -277,6 +288,10 @@ class NativeSessionPane(Pane):
 class NativePaneKind:
     """The native pane kind, as the dashboard opens and records it
     (`zirv_dash.dash.pane_kinds.NativePanes`; the engine installs it)."""
+
+    def __init__(self, fleet_for: Callable[[NativeSessionPane], Fleet | None] | None = None):
+        self.fleet_for = fleet_for
+        """The orchestration backend of a started pane's session (None: no tools)."""
 
     def new_pane(self, spec: PaneSpec, columns: int, rows: int) -> NativeSessionPane:
         from zirv_dash.native import open_session  # the providers pull in the HTTP client
@@ -293,6 +308,8 @@ class NativePaneKind:
             return
         if rewrite is not None:
             pane.on_record = rewrite
+        if self.fleet_for is not None and pane.session is not None:
+            pane.session.fleet = self.fleet_for(pane)
         if prompt and pane.session is not None:
             pane.session.submit(prompt, commands=False)
 
