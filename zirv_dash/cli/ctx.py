@@ -158,7 +158,12 @@ def _native_note(record: registry.SessionRecord) -> str:
 
 
 def mcp_main(argv: list[str]) -> int:
-    """`zirv ctx mcp serve`: the MCP bridge (imported only when asked for; the SDK is heavy)."""
+    """`zirv ctx mcp serve|doctor`: the MCP bridge (imported only when asked for; the
+    SDK is heavy), and the check of a real connection to it."""
+    if argv and argv[0] == "doctor":
+        from zirv_dash.cli import mcp_doctor
+
+        return mcp_doctor.main(argv[1:])
     from zirv_dash.cli import mcp_bridge
 
     return mcp_bridge.main(argv)

@@ -366,10 +366,6 @@ def main(argv: list[str]) -> int:
             file=sys.stdout if argv else sys.stderr,
         )
         return 0 if argv else 2
-    if argv[0] == "doctor":
-        from zirv_dash.cli import mcp_doctor
-
-        return mcp_doctor.main(argv[1:])
     if argv[0] != "serve":
         print(f"zirv ctx mcp: unknown verb {argv[0]!r}; verbs: serve, doctor", file=sys.stderr)
         return 2

@@ -225,6 +225,7 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
         score=sections["score"],
         pace=sections["pace"],
         fallback=sections["fallback"],
+        mcp=sections["mcp"],
         pricing=prices,
         handover=handover,
         worker=worker,

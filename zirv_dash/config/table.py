@@ -58,6 +58,7 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "min_candidate_headroom_pct": ("float", 10.0, 0.0, 100.0),
         "unknown_headroom_pct": ("float", 25.0, 0.0, 100.0),
     },
+    "mcp": {"auto_register": ("bool", True, None, None)},
 }
 ENV: dict[str, dict[str, str]] = {
     "dash": {
@@ -106,6 +107,7 @@ ENV: dict[str, dict[str, str]] = {
         "min_candidate_headroom_pct": "ZIRV_CTX_FALLBACK_MIN_CANDIDATE_HEADROOM_PCT",
         "unknown_headroom_pct": "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
     },
+    "mcp": {"auto_register": "ZIRV_CTX_MCP_AUTO_REGISTER"},
 }
 ENV_NAMES: dict[str, frozenset[str]] = {
     "dash": frozenset(
@@ -171,6 +173,7 @@ ENV_NAMES: dict[str, frozenset[str]] = {
             "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
         }
     ),
+    "mcp": frozenset({"ZIRV_CTX_MCP_AUTO_REGISTER"}),
 }
 LOWERED: dict[str, tuple[str, ...]] = {
     "dash": ("motion", "truecolor"),
@@ -179,6 +182,7 @@ LOWERED: dict[str, tuple[str, ...]] = {
     "score": ("auto",),
     "pace": (),
     "fallback": (),
+    "mcp": (),
 }
 BOOL_WORDS: dict[str, tuple[str, ...]] = {
     "dash": ("truecolor",),
@@ -187,8 +191,9 @@ BOOL_WORDS: dict[str, tuple[str, ...]] = {
     "score": (),
     "pace": (),
     "fallback": (),
+    "mcp": (),
 }
-MODELLED_SECTIONS: tuple[str, ...] = ("dash", "mail", "session", "score", "pace", "fallback")
+MODELLED_SECTIONS: tuple[str, ...] = ("dash", "mail", "session", "score", "pace", "fallback", "mcp")
 TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
 REPO_FORBIDDEN_TOP: tuple[str, ...] = ("agent",)
 REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -198,6 +203,7 @@ REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "score": ("auto",),
     "pace": ("*",),
     "fallback": ("*",),
+    "mcp": ("*",),
     "pricing": ("*",),
     "handover": ("*",),
     "worker": ("*",),
@@ -243,6 +249,7 @@ HELP: dict[str, str] = {
     "fallback.predictive_headroom_pct": "New work is steered off a harness with less headroom than this.",
     "fallback.min_candidate_headroom_pct": "A harness needs at least this much headroom to take work.",
     "fallback.unknown_headroom_pct": "Headroom assumed where no reading exists (0 opts out).",
+    "mcp.auto_register": "claude and codex panes zirv launches get the bridge (`zirv ctx mcp serve`, bound to the pane's session) as a launch-only MCP server; the user's own settings are never edited.",
 }
 SHOWN: dict[str, str] = {
     "agent": "first installed",
