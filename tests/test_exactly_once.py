@@ -102,3 +102,14 @@ def test_persist_is_idempotent_per_identity(repo: Path) -> None:
     assert ident == f"{r.handle}:1:settled" and again is None
     assert len(records.read(repo, r.handle).deliveries) == 1
     assert os.getpid() == records.read(repo, r.handle).host_pid
+
+
+def test_an_earlier_attempts_late_end_leaves_the_current_one_alone(repo: Path) -> None:
+    r = records.create(repo, harness="demo", owner="operator", workdir=str(repo))
+    records.update(repo, r.handle, lambda x: records.add_attempt(x, "aaaa0001", "s-1", "x"))
+    records.update(repo, r.handle, lambda x: records.add_attempt(x, "aaaa0002", "s-2", "x"))
+    _, ident = outcomes.persist(repo, r.handle, "ended", exit_code=9, tail="old",
+                                result_path=None, to="operator", short="aaaa0001")  # fmt: skip
+    now = records.read(repo, r.handle)
+    assert ident is None and now.state == "running" and now.outcome is None
+    assert now.attempts[0].exit_code == 9 and now.attempts[1].ended_at is None

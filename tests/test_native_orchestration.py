@@ -141,3 +141,55 @@ async def test_delegate_wait_result_and_an_answer_quoting_the_report(
         shown = transcript.plain()
         assert f"worker {worker.short} (demo, {record.handle})" in shown
         assert said and said[0] in " ".join(shown.split())
+
+
+async def test_close_then_follow_up_opens_a_new_attempt_on_the_same_handle(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZIRV_LOOPBACK_KEY", "sk-loop")
+    configure(server, "openai-compatible", "vllm")
+
+    def first_handle() -> str:
+        found = HANDLE.search(json.dumps(server.seen[1].body))
+        assert found is not None
+        return found.group(0)
+
+    def tool(name: str, args: Callable[[], dict[str, Any]]) -> Callable[[], Reply]:
+        return lambda: Reply(chunks=openai_tool(f"call_{name}", name, args()))
+
+    replies = LazyReplies()
+    replies.append(tool("delegate", lambda: {"harness": "demo", "prompt": "say hi"}))
+    replies.append(tool("close", lambda: {"handle": first_handle()}))
+    replies.append(tool("follow_up", lambda: {"handle": first_handle(), "message": "again"}))
+    replies.append(tool("wait", lambda: {"handles": [first_handle()], "timeout_s": 30}))
+    replies.append(Reply(chunks=openai_text("Both attempts done.")))
+    replies.append(Reply(chunks=openai_text("Noted.")))
+    server.replies = replies
+    repo = tmp_path / "repo"
+    (repo / ".zirv").mkdir(parents=True)
+    app = make_app(repo, agent="native", manage_state=True)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: bool(screen.native_views))
+        orch = screen.dash.panes[0]
+        view = screen.native_views[orch.short]
+        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        await pilot.press(*"work", "enter")
+        dialog = view.query_one(NativeApproval)
+        for expected in ("delegate to demo (write)", "close worker", "follow up"):
+            await wait_for(pilot, lambda: dialog.ready and expected in str(dialog.render()),
+                           timeout=30)  # fmt: skip
+            if expected == "close worker":
+                (record,) = records.list_all(repo)
+                assert record.permit == str(repo.resolve())  # the write delegation's permit
+            await pilot.press("1")
+        transcript = view.query_one(TranscriptView)
+        await wait_for(pilot, lambda: "Both attempts done." in transcript.plain(), timeout=40)
+        (record,) = records.list_all(repo)
+        assert len(record.attempts) == 2 and record.owner == orch.short
+        first, second = (screen.dash.pane_by_short(a.short) for a in record.attempts)
+        assert first is not None and not first.alive  # closed through the kill ladder
+        assert second is not None and second.alive
+        assert "lacks" not in (second.first_prompt or "")
+        assert "do not have the original worker's hidden context" in (second.first_prompt or "")
+        assert f"worker {second.short} (demo, {record.handle}) running" in transcript.plain()

@@ -57,9 +57,12 @@ def persist(
     tail: str,
     result_path: str | None,
     to: str | None,
+    short: str | None = None,
 ) -> tuple[Delegation, str | None]:
     """Write the outcome (and, when `to` is given, an unpublished delivery for it).
 
+    `short` names the pane whose run this is: an earlier attempt's late end (a
+    closed worker whose follow-up already runs) only closes that attempt.
     Returns the record and the identity to mail, or None when this exact
     identity was already recorded (a repeat: nothing new to tell)."""
     shown, cut = cut_tail(tail)
@@ -67,6 +70,8 @@ def persist(
 
     def change(record: Delegation) -> Delegation:
         current = record.current
+        if short is not None and current is not None and current.short != short:
+            return _earlier_attempt_ended(record, short, exit_code, kind)
         attempt = current.n if current is not None else 0
         ident = records.identity(handle, attempt, kind)
         outcome = Outcome(
@@ -89,14 +94,29 @@ def persist(
             deliveries = [*deliveries, Delivery(identity=ident, kind=kind, to=to)]
             deliveries = deliveries[-records.MAX_DELIVERIES :]
             new_identity.append(ident)
-        if record.terminal and kind == "settled":
-            state = record.state  # a late settle never revives an ended worker
+        if record.terminal and kind == "settled" or record.state == "closed":
+            state = record.state  # a late settle never revives an ended worker, and a
+            # worker closed by its delegator stays closed when its pane then ends
         return records.replace(
             record, outcome=outcome, state=state, attempts=attempts, deliveries=deliveries
         )
 
     record = records.update(repo, handle, change)
     return record, (new_identity[0] if new_identity else None)
+
+
+def _earlier_attempt_ended(
+    record: Delegation, short: str, exit_code: int | None, kind: str
+) -> Delegation:
+    if kind == "settled":
+        return record
+    attempts = [
+        records.replace(a, ended_at=time.time(), exit_code=exit_code)
+        if a.short == short and a.ended_at is None
+        else a
+        for a in record.attempts
+    ]
+    return records.replace(record, attempts=attempts)
 
 
 def mark_published(repo: Path, handle: str, ident: str) -> None:

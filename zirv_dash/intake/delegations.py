@@ -115,12 +115,14 @@ class Delegations:
         code = pane.exit_code if kind != "settled" else None
         try:
             _, ident = outcomes.persist(
-                self.repo, handle, kind, exit_code=code, tail=tail, result_path=result_path, to=to
-            )
+                self.repo, handle, kind, exit_code=code, tail=tail, result_path=result_path,
+                to=to, short=pane.short,
+            )  # fmt: skip
         except (OSError, RecordProblem) as exc:
             self.error(f"pane {pane.short}: its outcome could not be recorded ({exc})")
             return None
-        if kind != "settled":
+        current = records.read(self.repo, handle).current
+        if kind != "settled" and current is not None and current.short == pane.short:
             permits.release(self.repo, handle)
         return handle, ident
 
