@@ -177,7 +177,7 @@ async def test_close_then_follow_up_opens_a_new_attempt_on_the_same_handle(
         await pilot.press(*"work", "enter")
         dialog = view.query_one(NativeApproval)
         for expected in ("delegate to demo (write)", "close worker", "follow up"):
-            await wait_for(pilot, lambda: dialog.ready and expected in str(dialog.render()),
+            await wait_for(pilot, lambda e=expected: dialog.ready and e in str(dialog.render()),
                            timeout=30)  # fmt: skip
             if expected == "close worker":
                 (record,) = records.list_all(repo)
