@@ -146,7 +146,9 @@ async def test_wait_times_out_bounded_and_result_is_a_bounded_manifest(repo: Pat
                      tail="\n".join(f"line {i}" for i in range(100)), result_path=None,
                      to=None)  # fmt: skip
     ready = await ot.execute(fleet, "wait", {"handles": [mine.handle], "timeout_s": 5})
-    assert ready.ok and ready.output.startswith(f"ready: {mine.handle} settled")
+    assert ready.ok and ready.output.startswith(
+        f"ready: worker dddd4444 (demo, {mine.handle}) settled ({mine.handle}:1:settled)"
+    )
     again = await ot.execute(fleet, "wait", {"handles": [mine.handle], "timeout_s": 0})
     assert again.output.startswith("timed out")  # the same outcome is not news twice
     result = await ot.execute(fleet, "result", {"handle": mine.handle})

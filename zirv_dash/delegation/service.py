@@ -181,10 +181,11 @@ class DelegationService:
             if done:
                 for _, ident in done:
                     self.seen.add(ident)
-                said = ", ".join(f"{r.handle} {r.outcome.kind}" for r, _ in done if r.outcome)
+                said = "; ".join(f"{self._line(r)} ({ident})" for r, ident in done)
                 return ToolResult(True, f"ready: {said}\n" + "\n".join(lines))
             if loop.time() >= deadline:
-                return ToolResult(True, f"timed out after {timeout_s:g}s\n" + "\n".join(lines))
+                head = f"timed out after {timeout_s:g}s: {lines[0]}"
+                return ToolResult(True, "\n".join([head, *lines[1:]]))
             await asyncio.sleep(min(WAIT_POLL_SECS, max(0.0, deadline - loop.time())))
 
     async def result(self, handle: str) -> ToolResult:
