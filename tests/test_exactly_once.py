@@ -35,6 +35,28 @@ KILLED_BETWEEN = textwrap.dedent(
 )
 
 
+DASHBOARD_KILLED = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pathlib import Path
+    from tests.intakehelpers import ask, drive, live_dashboard, request
+    from zirv_dash.delegation import result as delegation_result
+
+    def killed(*args, **kwargs):  # the moment the report would be mailed
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    delegation_result.mail_report = killed
+    repo = Path(sys.argv[1])
+    with live_dashboard(repo) as (dash, intake):
+        body = request(repo, agent="shell", requested_by="unknown")  # reports to the operator
+        ack = ask(dash, intake, intake.channel.requests, body)
+        print(ack.handle, flush=True)
+        dash.pane_by_short(ack.short).send(b"echo REPORT-LINE-42; exit 3\\r")
+        drive(dash, intake, lambda: False, timeout=30)
+    """
+)
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "work" / "repo")
@@ -81,6 +103,34 @@ def test_kill_9_between_persist_and_notify_delivers_exactly_once(repo: Path) -> 
     second = inbox(repo)
     assert "REPORT-LINE-42" not in second and "no unread mail" in second
     assert records.read(repo, handle).deliveries[0].consumed_at is not None
+
+
+def test_a_real_dashboard_killed_before_mailing_is_delivered_once_on_the_next_start(
+    repo: Path,
+) -> None:
+    env = {**os.environ, "SHELL": "/bin/sh", "PS1": "$ "}
+    got = subprocess.run(
+        [sys.executable, "-c", DASHBOARD_KILLED, str(repo)],
+        cwd=Path(__file__).resolve().parents[1], env=env,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert got.returncode == -signal.SIGKILL, got.stderr[-2000:]
+    handle = got.stdout.strip()
+    record = records.read(repo, handle)
+    assert record.outcome is not None  # persisted before the kill …
+    ident = record.outcome.identity
+    assert [d.identity for d in record.deliveries] == [ident]
+    assert record.deliveries[0].published_at is None  # … never notified
+    slug = paths.repo_slug(repo)
+    assert [m for m in mail.list_messages(slug) if handle in m.body] == []
+    for _ in range(2):
+        with live_dashboard(repo):
+            pass
+    sent = [m for m in mail.list_messages(slug) if ident in m.body]
+    assert len(sent) == 1 and outcomes.identity_of(sent[0].body) == ident
+    first, second = inbox(repo), inbox(repo)
+    assert first.count(ident) == 1 and ident not in second
+    assert "delivered after a restart" in first
 
 
 def test_a_report_no_record_accounts_for_is_still_shown(repo: Path) -> None:
