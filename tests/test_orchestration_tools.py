@@ -157,3 +157,54 @@ async def test_wait_times_out_bounded_and_result_is_a_bounded_manifest(repo: Pat
     manifest = json.loads(result.output.splitlines()[-1])
     assert manifest["outcome"] == "settled" and manifest["last_lines_cut"] is True
     assert len(manifest["last_lines"]) == 40 and manifest["last_lines"][-1] == "line 99"
+
+
+async def test_the_manifest_names_tool_calls_whose_outcome_is_unknown(repo: Path) -> None:
+    import json
+
+    from zirv_dash.delegation import outcomes
+
+    fleet = service(repo)
+    mine = records.create(repo, harness="native", owner="aaaa1111", workdir=str(repo))
+    records.update(repo, mine.handle, lambda r: records.add_attempt(r, "eeee5555", "s", "x"))
+    outcomes.persist(repo, mine.handle, "ended", exit_code=0, tail="bye", result_path=None,
+                     to=None, unknown_tools=["write_file(path: a.txt)"])  # fmt: skip
+    result = await ot.execute(fleet, "result", {"handle": mine.handle})
+    manifest = json.loads(result.output.splitlines()[-1])
+    assert manifest["unknown_tool_outcomes"] == ["write_file(path: a.txt)"]
+    assert manifest["last_lines"] == ["bye"] and manifest["last_lines_cut"] is False
+
+
+async def test_a_native_worker_pane_reports_its_unknown_tool_outcomes(tmp_path: Path) -> None:
+    from zirv_dash.dash.pane_kinds import native_spec
+    from zirv_dash.native.demo_provider import DemoProvider
+    from zirv_dash.native.engine import NativeSession
+    from zirv_dash.native.journal import Journal
+    from zirv_dash.native.routes import demo_route
+    from zirv_dash.runtime.native_pane import NativeSessionPane
+
+    path = tmp_path / "w.sqlite"
+    first = Journal(path)
+    first.append("open", route="demo", model="demo")
+    first.append("input", id="in-1", text="go", steering=False)
+    first.append("assistant", id="m-1", text="Writing.")
+    args = {"path": "a.txt", "content": "x"}
+    first.append("tool_call", id="c-1", message_id="m-1", name="write_file", arguments=args)
+    first.append("tool_start", id="c-1")
+    first.close()  # stopped while the call ran
+    workdir = tmp_path / "wd"
+    workdir.mkdir()
+
+    def opener(where: Path, name: str) -> NativeSession:
+        return NativeSession(demo_route(), Journal(path), where, provider=DemoProvider(delay=0))
+
+    sid = "ffff0000-0000-4000-8000-000000000000"
+    spec = native_spec(str(workdir), role="worker", session_id=sid, prompt=None, headless=True,
+                       requested_by=None)  # fmt: skip
+    pane = NativeSessionPane(spec, 80, 24, opener)
+    assert pane.start({})
+    [unknown] = pane.unknown_tool_outcomes()
+    assert unknown.startswith("write_file(") and "a.txt" in unknown
+    assert "Writing." in "\n".join(pane.report_lines())
+    assert pane.session is not None
+    await pane.session.close()

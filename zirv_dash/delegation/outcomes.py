@@ -58,6 +58,7 @@ def persist(
     result_path: str | None,
     to: str | None,
     short: str | None = None,
+    unknown_tools: list[str] | None = None,
 ) -> tuple[Delegation, str | None]:
     """Write the outcome (and, when `to` is given, an unpublished delivery for it).
 
@@ -83,6 +84,7 @@ def persist(
             tail=shown,
             tail_cut=cut,
             identity=ident,
+            unknown_tools=list(unknown_tools or []),
         )
         state = "settled" if kind == "settled" else ("closed" if kind == "closed" else "ended")
         attempts = record.attempts

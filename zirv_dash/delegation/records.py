@@ -84,6 +84,8 @@ class Outcome(records.Record, frozen=True):
     tail: str = ""
     tail_cut: bool = False
     identity: str = ""
+    unknown_tools: list[str] = msgspec.field(default_factory=list)
+    """Tool calls of a native worker whose outcome is unknown (check their effect)."""
 
 
 class Delegation(records.Record, frozen=True):

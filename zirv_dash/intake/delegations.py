@@ -116,7 +116,7 @@ class Delegations:
         try:
             _, ident = outcomes.persist(
                 self.repo, handle, kind, exit_code=code, tail=tail, result_path=result_path,
-                to=to, short=pane.short,
+                to=to, short=pane.short, unknown_tools=pane.unknown_tool_outcomes(),
             )  # fmt: skip
         except (OSError, RecordProblem) as exc:
             self.error(f"pane {pane.short}: its outcome could not be recorded ({exc})")

@@ -360,6 +360,11 @@ class Pane:
         which has no screen, says its transcript)."""
         return [line.rstrip() for line in self.model_view.lines()]
 
+    def unknown_tool_outcomes(self) -> list[str]:
+        """Tool calls whose outcome is unknown (a native session stopped while they
+        ran); a terminal pane cannot know of any."""
+        return []
+
     # -- handover ----------------------------------------------------------------------
 
     def install_successor(

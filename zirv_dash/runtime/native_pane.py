@@ -277,6 +277,17 @@ class NativeSessionPane(Pane):
                 lines.extend(item.text.splitlines())
         return lines
 
+    def unknown_tool_outcomes(self) -> list[str]:
+        session = self.session
+        if session is None:
+            return []
+        items = session.snapshot().transcript.items
+        return [
+            f"{i.name}({i.args})"[:200]
+            for i in items
+            if i.kind == "tool" and i.outcome is not None and i.outcome.kind == "unknown"
+        ][-16:]
+
     def ended_words(self) -> str:
         if self.exit_code is None:
             return ""
