@@ -193,3 +193,66 @@ async def test_close_then_follow_up_opens_a_new_attempt_on_the_same_handle(
         assert "lacks" not in (second.first_prompt or "")
         assert "do not have the original worker's hidden context" in (second.first_prompt or "")
         assert f"worker {second.short} (demo, {record.handle}) running" in transcript.plain()
+
+
+async def test_a_native_worker_on_its_own_route(
+    server: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`harness: native` opens a native worker pane (the `worker` role's route, here a
+    second loopback server); its answer is the report the orchestrator reads."""
+    from zirv_dash import paths
+
+    monkeypatch.setenv("ZIRV_LOOPBACK_KEY", "sk-loop")
+    with ProviderServer() as worker_server:
+        worker_server.replies.append(Reply(chunks=openai_text("Hello from the native worker.")))
+        config = paths.operator_dir() / "native.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(
+            f"""schema = 1
+[endpoint.lead]
+provider = "openai-compatible"
+vendor = "vllm"
+base_url = "{server.base_url}"
+[endpoint.crew]
+provider = "openai-compatible"
+vendor = "vllm"
+base_url = "{worker_server.base_url}"
+[account.me]
+provider = "openai-compatible"
+credential = "env:ZIRV_LOOPBACK_KEY"
+[route.main]
+account = "me"
+endpoint = "lead"
+model = "lead-model"
+[route.crew]
+account = "me"
+endpoint = "crew"
+model = "crew-model"
+[roles]
+orchestrator = "main"
+worker = "crew"
+"""
+        )
+        said = script(server, "openai-compatible")
+        replies = server.replies
+        replies[0] = lambda: Reply(chunks=openai_tool("call_d", "delegate", {
+            "harness": "native", "prompt": "say hello", "mode": "read-only"}))  # fmt: skip
+        repo = tmp_path / "repo"
+        (repo / ".zirv").mkdir(parents=True)
+        app = make_app(repo, agent="native", manage_state=True)
+        async with app.run_test(size=(140, 40)) as pilot:
+            screen = dash_screen(app)
+            await wait_for(pilot, lambda: bool(screen.native_views))
+            orch = screen.dash.panes[0]
+            view = screen.native_views[orch.short]
+            await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+            await pilot.press(*"ask a native worker", "enter")
+            dialog = view.query_one(NativeApproval)
+            await wait_for(pilot, lambda: dialog.ready, timeout=20)
+            await pilot.press("1")
+            transcript = view.query_one(TranscriptView)
+            await wait_for(pilot, lambda: "The worker reported:" in transcript.plain(), timeout=40)
+            worker = screen.dash.panes[1]
+            assert isinstance(worker, NativeSessionPane) and worker.model == "vllm/crew-model"
+            assert said == ["The worker reported: Hello from the native worker."]
+            assert worker_server.seen[0].body["messages"][-1]["content"] == "say hello"
