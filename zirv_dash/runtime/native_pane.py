@@ -122,6 +122,8 @@ class NativeSessionPane(Pane):
         registered it); called when the state word the record carries changed."""
         self.recorded_state = ""
         self._record_timer: asyncio.TimerHandle | None = None
+        self._saved_queue: tuple[str, ...] = ()
+        """The queue as last saved by a delivery (kept in step until it drains)."""
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -166,6 +168,8 @@ class NativeSessionPane(Pane):
             self.wake(self.tracker.state(now) is not before)
         if self.on_record is not None and self.record_state() != self.recorded_state:
             self._record_soon()
+        if self._saved_queue and tuple(session.queued) != self._saved_queue:
+            self._save_queue()  # a held delivery was sent (or joined): the file follows
 
     # -- registry ---------------------------------------------------------------------------
 
@@ -240,7 +244,37 @@ class NativeSessionPane(Pane):
         if session is None or self.exit_code is not None:
             return "empty"
         self.last_input_at = time.monotonic()
-        return session.submit(text, commands=False)
+        outcome = session.submit(text, commands=False)
+        if outcome == "queued":
+            self._save_queue()
+        return outcome
+
+    def queues_input_durably(self) -> bool:
+        """Blocked on an approval: a delivery joins the session's queue (saved at
+        once), is never taken as the answer, and is sent at the next idle boundary."""
+        session = self.session
+        return (
+            session is not None
+            and not session.closed
+            and self.exit_code is None
+            and session.pending is not None
+        )
+
+    def _save_queue(self) -> None:
+        """The session's queue on disk now, beside the draft (a kill before the pane
+        is unmounted keeps it; the pane's view restores it when it opens again)."""
+        from zirv_dash.native.drafts import PersistedDraft, QueuedInput, load_draft, save_draft
+
+        session = self.session
+        if session is None:
+            return
+        queued = [QueuedInput(text=t, queued_at_ms=int(time.time() * 1000)) for t in session.queued]
+        self._saved_queue = tuple(session.queued)
+        try:
+            save_draft(session.name, PersistedDraft(draft=load_draft(session.name).draft,
+                                                    queued=queued))  # fmt: skip
+        except OSError:
+            pass  # the queue still lives in the session; only a crash would lose it
 
     def resize(self, columns: int, rows: int) -> None:
         columns, rows = max(1, columns), max(1, rows)
