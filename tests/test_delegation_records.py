@@ -118,3 +118,15 @@ def test_a_request_naming_a_foreign_handle_gets_a_minted_one(repo: Path, tmp_pat
         assert ack is not None and ack.ok and ack.handle not in (None, theirs.handle)
         assert any("no delegation" in e.text for e in dash.errors.unacked)
         assert records.read(other, theirs.handle).state == "launching"  # untouched
+
+
+def test_prune_keeps_what_still_matters(repo: Path) -> None:
+    made = [records.create(repo, harness="demo", owner="operator", workdir=str(repo))
+            for _ in range(5)]  # fmt: skip
+    for r in made[:3]:
+        records.update(repo, r.handle, lambda x: records.replace(x, state="ended"))
+    unsent = records.Delivery(identity=f"{made[0].handle}:1:ended", kind="ended", to="operator")
+    records.update(repo, made[0].handle, lambda x: records.replace(x, deliveries=[unsent]))
+    assert records.prune(repo, keep=1) == 1  # made[1] goes; made[2] is the one kept
+    left = {r.handle for r in records.list_all(repo)}
+    assert left == {made[0].handle, made[2].handle, made[3].handle, made[4].handle}

@@ -276,6 +276,29 @@ def mark_failed(repo: Path, handle: str, reason: str) -> None:
         pass
 
 
+KEEP_RECORDS = 500
+"""Ended delegations kept per repository (pruned oldest first at a dashboard's start)."""
+
+
+def prune(repo: Path, keep: int = KEEP_RECORDS) -> int:
+    """Remove the oldest ended records past `keep`: only terminal ones whose every
+    delivery was published (nothing left to tell) and that hold no permit."""
+    with locked(repo):
+        done = [
+            r
+            for r in list_all(repo)
+            if r.terminal and r.permit is None and all(d.published_at for d in r.deliveries)
+        ]
+        removed = 0
+        for record in done[: max(0, len(done) - keep)]:
+            try:
+                _path(repo, record.handle).unlink()
+            except OSError:
+                continue
+            removed += 1
+    return removed
+
+
 def by_short(repo: Path, short: str) -> Delegation | None:
     """The live-or-latest delegation whose current attempt runs as pane `short`."""
     for record in reversed(list_all(repo)):

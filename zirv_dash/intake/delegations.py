@@ -149,4 +149,8 @@ class Delegations:
             sent += 1
         for text in problems:
             self.error(text)
+        try:
+            records.prune(self.repo)
+        except OSError as exc:
+            log.warning("delegation records not pruned: %s", exc)
         return sent
