@@ -23,6 +23,7 @@ from typing import Any
 from zirv_dash import spawn
 from zirv_dash.delegation import permits, records
 from zirv_dash.delegation.records import Delegation, RecordProblem
+from zirv_dash.delegation.transcripts import claude_transcript
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.native.tools import ToolFailure, ToolResult
 
@@ -33,6 +34,11 @@ CHECKPOINT = (
     "original worker's hidden context (its conversation and tool results); only what "
     "follows. The original task was:\n{prompt}\n\nIts last report ended:\n{tail}\n\n"
     "Now: {message}"
+)
+
+
+RESUMED = (
+    "Follow-up (attempt {n} of delegation {handle}, resuming your earlier conversation): {message}"
 )
 
 
@@ -110,7 +116,12 @@ class DelegationService:
         return await self._launch(record, args["prompt"], args.get("model"), tree)
 
     async def _launch(
-        self, record: Delegation, prompt: str, model: str | None, workdir: str | None
+        self,
+        record: Delegation,
+        prompt: str,
+        model: str | None,
+        workdir: str | None,
+        resume: str | None = None,
     ) -> ToolResult:
         req = spawn.SpawnRequest(
             agent=record.harness,
@@ -123,6 +134,7 @@ class DelegationService:
             worktree=record.worktree,
             mode="read-only" if record.mode == "read-only" else "writing",
             handle=record.handle,
+            resume=resume,
         )
         try:
             ack = await self._ask(req.to_json())
@@ -199,19 +211,28 @@ class DelegationService:
         if record.state == "failed" and not record.attempts:
             raise ToolFailure(f"{handle} never launched ({record.note}); delegate anew")
         tail = record.outcome.tail if record.outcome is not None else "(none)"
-        prompt = CHECKPOINT.format(
-            n=len(record.attempts) + 1,
-            handle=handle,
-            prompt=record.prompt,
-            tail=tail[-1500:],
-            message=message,
-        )
+        resume = self._resumable(record)
+        n = len(record.attempts) + 1
+        if resume is not None:
+            prompt = RESUMED.format(n=n, handle=handle, message=message)
+        else:
+            prompt = CHECKPOINT.format(
+                n=n, handle=handle, prompt=record.prompt, tail=tail[-1500:], message=message
+            )
         if record.mode == "write" and not record.worktree:
             refusal = permits.acquire(self.repo, handle, record.workdir)
             if refusal is not None:
                 raise ToolFailure(refusal.reason())
         workdir = record.workdir if record.workdir != str(self.repo) else None
-        return await self._launch(record, prompt, record.model, workdir)
+        return await self._launch(record, prompt, record.model, workdir, resume)
+
+    def _resumable(self, record: Delegation) -> str | None:
+        """claude keeps each conversation as a transcript: the last attempt's is
+        resumed when it is there (checked again by the dashboard)."""
+        last = record.current
+        if record.harness != "claude" or last is None:
+            return None
+        return last.session if claude_transcript(last.session, record.workdir).is_file() else None
 
     async def interrupt(self, handle: str) -> ToolResult:
         record = self._mine(handle)

@@ -277,6 +277,9 @@ class Intake:
             raise RuntimeError("accepted request without an adapter")
         kept = copy.deepcopy(req)
         requester = decision.parent or requester_label(req.requested_by)
+        refused = self.delegations.resume_refusal(req, decision.parent)
+        if refused is not None:
+            raise RuntimeError(refused)
         pane = open_pane(self.spawner, self.dash, decision, owner)
         self.kept[pane.short] = Kept(kept, owner)
         self.parents[pane.short] = decision.parent

@@ -16,6 +16,7 @@ from pathlib import Path
 from zirv_dash import spawn
 from zirv_dash.delegation import outcomes, permits, records
 from zirv_dash.delegation.records import RecordProblem
+from zirv_dash.delegation.transcripts import claude_transcript
 from zirv_dash.panes.pane import Pane
 
 log = logging.getLogger("zirv.intake")
@@ -95,6 +96,27 @@ class Delegations:
         if record.state == "launching" or (record.terminal and record.owner == owner):
             return record
         self.error(f"spawn request handle {handle} is in use; a new handle was minted")
+        return None
+
+    def resume_refusal(self, req: spawn.SpawnRequest, parent: str | None) -> str | None:
+        """Why `req.resume` may not be honoured (None: it may). Only the pane that
+        delegated the handle, proven by its channel, may resume one of that
+        handle's earlier claude attempts, and only one whose transcript exists."""
+        if not req.resume:
+            return None
+        if parent is None or not req.handle:
+            return "resume: only a delegating pane's own channel may resume an attempt"
+        try:
+            record = records.read(self.repo, req.handle)
+        except RecordProblem as exc:
+            return f"resume: {exc}"
+        if record.owner != parent or record.harness != "claude" or req.agent != "claude":
+            return f"resume: {req.handle} is not a claude delegation of pane {parent}"
+        attempt = next((a for a in record.attempts if a.session == req.resume), None)
+        if attempt is None:
+            return f"resume: {req.resume[:40]} is not an attempt of {req.handle}"
+        if not claude_transcript(attempt.session, record.workdir).is_file():
+            return f"resume: no transcript of attempt {attempt.n} to resume"
         return None
 
     # -- outcomes --------------------------------------------------------------------------

@@ -49,7 +49,9 @@ def open_pane(
     # Pin the harness to our session id where it can take one, so a later
     # handover or restore can resume this very conversation.
     session_id = paths.new_session_id()
-    argv += adapter.pin_args(session_id) if adapter.name == "claude" else []
+    if adapter.name == "claude":
+        # A verified follow-up resumes the earlier attempt's conversation instead.
+        argv += adapter.resume_args(req.resume) if req.resume else adapter.pin_args(session_id)
     pane = spawner(
         req.agent,
         prompt=req.prompt,

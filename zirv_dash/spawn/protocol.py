@@ -98,6 +98,10 @@ class SpawnRequest(records.Record, frozen=True, omit_defaults=True):
     handle: str | None = None
     """zirv-dash extension: the delegation handle the requester minted (its record
     must exist in the dashboard's repository, else the dashboard mints its own)."""
+    resume: str | None = None
+    """zirv-dash extension: a follow-up of an ended claude worker resumes this
+    earlier attempt's conversation; only from the delegating pane's own channel,
+    only a session of that handle's attempts whose transcript exists."""
 
     @classmethod
     def from_json(cls, obj: object) -> SpawnRequest:
