@@ -208,3 +208,22 @@ async def test_a_native_worker_pane_reports_its_unknown_tool_outcomes(tmp_path: 
     assert "Writing." in "\n".join(pane.report_lines())
     assert pane.session is not None
     await pane.session.close()
+
+
+async def test_wait_is_cancelled_at_once_like_any_tool(repo: Path) -> None:
+    """Esc cancels the turn's task; a `wait` inside it ends then, not at its timeout."""
+    import asyncio
+    import time
+
+    fleet = service(repo)
+    mine = records.create(repo, harness="demo", owner="aaaa1111", workdir=str(repo))
+    task = asyncio.ensure_future(
+        ot.execute(fleet, "wait", {"handles": [mine.handle], "timeout_s": 600})
+    )
+    await asyncio.sleep(0.3)
+    assert not task.done()
+    started = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 1.0
