@@ -37,7 +37,9 @@ def bindir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def launched(tmp_path: Path, repo: Path, agent: str, flags: dict[str, object] | None = None
-             ) -> tuple[list[str], str]:  # fmt: skip
+             ) -> tuple[list[str], str, dict[str, tuple[str, int]]]:  # fmt: skip
+    """The launched argv, the pane's session, and the files its flags named (read
+    while the pane ran)."""
     settings = load_settings(repo, flags=flags) if flags else load_settings(repo)
     dash = Dashboard(settings, repo, manage_state=True)
     try:
@@ -47,7 +49,10 @@ def launched(tmp_path: Path, repo: Path, agent: str, flags: dict[str, object] | 
             if out.exists() and out.read_text().endswith("\n"):
                 break
             time.sleep(0.02)
-        return out.read_text().splitlines(), pane.session_id
+        argv = out.read_text().splitlines()
+        named = [a.split("=", 1)[1] for a in argv if a.startswith("--mcp-config=")]
+        files = {p: (Path(p).read_text(), Path(p).stat().st_mode & 0o777) for p in named}
+        return argv, pane.session_id, files
     finally:
         close(dash)
 
@@ -55,21 +60,24 @@ def launched(tmp_path: Path, repo: Path, agent: str, flags: dict[str, object] | 
 def test_claude_gets_a_generated_mcp_config(tmp_path: Path, bindir: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
-    argv, session = launched(tmp_path, repo, "claude")
+    argv, session, files = launched(tmp_path, repo, "claude")
     [flag] = [a for a in argv if a.startswith("--mcp-config")]
     assert flag.startswith("--mcp-config=")  # the variadic option never takes the prompt
     assert "hello there" in argv
     path = Path(flag.split("=", 1)[1])
-    doc = json.loads(path.read_text())
+    text, mode = files[str(path)]
+    doc = json.loads(text)
+    assert mode == 0o600
     server = doc["mcpServers"]["zirv"]
     assert server["args"][-4:] == ["--repo", str(repo.resolve()), "--session", session]
-    assert "serve" in server["args"] and oct(path.stat().st_mode & 0o777) == "0o600"
+    assert "serve" in server["args"] and path.parent.name == "mcp"
+    assert not path.exists()  # removed with the pane's record when it ended
 
 
 def test_codex_gets_config_overrides_that_parse_as_toml(tmp_path: Path, bindir: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
-    argv, session = launched(tmp_path, repo, "codex")
+    argv, session, _ = launched(tmp_path, repo, "codex")
     values = [argv[i + 1] for i, a in enumerate(argv) if a == "-c"]
     parsed = {}
     for value in values:
@@ -82,7 +90,7 @@ def test_codex_gets_config_overrides_that_parse_as_toml(tmp_path: Path, bindir: 
 def test_auto_register_off_is_the_operators_alone(tmp_path: Path, bindir: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
-    argv, _ = launched(tmp_path, repo, "claude", flags={"mcp": {"auto_register": False}})
+    argv, _, _ = launched(tmp_path, repo, "claude", flags={"mcp": {"auto_register": False}})
     assert not any(a.startswith("--mcp-config") for a in argv)
     (repo / ".zirv").mkdir()
     (repo / ".zirv" / "ctx.toml").write_text("[mcp]\nauto_register = false\n")
