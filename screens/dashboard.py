@@ -301,11 +301,17 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.input.wheel(event, -WHEEL_STEP)
 
     def on_native_pane_close_requested(self, message: NativePane.CloseRequested) -> None:
-        """Ctrl+Q (or a second Ctrl+C) in a native pane ends that pane only."""
+        """Ctrl+Q (or a second Ctrl+C) in a native pane ends that pane only. Ctrl+Q
+        asks first while the pane is not idle, as Ctrl+A q does for the dashboard;
+        an ended native pane can be restored from its journal (its row's menu)."""
         message.stop()
         pane = self.pane_views.native_pane_of(message.pane)
-        if pane is not None:
+        if pane is None:
+            return
+        if message.confirmed:
             self.engine.close_native(pane)
+        else:
+            self.panes.close_native(pane)
 
     def on_native_pane_error_raised(self, message: NativePane.ErrorRaised) -> None:
         message.stop()

@@ -237,7 +237,7 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
         agent = option.id or ""
         adapter = adapters.ADAPTERS.get(agent)
         if adapter is not None and not adapter.installed():
-            self._error(f"{agent} is not installed: `{adapter.binary}` is not on PATH")
+            self._error(adapter.missing_words())
             return
         model = self.query_one("#model", Input).value.strip() or None
         prompt = self.query_one("#prompt", Input).value.strip() or None
