@@ -1,18 +1,30 @@
-"""How a terminal model's cells become Rich segments: styles, widths, overlays."""
+"""How a terminal model's cells become Rich segments: styles, widths, overlays.
+
+Rich has no curly, dotted or dashed underline and no underline colour, so
+those SGR parameters ride in the Style's meta (which Rich keeps through
+every combination: the view's base style, selection and cursor overlays)
+and `Strip.render_style`, where Textual writes a segment to the terminal,
+is replaced by `_render_style`, which appends them. What the outer terminal
+cannot draw is downgraded here (`set_sgr_support`, from `zirv_dash.outer_sgr`):
+a plain underline, no underline colour, no overline.
+"""
 
 from __future__ import annotations
 
+import pickle
 import re
 from collections.abc import Sequence
 
 from rich.cells import cell_len, set_cell_size
-from rich.color import Color
+from rich.color import Color, ColorSystem
 from rich.segment import Segment
 from rich.style import Style
 from textual.filter import ANSIToTruecolor, LineFilter
 from textual.strip import Strip
 
+from zirv_dash.outer_sgr import SgrSupport
 from zirv_dash.terminal import Attr, cell_width
+from zirv_dash.terminal.sgr_text import underline_color_params
 
 STYLE_CACHE_MAX = 4096
 """Distinct attribute sets kept; a child cycling through 16 million truecolours
@@ -20,6 +32,19 @@ must not grow the cache without bound."""
 _style_cache: dict[Attr, Style] = {}
 _JOINED = re.compile("\u200d.")
 _SELECTORS = re.compile("[\ufe0e\ufe0f]")
+SGR_KEY = "zirv.sgr"
+"""Meta key: SGR parameters written after Rich's own for a segment."""
+_support = [SgrSupport()]
+
+
+def set_sgr_support(support: SgrSupport) -> None:
+    """What the outer terminal draws (styles made before are made again)."""
+    _support[0] = support
+    _style_cache.clear()
+
+
+def sgr_support() -> SgrSupport:
+    return _support[0]
 
 
 def _color(value: str | int | None) -> Color | None:
@@ -33,19 +58,37 @@ def _color(value: str | int | None) -> Color | None:
         return None
 
 
+def _extra_sgr(attr: Attr, support: SgrSupport) -> str:
+    """The SGR parameters Rich cannot write for `attr`, as far as `support` goes."""
+    extra = []
+    if attr.underline >= 3 and support.styles:
+        extra.append(f"4:{attr.underline}")
+    if attr.ul_color is not None and attr.underline and support.ul_color:
+        extra.append(underline_color_params(attr.ul_color))
+    return ";".join(extra)
+
+
 def style_for(attr: Attr) -> Style:
     style = _style_cache.get(attr)
     if style is None:
+        support = _support[0]
+        line = attr.underline
+        extra = _extra_sgr(attr, support)
         style = Style(
             color=_color(attr.fg),
             bgcolor=_color(attr.bg),
             bold=attr.bold or None,
             dim=attr.dim or None,
             italic=attr.italic or None,
-            underline=attr.underline or None,
+            # Single; or any style where styles are not drawn (double too: SGR 21
+            # is "bold off" to some terminals); curly/dotted/dashed go in `extra`.
+            underline=(line == 1 or (line > 1 and not support.styles)) or None,
+            underline2=(line == 2 and support.styles) or None,
+            overline=(attr.overline and support.overline) or None,
             reverse=attr.reverse or None,
             strike=attr.strike or None,
             blink=attr.blink or None,
+            meta={SGR_KEY: extra} if extra else None,
         )
         if len(_style_cache) >= STYLE_CACHE_MAX:
             _style_cache.clear()
@@ -91,3 +134,41 @@ def overlay(strip: Strip, start: int, end: int, style: Style) -> Strip:
     left, middle, right = strip.divide([start, min(end, length), length])
     middle = Strip([Segment(seg.text, (seg.style or Style()) + style) for seg in middle])
     return Strip.join([left, middle, right])
+
+
+# -- writing to the terminal ------------------------------------------------------------
+
+_ORIGINAL_RENDER_ANSI = Strip.render_ansi
+_meta_sgr: dict[bytes, str] = {}
+
+
+def _extra_of(meta: bytes) -> str:
+    """The extra SGR parameters in a Style's (marshalled) meta; cached, as the
+    meta of one Style object is read on every frame it is drawn in."""
+    got = _meta_sgr.get(meta)
+    if got is None:
+        # Rich pickles a Style's meta; this one is our own, made in this process.
+        found = pickle.loads(meta).get(SGR_KEY, "")  # noqa: S301
+        got = found if isinstance(found, str) else ""
+        if len(_meta_sgr) >= STYLE_CACHE_MAX:
+            _meta_sgr.clear()
+        _meta_sgr[meta] = got
+    return got
+
+
+def _render_style(cls: type[Strip], style: Style, text: str, color_system: ColorSystem) -> str:
+    """`Strip.render_style`, with the SGR parameters from the style's meta."""
+    ansi = style._ansi
+    if ansi is None:
+        ansi = _ORIGINAL_RENDER_ANSI(style, color_system)
+        if style._meta:
+            extra = _extra_of(style._meta)
+            if extra:
+                ansi = style._ansi = f"{ansi};{extra}" if ansi else extra
+    output = f"\x1b[{ansi}m{text}\x1b[0m" if ansi else text
+    if style._link:
+        output = f"\x1b]8;id={style._link_id};{style._link}\x1b\\{output}\x1b]8;;\x1b\\"
+    return output
+
+
+Strip.render_style = classmethod(_render_style)  # type: ignore[method-assign,assignment]

@@ -14,32 +14,7 @@ with its next full frame.
 from __future__ import annotations
 
 from zirv_dash.terminal import Attr, TerminalModel
-
-_FLAGS = (("bold", 1), ("dim", 2), ("italic", 3), ("underline", 4), ("blink", 5))
-_MORE_FLAGS = (("reverse", 7), ("strike", 9))
-
-
-def _color(value: str | int | None, base: int) -> str:
-    """`base` 30 for a foreground, 40 for a background."""
-    if value is None:
-        return ""
-    if isinstance(value, str):  # "#rrggbb"
-        red, green, blue = (int(value[i : i + 2], 16) for i in (1, 3, 5))
-        return f";{base + 8};2;{red};{green};{blue}"
-    if value < 8:
-        return f";{base + value}"
-    if value < 16:
-        return f";{base + 60 + value - 8}"
-    return f";{base + 8};5;{value}"
-
-
-def sgr(attr: Attr) -> str:
-    """One SGR sequence that sets exactly `attr` from any previous rendition."""
-    params = "0"
-    for name, code in _FLAGS + _MORE_FLAGS:
-        if getattr(attr, name):
-            params += f";{code}"
-    return f"\x1b[{params}{_color(attr.fg, 30)}{_color(attr.bg, 40)}m"
+from zirv_dash.terminal.sgr_text import sgr
 
 
 def _modes(model: TerminalModel) -> list[str]:

@@ -21,7 +21,10 @@ class Attr(NamedTuple):
 
     ``fg``/``bg``: ``None`` is the terminal default, an ``int`` 0-255 is a palette
     index (0-15 are the ANSI colours, 8-15 the bright ones) and a ``str`` is a
-    truecolor ``"#rrggbb"``.
+    truecolor ``"#rrggbb"``.  ``underline`` is the underline style, as SGR
+    ``4:n`` numbers them: 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5
+    dashed.  ``ul_color`` (SGR 58/59) is a colour like ``fg``.  New fields go
+    at the end: the SGR code below addresses them by position.
     """
 
     fg: Color = None
@@ -29,10 +32,12 @@ class Attr(NamedTuple):
     bold: bool = False
     dim: bool = False
     italic: bool = False
-    underline: bool = False
+    underline: int = 0
     reverse: bool = False
     strike: bool = False
     blink: bool = False
+    ul_color: Color = None
+    overline: bool = False
 
 
 DEFAULT_ATTR = Attr()
@@ -91,38 +96,42 @@ def _sgr_colon(st: list[object], field: str) -> None:
         return
     if p[0] == 4:
         if len(p) == 2 and 0 <= p[1] <= 5:
-            st[5] = p[1] != 0
+            st[5] = p[1]
         return
     if len(p) < 3 or p[0] not in (38, 48, 58):
         return
-    slot = 0 if p[0] == 38 else 1 if p[0] == 48 else -1
+    slot = 0 if p[0] == 38 else 1 if p[0] == 48 else _UL_COLOR
     if p[1] == 2:
         k = 2 if len(p) == 5 else 3
         if len(p) < k + 3:
             return
         r, g, b = p[k : k + 3]
-        if 0 <= r <= 255 and 0 <= g <= 255 and 0 <= b <= 255 and slot >= 0:
+        if 0 <= r <= 255 and 0 <= g <= 255 and 0 <= b <= 255:
             st[slot] = f"#{r:02x}{g:02x}{b:02x}"
-    elif p[1] == 5 and slot >= 0:
+    elif p[1] == 5:
         c = p[2]
         st[slot] = c if 0 <= c <= 255 else None
 
 
-_FLAGS = {
+_UL_COLOR = 9  # Attr.ul_color's position
+_FLAGS: dict[int, tuple[int, object]] = {
     1: (2, True),
     2: (3, True),
     3: (4, True),
-    4: (5, True),
-    21: (5, True),  # double underline
+    4: (5, 1),  # single underline (any other style is replaced, as in tmux)
+    21: (5, 2),  # double underline
     5: (8, True),
     6: (8, True),
     7: (6, True),
     9: (7, True),
     23: (4, False),
-    24: (5, False),
+    24: (5, 0),
     25: (8, False),
     27: (6, False),
     29: (7, False),
+    53: (10, True),  # overline
+    55: (10, False),
+    59: (_UL_COLOR, None),  # default underline colour
 }
 
 
@@ -180,20 +189,18 @@ def _sgr_extended(st: list[object], fields: list[str], i: int, code: int) -> int
     """``38``/``48``/``58`` (fg, bg, underline colour) in the semicolon form,
     its type at ``fields[i]``; returns the index of the next field."""
     n = len(fields)
-    slot = 0 if code == 38 else 1 if code == 48 else -1
+    slot = 0 if code == 38 else 1 if code == 48 else _UL_COLOR
     typ = int(fields[i]) if i < n and fields[i].isdigit() else -1
     if typ == 2:
         rgb = [
             int(fields[i + k]) if i + k < n and fields[i + k].isdigit() else -1 for k in (1, 2, 3)
         ]
         if all(0 <= v <= 255 for v in rgb):
-            if slot >= 0:
-                st[slot] = "#{:02x}{:02x}{:02x}".format(*rgb)
+            st[slot] = "#{:02x}{:02x}{:02x}".format(*rgb)
             i += 3
     elif typ == 5:
         c = int(fields[i + 1]) if i + 1 < n and fields[i + 1].isdigit() else -1
-        if slot >= 0:
-            st[slot] = c if 0 <= c <= 255 else None
+        st[slot] = c if 0 <= c <= 255 else None
         i += 1
     return i + 1
 
