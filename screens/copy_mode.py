@@ -4,7 +4,8 @@ The tmux habit: a cursor over the pane's scrollback + screen; arrows (or
 h/j/k/l), PgUp/PgDn, g/G (oldest line / live view), Home/End (0/$); `/` and `?`
 search forward/backward incrementally with every match highlighted; `n`/`N`
 repeat; `v` (or space) starts a selection at the cursor; `y` or Enter copies it
-and leaves; Esc (or q) leaves.
+and leaves; Enter with nothing selected on a hyperlink (OSC 8) asks to open it;
+Esc (or q) leaves.
 
 The overlay covers exactly the pane's area and renders the pane's model with
 TerminalView's own row renderer (and cache), at its own scroll position; the
@@ -27,6 +28,7 @@ from textual.screen import ModalScreen
 from widgets.copy_view import CopyView
 from widgets.status_line import StatusLine, fit_pieces
 from zirv_dash.dash import selection as sel
+from zirv_dash.dash.hyperlinks import link_at
 from zirv_dash.panes.pane import Pane
 
 __all__ = ["HINT", "CopyModeScreen", "CopyView", "StatusLine", "fit_pieces"]
@@ -63,6 +65,7 @@ class CopyModeScreen(ModalScreen[None]):
         region: Callable[[], Region],
         copy: Callable[[str], None],
         notify: Callable[[str], None],
+        open_link: Callable[[str], None] | None = None,
     ) -> None:
         """`region`: where the pane is on screen now (the overlay covers it)."""
         super().__init__()
@@ -71,6 +74,8 @@ class CopyModeScreen(ModalScreen[None]):
         self.pane_region = region()
         self.copy_fn = copy
         self.notify_text = notify
+        self.open_link = open_link
+        """Asks to open a hyperlink (Enter on a linked cell with nothing selected)."""
         self.copy_view = CopyView(pane)
         self.searching: str | None = None
         """"/" or "?" while a search query is being typed."""
@@ -199,6 +204,13 @@ class CopyModeScreen(ModalScreen[None]):
             v.toggle_selection()
         elif key == "enter" or character == "y":
             text = v.selected_text()
+            link = link_at(self.pane.model_view, line, col) if key == "enter" else None
+            if not text and link is not None and self.open_link is not None:
+                # Asked once this overlay is gone (a dialog pushed now would be
+                # popped with it).
+                self.app.call_later(self.open_link, link.uri)
+                self.dismiss(None)
+                return
             if not text:
                 self.notify_text("copy mode: nothing selected (v starts a selection)")
                 return

@@ -320,6 +320,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         message.stop()
         self.review.copy_text(message.text)
 
+    def on_terminal_view_open_link(self, message: TerminalView.OpenLink) -> None:
+        message.stop()
+        self.review.open_link(message.uri)
+
     def on_header_bar_hint_clicked(self, message: HeaderBar.HintClicked) -> None:
         message.stop()
         action = message.action

@@ -24,16 +24,21 @@ from textual.strip import Strip
 
 from zirv_dash.outer_sgr import SgrSupport
 from zirv_dash.terminal import Attr, cell_width
+from zirv_dash.terminal.links import LINK_END
 from zirv_dash.terminal.sgr_text import underline_color_params
 
 STYLE_CACHE_MAX = 4096
 """Distinct attribute sets kept; a child cycling through 16 million truecolours
 must not grow the cache without bound."""
-_style_cache: dict[Attr, Style] = {}
+_style_cache: dict[object, Style] = {}
+"""By Attr; a linked one by its Attr without the link and the link's opener, so the
+cache keeps no `Link` alive (the pane's link table counts the live ones)."""
 _JOINED = re.compile("\u200d.")
 _SELECTORS = re.compile("[\ufe0e\ufe0f]")
 SGR_KEY = "zirv.sgr"
 """Meta key: SGR parameters written after Rich's own for a segment."""
+LINK_KEY = "zirv.link"
+"""Meta key: the OSC 8 sequence that opens the segment's hyperlink (closed after it)."""
 _support = [SgrSupport()]
 
 
@@ -68,8 +73,20 @@ def _extra_sgr(attr: Attr, support: SgrSupport) -> str:
     return ";".join(extra)
 
 
+def _meta(extra: str, attr: Attr) -> dict[str, str] | None:
+    meta = {}
+    if extra:
+        meta[SGR_KEY] = extra
+    if attr.link is not None:
+        # Rich's own `link` is not used: Textual restyles linked text on hover,
+        # and Rich gives every combined style a new link id.
+        meta[LINK_KEY] = attr.link.osc()
+    return meta or None
+
+
 def style_for(attr: Attr) -> Style:
-    style = _style_cache.get(attr)
+    key: object = attr if attr.link is None else (attr._replace(link=None), attr.link.osc())
+    style = _style_cache.get(key)
     if style is None:
         support = _support[0]
         line = attr.underline
@@ -88,11 +105,11 @@ def style_for(attr: Attr) -> Style:
             reverse=attr.reverse or None,
             strike=attr.strike or None,
             blink=attr.blink or None,
-            meta={SGR_KEY: extra} if extra else None,
+            meta=_meta(extra, attr),
         )
         if len(_style_cache) >= STYLE_CACHE_MAX:
             _style_cache.clear()
-        _style_cache[attr] = style
+        _style_cache[key] = style
     return style
 
 
@@ -139,17 +156,19 @@ def overlay(strip: Strip, start: int, end: int, style: Style) -> Strip:
 # -- writing to the terminal ------------------------------------------------------------
 
 _ORIGINAL_RENDER_ANSI = Strip.render_ansi
-_meta_sgr: dict[bytes, str] = {}
+_meta_sgr: dict[bytes, tuple[str, str]] = {}
 
 
-def _extra_of(meta: bytes) -> str:
-    """The extra SGR parameters in a Style's (marshalled) meta; cached, as the
-    meta of one Style object is read on every frame it is drawn in."""
+def _extra_of(meta: bytes) -> tuple[str, str]:
+    """The extra SGR parameters and the hyperlink opener in a Style's (pickled)
+    meta; cached, as the meta of one Style object is read on every frame it is
+    drawn in."""
     got = _meta_sgr.get(meta)
     if got is None:
-        # Rich pickles a Style's meta; this one is our own, made in this process.
-        found = pickle.loads(meta).get(SGR_KEY, "")  # noqa: S301
-        got = found if isinstance(found, str) else ""
+        # Rich pickles a Style's meta; a Style with these keys is our own.
+        found = pickle.loads(meta)  # noqa: S301
+        extra, link = found.get(SGR_KEY, ""), found.get(LINK_KEY, "")
+        got = (extra if isinstance(extra, str) else "", link if isinstance(link, str) else "")
         if len(_meta_sgr) >= STYLE_CACHE_MAX:
             _meta_sgr.clear()
         _meta_sgr[meta] = got
@@ -157,16 +176,22 @@ def _extra_of(meta: bytes) -> str:
 
 
 def _render_style(cls: type[Strip], style: Style, text: str, color_system: ColorSystem) -> str:
-    """`Strip.render_style`, with the SGR parameters from the style's meta."""
+    """`Strip.render_style`, with the SGR parameters and the hyperlink from the
+    style's meta. A link is opened before the segment and closed after it, so
+    it covers exactly the segment's cells and never outlives its line."""
     ansi = style._ansi
+    link = ""
+    if style._meta:
+        extra, link = _extra_of(style._meta)
+        if ansi is None and extra:
+            ansi = _ORIGINAL_RENDER_ANSI(style, color_system)
+            ansi = style._ansi = f"{ansi};{extra}" if ansi else extra
     if ansi is None:
         ansi = _ORIGINAL_RENDER_ANSI(style, color_system)
-        if style._meta:
-            extra = _extra_of(style._meta)
-            if extra:
-                ansi = style._ansi = f"{ansi};{extra}" if ansi else extra
     output = f"\x1b[{ansi}m{text}\x1b[0m" if ansi else text
-    if style._link:
+    if link:
+        output = f"{link}{output}{LINK_END}"
+    elif style._link:
         output = f"\x1b]8;id={style._link_id};{style._link}\x1b\\{output}\x1b]8;;\x1b\\"
     return output
 

@@ -14,6 +14,7 @@ with its next full frame.
 from __future__ import annotations
 
 from zirv_dash.terminal import Attr, TerminalModel
+from zirv_dash.terminal.links import LINK_END
 from zirv_dash.terminal.sgr_text import sgr
 
 
@@ -47,9 +48,13 @@ def repaint(model: TerminalModel) -> bytes:
         last: Attr | None = None
         for text, attr in model.row_runs(y):
             if attr != last:
+                if attr.link is not (last.link if last else None):
+                    parts.append(attr.link.osc() if attr.link else LINK_END)
                 parts.append(sgr(attr))
                 last = attr
             parts.append(text)
+        if last is not None and last.link is not None:
+            parts.append(LINK_END)
     parts.append("\x1b[0m")
     parts += _modes(model)
     x, y = model.cursor

@@ -11,7 +11,10 @@ same few escape sequences pays for the parse once.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .links import Link
 
 Color = str | int | None
 
@@ -23,8 +26,10 @@ class Attr(NamedTuple):
     index (0-15 are the ANSI colours, 8-15 the bright ones) and a ``str`` is a
     truecolor ``"#rrggbb"``.  ``underline`` is the underline style, as SGR
     ``4:n`` numbers them: 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5
-    dashed.  ``ul_color`` (SGR 58/59) is a colour like ``fg``.  New fields go
-    at the end: the SGR code below addresses them by position.
+    dashed.  ``ul_color`` (SGR 58/59) is a colour like ``fg``.  ``link`` is
+    the OSC 8 hyperlink the cell belongs to (see ``links``); SGR resets keep
+    it.  New fields go at the end: the SGR code below addresses them by
+    position.
     """
 
     fg: Color = None
@@ -38,6 +43,7 @@ class Attr(NamedTuple):
     blink: bool = False
     ul_color: Color = None
     overline: bool = False
+    link: Link | None = None
 
 
 DEFAULT_ATTR = Attr()
@@ -60,18 +66,31 @@ elsewhere (the SGR graph) starts again with it, or it would keep drawing with
 renditions equal to, but no longer the same objects as, the newly interned ones."""
 
 
+def forget_renditions() -> None:
+    """Start the intern table and the SGR caches again (they hold renditions,
+    and with them hyperlinks, that no cell may use any more)."""
+    INTERN_GENERATION[0] += 1
+    _INTERN.clear()
+    _SGR_CACHE.clear()
+    FROM_DEFAULT.clear()
+    _INTERN[DEFAULT_ATTR] = DEFAULT_ATTR
+
+
 def intern_attr(attr: Attr) -> Attr:
     got = _INTERN.get(attr)
     if got is None:
         if len(_INTERN) > _CACHE_LIMIT:
-            INTERN_GENERATION[0] += 1
-            _INTERN.clear()
-            _SGR_CACHE.clear()
-            FROM_DEFAULT.clear()
-            _INTERN[DEFAULT_ATTR] = DEFAULT_ATTR
+            forget_renditions()
         _INTERN[attr] = attr
         got = attr
     return got
+
+
+def with_link(attr: Attr, link: Link | None) -> Attr:
+    """``attr`` drawing cells that belong to ``link`` (None: to no link)."""
+    if attr.link is link:
+        return attr
+    return intern_attr(attr._replace(link=link))
 
 
 def erase_attr(attr: Attr) -> Attr:
@@ -114,6 +133,7 @@ def _sgr_colon(st: list[object], field: str) -> None:
 
 
 _UL_COLOR = 9  # Attr.ul_color's position
+_LINK = 11  # Attr.link's
 _FLAGS: dict[int, tuple[int, object]] = {
     1: (2, True),
     2: (3, True),
@@ -159,7 +179,7 @@ def _apply_sgr_general(attr: Attr, params: str) -> Attr:
     ``38;2`` (the components are then read as ordinary codes); colon fields
     follow :func:`_sgr_colon`; unknown codes are ignored."""
     if not params:
-        return DEFAULT_ATTR
+        return DEFAULT_ATTR if attr.link is None else with_link(DEFAULT_ATTR, attr.link)
     fields = params.split(";")
     for f in fields:
         if f and not f.isdigit() and not all(part.isdigit() or not part for part in f.split(":")):
@@ -178,7 +198,7 @@ def _apply_sgr_general(attr: Attr, params: str) -> Attr:
             i = _sgr_extended(st, fields, i + 1, code)
             continue
         if code == 0:
-            st = list(DEFAULT_ATTR)
+            st = [*DEFAULT_ATTR[:_LINK], attr.link]  # a reset ends no hyperlink
         else:
             _sgr_code(st, code)
         i += 1

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .attr import with_link
+from .links import LinkTable
 from .modes import Modes
 from .screen import Screen
 
@@ -35,6 +37,7 @@ class StringSequences(Modes):
         # colours reported to OSC 10/11 queries (dark theme defaults)
         self.default_fg_rgb = (0xD0, 0xD0, 0xD0)
         self.default_bg_rgb = (0x00, 0x00, 0x00)
+        self.links = LinkTable()
 
     def _string(self, text: str, i: int) -> int:
         """Consume the body of an OSC/DCS/APC/PM/SOS string starting at ``i``."""
@@ -83,6 +86,9 @@ class StringSequences(Modes):
         code, _, arg = body.partition(";")
         if code == "0" or code == "2":
             self._title = _TITLE_JUNK_RE.sub("", arg)
+        elif code == "8":
+            scr = self._screen
+            scr.attr = with_link(scr.attr, self.links.parse(arg))
         elif code in ("10", "11", "12"):
             # Colour queries; "10;?;?" asks for fg and then bg.
             idx = int(code)
@@ -97,8 +103,7 @@ class StringSequences(Modes):
                 if fields[k + 1] == "?" and fields[k].isdigit() and int(fields[k]) < 256:
                     p = int(fields[k])
                     self._replies.append(f"\x1b]4;{p};{_xrgb(_palette_rgb(p))}{st}")
-        # OSC 1 (icon), 7 (cwd), 8 (hyperlinks: the text is drawn normally),
-        # 52 (clipboard), 133 (prompt marks) and everything else: ignored.
+        # OSC 1 (icon), 7 (cwd), 52 (clipboard), 133 (prompt marks) and everything else: ignored.
 
 
 def _xrgb(rgb: tuple[int, int, int]) -> str:
