@@ -8,6 +8,7 @@ reports itself failed — so a bad config never takes the dashboard down.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -225,6 +226,22 @@ class Pane:
         self.poll_exit()
 
     # -- input ------------------------------------------------------------------------------
+
+    @property
+    def current_cwd(self) -> str:
+        """Where the child says it is (OSC 7, a shell after `cd`), else where it
+        was started: what the header shows and restore, spawn-here and the diff
+        review use. A reported directory that no longer exists is not used."""
+        reported = self.model_view.cwd
+        if reported and reported != self.cwd and os.path.isdir(reported):
+            return reported
+        return self.cwd
+
+    def report(self, data: bytes) -> None:
+        """A terminal report for the child (focus in/out): not typing, so it
+        neither snaps the view back nor counts as the operator's input."""
+        if self.pty is not None and self.exit_code is None and data:
+            self.pty.write(data)
 
     def send(self, data: bytes, typed: bool = True) -> None:
         """Bytes for the child. Operator typing snaps the view back to live, like tmux."""

@@ -11,6 +11,7 @@ import re
 from .attr import with_link
 from .links import LinkTable
 from .modes import Modes
+from .osc_info import MAX_NOTES, MAX_TITLE, Note, clean_text, cwd_of, note_of
 from .screen import Screen
 
 # Terminators of string sequences, as tmux reads them: OSC may end with BEL,
@@ -19,7 +20,6 @@ from .screen import Screen
 # tmux does not take for a terminator.
 _OSC_END_RE = re.compile(r"[\x07\x18\x1a\x1b]")
 _DCS_END_RE = re.compile(r"[\x18\x1a\x1b]")
-_TITLE_JUNK_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 MAX_STRING = 65536  # longest OSC/DCS payload kept (the rest is ignored)
 
@@ -38,6 +38,10 @@ class StringSequences(Modes):
         self.default_fg_rgb = (0xD0, 0xD0, 0xD0)
         self.default_bg_rgb = (0x00, 0x00, 0x00)
         self.links = LinkTable()
+        self.cwd: str | None = None
+        """The working directory the program last reported (OSC 7), None: never."""
+        self._notes: list[Note] = []
+        self._kitty_notes: dict[str, list[str]] = {}
 
     def _string(self, text: str, i: int) -> int:
         """Consume the body of an OSC/DCS/APC/PM/SOS string starting at ``i``."""
@@ -75,6 +79,16 @@ class StringSequences(Modes):
             self._osc(body, terminator)
         return nxt
 
+    def take_notifications(self) -> list[Note]:
+        """The notifications the program asked for since the last call (OSC 9,
+        777, 99), oldest first."""
+        notes, self._notes = self._notes, []
+        return notes
+
+    @property
+    def has_notifications(self) -> bool:
+        return bool(self._notes)
+
     def _keep_string(self, part: str) -> None:
         if self._str_len < MAX_STRING:
             self._str_buf.append(part[: MAX_STRING - self._str_len])
@@ -85,7 +99,17 @@ class StringSequences(Modes):
     def _osc(self, body: str, st: str) -> None:
         code, _, arg = body.partition(";")
         if code == "0" or code == "2":
-            self._title = _TITLE_JUNK_RE.sub("", arg)
+            self._title = clean_text(arg[: 4 * MAX_TITLE], MAX_TITLE)
+        elif code == "7":
+            cwd = cwd_of(arg)
+            if cwd is not None:
+                self.cwd = cwd
+        elif code in ("9", "777", "99"):
+            note = note_of(code, arg, self._kitty_notes)
+            if note is not None:
+                if len(self._notes) >= MAX_NOTES:
+                    del self._notes[0]  # a flood keeps the newest
+                self._notes.append(note)
         elif code == "8":
             scr = self._screen
             scr.attr = with_link(scr.attr, self.links.parse(arg))
@@ -103,7 +127,7 @@ class StringSequences(Modes):
                 if fields[k + 1] == "?" and fields[k].isdigit() and int(fields[k]) < 256:
                     p = int(fields[k])
                     self._replies.append(f"\x1b]4;{p};{_xrgb(_palette_rgb(p))}{st}")
-        # OSC 1 (icon), 7 (cwd), 52 (clipboard), 133 (prompt marks) and everything else: ignored.
+        # OSC 1 (icon), 52 (clipboard), 133 (prompt marks) and everything else: ignored.
 
 
 def _xrgb(rgb: tuple[int, int, int]) -> str:
