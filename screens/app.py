@@ -124,6 +124,20 @@ class ZirvApp(App[int], inherit_bindings=False):
             return
         await super().on_event(event)
 
+    def on_app_focus(self, _event: events.AppFocus) -> None:
+        self._window_focus(True)
+
+    def on_app_blur(self, _event: events.AppBlur) -> None:
+        self._window_focus(False)
+
+    def _window_focus(self, focused: bool) -> None:
+        """The outer terminal's focus moved: the focused pane's child hears of it (1004)."""
+        from screens.dashboard import DashboardScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, DashboardScreen):
+                screen.focus_report.window(focused)
+
     async def _deliver_input(self, event: InputEvent) -> None:
         await super().on_event(event)
 

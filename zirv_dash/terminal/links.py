@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import re
 import weakref
-
-from .attr import forget_renditions
+from collections.abc import Callable
 
 MAX_URI = 2048
 MAX_ID = 256
@@ -62,11 +61,13 @@ LINK_END = "\x1b]8;;\x1b\\"
 class LinkTable:
     """The distinct live links of one pane."""
 
-    def __init__(self, limit: int = MAX_LINKS) -> None:
+    def __init__(self, forget: Callable[[], None], limit: int = MAX_LINKS) -> None:
+        """``forget``: starts the shared caches of renditions again (``attr.forget_renditions``)."""
         self._live: weakref.WeakValueDictionary[tuple[str, str], Link] = (
             weakref.WeakValueDictionary()
         )
         self._limit = limit
+        self._forget = forget
         self._added = 0
         self._added_at_last_try = -1
         self.dropped = 0
@@ -108,5 +109,5 @@ class LinkTable:
         if self._added == self._added_at_last_try:
             return False
         self._added_at_last_try = self._added
-        forget_renditions()
+        self._forget()
         return len(self._live) < self._limit

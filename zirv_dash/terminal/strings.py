@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .attr import with_link
+from .attr import forget_renditions, with_link
 from .links import LinkTable
 from .modes import Modes
 from .osc_info import MAX_NOTES, MAX_TITLE, Note, clean_text, cwd_of, note_of
@@ -37,7 +37,7 @@ class StringSequences(Modes):
         # colours reported to OSC 10/11 queries (dark theme defaults)
         self.default_fg_rgb = (0xD0, 0xD0, 0xD0)
         self.default_bg_rgb = (0x00, 0x00, 0x00)
-        self.links = LinkTable()
+        self.links = LinkTable(forget_renditions)
         self.cwd: str | None = None
         """The working directory the program last reported (OSC 7), None: never."""
         self._notes: list[Note] = []
