@@ -27,9 +27,10 @@ class Attr(NamedTuple):
     truecolor ``"#rrggbb"``.  ``underline`` is the underline style, as SGR
     ``4:n`` numbers them: 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5
     dashed.  ``ul_color`` (SGR 58/59) is a colour like ``fg``.  ``link`` is
-    the OSC 8 hyperlink the cell belongs to (see ``links``); SGR resets keep
-    it.  New fields go at the end: the SGR code below addresses them by
-    position.
+    the OSC 8 hyperlink the cell belongs to (see ``links``), ``zone`` the
+    part of a shell's command block it was drawn in (OSC 133, ``ZONES``);
+    SGR resets keep both.  New fields go at the end: the SGR code below
+    addresses them by position.
     """
 
     fg: Color = None
@@ -44,6 +45,7 @@ class Attr(NamedTuple):
     ul_color: Color = None
     overline: bool = False
     link: Link | None = None
+    zone: int = 0
 
 
 DEFAULT_ATTR = Attr()
@@ -84,6 +86,28 @@ def intern_attr(attr: Attr) -> Attr:
         _INTERN[attr] = attr
         got = attr
     return got
+
+
+ZONE_PROMPT = 1
+ZONE_INPUT = 2
+ZONE_OUTPUT = 3
+ZONES = {"A": ZONE_PROMPT, "B": ZONE_INPUT, "C": ZONE_OUTPUT, "D": 0}
+"""OSC 133 marks and the zone the cells drawn after each belong to: the prompt
+(A), the command line typed (B), the command's output (C), none (D)."""
+
+
+def _reset(attr: Attr) -> Attr:
+    """What SGR 0 leaves of ``attr``: the default rendition, its link and zone."""
+    if attr.link is None and not attr.zone:
+        return DEFAULT_ATTR
+    return intern_attr(Attr(link=attr.link, zone=attr.zone))
+
+
+def with_zone(attr: Attr, zone: int) -> Attr:
+    """``attr`` drawing cells of shell zone ``zone``."""
+    if attr.zone == zone:
+        return attr
+    return intern_attr(attr._replace(zone=zone))
 
 
 def with_link(attr: Attr, link: Link | None) -> Attr:
@@ -133,7 +157,6 @@ def _sgr_colon(st: list[object], field: str) -> None:
 
 
 _UL_COLOR = 9  # Attr.ul_color's position
-_LINK = 11  # Attr.link's
 _FLAGS: dict[int, tuple[int, object]] = {
     1: (2, True),
     2: (3, True),
@@ -179,7 +202,7 @@ def _apply_sgr_general(attr: Attr, params: str) -> Attr:
     ``38;2`` (the components are then read as ordinary codes); colon fields
     follow :func:`_sgr_colon`; unknown codes are ignored."""
     if not params:
-        return DEFAULT_ATTR if attr.link is None else with_link(DEFAULT_ATTR, attr.link)
+        return _reset(attr)
     fields = params.split(";")
     for f in fields:
         if f and not f.isdigit() and not all(part.isdigit() or not part for part in f.split(":")):
@@ -198,7 +221,7 @@ def _apply_sgr_general(attr: Attr, params: str) -> Attr:
             i = _sgr_extended(st, fields, i + 1, code)
             continue
         if code == 0:
-            st = [*DEFAULT_ATTR[:_LINK], attr.link]  # a reset ends no hyperlink
+            st = list(_reset(attr))  # a reset ends no hyperlink or zone
         else:
             _sgr_code(st, code)
         i += 1

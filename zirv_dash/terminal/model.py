@@ -135,6 +135,21 @@ class TerminalModel(Parser):
     def history_text(self, i: int) -> str:
         return self._screen.history_text(i)
 
+    def zones(self, line: int) -> set[int]:
+        """The shell zones (OSC 133, ``attr.ZONES``) of the cells of ``line``,
+        numbered as in :meth:`line_wrapped`."""
+        s = self._screen
+        hist = len(s.history)
+        if 0 <= line < hist:
+            attrs = s.history[line][1]
+            if isinstance(attrs, Attr):
+                return {attrs.zone}
+            return {a.zone for a in attrs}
+        row = line - hist
+        if 0 <= row < s.rows:
+            return {a.zone for a in s.attrs[row]}
+        return set()
+
     def line_wrapped(self, line: int) -> bool:
         """Whether ``line`` continues on the next one (a soft wrap, made by
         autowrap).  Lines are numbered as in selections: the scrollback

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .attr import forget_renditions, with_link
+from .attr import ZONES, forget_renditions, with_link, with_zone
 from .links import LinkTable
 from .modes import Modes
 from .osc_info import MAX_NOTES, MAX_TITLE, Note, clean_text, cwd_of, note_of
@@ -40,6 +40,13 @@ class StringSequences(Modes):
         self.links = LinkTable(forget_renditions)
         self.cwd: str | None = None
         """The working directory the program last reported (OSC 7), None: never."""
+        self.shell_running: bool | None = None
+        """Shell integration (OSC 133): a command runs (C), or the shell is at its
+        prompt (A, B, D); None until the first mark."""
+        self.last_exit: int | None = None
+        """The exit status the last ``133;D`` gave (None: none given yet)."""
+        self.shell_marks = 0
+        """Marks seen: a reader notices a new one by the count changing."""
         self._notes: list[Note] = []
         self._kitty_notes: dict[str, list[str]] = {}
 
@@ -79,6 +86,23 @@ class StringSequences(Modes):
             self._osc(body, terminator)
         return nxt
 
+    def _shell_mark(self, arg: str) -> None:
+        """``133;A`` prompt, ``B`` command line, ``C`` output, ``D[;status]`` end
+        (FinalTerm's marks, as fish, zsh, bash integrations and the WezTerm,
+        Ghostty and VS Code scripts send them; options after ``;`` ignored)."""
+        kind = arg[:1]
+        zone = ZONES.get(kind)
+        if zone is None or arg[1:2] not in ("", ";"):
+            return
+        scr = self._screen
+        scr.attr = with_zone(scr.attr, zone)
+        self.shell_marks += 1
+        self.shell_running = kind == "C"
+        if kind == "D":
+            status = arg[2:].split(";", 1)[0]
+            if status.isdigit() and len(status) <= 3:
+                self.last_exit = int(status)
+
     def take_notifications(self) -> list[Note]:
         """The notifications the program asked for since the last call (OSC 9,
         777, 99), oldest first."""
@@ -110,6 +134,8 @@ class StringSequences(Modes):
                 if len(self._notes) >= MAX_NOTES:
                     del self._notes[0]  # a flood keeps the newest
                 self._notes.append(note)
+        elif code == "133":
+            self._shell_mark(arg)
         elif code == "8":
             scr = self._screen
             scr.attr = with_link(scr.attr, self.links.parse(arg))
