@@ -22,6 +22,7 @@ from rich.style import Style
 from textual.filter import ANSIToTruecolor, LineFilter
 from textual.strip import Strip
 
+from widgets.glass_clusters import detokenize, tokenize
 from zirv_dash.outer_sgr import SgrSupport
 from zirv_dash.terminal import Attr, cell_width
 from zirv_dash.terminal.links import LINK_END
@@ -132,8 +133,17 @@ def fit_run(text: str) -> str:
     return fitted if cell_len(fitted) == want else set_cell_size(fitted, want)
 
 
+def glass_text(text: str) -> str:
+    """`text` as the glass gets it: risky clusters as tokens of their model
+    width (`glass_clusters`), else fitted for Rich (`fit_run`)."""
+    tokens = tokenize(text)
+    if tokens is not text and cell_len(tokens) == cell_width(text):
+        return tokens
+    return fit_run(text)
+
+
 def run_segments(runs: list[tuple[str, Attr]]) -> list[Segment]:
-    return [Segment(fit_run(text), style_for(attr)) for text, attr in runs]
+    return [Segment(glass_text(text), style_for(attr)) for text, attr in runs]
 
 
 def without_theme_colors(filters: Sequence[LineFilter]) -> list[LineFilter]:
@@ -188,6 +198,8 @@ def _render_style(cls: type[Strip], style: Style, text: str, color_system: Color
             ansi = style._ansi = f"{ansi};{extra}" if ansi else extra
     if ansi is None:
         ansi = _ORIGINAL_RENDER_ANSI(style, color_system)
+    if not text.isascii():
+        text = detokenize(text)  # clusters drawn exactly where the model puts them
     output = f"\x1b[{ansi}m{text}\x1b[0m" if ansi else text
     if link:
         output = f"{link}{output}{LINK_END}"

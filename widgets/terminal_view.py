@@ -33,6 +33,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from widgets.glass_clusters import GENERATION as CLUSTER_TOKENS
 from widgets.terminal_pointer import Pointer
 from widgets.terminal_style import fit_run as fit_run
 from widgets.terminal_style import overlay, without_theme_colors
@@ -252,7 +253,7 @@ class TerminalView(Widget, can_focus=True):
             key = ("r", row, model.row_version(row), width, cursor_x)
         marks = self.marks(line)
         corner = self.corner_text(offset) if y == 0 else None
-        key = (*key, marks, corner)
+        key = (*key, marks, corner, CLUSTER_TOKENS[0])
         cached = self._row_cache.get(y)
         if cached is not None and cached[0] == key:
             return cached[1]
