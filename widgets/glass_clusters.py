@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from zirv_dash.terminal.widths import char_width
+from zirv_dash.terminal.widths import WIDE_END, WIDE_START, char_width, lead_width, strip_marks
 
 TOKEN_FIRST = 0x100000
 CONTINUATION = "\U0010fffd"
@@ -54,8 +54,15 @@ def model_cells(text: str) -> list[str]:
     zero-width followers, and a character after U+200D (tmux's joining)."""
     cells: list[str] = []
     joined = False
+    marked = False
     for c in text:
-        if joined or (cells and c != "\u200d" and char_width(c) == 0):
+        if marked:
+            cells[-1] += c
+            marked = c != WIDE_END
+        elif c == WIDE_START:
+            cells.append(c)  # a 2-cell cluster (mode 2027), up to its end mark
+            marked = True
+        elif joined or (cells and c != "\u200d" and char_width(c) == 0):
             cells[-1] += c
             joined = False
         elif c == "\u200d":
@@ -74,8 +81,8 @@ def tokenize(text: str) -> str:
     out = []
     for cell in model_cells(text):
         if _RISKY.search(cell):
-            width = max(1, char_width(cell[0]))
-            out.append(_token(cell, width))
+            width = max(1, lead_width(cell))
+            out.append(_token(strip_marks(cell), width))
         else:
             out.append(cell)
     return "".join(out)

@@ -27,6 +27,7 @@ from zirv_dash.outer_sgr import SgrSupport
 from zirv_dash.terminal import Attr, cell_width
 from zirv_dash.terminal.links import LINK_END
 from zirv_dash.terminal.sgr_text import underline_color_params
+from zirv_dash.terminal.widths import strip_marks
 
 STYLE_CACHE_MAX = 4096
 """Distinct attribute sets kept; a child cycling through 16 million truecolours
@@ -123,6 +124,7 @@ def fit_run(text: str) -> str:
     if text.isascii():
         return text
     want = cell_width(text)
+    text = strip_marks(text)
     if cell_len(text) == want:
         return text
     # Variation selectors first (VS16 makes Rich count an emoji as 2 cells where

@@ -16,6 +16,7 @@ from __future__ import annotations
 from zirv_dash.terminal import Attr, TerminalModel
 from zirv_dash.terminal.links import LINK_END
 from zirv_dash.terminal.sgr_text import sgr
+from zirv_dash.terminal.widths import strip_marks
 
 
 def _modes(model: TerminalModel) -> list[str]:
@@ -43,6 +44,8 @@ def _modes(model: TerminalModel) -> list[str]:
 
 def repaint(model: TerminalModel) -> bytes:
     parts = ["\x1b[?1049h" if model.alternate_screen else "", "\x1b[H\x1b[2J"]
+    if model.grapheme_clusters:
+        parts.append("\x1b[?2027h")  # before the cells: it changes how they are drawn
     for y in range(model.rows):
         parts.append(f"\x1b[{y + 1};1H")
         last: Attr | None = None
@@ -52,7 +55,7 @@ def repaint(model: TerminalModel) -> bytes:
                     parts.append(attr.link.osc() if attr.link else LINK_END)
                 parts.append(sgr(attr))
                 last = attr
-            parts.append(text)
+            parts.append(strip_marks(text))
         if last is not None and last.link is not None:
             parts.append(LINK_END)
     parts.append("\x1b[0m")

@@ -14,6 +14,7 @@ from .attr import DEFAULT_ATTR, Attr
 from .modes import SYNC_TIMEOUT
 from .parser import Parser
 from .screen import Run, Screen, make_runs, render_cells, render_runs
+from .widths import strip_marks
 
 _log = logging.getLogger(__name__)
 
@@ -99,7 +100,9 @@ class TerminalModel(Parser):
     def lines(self) -> list[str]:
         # DEC graphics cells carry a NUL marker (see screen.dec_cells); the
         # text shows their ASCII letter, exactly as tmux's capture-pane does.
-        return ["".join(row).replace("\0", "").rstrip(" ") for row in self._screen.chars]
+        return [
+            strip_marks("".join(row).replace("\0", "")).rstrip(" ") for row in self._screen.chars
+        ]
 
     def resize(self, columns: int, rows: int) -> None:
         s = self._screen
