@@ -41,7 +41,8 @@ def clean_text(text: str, limit: int) -> str:
 
 def _local_hosts() -> set[str]:
     if not _HOSTS:
-        _HOSTS.update({"", "localhost", socket.gethostname()})
+        name = socket.gethostname()
+        _HOSTS.update({"", "localhost", name.lower(), name.split(".", 1)[0].lower()})
     return _HOSTS
 
 
@@ -57,7 +58,9 @@ def cwd_of(arg: str) -> str | None:
         return None
     if url.scheme not in ("file", "kitty-shell-cwd"):
         return None
-    if (url.hostname or "") not in _local_hosts() and url.hostname != socket.getfqdn():
+    # This host's names only (no DNS lookup: this runs on the UI's loop); a shell
+    # on another machine (ssh) reports a directory that is not ours.
+    if (url.hostname or "") not in _local_hosts():
         return None
     path = unquote(url.path, errors="strict") if url.scheme == "file" else url.path
     if not path.startswith("/") or len(path) > MAX_PATH or "\0" in path:
