@@ -219,7 +219,10 @@ class CopyModeScreen(ModalScreen[None]):
             else:
                 v.move_to((found, 0))
         elif character == "o" or key == "ctrl+a":
-            span = shell_blocks.output_span(self.pane.model_view, line, cols)
+            src = v.lines()
+            span = shell_blocks.output_span(
+                self.pane.model_view, line, cols, lambda n: not "".join(src.cells(n)).strip()
+            )
             if span is None:
                 self.notify_text("copy mode: no command output marked (OSC 133) here")
             else:

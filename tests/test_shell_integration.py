@@ -48,8 +48,9 @@ def test_blocks_in_the_model() -> None:
     )
     assert shell_blocks.prompt_starts(m) == [0, 4, 5]
     assert shell_blocks.prompt_before(m, 5) == 4 and shell_blocks.prompt_after(m, 0) == 4
-    assert shell_blocks.output_span(m, 0, 30) == ((1, 0), (3, 30))
-    assert shell_blocks.output_span(m, 4, 30) is None  # `true` printed nothing
+    blank = lambda n: not m.lines()[n - m.history_size].strip()  # noqa: E731
+    assert shell_blocks.output_span(m, 0, 30, blank) == ((1, 0), (3, 30))
+    assert shell_blocks.output_span(m, 4, 30, blank) is None  # `true` printed nothing
 
 
 async def test_bash_with_marks(tmp_path: Path, bash_env: None) -> None:

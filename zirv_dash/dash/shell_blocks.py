@@ -1,18 +1,19 @@
 """A shell's command blocks, from its OSC 133 marks: where each prompt starts
 and which lines are a command's output (copy mode's `[`/`]` and `o`).
 
-Every cell remembers the zone it was drawn in (``Attr.zone``: prompt, command
-line, output), so this holds in the scrollback as on the screen, through
-scrolling and resizes. Lines are absolute (scrollback first, then the
+Every cell of a prompt or a command line remembers it (``Attr.zone``), so this
+holds in the scrollback as on the screen, through scrolling and resizes; a
+command's output is the lines between its command line and the next prompt. Lines are absolute (scrollback first, then the
 screen), as in ``selection``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from zirv_dash.dash.selection import Span
-from zirv_dash.terminal.attr import ZONE_INPUT, ZONE_OUTPUT, ZONE_PROMPT
+from zirv_dash.terminal.attr import ZONE_INPUT, ZONE_PROMPT
 
 
 class ZonedLines(Protocol):
@@ -26,7 +27,7 @@ class ZonedLines(Protocol):
 def prompt_starts(model: ZonedLines) -> list[int]:
     """The first line of every prompt. A prompt line right under a prompt line
     is the same prompt's second line (a two-line prompt), unless a command
-    line or output ended the one above; so two prompts in a row with nothing
+    line ended the one above; so two prompts in a row with nothing
     typed between them count as one."""
     out: list[int] = []
     open_prompt = False
@@ -35,7 +36,7 @@ def prompt_starts(model: ZonedLines) -> list[int]:
         if ZONE_PROMPT in zones and not open_prompt:
             out.append(line)
         # A prompt continues on the next line only if nothing came after it here.
-        open_prompt = ZONE_PROMPT in zones and not zones & {ZONE_INPUT, ZONE_OUTPUT}
+        open_prompt = ZONE_PROMPT in zones and ZONE_INPUT not in zones
     return out
 
 
@@ -50,16 +51,23 @@ def prompt_after(model: ZonedLines, line: int) -> int | None:
     return next((p for p in prompt_starts(model) if p > line), None)
 
 
-def output_span(model: ZonedLines, line: int, columns: int) -> Span | None:
+def output_span(
+    model: ZonedLines, line: int, columns: int, blank: Callable[[int], bool] | None = None
+) -> Span | None:
     """The output of the command block ``line`` is in (from its prompt to the
-    next prompt): its first output line to its last, whole lines; None when
-    that command printed nothing or no marks were sent."""
+    next prompt): the lines after its command line, up to the next prompt,
+    whole lines, trailing blank ones (``blank``) left out; None when that
+    command printed nothing or no prompt was marked there."""
     starts = prompt_starts(model)
     begin = max((p for p in starts if p <= line), default=None)
     if begin is None:
-        begin = 0
-    end = next((p for p in starts if p > line), model.history_size + model.rows)
-    lines = [n for n in range(begin, end) if ZONE_OUTPUT in model.zones(n)]
-    if not lines:
         return None
-    return ((lines[0], 0), (lines[-1], columns))
+    end = next((p for p in starts if p > line), model.history_size + model.rows)
+    marked = [n for n in range(begin, end) if model.zones(n) & {ZONE_PROMPT, ZONE_INPUT}]
+    first = marked[-1] + 1 if marked else begin + 1
+    last = end - 1
+    while blank is not None and last >= first and blank(last):
+        last -= 1
+    if last < first:
+        return None
+    return ((first, 0), (last, columns))

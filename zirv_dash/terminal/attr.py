@@ -90,10 +90,13 @@ def intern_attr(attr: Attr) -> Attr:
 
 ZONE_PROMPT = 1
 ZONE_INPUT = 2
-ZONE_OUTPUT = 3
-ZONES = {"A": ZONE_PROMPT, "B": ZONE_INPUT, "C": ZONE_OUTPUT, "D": 0}
+ZONES = {"A": ZONE_PROMPT, "B": ZONE_INPUT, "C": 0, "D": 0}
 """OSC 133 marks and the zone the cells drawn after each belong to: the prompt
-(A), the command line typed (B), the command's output (C), none (D)."""
+(A), the command line typed (B), none after the command starts (C) or ends
+(D). Output is left unmarked on purpose: a marked rendition would keep a
+command's output off the model's fast paths (which draw in the default
+rendition only); it is told as the lines between a command line and the next
+prompt (``dash.shell_blocks``). ``ZONE_OUTPUT`` is kept for readers."""
 
 
 def _reset(attr: Attr) -> Attr:
