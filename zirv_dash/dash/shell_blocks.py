@@ -3,8 +3,8 @@ and which lines are a command's output (copy mode's `[`/`]` and `o`).
 
 Every cell of a prompt or a command line remembers it (``Attr.zone``), so this
 holds in the scrollback as on the screen, through scrolling and resizes; a
-command's output is the lines between its command line and the next prompt. Lines are absolute (scrollback first, then the
-screen), as in ``selection``.
+command's output is the lines between its command line and the next prompt.
+Lines are absolute (scrollback first, then the screen), as in ``selection``.
 """
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ ZONES = {"A": ZONE_PROMPT, "B": ZONE_INPUT, "C": 0, "D": 0}
 (D). Output is left unmarked on purpose: a marked rendition would keep a
 command's output off the model's fast paths (which draw in the default
 rendition only); it is told as the lines between a command line and the next
-prompt (``dash.shell_blocks``). ``ZONE_OUTPUT`` is kept for readers."""
+prompt (``dash.shell_blocks``)."""
 
 
 def _reset(attr: Attr) -> Attr:
