@@ -12,6 +12,7 @@ import re
 import pytest
 from rich.cells import cell_len
 from rich.console import Console
+from rich.style import Style
 from textual.strip import Strip
 
 from widgets.glass_clusters import detokenize, model_cells, tokenize
@@ -128,3 +129,16 @@ def test_tokens_round_trip_and_keep_the_model_width() -> None:
     assert cell_len(tokens) == sum(max(char_width(c[0]), 0) for c in model_cells(text))
     plain = re.sub(r"\x1b7 *\x1b8|\x1b8\x1b\[\d+C", "", detokenize(tokens))
     assert plain == text
+
+
+def test_a_token_cut_by_an_overlay_stays_in_its_cells() -> None:
+    from widgets.terminal_style import overlay
+
+    m = TerminalModel(30, 1)
+    m.feed(ROWS["family"].encode())
+    strip = overlay(Strip(run_segments(m.row_runs(0))), 2, 3, Style(reverse=True))
+    out = strip.render(Console(color_system="truecolor"))
+    assert "\U0010fffd" not in out
+    for joins in (False, True):
+        got = {x: c for x, c in simulate(out, 30, joins).items() if c != " "}
+        assert got == model_columns(m)

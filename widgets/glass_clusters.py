@@ -99,4 +99,6 @@ def detokenize(text: str) -> str:
     """What is written for ``text``: each token as its cluster, exactly placed."""
     if text.isascii():
         return text
-    return _TOKEN.sub(_draw, text)
+    # A token cut in two (an overlay's edge in the middle of it): the part
+    # without its first character is blank cells.
+    return _TOKEN.sub(_draw, text).replace(CONTINUATION, " ")
