@@ -26,6 +26,7 @@ from textual.driver import Driver
 from textual.geometry import Offset
 
 from screens.key_gate import InputEvent, KeyGate
+from widgets.terminal_style import set_sgr_support
 from zirv_dash.cli.launch import LaunchOptions as LaunchOptions
 from zirv_dash.dash.dashboard import Dashboard
 
@@ -57,6 +58,8 @@ class ZirvApp(App[int], inherit_bindings=False):
             # from COLORTERM/TERM; the probe knows better (terminfo, known
             # terminals, [dash] truecolor). Rich down-converts for lesser systems.
             self.console._color_system = system
+        # Underline styles and colour, overline: sent only where the terminal draws them.
+        set_sgr_support(options.outer.sgr)
         self._cursor_shown = False
         self._cursor_shape_sent = -1
         self._cursor_wanted: int | None = None
@@ -120,6 +123,20 @@ class ZirvApp(App[int], inherit_bindings=False):
         ):
             return
         await super().on_event(event)
+
+    def on_app_focus(self, _event: events.AppFocus) -> None:
+        self._window_focus(True)
+
+    def on_app_blur(self, _event: events.AppBlur) -> None:
+        self._window_focus(False)
+
+    def _window_focus(self, focused: bool) -> None:
+        """The outer terminal's focus moved: the focused pane's child hears of it (1004)."""
+        from screens.dashboard import DashboardScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, DashboardScreen):
+                screen.focus_report.window(focused)
 
     async def _deliver_input(self, event: InputEvent) -> None:
         await super().on_event(event)

@@ -120,7 +120,7 @@ def pane_header_facts(
         harness=focused.agent,
         role=focused.role,
         model=focused.model,
-        cwd=focused.cwd,
+        cwd=focused.current_cwd,
         state=state,
         title=focused.model_view.title[:40],
         age=age,

@@ -27,6 +27,7 @@ from textual.widget import Widget
 from screens.broadcast_actions import BroadcastActions
 from screens.chords import Chords
 from screens.chrome import Chrome
+from screens.focus_report import FocusReporter
 from screens.handover_actions import HandoverActions
 from screens.input_router import WHEEL_STEP, InputRouter
 from screens.key_gate import NotReady
@@ -112,6 +113,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.review = ReviewActions(self)
         self.broadcast = BroadcastActions(self)
         self.roster = RosterActions(self)
+        self.focus_report = FocusReporter(self.engine.pane)
         self.chords = Chords(
             self,
             (
@@ -238,6 +240,14 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             self.engine.resize(region.width, region.height)
             self.pane_views.redraw_all()
 
+    def on_screen_suspend(self) -> None:
+        self.focus_report.covered(True)  # an overlay is up: the pane lost the focus
+
+    def on_screen_resume(self) -> None:
+        self.focus_report.covered(False)
+        focused = self.dash.focused_pane
+        self.focus_report.pane(focused.short if focused is not None else None)
+
     def overlay_open(self) -> bool:
         return len(self.app.screen_stack) > 1 and self.app.screen is not self
 
@@ -324,6 +334,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     def on_terminal_view_copy_request(self, message: TerminalView.CopyRequest) -> None:
         message.stop()
         self.review.copy_text(message.text)
+
+    def on_terminal_view_open_link(self, message: TerminalView.OpenLink) -> None:
+        message.stop()
+        self.review.open_link(message.uri)
 
     def on_header_bar_hint_clicked(self, message: HeaderBar.HintClicked) -> None:
         message.stop()

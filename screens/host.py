@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
     from textual.worker import Worker
 
+    from screens.focus_report import FocusReporter
     from widgets.native_pane import NativePane
     from widgets.terminal_view import TerminalView
     from zirv_dash.cli.launch import LaunchOptions
@@ -159,6 +160,8 @@ class DashboardHost(TextualHost, Protocol):
     def handover(self) -> HandoverLike: ...
     @property
     def lifecycle(self) -> LifecycleLike: ...
+    @property
+    def focus_report(self) -> FocusReporter: ...
 
     # -- the screen's own answers ----------------------------------------------------------
 

@@ -52,6 +52,7 @@ class PaneViews:
             self.show_focused()
         elif isinstance(event, ev.FocusChanged):
             self.show_focused()
+            screen.focus_report.pane(event.short)
         elif isinstance(event, ev.RestoreOffered):
             screen.lifecycle.offer_restore(event.panes)
         elif isinstance(event, ev.AllEnded):

@@ -93,10 +93,17 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
     ]
 
     def __init__(
-        self, repo: str, gate: AdapterGate, settings: Settings, live_panes: int | None = None
+        self,
+        repo: str,
+        gate: AdapterGate,
+        settings: Settings,
+        live_panes: int | None = None,
+        here: str | None = None,
     ) -> None:
         super().__init__()
         self.repo = repo
+        self.here = here or repo
+        """The working directory offered: the focused pane's (OSC 7), else the repo."""
         self.gate = gate
         self.choices = harness_choices(gate)
         self.settings = settings
@@ -115,7 +122,7 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             yield Label("first prompt (optional)", classes="field-label")
             yield Input(placeholder="what should it work on?", id="prompt")
             yield Label("working directory", classes="field-label")
-            yield Input(value=shorten_home(self.repo), id="cwd")
+            yield Input(value=shorten_home(self.here), id="cwd")
             yield TickBox("own git worktree (branch zirv/<short>)", id="worktree", compact=True)
             yield Label("", id="error", classes="dialog-error", markup=False)
             yield KeyHints(FOOTER, classes="dialog-footer")

@@ -24,7 +24,9 @@ import termios
 import time
 import tty
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from zirv_dash import outer_sgr
 
 RGB = tuple[int, int, int]
 
@@ -52,6 +54,8 @@ class OuterTerminal:
     """A Rich colour system name to force ("truecolor", "256"), or None: Rich's own guess."""
     colors: tuple[RGB, RGB] | None = None
     """(foreground, background) as the terminal reported them, if it did."""
+    sgr: outer_sgr.SgrSupport = field(default_factory=outer_sgr.SgrSupport)
+    """Underline styles and colour, overline: what the terminal draws (`outer_sgr`)."""
 
 
 # -- truecolor ----------------------------------------------------------------------------
@@ -206,7 +210,13 @@ def query_tty_colors(
         os.close(fd)
 
 
-def probe(setting: str, env: Mapping[str, str] | None = None) -> OuterTerminal:
+def probe(
+    setting: str, env: Mapping[str, str] | None = None, underline_styles: str = "auto"
+) -> OuterTerminal:
     """Everything the dashboard wants to know, asked once at start-up."""
     env = os.environ if env is None else env
-    return OuterTerminal(color_system=color_system(setting, env), colors=query_tty_colors())
+    return OuterTerminal(
+        color_system=color_system(setting, env),
+        colors=query_tty_colors(),
+        sgr=outer_sgr.detect(underline_styles, env),
+    )

@@ -286,7 +286,9 @@ def _open_dashboard(
     # 60 times a second (the terminal view coalesces them).
     os.environ.setdefault("TEXTUAL_FPS", "240")
     # Asked before the UI takes the terminal: its colour system and colours.
-    outer = outer_terminal.probe(settings.dash.truecolor)
+    outer = outer_terminal.probe(
+        settings.dash.truecolor, underline_styles=settings.dash.underline_styles
+    )
     extra = []
     for spec in args.pane:
         name, _, prompt = spec.partition(":")

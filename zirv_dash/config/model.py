@@ -66,9 +66,9 @@ class DashSettings(_EnvFirst):
     )
     SECTION_OPERATOR_ONLY: ClassVar[bool] = True
     """Every key (and any unknown one) is operator-only unless marked REPO_SETTABLE."""
-    LOWERED: ClassVar[tuple[str, ...]] = ("motion", "truecolor")
+    LOWERED: ClassVar[tuple[str, ...]] = ("motion", "truecolor", "underline_styles")
     """Choice fields read in any case (`_word` lowers the text first)."""
-    BOOL_WORDS: ClassVar[tuple[str, ...]] = ("truecolor",)
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ("truecolor", "underline_styles")
     """Choice fields that also take a TOML boolean, as the word `true`/`false`."""
 
     enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_DASH", "enabled"))
@@ -97,6 +97,10 @@ class DashSettings(_EnvFirst):
     truecolor: Literal["auto", "true", "false"] = "auto"
     """24-bit colour to the outer terminal: `auto` detects it the way tmux does
     (COLORTERM, terminfo Tc/RGB, known TERMs); `true`/`false` override."""
+    underline_styles: Literal["auto", "true", "false"] = "auto"
+    """Curly/dotted/dashed underlines, underline colour and overline to the outer
+    terminal: `auto` reads terminfo Smulx/Setulc/Smol and known terminals;
+    `false` sends a plain underline instead."""
     notify: Literal["off", "bell", "osc", "desktop"] = "osc"
     """Tell the outer terminal when a pane you are not looking at needs you, is
     done or failed: `osc` (OSC 9/777, through tmux passthrough) is the default

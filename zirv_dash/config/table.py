@@ -24,6 +24,7 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "motion": (("full", "reduced"), "full", None, None),
         "keymap": ("str", "default", None, None),
         "truecolor": (("auto", "true", "false"), "auto", None, None),
+        "underline_styles": (("auto", "true", "false"), "auto", None, None),
         "notify": (("off", "bell", "osc", "desktop"), "osc", None, None),
     },
     "mail": {
@@ -74,6 +75,7 @@ ENV: dict[str, dict[str, str]] = {
         "motion": "ZIRV_CTX_DASH_MOTION",
         "keymap": "ZIRV_CTX_DASH_KEYMAP",
         "truecolor": "ZIRV_CTX_DASH_TRUECOLOR",
+        "underline_styles": "ZIRV_CTX_DASH_UNDERLINE_STYLES",
         "notify": "ZIRV_CTX_DASH_NOTIFY",
     },
     "mail": {
@@ -126,6 +128,7 @@ ENV_NAMES: dict[str, frozenset[str]] = {
             "ZIRV_CTX_DASH_SCROLLBACK_BYTES",
             "ZIRV_CTX_DASH_SIDEBAR_COLS",
             "ZIRV_CTX_DASH_TRUECOLOR",
+            "ZIRV_CTX_DASH_UNDERLINE_STYLES",
             "ZIRV_CTX_DASH_WORKDIR_ROOTS",
         }
     ),
@@ -179,7 +182,7 @@ ENV_NAMES: dict[str, frozenset[str]] = {
     "mcp": frozenset({"ZIRV_CTX_MCP_AUTO_REGISTER"}),
 }
 LOWERED: dict[str, tuple[str, ...]] = {
-    "dash": ("motion", "truecolor"),
+    "dash": ("motion", "truecolor", "underline_styles"),
     "mail": (),
     "session": (),
     "score": ("auto",),
@@ -189,7 +192,7 @@ LOWERED: dict[str, tuple[str, ...]] = {
     "mcp": (),
 }
 BOOL_WORDS: dict[str, tuple[str, ...]] = {
-    "dash": ("truecolor",),
+    "dash": ("truecolor", "underline_styles"),
     "mail": (),
     "session": (),
     "score": (),
@@ -239,6 +242,7 @@ HELP: dict[str, str] = {
     "dash.motion": "`full` animates the working spinners; `reduced` keeps every state change but draws a steady glyph, so nothing moves (and the chrome does not tick).",
     "dash.keymap": "Name of the shipped keymap preset (`default`, `tmux`).",
     "dash.truecolor": "24-bit colour to the outer terminal: `auto` detects it the way tmux does (COLORTERM, terminfo Tc/RGB, known TERMs); `true`/`false` override.",
+    "dash.underline_styles": "Curly/dotted/dashed underlines, underline colour and overline to the outer terminal: `auto` reads terminfo Smulx/Setulc/Smol and known terminals; `false` sends a plain underline instead.",
     "dash.notify": "Tell the outer terminal when a pane you are not looking at needs you, is done or failed: `osc` (OSC 9/777, through tmux passthrough) is the default because a terminal that does not understand it ignores it silently, while `bell` beeps and `desktop` needs `notify-send`; `off` sends nothing.",
     "mail.enabled": "Keep and deliver mail between sessions.",
     "mail.max_message_bytes": "Bodies over this are cut (the whole text goes to a `full/` sidecar); at most 1 MiB so a reader never needs more than a bounded read.",

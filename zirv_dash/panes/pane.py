@@ -8,6 +8,7 @@ reports itself failed — so a bad config never takes the dashboard down.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -72,6 +73,8 @@ class Pane:
         written or typed yet, not ended, and a fresh attention tracker."""
         self.inbox.clear()
         self.inbox_bytes = 0
+        self._shell_marks = 0
+        """OSC 133 marks of this child's model already given to the tracker."""
         now = time.monotonic()
         self.started_mono = now
         self.last_output_at: float | None = None
@@ -171,6 +174,12 @@ class Pane:
             self.repaint_bytes += len(chunk)
         else:
             self.tracker.output(now)
+        if self.model_view.shell_marks != self._shell_marks:
+            # The shell's own word (OSC 133) on whether a command runs.
+            self._shell_marks = self.model_view.shell_marks
+            running = self.model_view.shell_running
+            if running is not None:
+                self.tracker.shell(running, now)
         self._screen_dirty = True
         if now - self._screen_checked_at >= self._screen_interval():
             self.check_screen(now)
@@ -225,6 +234,22 @@ class Pane:
         self.poll_exit()
 
     # -- input ------------------------------------------------------------------------------
+
+    @property
+    def current_cwd(self) -> str:
+        """Where the child says it is (OSC 7, a shell after `cd`), else where it
+        was started: what the header shows and restore, spawn-here and the diff
+        review use. A reported directory that no longer exists is not used."""
+        reported = self.model_view.cwd
+        if reported and reported != self.cwd and os.path.isdir(reported):
+            return reported
+        return self.cwd
+
+    def report(self, data: bytes) -> None:
+        """A terminal report for the child (focus in/out): not typing, so it
+        neither snaps the view back nor counts as the operator's input."""
+        if self.pty is not None and self.exit_code is None and data:
+            self.pty.write(data)
 
     def send(self, data: bytes, typed: bool = True) -> None:
         """Bytes for the child. Operator typing snaps the view back to live, like tmux."""
@@ -328,8 +353,14 @@ class Pane:
         return words.ended_words(self.exit_code, self.spawn_error)
 
     def ended_note(self) -> str:
-        """The same, in a few cells for the roster ("exit 3", "TERM", "no start")."""
-        return words.ended_note(self.exit_code, self.spawn_error)
+        """The same, in a few cells for the roster ("exit 3", "TERM", "no start");
+        while it runs, the last command's exit status its shell reported (OSC
+        133, "$? 1")."""
+        ended = words.ended_note(self.exit_code, self.spawn_error)
+        last = self.model_view.last_exit
+        if ended or last is None or self.exit_code is not None:
+            return ended
+        return f"$? {last}"
 
     def is_idle(self, now: float | None = None) -> bool:
         return self.state(now) in (PaneState.IDLE, PaneState.DONE_UNSEEN)
