@@ -108,6 +108,15 @@ class ButtonMotionDriver(LinuxDriver):
         self.write(MOUSE_OFF)
         self.flush()
 
+    def suspend_application_mode(self) -> None:
+        """`App.suspend()` (the diff review's `e` runs $EDITOR): Textual's
+        suspend ends with `close()`, but the input thread comes back on resume
+        and waits on the exit pipe again, so the pipe stays open until the
+        driver really closes (a closed one made that `select` fail with EBADF,
+        and the input thread's failure ended the dashboard)."""
+        self.stop_application_mode()
+        super().close()
+
     def close(self) -> None:
         super().close()
         self.exit_event.close()
