@@ -61,6 +61,13 @@ class ZirvApp(App[int], inherit_bindings=False):
         self._cursor_shape_sent = -1
         self._cursor_wanted: int | None = None
         """DECSCUSR shape of the cursor this frame shows, None: hidden."""
+        self._typed_ahead = options.outer.typed
+
+    def take_typed_ahead(self) -> bytes:
+        """Keys typed before the UI read the terminal (once; the input driver
+        feeds them to its parser first)."""
+        typed, self._typed_ahead = self._typed_ahead, b""
+        return typed
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()

@@ -131,6 +131,13 @@ class ButtonMotionDriver(LinuxDriver):
         fileno = self.fileno
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
+        take = getattr(self._app, "take_typed_ahead", None)
+        if take is not None:
+            # Keys typed while zirv started, read with the colour answers
+            # (`outer_terminal`): before anything typed since, so nothing is
+            # lost and the order holds.
+            for event in parser.feed(decode(take())):
+                self.process_message(event)
 
         def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
             keys = [item for item in ready if item[0].fd == fileno]
