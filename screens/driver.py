@@ -132,11 +132,12 @@ class ButtonMotionDriver(LinuxDriver):
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
         take = getattr(self._app, "take_typed_ahead", None)
-        if take is not None:
+        typed = decode(take()) if take is not None else ""
+        if typed:  # never "": an empty feed is the parser's end of input
             # Keys typed while zirv started, read with the colour answers
             # (`outer_terminal`): before anything typed since, so nothing is
             # lost and the order holds.
-            for event in parser.feed(decode(take())):
+            for event in parser.feed(typed):
                 self.process_message(event)
 
         def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
