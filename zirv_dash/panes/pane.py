@@ -368,8 +368,10 @@ class Pane:
     ) -> tuple[PtySession | None, TerminalModel]:
         """Swap in a successor child (issue 6): new PTY, terminal model, harness and
         model, a fresh attention tracker; the short id, session id, role, title and
-        first prompt stay. Returns the old (PTY, model) for the caller to retire."""
+        first prompt stay. Returns the old (PTY, model) for the caller to retire
+        (`kept()`, taken first, has everything needed to put the old child back)."""
         old = (self.pty, self.model_view)
+        self.inbox = deque()  # the old child's unparsed output stays with its `Kept`
         self.pty = pty
         self.model_view = model_view
         self.agent = adapter.name
@@ -381,3 +383,36 @@ class Pane:
         idle_quiet_ms = int(self.tracker.idle_quiet * 1000)
         self._fresh_child(adapter.name, idle_quiet_ms, prompted, screen_dirty=True)
         return old
+
+    def kept(self) -> Kept:
+        """This child's whole state, to put back with `restore` if its successor
+        fails (a handover keeps the original until the successor proves itself)."""
+        return Kept({name: getattr(self, name) for name in _CHILD_FIELDS if hasattr(self, name)})
+
+    def restore(self, kept: Kept) -> None:
+        """Put a `kept` child back as it was (its screen, state and unparsed output)."""
+        for name, value in kept.fields.items():
+            setattr(self, name, value)
+        self._screen_dirty = True
+
+
+class Kept:
+    """A pane's child as it was before a successor replaced it."""
+
+    def __init__(self, fields: dict[str, object]) -> None:
+        self.fields = fields
+
+    @property
+    def pty(self) -> PtySession | None:
+        pty = self.fields.get("pty")
+        return pty if isinstance(pty, PtySession) else None
+
+
+_CHILD_FIELDS = (
+    "pty", "model_view", "agent", "adapter", "model", "spec", "inbox", "inbox_bytes",
+    "started_mono", "last_output_at", "_release_pending", "last_input_at", "turn_signal_at",
+    "user_typed_since_turn", "exit_code", "exited_at", "spawn_error", "scroll_offset",
+    "tracker", "_screen_checked_at", "_screen_dirty", "_repaint", "_failed_mono",
+    "awaiting_frame",
+)  # fmt: skip
+"""What `install_successor` replaces: everything `_fresh_child` sets, and the child."""

@@ -309,6 +309,7 @@ class Engine(Scheduling):
         self._reap_pending = False
         if self.quitting:
             return []  # the shutdown owns the children now
+        self.swaps.before_reap()  # a failed successor gives its pane back, not ends it
         for pane in self.dash.panes:
             # Stop watching a finished child's PTY and socket before reaping
             # closes them: a reader left on a closed fd would later swallow the
@@ -354,6 +355,7 @@ class Engine(Scheduling):
             native = [p for p in self.dash.panes if isinstance(p, NativeSessionPane)]
             await asyncio.gather(*(p.close_session() for p in native), return_exceptions=True)
             await asyncio.to_thread(self.dash.shutdown_all)
+            await asyncio.to_thread(self.swaps.stop_kept)
         finally:
             # Whatever happened above, the dashboard closes; the caller then
             # makes sure nothing is left running.
