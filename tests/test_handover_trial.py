@@ -154,6 +154,16 @@ async def test_a_successor_at_its_login_screen_is_not_handed_the_pane(
         assert orch.pty.pid == pid
         successors = [p for p in registry.live_sessions() if p.agent == "droid"]
         assert successors == []
+        # Asked again: warned before it starts (the trial still decides).
+        await wait_for(pilot, lambda: not screen.engine.swaps.book.running)
+        assert screen.engine.swaps.request(orch.short, "droid", None).ok
+        warned = [e.text for e in dash.errors.entries if "warning" in e.text]
+        assert warned == [
+            f"handover: warning: droid showed its login screen at a handover earlier; "
+            f"pane {orch.short} is kept if it still is"
+        ]
+        await wait_for(pilot, lambda: len(failures(app)) == 2, timeout=20)
+        assert orch.alive and orch.pty is not None and orch.pty.pid == pid
 
 
 async def test_a_successor_that_proves_itself_retires_the_original(

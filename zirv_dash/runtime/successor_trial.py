@@ -34,6 +34,7 @@ that draws its prompt and then exits on a missing key must not pass."""
 LIMIT = 25.0
 """How long a successor has to prove itself (a slow CLI's first draw included);
 below `zirv ctx handover`'s wait for the answer."""
+LOGIN_WORDS = "is not logged in (it showed its login screen)"
 LAST_LINES = 6
 """How many of the successor's last non-blank lines the failure names."""
 
@@ -71,7 +72,7 @@ def verdict(trial: Trial, now: float | None = None) -> str | None:
         return "proven"
     state = pane.state()
     if state is PaneState.NEEDS_YOU and pane.reason() == NEEDS_LOGIN:
-        return f"{trial.plan.agent} is not logged in (it showed its login screen)"
+        return f"{trial.plan.agent} {LOGIN_WORDS}"
     if age >= GRACE:
         if pane.agent in INPUT_PROMPTS:
             if pane.at_input_prompt():

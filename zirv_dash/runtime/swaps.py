@@ -28,19 +28,14 @@ from zirv_dash.panes.ptysession import PtySession
 from zirv_dash.panes.session_env import child_env
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime import successor_trial as trial
-from zirv_dash.runtime.handover_delivery import DELIVERY
 from zirv_dash.runtime.host import SwapHost
+from zirv_dash.runtime.swap_trials import SwapTrials
 from zirv_dash.runtime.watch import Route
 
 if TYPE_CHECKING:
     from zirv_dash.dash.dashboard import Dashboard
 
 log = logging.getLogger("zirv.handover")
-
-TRIAL_TIMER = "handover trials"
-TRIAL_STEP = 0.25
-"""How often a successor on trial is looked at (its exit and turn signal also
-judge it at once)."""
 
 
 def _is_request(path: str) -> bool:
@@ -51,8 +46,7 @@ class SwapScheduler:
     def __init__(self, engine: SwapHost) -> None:
         self._engine = engine
         self.book = SwapBook()
-        self.trials: dict[str, trial.Trial] = {}
-        """Successors installed but not proven yet, by pane short id."""
+        self.trial = SwapTrials(engine, self.book, self._answer)
 
     def start(self) -> None:
         dash = self._engine.dash
@@ -78,10 +72,20 @@ class SwapScheduler:
             book.sweep_packets({p.short for p in self._engine.dash.panes if p.alive})
 
     def state_changed(self, pane: Pane) -> None:
-        if pane.short in self.trials:
-            self.judge()
+        if pane.short in self.trial.trials:
+            self.trial.judge()
         if pane.short in self.book.pending:
             self.start_due()
+
+    @property
+    def trials(self) -> dict[str, trial.Trial]:
+        return self.trial.trials
+
+    def before_reap(self) -> None:
+        self.trial.before_reap()
+
+    def stop_kept(self) -> None:
+        self.trial.stop_kept()
 
     def note(self, pane: Pane) -> str:
         """The pane header note for a pending or running swap, or ""."""
@@ -125,6 +129,10 @@ class SwapScheduler:
             swap.precheck(pane, request.agent, request.model, dash.gate, fresh=fresh)
         except HandoverRefused as exc:
             return self._refuse(request, str(exc))
+        login = self.trial.login_screen_seen(request.agent)
+        if login:
+            # Said before it starts; its trial still decides (one may have logged in since).
+            dash.error(f"handover: warning: {login}; pane {short} is kept if it still is")
         if force or pane.is_idle():
             book.pending.pop(short, None)  # superseded by this one
             self._start(pane, request)
@@ -257,105 +265,11 @@ class SwapScheduler:
             self._refuse(request, f"swap failed unexpectedly ({exc}); pane kept")
             return
         # The original is kept (unread, untouched) until the successor proves itself.
-        self.trials[pane.short] = trial.Trial(
-            pane, successor.pty, kept, request, plan, typed_quit_ok, snapshot.agent
+        engine.emit(ev.PaneReplaced(pane.short))
+        engine.changed()
+        self.trial.begin(
+            trial.Trial(pane, successor.pty, kept, request, plan, typed_quit_ok, snapshot.agent)
         )
-        engine.emit(ev.PaneReplaced(pane.short))
-        engine.changed()
-        self._judge_later()
-
-    # -- the successor's trial (runtime.successor_trial) --------------------------------
-
-    def _judge_later(self) -> None:
-        if self.trials:
-            self._engine.call_later(TRIAL_TIMER, TRIAL_STEP, self.judge)
-
-    def judge(self) -> None:
-        """Decide every trial that can be decided now (a timer, state changes, reaps)."""
-        if self._engine.quitting:
-            return
-        for short, on_trial in list(self.trials.items()):
-            if not on_trial.current():
-                del self.trials[short]  # replaced meanwhile (cannot happen while busy)
-                continue
-            verdict = trial.verdict(on_trial)
-            if verdict == "proven":
-                self._proven(on_trial)
-            elif verdict is not None:
-                self._roll_back(on_trial, verdict)
-        self._judge_later()
-
-    def _proven(self, on_trial: trial.Trial) -> None:
-        engine = self._engine
-        dash = engine.dash
-        pane, request, plan = on_trial.pane, on_trial.request, on_trial.plan
-        del self.trials[pane.short]
-        self.book.running.pop(pane.short, None)
-        self.book.keep_packet(pane.short, plan)
-        old = swap.describe(request.from_agent or "?", request.from_model)
-        new = swap.describe(plan.agent, plan.model)
-        dash.notify(f"handover: pane {pane.short} {old} → {new}")
-        if request.from_cli:
-            delivery = DELIVERY.get(plan.mode, plan.mode)
-            if plan.packet_file is not None and plan.agent == "shell":
-                delivery = f"handoff packet in {plan.packet_file} (never on a shell's argv)"
-            self._answer(pane.short, request.ack(True, delivery))
-            request.from_cli = False
-        engine.changed()
-        original = on_trial.original
-        if original is not None:
-            outgoing = adapters.get(on_trial.outgoing)
-            defer = bool(outgoing and outgoing.defer_submit)
-            quit_sequence = plan.old_quit_sequence if on_trial.typed_quit_ok else b""
-            engine.run_task(
-                asyncio.to_thread(swap.retire, original, quit_sequence, None, defer),
-                f"retire {pane.short}",
-            )
-
-    def _roll_back(self, on_trial: trial.Trial, why: str) -> None:
-        """The successor failed: the original goes back into the pane as it was."""
-        engine = self._engine
-        dash = engine.dash
-        pane, request, successor = on_trial.pane, on_trial.request, on_trial.successor
-        del self.trials[pane.short]
-        if not successor.eof:
-            while successor.read():  # its last words, for the notice
-                pass
-        pane.pump(1 << 20)
-        while pane.inbox:
-            pane.pump(1 << 20)
-        lines = trial.last_lines(pane)
-        engine.unwatch(pane)
-        pane.restore(on_trial.kept)
-        engine.watch(pane)
-        dash.register(pane, reachable=pane.short in dash.signals)
-        self.book.running.pop(pane.short, None)
-        swap.discard_packet(on_trial.plan)
-        engine.run_task(asyncio.to_thread(successor.force_stop), f"stop successor {pane.short}")
-        old = swap.describe(request.from_agent or "?", request.from_model)
-        tail = " | ".join(lines) if lines else "(no output)"
-        reason = f"{why}; pane {pane.short} kept on {old}. Its last lines: {tail}"
-        dash.error(f"handover failed: {reason}")
-        dash.notify(f"handover of pane {pane.short} failed: {why}; kept on {old} (^A e)")
-        if request.from_cli:
-            self._answer(pane.short, request.ack(False, reason, failed=True))
-            request.from_cli = False
-        engine.emit(ev.PaneReplaced(pane.short))
-        engine.changed()
-
-    def before_reap(self) -> None:
-        """A successor on trial that exited is judged before the reap could end
-        the pane: its original goes back instead (`Engine.reap`)."""
-        if any(t.successor.poll() is not None for t in self.trials.values()):
-            self.judge()
-
-    def stop_kept(self) -> None:
-        """At shutdown: the originals still kept end with their successors' panes.
-        Blocks (the kill ladder): run it off the loop."""
-        for on_trial in list(self.trials.values()):
-            original = on_trial.original
-            if original is not None:
-                original.force_stop()
 
 
 def start_successor(dash: Dashboard, pane: Pane, plan: handover_plan.SwapPlan) -> swap.Successor:
