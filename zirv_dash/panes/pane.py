@@ -80,6 +80,8 @@ class Pane:
         self.last_input_at: float | None = None
         self.turn_signal_at: float | None = None
         self.user_typed_since_turn = False
+        self.typed_at_dialog = False
+        """The operator's last key went to a needs-you dialog (an answer, not a draft)."""
         self.exit_code: int | None = None
         self.exited_at: float | None = None
         self.spawn_error: str | None = None
@@ -237,6 +239,7 @@ class Pane:
         self.tracker.input(now, submit=b"\r" in data)
         if typed:
             self.user_typed_since_turn = True
+            self.typed_at_dialog = self.tracker.on_dialog
             self.scroll_offset = 0
 
     def deliver(self, text: str) -> str:
@@ -274,12 +277,14 @@ class Pane:
 
     def turn_signal(self) -> None:
         now = time.monotonic()
-        # A turn boundary ends the operator's claim on the pane only if what they
-        # typed was submitted; an unsent draft stays theirs (nothing may be typed
-        # after it).
+        # A turn boundary ends the operator's claim on the pane if what they typed
+        # was submitted, or was a key answering a dialog (`y` at a question, `1`
+        # at a trust menu: kept as a draft, it blocked mail and nudges for good).
+        # Unsent text typed anywhere else is a draft and stays theirs (nothing
+        # may be typed after it) until the screen moves on (`check_screen`).
         submitted = self.last_input_at is None or self.tracker.turn_since == self.last_input_at
         self.turn_signal_at = now
-        if submitted:
+        if submitted or self.typed_at_dialog:
             self.user_typed_since_turn = False
         self.tracker.turn_signal(now)
 
@@ -291,6 +296,14 @@ class Pane:
         self._screen_checked_at = now
         self._screen_dirty = False
         self.tracker.screen(self.model_view.lines(), now, self.model_view.cursor)
+        if self.user_typed_since_turn and self._screen_moved_on():
+            # The screen moved on since the last key: it is the empty recognised
+            # prompt again, so what was typed (a one-key answer) is no draft.
+            self.user_typed_since_turn = False
+
+    def _screen_moved_on(self) -> bool:
+        since, typed = self.tracker.prompt_since, self.last_input_at
+        return since is not None and typed is not None and since > typed
 
     def _screen_interval(self) -> float:
         return SCREEN_CHECK_INTERVAL if self.tracker.visible else HIDDEN_SCREEN_CHECK_INTERVAL
@@ -411,8 +424,8 @@ class Kept:
 _CHILD_FIELDS = (
     "pty", "model_view", "agent", "adapter", "model", "spec", "inbox", "inbox_bytes",
     "started_mono", "last_output_at", "_release_pending", "last_input_at", "turn_signal_at",
-    "user_typed_since_turn", "exit_code", "exited_at", "spawn_error", "scroll_offset",
-    "tracker", "_screen_checked_at", "_screen_dirty", "_repaint", "_failed_mono",
-    "awaiting_frame",
+    "user_typed_since_turn", "typed_at_dialog", "exit_code", "exited_at", "spawn_error",
+    "scroll_offset", "tracker", "_screen_checked_at", "_screen_dirty", "_repaint",
+    "_failed_mono", "awaiting_frame",
 )  # fmt: skip
 """What `install_successor` replaces: everything `_fresh_child` sets, and the child."""
