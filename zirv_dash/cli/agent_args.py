@@ -9,10 +9,10 @@ from typing import Any
 
 USAGE = (
     "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR | --worktree] [--json] "
-    "[--timeout-secs N] [--max-tool-calls N] [--force] [-- flags]\n"
+    "[--timeout-secs N] [--needs-you-secs N] [--max-tool-calls N] [--force] [-- flags]\n"
     "       zirv agent --runtime native PROMPT|- [--workdir DIR | --worktree] [--json]\n"
 )
-NATIVE_REFUSED = ("--model", "--timeout-secs", "--max-tool-calls", "--force")
+NATIVE_REFUSED = ("--model", "--timeout-secs", "--needs-you-secs", "--max-tool-calls", "--force")
 """Options for a wrapped harness only: a native pane's route names its model, and
 its run is not bounded by a harness's flags (trailing `-- flags` likewise)."""
 EXIT_BUDGET_EXHAUSTED = 77
@@ -33,6 +33,8 @@ class AgentArgs:
     workdir: str | None = None
     json: bool = False
     timeout_secs: int | None = None
+    needs_you_secs: int = 30
+    """With no terminal: a needs-you screen this long ends an inline run (0: never)."""
     max_tool_calls: int | None = None
     force: bool = False
     worktree: bool = False
@@ -66,7 +68,11 @@ def parse_args(argv: list[str]) -> AgentArgs:
     args.worktree = "--worktree" in switches
     if args.worktree and args.workdir is not None:
         raise UsageError("--worktree and --workdir exclude each other (a worktree is its own dir)")
-    for name, attr in (("--timeout-secs", "timeout_secs"), ("--max-tool-calls", "max_tool_calls")):
+    for name, attr in (
+        ("--timeout-secs", "timeout_secs"),
+        ("--needs-you-secs", "needs_you_secs"),
+        ("--max-tool-calls", "max_tool_calls"),
+    ):
         if name in opts:
             setattr(args, attr, _count(name, opts[name]))
     return args
@@ -83,7 +89,8 @@ def _tokens(head: list[str]) -> tuple[list[str], dict[str, str], set[str]]:
         name, eq, value = tok.partition("=")
         if name == "--timeout":
             name = "--timeout-secs"  # a short alias: headless runs end on it too
-        if name in ("--model", "--workdir", "--timeout-secs", "--max-tool-calls", "--runtime"):
+        valued = ("--model", "--workdir", "--timeout-secs", "--needs-you-secs", "--max-tool-calls")
+        if name in (*valued, "--runtime"):
             if not eq:
                 if i + 1 >= len(head):
                     raise UsageError(f"{name} needs a value")
