@@ -81,6 +81,10 @@ class SwapScheduler:
     def trials(self) -> dict[str, trial.Trial]:
         return self.trial.trials
 
+    def on_trial(self, short: str) -> bool:
+        """A successor in pane `short` has not proved itself yet."""
+        return short in self.trial.trials
+
     def before_reap(self) -> None:
         self.trial.before_reap()
 
