@@ -329,7 +329,8 @@ class Engine(Scheduling):
         return ended
 
     def check_all_ended(self) -> None:
-        if self.dash.close_when_all_ended and not self.quitting and not self.intake.restore_open:
+        """Every pane has ended: the UI says so (it stays on them until a quit)."""
+        if self.dash.all_ended and not self.quitting and not self.intake.restore_open:
             code = 1 if any((p.exit_code or 0) != 0 for p in self.dash.panes) else 0
             self.emit(ev.AllEnded(code))
 
