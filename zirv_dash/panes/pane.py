@@ -18,6 +18,7 @@ from zirv_dash.attention.states import PaneState
 from zirv_dash.attention.tracker import AttentionTracker, RepaintFilter, at_input_prompt
 from zirv_dash.harnesses.adapters import Adapter
 from zirv_dash.panes import words
+from zirv_dash.panes.kept import CHILD_FIELDS, Kept
 from zirv_dash.panes.ptysession import PtySession, SpawnError
 from zirv_dash.panes.spec import PaneSpec
 from zirv_dash.terminal import TerminalModel
@@ -400,32 +401,10 @@ class Pane:
     def kept(self) -> Kept:
         """This child's whole state, to put back with `restore` if its successor
         fails (a handover keeps the original until the successor proves itself)."""
-        return Kept({name: getattr(self, name) for name in _CHILD_FIELDS if hasattr(self, name)})
+        return Kept({name: getattr(self, name) for name in CHILD_FIELDS if hasattr(self, name)})
 
     def restore(self, kept: Kept) -> None:
         """Put a `kept` child back as it was (its screen, state and unparsed output)."""
         for name, value in kept.fields.items():
             setattr(self, name, value)
         self._screen_dirty = True
-
-
-class Kept:
-    """A pane's child as it was before a successor replaced it."""
-
-    def __init__(self, fields: dict[str, object]) -> None:
-        self.fields = fields
-
-    @property
-    def pty(self) -> PtySession | None:
-        pty = self.fields.get("pty")
-        return pty if isinstance(pty, PtySession) else None
-
-
-_CHILD_FIELDS = (
-    "pty", "model_view", "agent", "adapter", "model", "spec", "inbox", "inbox_bytes",
-    "started_mono", "last_output_at", "_release_pending", "last_input_at", "turn_signal_at",
-    "user_typed_since_turn", "typed_at_dialog", "exit_code", "exited_at", "spawn_error",
-    "scroll_offset", "tracker", "_screen_checked_at", "_screen_dirty", "_repaint",
-    "_failed_mono", "awaiting_frame",
-)  # fmt: skip
-"""What `install_successor` replaces: everything `_fresh_child` sets, and the child."""

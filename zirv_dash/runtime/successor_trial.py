@@ -25,7 +25,8 @@ from zirv_dash.attention.patterns import NEEDS_LOGIN
 from zirv_dash.attention.states import PaneState
 from zirv_dash.handover.plan import SwapPlan
 from zirv_dash.handover.swap import SwapRequest
-from zirv_dash.panes.pane import Kept, Pane
+from zirv_dash.panes.kept import Kept
+from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.ptysession import PtySession
 
 GRACE = 2.0
