@@ -207,7 +207,9 @@ def query(fd: int, timeout: float = QUERY_TIMEOUT) -> tuple[tuple[RGB, RGB] | No
     finally:
         # TCSAFLUSH drops unread input: the tail of a reply that came late.
         termios.tcsetattr(fd, termios.TCSANOW if answered else termios.TCSAFLUSH, saved)
-    typed = not_replies(data, answered)
+    # What was typed before raw mode went through the line discipline (ICRNL):
+    # its Enter reads as LF, which the UI would take for Ctrl+J.
+    typed = not_replies(data, answered).replace(b"\n", b"\r")
     if 10 in colors and 11 in colors:
         return (colors[10], colors[11]), typed
     return None, typed
