@@ -46,11 +46,18 @@ time.sleep(120)
 """
 
 
+STUCK = """\
+import time
+print("connecting to the model server")
+time.sleep(120)
+"""
+
+
 @pytest.fixture
 def fake_bin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ZIRV_DEMO_SPINNER", "0")
     bin_dir = tools_only_path(tmp_path, monkeypatch)
-    for name, body in (("grok", NO_KEY), ("droid", LOGIN_SCREEN)):
+    for name, body in (("grok", NO_KEY), ("droid", LOGIN_SCREEN), ("qwen", STUCK)):
         script = bin_dir / name
         script.write_text(f"#!{sys.executable}\n{body}")
         script.chmod(0o755)
@@ -188,3 +195,26 @@ async def test_a_successor_that_proves_itself_retires_the_original(
         await wait_for(pilot, lambda: not pid_exists(pid))
         assert orch.alive and orch.agent == "shell" and not failures(app)
         assert "handover: pane" in (dash.current_notice() or "")
+
+
+async def test_a_successor_stuck_before_its_prompt_is_stopped_at_the_limit(
+    tmp_path: Path, fake_bin: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(successor_trial, "LIMIT", 3.0)
+    app = live_app(tmp_path, session_ids=[ORCH])
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        dash = screen.dash
+        await wait_for(pilot, lambda: len(dash.panes) == 1)
+        orch = dash.panes[0]
+        pid = await idle_demo(pilot, orch)
+        assert screen.engine.swaps.request(orch.short, "qwen", None).ok
+        await wait_for(pilot, lambda: orch.agent == "qwen")
+        successor = orch.pty
+        assert successor is not None
+        await wait_for(pilot, lambda: bool(failures(app)), timeout=20)
+        (failure,) = failures(app)
+        assert "qwen did not reach its prompt within 3s" in failure
+        assert "connecting to the model server" in failure
+        assert orch.agent == "demo" and orch.pty is not None and orch.pty.pid == pid
+        await wait_for(pilot, lambda: not pid_exists(successor.pid))  # stopped, not left

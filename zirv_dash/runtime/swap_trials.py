@@ -22,6 +22,7 @@ TRIAL_TIMER = "handover trials"
 TRIAL_STEP = 0.25
 """How often a successor on trial is looked at (its exit and turn signal also
 judge it at once)."""
+LAST_READS = 16
 
 
 class SwapTrials:
@@ -65,6 +66,7 @@ class SwapTrials:
         dash = engine.dash
         pane, request, plan = on_trial.pane, on_trial.request, on_trial.plan
         del self.trials[pane.short]
+        self.not_logged_in.discard(plan.agent)  # logged in since
         self._book.running.pop(pane.short, None)
         self._book.keep_packet(pane.short, plan)
         old = swap.describe(request.from_agent or "?", request.from_model)
@@ -93,10 +95,9 @@ class SwapTrials:
         dash = engine.dash
         pane, request, successor = on_trial.pane, on_trial.request, on_trial.successor
         del self.trials[pane.short]
-        if not successor.eof:
-            while successor.read():  # its last words, for the notice
-                pass
-        pane.pump(1 << 20)
+        for _ in range(LAST_READS):  # its last words, for the notice (bounded: it may flood)
+            if successor.eof or not pane.read_available():
+                break
         while pane.inbox:
             pane.pump(1 << 20)
         lines = trial.last_lines(pane)
