@@ -35,7 +35,7 @@ that draws its prompt and then exits on a missing key must not pass."""
 LIMIT = 25.0
 """How long a successor has to prove itself (a slow CLI's first draw included);
 below `zirv ctx handover`'s wait for the answer."""
-LOGIN_WORDS = "is not logged in (it showed its login screen)"
+LOGIN_WORDS = "is not logged in (it showed its login screen; log in to it in a pane of its own)"
 LAST_LINES = 6
 """How many of the successor's last non-blank lines the failure names."""
 
