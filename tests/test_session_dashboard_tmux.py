@@ -139,3 +139,14 @@ def test_zirv_chat_attaches_to_the_runtime_and_survives_kill_9(term: Tmux, repo:
     assert stopped.returncode == 0, stopped.stderr
     assert wait_gone(tree) == []
     term.wait_for("[runtime gone]", name="back")
+
+
+def test_keys_typed_while_zirv_chat_starts_reach_the_runtimes_pane(term: Tmux) -> None:
+    """Typed at once: the start-up colour query reads them with the terminal's
+    answers; the attach sends them on before anything it reads itself."""
+    term.start([*ZIRV, "chat"], 120, 40)
+    term.text("echo early-$((6*7))")
+    term.keys("Enter")
+    term.wait_dashboard(timeout=40)
+    screen = term.wait_for("early-42", timeout=40)
+    assert "EXITED" not in screen
