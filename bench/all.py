@@ -27,6 +27,7 @@ FULL: list[tuple[str, list[str]]] = [
     ("throughput.py", ["--size-mb", "4"]),
     ("startup.py", ["--runs", "3", "--sends", "5"]),
     ("memory.py", ["--turns", "1"]),
+    ("scale.py", ["--panes", "1,9,30,60", "--keys", "100"]),
 ]
 QUICK: list[tuple[str, list[str]]] = [
     ("idle.py", ["--seconds", "5", "--panes", "3"]),
@@ -35,6 +36,7 @@ QUICK: list[tuple[str, list[str]]] = [
     ("throughput.py", ["--size-mb", "0.2", "--no-tmux"]),
     ("startup.py", ["--runs", "1", "--sends", "2"]),
     ("memory.py", ["--turns", "1", "--only", "plain"]),
+    ("scale.py", ["--panes", "1,3", "--keys", "10", "--seconds", "2", "--no-tmux"]),
 ]
 
 

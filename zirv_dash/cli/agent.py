@@ -76,6 +76,10 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
         return asked
     if args.runtime == "native":
         return plan.fail("no dashboard could open the native pane (see above)", 1, "dashboard_pane")
+    if not plan.adapter.installed(env.get("PATH", os.defpath)):
+        # Said before a worktree is made or the terminal is taken, in the spawn
+        # dialog's words (exec would only say `[Errno 2] No such file`).
+        return plan.fail(plan.adapter.missing_words(), 127)
     if args.worktree:
         return _inline_in_worktree(
             args, plan.prompt, plan.adapter, plan.repo, plan.own_session, asked, env

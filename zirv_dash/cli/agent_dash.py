@@ -88,10 +88,22 @@ def _launched(plan: Plan, ack: spawn.SpawnAck) -> int:
                 mode="dashboard_pane",
                 state="launched",
                 session=ack.short,
-                workdir=plan.workdir or str(plan.repo),
+                workdir=_pane_workdir(plan, ack),
                 capability_warnings=ack.capability_warnings,
             )
         )
     else:
         print(f"spawned in dashboard as {ack.short}")
     return 0
+
+
+def _pane_workdir(plan: Plan, ack: spawn.SpawnAck) -> str | None:
+    """Where the launched pane runs: with --worktree, the worktree the dashboard
+    made for it (its record, by the pane's short id), never the checkout the
+    request was sent from; None (left out of the receipt) if that is not known."""
+    if not plan.args.worktree:
+        return plan.workdir or str(plan.repo)
+    from zirv_dash.repo import worktree
+
+    record = worktree.load(plan.repo, ack.short) if ack.short else None
+    return record.path if record is not None else None

@@ -42,6 +42,7 @@ MAX_SESSIONS = 64
 INBOX_DEFAULT = 6
 INBOX_MAX = 32
 PREVIEW_DEFAULT = 1024
+PREVIEW_MIN = 4
 PREVIEW_MAX = 4096
 MCP_SENDER_AGENT = "mcp"
 """Sender agent for mail from an unbound bridge (the operator's host, not a pane)."""
@@ -214,11 +215,19 @@ def _visible(bridge: Bridge, message: mail.Message) -> bool:
     return True  # list_messages already applied the bound session's rules
 
 
+def _bounded(name: str, value: object, low: int, high: int) -> int:
+    """`value` if it is a whole number in [low, high]; else BridgeError naming the
+    argument (a negative `limit` is a mistake to report, not a number to clamp)."""
+    if type(value) is not int or not low <= value <= high:
+        raise BridgeError(f"{name} must be a whole number from {low} to {high} (got {value!r})")
+    return value
+
+
 def inbox(
     bridge: Bridge, limit: int = INBOX_DEFAULT, max_bytes: int = PREVIEW_DEFAULT
 ) -> dict[str, Any]:
-    limit = max(1, min(INBOX_MAX, limit))
-    max_bytes = max(4, min(PREVIEW_MAX, max_bytes))
+    limit = _bounded("limit", limit, 1, INBOX_MAX)
+    max_bytes = _bounded("max_bytes", max_bytes, PREVIEW_MIN, PREVIEW_MAX)
     problems: list[str] = []
     try:
         messages = mail.list_messages(
@@ -299,7 +308,8 @@ def build_server(bridge: Bridge) -> MCPServer[Any]:
 
     @server.tool(
         description="Unread mail for the bound session (read-only: nothing is "
-        "consumed). Unbound, only mail addressed to any session."
+        f"consumed). Unbound, only mail addressed to any session. limit: 1-{INBOX_MAX}; "
+        f"max_bytes (of each body): {PREVIEW_MIN}-{PREVIEW_MAX}."
     )
     def mail_inbox(limit: int = INBOX_DEFAULT, max_bytes: int = PREVIEW_DEFAULT) -> dict[str, Any]:
         return guarded(inbox, limit, max_bytes)

@@ -21,7 +21,8 @@ from pathlib import Path
 from zirv_dash import paths, spawn
 from zirv_dash.dash import roster
 from zirv_dash.dash.dashboard import Dashboard, EndedRow
-from zirv_dash.intake import rows
+from zirv_dash.harnesses.native_kind import NATIVE
+from zirv_dash.intake import native_reopen, rows
 from zirv_dash.intake.launching import open_pane, validation_context
 from zirv_dash.intake.reasons import disabled_reason_restore
 from zirv_dash.intake.report import ReportBack, requester_label
@@ -370,6 +371,8 @@ class Intake:
         """Restore or retry an ended row from its kept request, every gate re-applied."""
         short = pane.short
         kept = self.kept.get(short)
+        if kept is None and pane.agent == NATIVE and not pane.alive:
+            return self._reopen_native(pane)
         if kept is None or pane.alive:
             self.dash.error(f"restore {short}: {disabled_reason_restore(pane, kept)}")
             return None
@@ -390,6 +393,21 @@ class Intake:
             self.dash.ended.remove(row)
         self._forget(pane)
         self.dash.notify(f"restored {short} as {new.short}")
+        return new
+
+    def _reopen_native(self, pane: Pane) -> Pane | None:
+        """An ended native row: its conversation reopened from its journal."""
+        new = native_reopen.reopen_ended(self.dash, self.spawner, pane)
+        if new is None or new.spawn_error:
+            return None
+        self.titles[new.short] = self.titles.get(pane.short, "") or (
+            "orch" if pane.role == "orchestrator" else f"wrk {pane.agent}"
+        )
+        row = self.ended_row(pane)
+        if row is not None:
+            self.dash.ended.remove(row)
+        self._forget(pane)
+        self.dash.notify(f"restored {pane.short} as {new.short}")
         return new
 
     def on_quit(self) -> None:

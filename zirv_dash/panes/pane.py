@@ -296,7 +296,12 @@ class Pane:
         now = time.monotonic() if now is None else now
         self._screen_checked_at = now
         self._screen_dirty = False
-        self.tracker.screen(self.model_view.lines(), now, self.model_view.cursor)
+        self.tracker.screen(
+            self.model_view.lines(),
+            now,
+            self.model_view.cursor,
+            redraw=self._repaint.redrawing(now),
+        )
         if self.user_typed_since_turn and self._screen_moved_on():
             # The screen moved on since the last key: it is the empty recognised
             # prompt again, so what was typed (a one-key answer) is no draft.
@@ -386,6 +391,10 @@ class Pane:
         (`kept()`, taken first, has everything needed to put the old child back)."""
         old = (self.pty, self.model_view)
         self.inbox = deque()  # the old child's unparsed output stays with its `Kept`
+        # The successor asking for colours (OSC 10/11) hears what its
+        # predecessor heard: the outer terminal's, or no answer.
+        model_view.default_fg_rgb = self.model_view.default_fg_rgb
+        model_view.default_bg_rgb = self.model_view.default_bg_rgb
         self.pty = pty
         self.model_view = model_view
         self.agent = adapter.name

@@ -276,15 +276,27 @@ class NativeSessionPane(Pane):
 
 class NativePaneKind:
     """The native pane kind, as the dashboard opens and records it
-    (`zirv_dash.dash.pane_kinds.NativePanes`; the engine installs it)."""
+    (`zirv_dash.dash.pane_kinds.NativePanes`; the engine installs it, with the
+    operator's `[native] require_sandbox`)."""
+
+    def __init__(self, require_sandbox: bool = False) -> None:
+        self.require_sandbox = require_sandbox
 
     def new_pane(self, spec: PaneSpec, columns: int, rows: int) -> NativeSessionPane:
         from zirv_dash.native import open_session  # the providers pull in the HTTP client
 
-        role, headless = spec.role, spec.headless
+        role, headless, session_id = spec.role, spec.headless, spec.session_id
+        strict = self.require_sandbox
 
         def opener(workdir: Path, name: str) -> NativeSession:
-            return open_session(workdir, name, role=role, headless=headless)
+            return open_session(
+                workdir,
+                name,
+                role=role,
+                headless=headless,
+                session_id=session_id,
+                require_sandbox=strict,
+            )
 
         return NativeSessionPane(spec, columns, rows, opener)
 

@@ -40,6 +40,7 @@ from zirv_dash.session.host import (
 from zirv_dash.session.methods import NATIVE_CAPABILITIES
 from zirv_dash.session.protocol import ErrorCode, NotResumed, SessionFacts, SessionState
 from zirv_dash.session.ptyhost import repo_label
+from zirv_dash.session.topology import TopologyWriter
 
 log = logging.getLogger("zirv.session.engine")
 
@@ -66,6 +67,8 @@ class EngineHost:
         self._published: dict[str, SessionFacts] = {}
         self._ended: dict[str, asyncio.Event] = {}
         self._closed_seen = asyncio.Event()
+        self.topology: TopologyWriter | None = None
+        """Writes the roster at every change (`session.topology`), once restored."""
         self.on_restore: Callable[[ev.RestoreOffered], None] | None = None
         """Decides a restore offer (the runtime's Tier 2 rule); skipped when unset."""
         self._unsubscribe = engine.subscribe(self._on_engine_event)
@@ -202,6 +205,8 @@ class EngineHost:
         roster, and release everything the engine opened."""
         if self.dash_session is not None:
             await self.dash_session.close()
+        if self.topology is not None:
+            self.topology.close()
         engine = self.engine
         if not engine.closed:
             engine.shutdown()

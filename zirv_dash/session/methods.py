@@ -205,7 +205,8 @@ class PendingResult(Frame, frozen=True):
     scope: str = ""
     """What exactly would run (a command line, a path inside the workdir)."""
     answers: list[ApprovalAnswer] = []
-    """What this session may answer (a headless one: deny only)."""
+    """What this session may answer (once, session, deny; no `session` for a
+    scope that is not stated exactly)."""
 
 
 class ApproveParams(Frame, frozen=True):

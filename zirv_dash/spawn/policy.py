@@ -90,7 +90,9 @@ class ValidationContext:
     def _compute_roots(self) -> list[Path]:
         repo = self.repo_resolved()
         out = [repo]
-        if repo.parent != repo:
+        # The parent holds sibling checkouts; never when it is the filesystem
+        # root, which would make every directory a root (upstream §5.5 step 4).
+        if repo.parent != repo.parent.parent:
             out.append(repo.parent)
         for extra in self.workdir_roots:
             text = str(extra).strip()
