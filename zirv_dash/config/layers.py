@@ -236,6 +236,7 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
         pace=sections["pace"],
         fallback=sections["fallback"],
         native=sections["native"],
+        mcp=sections["mcp"],
         pricing=prices,
         handover=handover,
         worker=worker,

@@ -279,6 +279,23 @@ class NativeSettings(_EnvFirst):
     (bubblewrap) is available, instead of running them unsandboxed (operator-only)."""
 
 
+class McpSettings(_EnvFirst):
+    """`[mcp]`: zirv's MCP bridge in the panes it launches. Operator-only: which
+    tools a harness is handed is not the checkout's decision."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_MCP_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    auto_register: bool = True
+    """claude and codex panes zirv launches get the bridge (`zirv ctx mcp serve`,
+    bound to the pane's session) as a launch-only MCP server; the user's own
+    settings are never edited."""
+
+
 class Settings(BaseModel):
     """The merged, validated configuration for one process."""
 
@@ -296,6 +313,7 @@ class Settings(BaseModel):
     pace: PaceSettings = Field(default_factory=PaceSettings)
     fallback: FallbackSettings = Field(default_factory=FallbackSettings)
     native: NativeSettings = Field(default_factory=NativeSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     pricing: dict[str, dict[str, float]] = Field(
         default_factory=dict, json_schema_extra={**OPERATOR_ONLY, "shown": "built-in list prices"}
     )
@@ -321,6 +339,7 @@ SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "pace": PaceSettings,
     "fallback": FallbackSettings,
     "native": NativeSettings,
+    "mcp": McpSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
 assert tuple(SECTION_MODELS) == MODELLED_SECTIONS, "config/table.py is stale (regenerate it)"

@@ -59,6 +59,7 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "unknown_headroom_pct": ("float", 25.0, 0.0, 100.0),
     },
     "native": {"require_sandbox": ("bool", False, None, None)},
+    "mcp": {"auto_register": ("bool", True, None, None)},
 }
 ENV: dict[str, dict[str, str]] = {
     "dash": {
@@ -108,6 +109,7 @@ ENV: dict[str, dict[str, str]] = {
         "unknown_headroom_pct": "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
     },
     "native": {"require_sandbox": "ZIRV_CTX_NATIVE_REQUIRE_SANDBOX"},
+    "mcp": {"auto_register": "ZIRV_CTX_MCP_AUTO_REGISTER"},
 }
 ENV_NAMES: dict[str, frozenset[str]] = {
     "dash": frozenset(
@@ -174,6 +176,7 @@ ENV_NAMES: dict[str, frozenset[str]] = {
         }
     ),
     "native": frozenset({"ZIRV_CTX_NATIVE_REQUIRE_SANDBOX"}),
+    "mcp": frozenset({"ZIRV_CTX_MCP_AUTO_REGISTER"}),
 }
 LOWERED: dict[str, tuple[str, ...]] = {
     "dash": ("motion", "truecolor"),
@@ -183,6 +186,7 @@ LOWERED: dict[str, tuple[str, ...]] = {
     "pace": (),
     "fallback": (),
     "native": (),
+    "mcp": (),
 }
 BOOL_WORDS: dict[str, tuple[str, ...]] = {
     "dash": ("truecolor",),
@@ -192,6 +196,7 @@ BOOL_WORDS: dict[str, tuple[str, ...]] = {
     "pace": (),
     "fallback": (),
     "native": (),
+    "mcp": (),
 }
 MODELLED_SECTIONS: tuple[str, ...] = (
     "dash",
@@ -201,6 +206,7 @@ MODELLED_SECTIONS: tuple[str, ...] = (
     "pace",
     "fallback",
     "native",
+    "mcp",
 )
 TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
 REPO_FORBIDDEN_TOP: tuple[str, ...] = ("agent",)
@@ -212,6 +218,7 @@ REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "pace": ("*",),
     "fallback": ("*",),
     "native": ("*",),
+    "mcp": ("*",),
     "pricing": ("*",),
     "handover": ("*",),
     "worker": ("*",),
@@ -258,6 +265,7 @@ HELP: dict[str, str] = {
     "fallback.min_candidate_headroom_pct": "A harness needs at least this much headroom to take work.",
     "fallback.unknown_headroom_pct": "Headroom assumed where no reading exists (0 opts out).",
     "native.require_sandbox": "Refuse a native pane's commands (`run_command`, `!` lines) when no sandbox (bubblewrap) is available, instead of running them unsandboxed (operator-only).",
+    "mcp.auto_register": "claude and codex panes zirv launches get the bridge (`zirv ctx mcp serve`, bound to the pane's session) as a launch-only MCP server; the user's own settings are never edited.",
 }
 SHOWN: dict[str, str] = {
     "agent": "first installed",

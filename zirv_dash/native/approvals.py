@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from zirv_dash.native import orchestration_tools
 from zirv_dash.native.tools import TOOLS
 from zirv_dash.visible import visible
 
@@ -79,6 +80,8 @@ def scope_is_exact(name: str, args: Mapping[str, Any]) -> bool:
 
 
 def preview_of(name: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+    if name in orchestration_tools.MUTATING:
+        return orchestration_tools.preview(name, args)
     if name == "run_command":
         return (f"$ {args.get('command', '')}",)
     if name == "write_file":
@@ -108,6 +111,8 @@ class Policy:
         (a read through a hard link) unless that exact scope was granted."""
         tool = TOOLS.get(name)
         if tool is not None and not tool.mutating and not note:
+            return False
+        if name in orchestration_tools.SPECS and name not in orchestration_tools.MUTATING:
             return False
         return scope_of(name, args) not in self.granted
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from zirv_dash.native import orchestration_tools
 from zirv_dash.native.approvals import DENY_STEERING, Answer, ApprovalRequest, Policy
 from zirv_dash.native.journal import Event, new_id
 from zirv_dash.native.protocol import ToolCall
@@ -49,9 +50,14 @@ async def run_call(host: CallHost, call: ToolCall, operator: bool = False) -> No
             return
     host.record("tool_start", id=call.id)
     host.set_state("executing")
-    # The gate was passed with the note in view (asked, or granted for this exact scope).
-    links_ok = bool(note)
-    result: ToolResult = await execute(host.workdir, call.name, call.arguments, links_ok=links_ok)
+    result: ToolResult
+    if call.name in orchestration_tools.SPECS:  # the host's fleet; validated there
+        fleet = getattr(host, "fleet", None)
+        result = await orchestration_tools.execute(fleet, call.name, call.arguments)
+    else:
+        # The gate was passed with the note in view (asked, or granted for this exact scope).
+        links_ok = bool(note)
+        result = await execute(host.workdir, call.name, call.arguments, links_ok=links_ok)
     host.record(
         "tool_finish", id=call.id, ok=result.ok, output=result.output, display=result.display
     )

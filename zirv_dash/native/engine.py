@@ -18,18 +18,21 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from zirv_dash.native import orchestration_tools
 from zirv_dash.native.approvals import Answer, ApprovalRequest, Policy
 from zirv_dash.native.calls import run_call
 from zirv_dash.native.commands import HELP_TEXT
 from zirv_dash.native.compaction import summarize
 from zirv_dash.native.filerefs import resolve_refs
 from zirv_dash.native.journal import Event, Journal, JournalError, new_id
+from zirv_dash.native.orchestration_tools import Fleet
 from zirv_dash.native.protocol import (
     ChatRequest,
     ProviderError,
     TextDelta,
     ToolCall,
     ToolCallDone,
+    ToolSpec,
     UsageReport,
 )
 from zirv_dash.native.providers import Provider, make_provider
@@ -64,6 +67,9 @@ class NativeSession:
         self.workdir = Workdir(workdir, require_sandbox=require_sandbox)
         self.provider = provider or make_provider(route)
         self.policy = Policy(headless=headless)
+        self.fleet: Fleet | None = None
+        """The orchestration tools' backend, installed by a host that can open
+        worker panes (`zirv_dash.delegation.service`); None offers no such tool."""
         self.on_change = on_change
         self.listeners: list[Callable[[], None]] = []
         """Told of every change too (the host's pane); `on_change` is the view's."""
@@ -400,7 +406,7 @@ class NativeSession:
         self.state = "generating"
         self._changed()
         request = ChatRequest(
-            self._system(), conversation(self.events), specs(), self.route.max_tokens
+            self._system(), conversation(self.events), self.tool_specs(), self.route.max_tokens
         )
         calls: list[ToolCall] = []
         self.streaming = self._shown_stream = ""
@@ -430,6 +436,10 @@ class NativeSession:
         return calls
 
     # ---- what a tool call needs (`calls.CallHost`) ------------------------------------
+
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        extra = orchestration_tools.specs() if self.fleet is not None else ()
+        return (*specs(), *extra)
 
     def set_state(self, state: str) -> None:
         self.state = state
@@ -478,4 +488,5 @@ class NativeSession:
             f"{self.workdir.root} and can only reach files inside it through your tools. "
             "Mutating tools wait for the operator's approval; if one is denied, follow the "
             "operator's guidance instead of retrying."
+            + (orchestration_tools.SYSTEM_NOTE if self.fleet is not None else "")
         )

@@ -145,6 +145,9 @@ def summary(outcome: Outcome) -> Span:
     if k == "error":
         first = outcome.body.strip().splitlines()[0] if outcome.body.strip() else "failed"
         return (f"✗ {first[:120]}", "err")
+    if k == "worker":  # an orchestration call: the worker's name and state
+        first = outcome.body.strip().splitlines()[0] if outcome.body.strip() else "done"
+        return (f"✓ {first[:120]}", "ok")
     return ("✓ done", "ok")
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zirv_dash.native.journal import Event
+from zirv_dash.native.orchestration_tools import SPECS as _ORCHESTRATION_SPECS
 from zirv_dash.native.protocol import (
     AssistantMessage,
     Message,
@@ -42,7 +43,7 @@ RESTART_CANCEL = "cancelled: the session restarted before this call ran"
 
 @dataclass(frozen=True)
 class Outcome:
-    kind: str  # pending awaiting running cancelled unknown diff test text error
+    kind: str  # pending awaiting running cancelled unknown diff test text worker error
     body: str = ""
     passed: int = 0
     failed: int = 0
@@ -172,6 +173,7 @@ def build_transcript(events: Iterable[Event], limit: int = MAX_TRANSCRIPT_ITEMS)
     return reducer.result()
 
 
+ORCHESTRATION = frozenset(_ORCHESTRATION_SPECS)
 _TEST_COUNTS = re.compile(r"(\d+) (passed|failed)")
 
 
@@ -182,6 +184,8 @@ def classify(name: str, data: object) -> Outcome:
         return Outcome("cancelled", output)
     if not d.get("ok"):
         return Outcome("error", output)
+    if name in ORCHESTRATION:  # its first line names the worker and its state
+        return Outcome("worker", output)
     if ("\n+++ " in output or output.startswith("--- ")) and "\n@@" in output:
         return Outcome("diff", output)
     if "test" in name:

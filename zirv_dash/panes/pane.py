@@ -374,6 +374,22 @@ class Pane:
                 return line.strip()
         return ""
 
+    def report_lines(self) -> list[str]:
+        """What a report of this pane quotes: its screen lines (a native pane,
+        which has no screen, says its transcript)."""
+        return [line.rstrip() for line in self.model_view.lines()]
+
+    def queues_input_durably(self) -> bool:
+        """True when text handed to the pane now waits in a durable queue of its
+        own (a native session blocked on an approval), never answering what is
+        open. A terminal pane has no such queue: its text waits in the mailbox."""
+        return False
+
+    def unknown_tool_outcomes(self) -> list[str]:
+        """Tool calls whose outcome is unknown (a native session stopped while they
+        ran); a terminal pane cannot know of any."""
+        return []
+
     # -- handover ----------------------------------------------------------------------
 
     def install_successor(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from zirv_dash.runtime.context_ctl import ContextController
 from zirv_dash.runtime.fdwatch import FdWatch
 from zirv_dash.runtime.mail_ctl import MailController
 from zirv_dash.runtime.native_pane import NativePaneKind, NativeSessionPane
+from zirv_dash.runtime.orchestration import fleet_for
 from zirv_dash.runtime.pane_io import PaneIO
 from zirv_dash.runtime.pump import Pump
 from zirv_dash.runtime.scheduling import Scheduling
@@ -78,8 +80,11 @@ class Engine(Scheduling):
 
         self.intake = IntakeController(self)
         dash.listener = self._dash_said
-        # The kind lives in this floor, above dash/; `[native]` is the operator's.
-        dash.native_panes = NativePaneKind(dash.settings.native.require_sandbox)
+        # The kind lives in this floor, above dash/; `[native]` is the operator's, and
+        # its sessions can orchestrate.
+        dash.native_panes = NativePaneKind(
+            dash.settings.native.require_sandbox, fleet_for=functools.partial(fleet_for, dash)
+        )
 
     # -- subscribers -------------------------------------------------------------------
 
