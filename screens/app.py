@@ -64,6 +64,13 @@ class ZirvApp(App[int], inherit_bindings=False):
         self._cursor_shape_sent = -1
         self._cursor_wanted: int | None = None
         """DECSCUSR shape of the cursor this frame shows, None: hidden."""
+        self._typed_ahead = options.outer.typed
+
+    def take_typed_ahead(self) -> bytes:
+        """Keys typed before the UI read the terminal (once; the input driver
+        feeds them to its parser first)."""
+        typed, self._typed_ahead = self._typed_ahead, b""
+        return typed
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
@@ -113,6 +120,12 @@ class ZirvApp(App[int], inherit_bindings=False):
             self._cursor_shown = True
         super()._end_update()
 
+    def _resumed(self, _app: App[int]) -> None:
+        """Back from `suspend()` (an editor ran): that program left the cursor as
+        it liked, so the next frame sends its shape and visibility again."""
+        self._cursor_shape_sent = -1
+        self._cursor_shown = True  # hidden again before the frame draws
+
     async def on_event(self, event: events.Event) -> None:
         # Every key and paste from the terminal passes the gate first, so a
         # chord that opens an overlay owns the keys typed after it (in order).
@@ -152,6 +165,7 @@ class ZirvApp(App[int], inherit_bindings=False):
         gc.freeze()
         gc.set_threshold(50_000, 20, 100)
         gc.enable()
+        self.app_resume_signal.subscribe(self, self._resumed)
 
         self.push_screen(DashboardScreen(self.options))
 

@@ -132,6 +132,15 @@ class ButtonMotionDriver(LinuxDriver):
         self.write(MOUSE_OFF)
         self.flush()
 
+    def suspend_application_mode(self) -> None:
+        """`App.suspend()` (the diff review's `e` runs $EDITOR): Textual's
+        suspend ends with `close()`, but the input thread comes back on resume
+        and waits on the exit pipe again, so the pipe stays open until the
+        driver really closes (a closed one made that `select` fail with EBADF,
+        and the input thread's failure ended the dashboard)."""
+        self.stop_application_mode()
+        super().close()
+
     def close(self) -> None:
         super().close()
         self.exit_event.close()
@@ -146,6 +155,14 @@ class ButtonMotionDriver(LinuxDriver):
         fileno = self.fileno
         parser = InputParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
+        take = getattr(self._app, "take_typed_ahead", None)
+        typed = decode(take()) if take is not None else ""
+        if typed:  # never "": an empty feed is the parser's end of input
+            # Keys typed while zirv started, read with the colour answers
+            # (`outer_terminal`): before anything typed since, so nothing is
+            # lost and the order holds.
+            for event in parser.feed(typed):
+                self.process_message(event)
 
         def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
             keys = [item for item in ready if item[0].fd == fileno]

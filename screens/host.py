@@ -85,9 +85,11 @@ class HandoverLike(Protocol):
 
 
 class LifecycleLike(Protocol):
-    """`screens.lifecycle_actions.LifecycleActions`: the restore offer."""
+    """`screens.lifecycle_actions.LifecycleActions`: the restore offer, every pane ended."""
 
     def offer_restore(self, offer: tuple[RosterPane, ...]) -> None: ...
+
+    def all_ended(self) -> None: ...
 
 
 class TextualHost(Protocol):

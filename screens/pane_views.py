@@ -26,6 +26,9 @@ class PaneViews:
         self._screen = screen
         self.views: dict[str, TerminalView] = {}
         self.native_views: dict[str, NativePane] = {}
+        self.ended_code = 0
+        """What a quit returns once every pane had ended on its own: 1 when one
+        of them failed (as `zirv chat` returned when it closed by itself)."""
 
     # -- engine events -------------------------------------------------------------------
 
@@ -38,6 +41,7 @@ class PaneViews:
             screen.chrome.pane_output(event.short)  # a key's echo (the chrome waits for it)
             return
         if isinstance(event, ev.PaneAdded):
+            self.ended_code = 0
             self._mount(event.short)
         elif isinstance(event, ev.PaneReplaced | ev.PaneEnded):
             view = self.views.get(event.short)
@@ -56,10 +60,12 @@ class PaneViews:
         elif isinstance(event, ev.RestoreOffered):
             screen.lifecycle.offer_restore(event.panes)
         elif isinstance(event, ev.AllEnded):
-            if not screen.overlay_open():
-                screen.close_app(event.exit_code)
+            # The dashboard stays: the ended pane shows how it ended, and the
+            # user restarts it or quits (closing at once hid the exit status).
+            self.ended_code = event.exit_code
+            screen.lifecycle.all_ended()
         elif isinstance(event, ev.Closed):
-            screen.app.exit(0)
+            screen.app.exit(self.ended_code if not screen.dash.live_panes else 0)
         screen.chrome.on_event(event)
 
     # -- widgets -------------------------------------------------------------------------

@@ -249,3 +249,42 @@ def test_worker_pane_cannot_delegate(dash: FakeDashboard, state: Path, repo: Pat
                           "ZIRV_CTX_SESSION": "wrk00001-aaaa"})  # fmt: skip
     assert got.returncode == 1
     assert "a worker may not delegate onward (delegation depth cap: 2)" in got.stderr
+
+
+LOGIN_SCREEN = """\
+import sys, time
+sys.stdout.write("\\x1b[2J\\x1b[H")
+print("Please log in with your Factory account to continue")
+print()
+print("> Login")
+sys.stdout.flush()
+time.sleep(120)
+"""
+"""droid's login screen (the `droid-login` needs-you pattern), then nothing."""
+
+
+def test_headless_run_at_a_needs_you_screen_ends_with_needs_you(
+    state: Path, repo: Path, tmp_path: Path
+) -> None:
+    """No terminal to answer it: a login screen that persists ends the run (it
+    used to wait for ever) with `state: needs_you` and a non-zero exit."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "droid"
+    fake.write_text(f"#!{sys.executable}\n{LOGIN_SCREEN}")
+    fake.chmod(0o755)
+    path = f"{bin_dir}:{os.environ.get('PATH', '')}"
+    got = zirv(["droid", "fix it", "--json", "--needs-you-secs", "1"], repo, state,
+               extra_env={"PATH": path})  # fmt: skip
+    assert got.returncode == 75, got.stderr
+    doc = json.loads(got.stdout)
+    assert doc["state"] == "needs_you" and doc["exit_code"] == 75
+    assert doc["reason"].startswith("needs login for 1s with no terminal to answer it")
+    assert list((state / "sessions").glob("*.json")) == []  # unregistered on the way out
+
+
+def test_needs_you_secs_is_parsed() -> None:
+    assert parse_args(["demo", "x"]).needs_you_secs == 30
+    assert parse_args(["demo", "x", "--needs-you-secs=0"]).needs_you_secs == 0
+    with pytest.raises(UsageError):
+        parse_args(["demo", "x", "--needs-you-secs", "soon"])

@@ -13,6 +13,8 @@ from screens.help import HelpScreen
 from screens.quit_confirm import QuitConfirmScreen
 from screens.spawn import SpawnScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from widgets.footer_bar import FooterBar
+from widgets.header_bar import HeaderBar
 from zirv_dash.attention.states import PaneState
 from zirv_dash.outer_terminal import OuterTerminal
 from zirv_dash.panes.procinfo import pid_exists
@@ -153,12 +155,35 @@ async def test_quit_confirms_when_working_and_leaves_no_children(
         assert not pid_exists(pid), f"child {pid} outlived the dashboard"
 
 
-async def test_dashboard_closes_when_every_pane_ends(tmp_path: Path) -> None:
+async def test_the_last_pane_ending_leaves_the_dashboard_on_it(tmp_path: Path) -> None:
+    """The only pane ends: the dashboard stays on it with its exit status (it
+    used to close at once), `Ctrl+A r` starts it again, `Ctrl+A q` quits and
+    returns 1 for a pane that had failed."""
     app = make_app(tmp_path, agent="shell")
     async with app.run_test(size=(100, 30)) as pilot:
-        dash = dash_screen(app).dash
+        screen = dash_screen(app)
+        dash = screen.dash
         await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
+        first = dash.panes[0]
         await pilot.press(*"exit 3", "enter")
+        await wait_for(pilot, lambda: not first.alive)
+        await wait_for(pilot, lambda: "every pane has ended" in (dash.current_notice() or ""))
+        await pilot.pause(0.3)
+        assert app.is_running and dash.focused_pane is first
+        screen.chrome.refresh()
+        segments = screen.query_one(FooterBar).segments
+        assert any("code 3" in segment for segment in segments), segments
+        hints = [label for _chord, label in screen.query_one(HeaderBar).facts.hints]
+        assert "restart" in hints, hints
+        await pilot.press("ctrl+a", "r")
+        await wait_for(pilot, lambda: len(dash.live_panes) == 1)
+        again = dash.panes[0]
+        assert again is not first and first not in dash.panes
+        assert again.role == "orchestrator" and again.agent == "shell"
+        await wait_for(pilot, lambda: "$" in screen_text(again))
+        await pilot.press(*"exit 3", "enter")
+        await wait_for(pilot, lambda: not again.alive)
+        await pilot.press("ctrl+a", "q")
         await wait_for(pilot, lambda: not app.is_running, timeout=10)
     assert app.return_value == 1
 

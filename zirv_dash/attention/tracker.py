@@ -250,6 +250,16 @@ class AttentionTracker:
         self._visible = visible
 
     @property
+    def on_dialog(self) -> bool:
+        """The last screen checked showed a needs-you dialog (a question, a menu)."""
+        return self._needs_reason is not None
+
+    @property
+    def prompt_since(self) -> float | None:
+        """When the screen became the recognised input prompt (None: it is not now)."""
+        return self._prompt_since
+
+    @property
     def drafting(self) -> bool:
         """The operator is typing a line begun at the recognised prompt."""
         return self._drafting

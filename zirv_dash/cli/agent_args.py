@@ -9,10 +9,11 @@ from typing import Any
 
 USAGE = (
     "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR | --worktree] [--json] "
-    "[--mode write|read-only] [--timeout-secs N] [--max-tool-calls N] [--force] [-- flags]\n"
+    "[--mode write|read-only] [--timeout-secs N] [--needs-you-secs N] [--max-tool-calls N] "
+    "[--force] [-- flags]\n"
     "       zirv agent --runtime native PROMPT|- [--workdir DIR | --worktree] [--json]\n"
 )
-NATIVE_REFUSED = ("--model", "--timeout-secs", "--max-tool-calls", "--force")
+NATIVE_REFUSED = ("--model", "--timeout-secs", "--needs-you-secs", "--max-tool-calls", "--force")
 """Options for a wrapped harness only: a native pane's route names its model, and
 its run is not bounded by a harness's flags (trailing `-- flags` likewise)."""
 EXIT_BUDGET_EXHAUSTED = 77
@@ -33,6 +34,8 @@ class AgentArgs:
     workdir: str | None = None
     json: bool = False
     timeout_secs: int | None = None
+    needs_you_secs: int = 30
+    """With no terminal: a needs-you screen this long ends an inline run (0: never)."""
     max_tool_calls: int | None = None
     force: bool = False
     worktree: bool = False
@@ -73,7 +76,11 @@ def parse_args(argv: list[str]) -> AgentArgs:
         raise UsageError(f"--mode must be write or read-only, not {args.mode!r}")
     if args.worktree and args.workdir is not None:
         raise UsageError("--worktree and --workdir exclude each other (a worktree is its own dir)")
-    for name, attr in (("--timeout-secs", "timeout_secs"), ("--max-tool-calls", "max_tool_calls")):
+    for name, attr in (
+        ("--timeout-secs", "timeout_secs"),
+        ("--needs-you-secs", "needs_you_secs"),
+        ("--max-tool-calls", "max_tool_calls"),
+    ):
         if name in opts:
             setattr(args, attr, _count(name, opts[name]))
     return args
@@ -94,6 +101,7 @@ def _tokens(head: list[str]) -> tuple[list[str], dict[str, str], set[str]]:
             "--model",
             "--workdir",
             "--timeout-secs",
+            "--needs-you-secs",
             "--max-tool-calls",
             "--runtime",
             "--mode",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zirv_dash import paths
-from zirv_dash.cli import agent_records, inline_headless
+from zirv_dash.cli import agent_records, inline_headless, inline_needs_you
 from zirv_dash.cli.agent_args import PREFIX, AgentArgs, err, receipt
 from zirv_dash.harnesses import adapters, catalogue
 
@@ -53,7 +53,7 @@ def run_inline(
     session = paths.new_session_id()
     short = paths.short_id(session)
     agent_records.inline_started(paths.repo_root(), args.handle, short, session, workdir)
-    plumbing = _Plumbing.open(short, args.json)
+    plumbing = _Plumbing.open(short, args.json, args.harness, args.needs_you_secs)
     ender = plumbing.ender
     child_env = session_env.child_env(
         session,
@@ -68,7 +68,15 @@ def run_inline(
     if isinstance(ran, int):
         return ran  # it never started (said already)
     code, reason = ran
-    if code == wrap.EXIT_TIMEOUT:
+    state = "exited_no_report"
+    needs_you = plumbing.needs_you
+    if needs_you is not None and needs_you.fired:
+        state, code = "needs_you", inline_needs_you.EXIT_NEEDS_YOU
+        reason = (
+            f"{needs_you.reason} for {needs_you.secs:g}s with no terminal to answer it "
+            "(--needs-you-secs)"
+        )
+    elif code == wrap.EXIT_TIMEOUT:
         reason = "outran its --timeout-secs"
     elif ender is not None and ender.ended:
         code, reason = 0, "turn ended (the agent's turn signal; no terminal to continue)"
@@ -77,7 +85,7 @@ def run_inline(
         session, args.harness, base["model"], workdir, own_session, code, reason, tail,
         args.handle,
     )  # fmt: skip
-    doc = receipt(**base, state="exited_no_report", exit_code=code, session=short, reason=reason)
+    doc = receipt(**base, state=state, exit_code=code, session=short, reason=reason)
     if args.json:
         print(doc)
     elif plumbing.tap is not None:
@@ -97,17 +105,28 @@ class _Plumbing:
     tee: output_tail.OutputTee | None
     stdin_fd: int
     out_fd: int
+    needs_you: inline_needs_you.NeedsYouWatch | None = None
+    """With no terminal: ends a run stuck at a needs-you screen."""
 
     @classmethod
-    def open(cls, short: str, json: bool) -> _Plumbing:
+    def open(cls, short: str, json: bool, harness: str, needs_you_secs: int) -> _Plumbing:
         no_terminal = inline_headless.headless(0)
         tap = inline_headless.InputTap(0).start() if no_terminal else None
         ender = _headless_end(short, tap) if tap is not None else None
         stdin_fd = tap.fd if tap is not None else 0
         out_fd = 2 if json else 1
-        return cls(tap, ender, _output_tee(stdin_fd, out_fd), stdin_fd, out_fd)
+        tee = _output_tee(stdin_fd, out_fd)
+        plumbing = cls(tap, ender, tee, stdin_fd, out_fd)
+        if no_terminal and tee is not None and needs_you_secs > 0:
+            columns, rows = _columns_rows(stdin_fd, out_fd)
+            watch = inline_needs_you.NeedsYouWatch(harness, needs_you_secs, columns, rows)
+            tee.listener = watch.feed
+            plumbing.needs_you = watch
+        return plumbing
 
     def close(self) -> None:
+        if self.needs_you is not None:
+            self.needs_you.close()
         if self.ender is not None:
             self.ender.close()
         if self.tap is not None:
@@ -143,6 +162,8 @@ def _run_child(
         registered.extend(_register_inline(session, args.harness, Path(workdir), pid))
         if ender is not None:
             ender.started(pid)
+        if plumbing.needs_you is not None:
+            plumbing.needs_you.start(pid)
 
     reason: str | None = None
     tee = plumbing.tee

@@ -382,7 +382,7 @@ def _attach_runtime(agent: str, settings: Settings) -> int:
     from zirv_dash.session.cli import attach_dashboard
 
     outer = outer_terminal.probe(settings.dash.truecolor)
-    return attach_dashboard(agent, outer.color_system or "")
+    return attach_dashboard(agent, outer.color_system or "", outer.typed)
 
 
 def hosted_dashboard(engine: Engine, link: DashLink, columns: int, rows: int) -> DashUI:

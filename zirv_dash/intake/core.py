@@ -353,6 +353,13 @@ class Intake:
     def ended_row(self, pane: Pane) -> EndedRow | None:
         return rows.ended_row(self.dash, pane)
 
+    def forget(self, pane: Pane) -> None:
+        """Drop a finished pane and its ended row (it was started again)."""
+        row = self.ended_row(pane)
+        if row is not None:
+            self.dash.ended.remove(row)
+        self._forget(pane)
+
     def _forget(self, pane: Pane) -> None:
         """Drop a finished pane from the dashboard (its row and screen)."""
         focused = self.dash.focused_pane

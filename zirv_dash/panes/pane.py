@@ -19,6 +19,7 @@ from zirv_dash.attention.states import PaneState
 from zirv_dash.attention.tracker import AttentionTracker, RepaintFilter, at_input_prompt
 from zirv_dash.harnesses.adapters import Adapter
 from zirv_dash.panes import words
+from zirv_dash.panes.kept import CHILD_FIELDS, Kept
 from zirv_dash.panes.ptysession import PtySession, SpawnError
 from zirv_dash.panes.spec import PaneSpec
 from zirv_dash.terminal import TerminalModel
@@ -83,6 +84,8 @@ class Pane:
         self.last_input_at: float | None = None
         self.turn_signal_at: float | None = None
         self.user_typed_since_turn = False
+        self.typed_at_dialog = False
+        """The operator's last key went to a needs-you dialog (an answer, not a draft)."""
         self.exit_code: int | None = None
         self.exited_at: float | None = None
         self.spawn_error: str | None = None
@@ -262,6 +265,7 @@ class Pane:
         self.tracker.input(now, submit=b"\r" in data)
         if typed:
             self.user_typed_since_turn = True
+            self.typed_at_dialog = self.tracker.on_dialog
             self.scroll_offset = 0
 
     def deliver(self, text: str) -> str:
@@ -299,12 +303,14 @@ class Pane:
 
     def turn_signal(self) -> None:
         now = time.monotonic()
-        # A turn boundary ends the operator's claim on the pane only if what they
-        # typed was submitted; an unsent draft stays theirs (nothing may be typed
-        # after it).
+        # A turn boundary ends the operator's claim on the pane if what they typed
+        # was submitted, or was a key answering a dialog (`y` at a question, `1`
+        # at a trust menu: kept as a draft, it blocked mail and nudges for good).
+        # Unsent text typed anywhere else is a draft and stays theirs (nothing
+        # may be typed after it) until the screen moves on (`check_screen`).
         submitted = self.last_input_at is None or self.tracker.turn_since == self.last_input_at
         self.turn_signal_at = now
-        if submitted:
+        if submitted or self.typed_at_dialog:
             self.user_typed_since_turn = False
         self.tracker.turn_signal(now)
 
@@ -321,6 +327,14 @@ class Pane:
             self.model_view.cursor,
             redraw=self._repaint.redrawing(now),
         )
+        if self.user_typed_since_turn and self._screen_moved_on():
+            # The screen moved on since the last key: it is the empty recognised
+            # prompt again, so what was typed (a one-key answer) is no draft.
+            self.user_typed_since_turn = False
+
+    def _screen_moved_on(self) -> bool:
+        since, typed = self.tracker.prompt_since, self.last_input_at
+        return since is not None and typed is not None and since > typed
 
     def _screen_interval(self) -> float:
         return SCREEN_CHECK_INTERVAL if self.tracker.visible else HIDDEN_SCREEN_CHECK_INTERVAL
@@ -420,8 +434,10 @@ class Pane:
     ) -> tuple[PtySession | None, TerminalModel]:
         """Swap in a successor child (issue 6): new PTY, terminal model, harness and
         model, a fresh attention tracker; the short id, session id, role, title and
-        first prompt stay. Returns the old (PTY, model) for the caller to retire."""
+        first prompt stay. Returns the old (PTY, model) for the caller to retire
+        (`kept()`, taken first, has everything needed to put the old child back)."""
         old = (self.pty, self.model_view)
+        self.inbox = deque()  # the old child's unparsed output stays with its `Kept`
         # The successor asking for colours (OSC 10/11) hears what its
         # predecessor heard: the outer terminal's, or no answer.
         model_view.default_fg_rgb = self.model_view.default_fg_rgb
@@ -437,3 +453,14 @@ class Pane:
         idle_quiet_ms = int(self.tracker.idle_quiet * 1000)
         self._fresh_child(adapter.name, idle_quiet_ms, prompted, screen_dirty=True)
         return old
+
+    def kept(self) -> Kept:
+        """This child's whole state, to put back with `restore` if its successor
+        fails (a handover keeps the original until the successor proves itself)."""
+        return Kept({name: getattr(self, name) for name in CHILD_FIELDS if hasattr(self, name)})
+
+    def restore(self, kept: Kept) -> None:
+        """Put a `kept` child back as it was (its screen, state and unparsed output)."""
+        for name, value in kept.fields.items():
+            setattr(self, name, value)
+        self._screen_dirty = True

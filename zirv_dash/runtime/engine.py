@@ -323,6 +323,7 @@ class Engine(Scheduling):
         self._reap_pending = False
         if self.quitting:
             return []  # the shutdown owns the children now
+        self.swaps.before_reap()  # a failed successor gives its pane back, not ends it
         for pane in self.dash.panes:
             # Stop watching a finished child's PTY and socket before reaping
             # closes them: a reader left on a closed fd would later swallow the
@@ -350,7 +351,8 @@ class Engine(Scheduling):
         return ended
 
     def check_all_ended(self) -> None:
-        if self.dash.close_when_all_ended and not self.quitting and not self.intake.restore_open:
+        """Every pane has ended: the UI says so (it stays on them until a quit)."""
+        if self.dash.all_ended and not self.quitting and not self.intake.restore_open:
             code = 1 if any((p.exit_code or 0) != 0 for p in self.dash.panes) else 0
             self.emit(ev.AllEnded(code))
 
@@ -376,6 +378,7 @@ class Engine(Scheduling):
             native = [p for p in self.dash.panes if isinstance(p, NativeSessionPane)]
             await asyncio.gather(*(p.close_session() for p in native), return_exceptions=True)
             await asyncio.to_thread(self.dash.shutdown_all)
+            await asyncio.to_thread(self.swaps.stop_kept)
         finally:
             # Whatever happened above, the dashboard closes; the caller then
             # makes sure nothing is left running.

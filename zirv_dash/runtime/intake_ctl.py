@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from zirv_dash.dash.dashboard import DashError
 from zirv_dash.dash.roster import RosterPane
 from zirv_dash.intake import Intake
 from zirv_dash.panes.pane import Pane
@@ -146,6 +147,35 @@ class IntakeController:
             self._engine.remove_pane(pane)
             if new in self._engine.dash.panes:
                 self._engine.focus(self._engine.dash.panes.index(new))
+        self._engine.changed()
+        return new
+
+    def restartable(self, pane: Pane) -> bool:
+        """An ended pane with no kept request to restore (the orchestrator, a pane
+        opened without a task) can be started again as it was launched."""
+        return (
+            not pane.alive
+            and pane in self._engine.dash.panes
+            and pane.short not in self.intake.kept
+            and pane.spec.requested_by is None
+        )
+
+    def restart(self, pane: Pane) -> Pane | None:
+        """Start a `restartable` pane again (same harness, model, directory and
+        role, a new session); its ended row gives way to the new pane."""
+        if not self.restartable(pane):
+            return None
+        dash = self._engine.dash
+        try:
+            new = self._engine.open_pane(pane.agent, model=pane.model, cwd=pane.cwd, role=pane.role)
+        except DashError as exc:
+            dash.error(f"restart {pane.short}: {exc}")  # the row stays
+            return None
+        self.intake.forget(pane)
+        self._engine.remove_pane(pane)
+        if new in dash.panes:
+            self._engine.focus(dash.panes.index(new))
+        dash.notify(f"restarted {pane.short} ({pane.agent}) as {new.short}")
         self._engine.changed()
         return new
 
