@@ -359,6 +359,10 @@ def session_main(argv: list[str]) -> int:
     """`zirv session …`, with the runtime hosting the dashboard (`dash`)."""
     from zirv_dash.session import cli as session_cli
 
+    if argv[:1] == ["proxy"]:  # what `zirv remote` runs over ssh (session/proxy.py)
+        from zirv_dash.session.proxy import proxy_main
+
+        return proxy_main(argv[1:])
     if argv[:1] == ["web"]:
         import importlib
 
