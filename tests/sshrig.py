@@ -34,6 +34,9 @@ needs_sshd = pytest.mark.skipif(
 )
 ALIAS = "zirv-test"
 ZIRV = str(Path(sys.executable).with_name("zirv"))
+REMOTE_PATH = f"{Path(sys.base_prefix) / 'bin'}:/usr/local/bin:/usr/bin:/bin"
+"""The remote login's PATH: a python3 with venv and pip (this interpreter's own
+installation), and the system's; no zirv on it."""
 """The remote zirv: this venv's (the remote user's PATH does not hold it)."""
 
 
@@ -134,7 +137,7 @@ def sshd() -> Iterator[SshServer]:
         "UsePAM no\n"
         "PrintMotd no\n"
         f"SetEnv HOME={remote_home} ZIRV_HOME={remote_home / '.zirv'}"
-        f" ZIRV_CTX_STATE_DIR={remote_state}\n"
+        f" ZIRV_CTX_STATE_DIR={remote_state} PATH={REMOTE_PATH}\n"
     )
     if os.geteuid() == 0:
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # privilege separation

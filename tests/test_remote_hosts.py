@@ -222,3 +222,20 @@ def test_check_of_an_unreachable_host_ends_with_a_reason(sshd: SshServer) -> Non
     done = zirv("remote", "check", "box")
     assert done.returncode == 1
     assert "cannot reach zirv-test" in done.stderr and "refused" in done.stderr.lower()
+
+
+@needs_sshd
+@pytest.mark.timeout(900)
+def test_install_puts_this_zirv_on_the_host_where_check_then_finds_it(
+    sshd: SshServer,  # noqa: F811
+) -> None:
+    add_test_host(sshd, remote_zirv="zirv")  # nothing named zirv on the remote's PATH
+    before = json.loads(zirv("remote", "check", "box", "--json").stdout)
+    assert before["kind"] == "no_zirv" and "zirv remote install box" in before["problem"]
+    done = zirv("remote", "install", "box")
+    assert done.returncode == 0, done.stdout + done.stderr
+    installed = sshd.remote_home / ".local" / "share" / "zirv" / "venv" / "bin" / "zirv"
+    assert f"box now runs {installed}" in done.stdout
+    after = json.loads(zirv("remote", "check", "box", "--json").stdout)
+    assert after["release"] == "0.1.0" and after["protocol"] == 1, after
+    assert after["kind"] == "no_runtime"  # found, the same protocol; no runtime runs there

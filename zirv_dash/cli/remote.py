@@ -4,6 +4,7 @@
     zirv remote list [--json]
     zirv remote check NAME [--json]
     zirv remote remove NAME
+    zirv remote install NAME [--wheel FILE]
 
 Hosts live in the operator's `~/.zirv/remotes.toml` (0600) only.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from zirv_dash.remote import hosts
@@ -45,6 +47,9 @@ def _parser() -> _Parser:
     check.add_argument("--json", action="store_true")
     remove = sub.add_parser("remove", help="forget a host (stops nothing there)")
     remove.add_argument("name")
+    setup = sub.add_parser("install", help="install this zirv on a host, over ssh")
+    setup.add_argument("name")
+    setup.add_argument("--wheel", type=Path, default=None, help="the wheel to install")
     return parser
 
 
@@ -95,6 +100,8 @@ def _run(args: argparse.Namespace) -> int:
     chosen = known.get(args.name)
     if chosen is None:
         raise hosts.HostError(f"no host named {args.name!r}; see `zirv remote list`")
+    if args.verb == "install":
+        return _install(chosen, args.wheel)
     from zirv_dash.remote.check import check
 
     report = check(chosen)
@@ -103,3 +110,23 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(report.lines()), file=sys.stdout if report.ok else sys.stderr)
     return 0 if report.ok else 1
+
+
+def _install(host: hosts.Host, wheel: Path | None) -> int:
+    from dataclasses import replace
+
+    from zirv_dash.remote.install import install
+
+    print(f"{PROG}: installing zirv on {host.name} ({host.dest}); pip there fetches what it needs")
+    code, said, where = install(host, wheel)
+    if code != 0:
+        print(f"{PROG}: install on {host.name} failed (exit {code}): {said}", file=sys.stderr)
+        return 1
+    if where and host.zirv == "zirv":
+        # A non-interactive ssh login's PATH rarely holds pip's user bin directory.
+        hosts.add(replace(host, zirv=hosts.check_remote_zirv(where)), replace=True)
+        print(f"{PROG}: installed; {host.name} now runs {where}")
+    else:
+        print(f"{PROG}: installed{f' at {where}' if where else ''}")
+    print(f"check it with: zirv remote check {host.name}")
+    return 0

@@ -185,8 +185,8 @@ def classify(host: Host, code: int, stderr: str, what: str = "the link closed") 
 
 
 def install_hint(host: Host) -> str:
-    """The one command that installs zirv on `host`, run from here."""
-    return f"ssh {host.dest} python3 -m pip install --user zirv-dash"
+    """The one command that installs zirv on `host`, run from here (remote/install.py)."""
+    return f"zirv remote install {host.name}"
 
 
 def _strip_prog(line: str) -> str:
