@@ -12,6 +12,7 @@ remote zirv's runtime, socket and configuration are not this side's.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import shutil
@@ -103,6 +104,13 @@ def client_config(root: Path, port: int, key: Path, known: Path, user: str) -> P
 
 @pytest.fixture
 def sshd() -> Iterator[SshServer]:
+    with loopback_sshd() as server:
+        yield server
+
+
+@contextlib.contextmanager
+def loopback_sshd() -> Iterator[SshServer]:
+    """The server, for as long as the block runs (bench/remote_latency.py uses it too)."""
     assert SSHD is not None
     # Short: the remote state dir holds the runtime's unix socket (107 bytes).
     root = Path(tempfile.mkdtemp(prefix="zsh-", dir="/tmp"))

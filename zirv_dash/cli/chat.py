@@ -357,8 +357,11 @@ def hosted_dashboard(engine: Engine, link: DashLink, columns: int, rows: int) ->
 
 def session_main(argv: list[str]) -> int:
     """`zirv session …`, with the runtime hosting the dashboard (`dash`)."""
+    from zirv_dash.cli.remote_session import remote_session_main, wants_host
     from zirv_dash.session import cli as session_cli
 
+    if argv[:1] in (["attach"], ["list"]) and wants_host(argv):
+        return remote_session_main(argv)
     if argv[:1] == ["proxy"]:  # what `zirv remote` runs over ssh (session/proxy.py)
         from zirv_dash.session.proxy import proxy_main
 

@@ -18,6 +18,7 @@ import select
 import signal
 import termios
 import tty
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from zirv_dash.session.client import Client, RemoteError
@@ -187,10 +188,12 @@ async def attach(
     in_fd: int = 0,
     out_fd: int = 1,
     color_system: str = "",
+    connect: Callable[[], Awaitable[Client]] | None = None,
 ) -> str:
     """Attach until detached or the session ends; returns why ("detached", "exited",
-    "runtime gone")."""
-    client = await Client.connect()
+    "runtime gone"). `connect` opens the client (default: this machine's runtime;
+    `zirv session attach --host` passes one over ssh)."""
+    client = await (connect() if connect is not None else Client.connect())
     loop = asyncio.get_running_loop()
     saved = termios.tcgetattr(in_fd)
     try:
