@@ -53,6 +53,7 @@ from zirv_dash.runtime.events import EngineEvent
 
 if TYPE_CHECKING:
     from widgets.native_pane import NativePane
+    from zirv_dash.remote import engine_links
 
 log = logging.getLogger("zirv.dashboard")
 
@@ -125,6 +126,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             ),
         )
         self._unsubscribe: Callable[[], None] | None = None
+        self.remote_links: engine_links.EngineLinks | None = None
+        """The links to the operator's remote hosts (an in-process dashboard only:
+        the runtime's hosted one does not reach other machines yet)."""
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -173,6 +177,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
+        if self.remote_links is not None:
+            self.remote_links.close_now()  # detach: the remote sessions run on
         if not self.hosted:
             self.engine.close()
         self.input.close()
@@ -196,6 +202,12 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         for agent, prompt in opts.initial_panes:
             self.engine.spawn(agent, prompt=prompt, focus=False)
         self.engine.focus(0)
+        if opts.manage_state:
+            # Imported here: no cost on the first frame (ssh links start after it).
+            from zirv_dash.remote.engine_links import EngineLinks
+
+            self.remote_links = EngineLinks(self.engine)
+            self.remote_links.start()
         # The orchestrator exists (and named the token dir) before the channel is
         # watched and the restore offer counts live panes.
         self.engine.intake.begin()

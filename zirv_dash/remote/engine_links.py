@@ -1,0 +1,59 @@
+"""The dashboard's engine as the owner of its host links (remote/hostlink.py).
+
+The dashboard opens one link per host of the operator's `~/.zirv/remotes.toml`
+when it starts and closes them when it ends; closing detaches, and the remote
+sessions run on in their runtimes.
+"""
+
+from __future__ import annotations
+
+from zirv_dash.panes.pane import Pane
+from zirv_dash.remote import hosts
+from zirv_dash.remote.hostlink import HostLink, start_links
+from zirv_dash.runtime import Engine
+
+
+class EngineLinks:
+    """Every host link of one engine: `LinkOwner` for each of them."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.links: list[HostLink] = []
+
+    def start(self) -> None:
+        try:
+            known = hosts.load()
+        except hosts.HostError as exc:
+            self.engine.dash.error(f"remote hosts: {exc}")
+            return
+        self.links = start_links(list(known.values()), self)
+
+    async def close(self) -> None:
+        for link in self.links:
+            await link.close()
+
+    def close_now(self) -> None:
+        for link in self.links:
+            link.close_now()
+
+    # -- LinkOwner --------------------------------------------------------------------------
+
+    def adopt_pane(self, pane: Pane) -> None:
+        self.engine.adopt_pane(pane)
+
+    def link_changed(self, host: str) -> None:
+        link = next((lk for lk in self.links if lk.host.name == host), None)
+        if link is not None and not link.connected and link.problem:
+            self.engine.dash.error(f"remote {link.problem}")
+        self.engine.poll_states()
+
+    def say(self, text: str) -> None:
+        self.engine.dash.notify(text)
+
+    @property
+    def pane_size(self) -> tuple[int, int]:
+        return self.engine.dash.pane_columns, self.engine.dash.pane_rows
+
+    @property
+    def scrollback_bytes(self) -> int:
+        return self.engine.dash.settings.dash.scrollback_bytes

@@ -1,0 +1,342 @@
+"""One remote host in a dashboard: its link, its sessions as panes, reconnects.
+
+A `HostLink` runs on the dashboard's event loop. It opens the ssh link
+(remote/client_link.py), lists the host's sessions, subscribes to its events,
+and attaches to each session (the controller seat when it is free, else as an
+observer: the runtime's seat rules hold across the link), painting the
+session's current screen into its pane and then writing every output frame
+after that screen's sequence number. When the link drops every pane of the host
+turns `disconnected` and the link is retried with backoff; on reconnect each
+pane is repainted with its real current screen. A host that stalls costs only
+its own task: nothing here blocks the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+from collections import deque
+from typing import Any, Protocol
+
+from zirv_dash.panes.pane import Pane
+from zirv_dash.remote.channel import LinkError
+from zirv_dash.remote.client_link import RemoteClient, connect
+from zirv_dash.remote.hosts import Host
+from zirv_dash.remote.pane import RemotePane
+from zirv_dash.session.protocol import EventKind, Output
+
+log = logging.getLogger("zirv.remote")
+
+BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+MAX_BUFFERED = 4 * 1024 * 1024
+"""Output waiting for a pane that reads slowly: past this it is dropped and the
+pane repainted from the session's current screen instead."""
+HIDDEN_SESSIONS = frozenset({"dash"})
+"""Not panes: the runtime's hosted dashboard (it shows those sessions itself)."""
+ENDED = frozenset({"exited", "failed", "stopped"})
+
+
+class LinkOwner(Protocol):
+    """What a host link needs of the dashboard's engine."""
+
+    def adopt_pane(self, pane: Pane) -> None: ...
+    def link_changed(self, host: str) -> None: ...
+    def say(self, text: str) -> None: ...
+
+    @property
+    def pane_size(self) -> tuple[int, int]: ...
+    @property
+    def scrollback_bytes(self) -> int: ...
+
+
+class _Feed:
+    """One pane's output on its way into the pane's socket, in order."""
+
+    def __init__(self, pane: RemotePane) -> None:
+        self.pane = pane
+        self.waiting: deque[bytes] = deque()
+        self.size = 0
+        self.painting = False
+        self.held: list[Output] = []
+
+
+class HostLink:
+    def __init__(self, host: Host, owner: LinkOwner) -> None:
+        self.host = host
+        self.owner = owner
+        self.client: RemoteClient | None = None
+        self.feeds: dict[str, _Feed] = {}
+        self.problem = ""
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self.client is not None and not self.client.closed.is_set()
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._task = self._loop.create_task(self._run(), name=f"remote {self.host.name}")
+
+    def close_now(self) -> None:
+        """`close` for a caller that cannot wait (the UI going away): the task is
+        cancelled and the ssh child told to end."""
+        self._closing = True
+        if self._task is not None:
+            self._task.cancel()
+        client = self.client
+        if client is not None and client.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                client.proc.terminate()
+
+    async def close(self) -> None:
+        """Detach (the sessions keep running there) and release every socket."""
+        self._closing = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        await self._drop_client()
+
+    # -- the link's life ----------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        attempt = 0
+        while not self._closing:
+            try:
+                self.client = await connect(self.host)
+                self.problem = ""
+                attempt = 0
+                await self._sync()
+                self.owner.link_changed(self.host.name)
+                await self._serve()
+            except (LinkError, OSError, ConnectionError) as exc:
+                self.problem = str(exc)
+            except Exception as exc:  # noqa: BLE001 - one host's fault stays its own
+                log.exception("remote %s", self.host.name)
+                self.problem = f"{self.host.name}: {exc}"
+            await self._drop_client()
+            for feed in self.feeds.values():
+                feed.pane.link_down()
+            self.owner.link_changed(self.host.name)
+            if self._closing:
+                return
+            delay = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
+            attempt += 1
+            await asyncio.sleep(delay)
+
+    async def _drop_client(self) -> None:
+        client, self.client = self.client, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
+
+    async def _sync(self) -> None:
+        client = self.client
+        assert client is not None
+        client.output_sink = self._on_output
+        await client.call("events.subscribe")
+        listed = await client.call("session.list")
+        for facts in listed.get("sessions", []):
+            await self._attach(facts)
+
+    async def _serve(self) -> None:
+        client = self.client
+        assert client is not None
+        closed = asyncio.ensure_future(client.closed.wait())
+        try:
+            while True:
+                getter = asyncio.ensure_future(client.events.get())
+                done, _ = await asyncio.wait({getter, closed}, return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    getter.cancel()
+                    raise ConnectionError(f"{self.host.name}: the link closed")
+                await self._on_event(getter.result())
+        finally:
+            closed.cancel()
+
+    # -- sessions and panes --------------------------------------------------------------------
+
+    async def _attach(self, facts: dict[str, Any]) -> None:
+        sid = str(facts.get("id", ""))
+        if not sid or sid in HIDDEN_SESSIONS:
+            return
+        feed = self.feeds.get(sid)
+        if str(facts.get("state", "")) in ENDED:
+            if feed is not None:
+                feed.pane.remote.ended(facts.get("exit_code"))
+            return
+        if feed is None:
+            columns, rows = self.owner.pane_size
+            pane = RemotePane(
+                self.host.name,
+                sid,
+                str(facts.get("name", "")),
+                str(facts.get("harness", "")),
+                columns,
+                rows,
+                self.owner.scrollback_bytes,
+                on_resize=self._resize,
+                on_stop=self._stop,
+                say=self.owner.say,
+            )
+            pane.start({})
+            feed = self.feeds[sid] = _Feed(pane)
+            assert self._loop is not None
+            self._loop.add_reader(pane.remote.far.fileno(), self._on_keys, feed)
+            self.owner.adopt_pane(pane)
+        client = self.client
+        assert client is not None
+        params = {"session": sid, "mode": "controller"}
+        try:
+            seat = await client.call("session.attach", params)
+        except Exception:  # noqa: BLE001 - another client holds the seat: watch instead
+            seat = await client.call("session.attach", {"session": sid})
+        feed.pane.link_up(controller=seat.get("mode") == "controller")
+        await self._paint(feed)
+        if feed.pane.controller:
+            columns, rows = feed.pane.model_view.columns, feed.pane.model_view.rows
+            self._resize(sid, columns, rows)
+
+    async def _paint(self, feed: _Feed) -> None:
+        """The session's current screen, from scratch; frames that arrive meanwhile
+        wait and are written after it (those it already holds are dropped)."""
+        client = self.client
+        if client is None:
+            return
+        feed.painting = True
+        try:
+            screen = await client.call(
+                "session.screen", {"session": feed.pane.remote_session, "repaint": True}
+            )
+            feed.pane.seq = int(screen.get("seq", 0))
+            feed.waiting.clear()
+            feed.size = 0
+            self._write(feed, b"\x1b[H\x1b[2J" + base64.b64decode(screen.get("repaint", "")))
+        finally:
+            feed.painting = False
+        held, feed.held = feed.held, []
+        for out in held:
+            self._on_output(out)
+
+    async def _on_event(self, event: Any) -> None:
+        data = event.data
+        if event.event is EventKind.SESSION_STARTED and data.session is not None:
+            await self._attach(
+                {
+                    "id": data.session.id,
+                    "name": data.session.name,
+                    "harness": data.session.harness,
+                    "state": data.session.state,
+                }
+            )
+        elif event.event is EventKind.SESSION_EXITED and data.session is not None:
+            feed = self.feeds.get(data.session.id)
+            if feed is not None:
+                feed.pane.remote.ended(data.session.exit_code)
+                self.owner.link_changed(self.host.name)
+        elif event.event is EventKind.CONTROLLER_CHANGED and data.session_id in self.feeds:
+            client = self.client
+            pane = self.feeds[data.session_id].pane
+            pane.controller = client is not None and data.controller == client.client_id
+
+    # -- bytes both ways ------------------------------------------------------------------------
+
+    def _on_output(self, out: Output) -> None:
+        feed = self.feeds.get(out.output)
+        if feed is None or out.seq <= feed.pane.seq:
+            return
+        if feed.painting:
+            feed.held.append(out)
+            return
+        if out.lost or feed.size > MAX_BUFFERED:
+            asyncio.ensure_future(self._paint(feed))
+            return
+        feed.pane.seq = out.seq
+        self._write(feed, out.data)
+
+    def _write(self, feed: _Feed, data: bytes) -> None:
+        if data:
+            feed.waiting.append(data)
+            feed.size += len(data)
+        self._flush(feed)
+
+    def _flush(self, feed: _Feed) -> None:
+        far = feed.pane.remote.far
+        loop = self._loop
+        while feed.waiting:
+            chunk = feed.waiting[0]
+            try:
+                sent = far.send(chunk)
+            except BlockingIOError:
+                if loop is not None:
+                    loop.add_writer(far.fileno(), self._writable, feed)
+                return
+            except OSError:  # the pane is gone
+                feed.waiting.clear()
+                feed.size = 0
+                return
+            feed.size -= sent
+            if sent < len(chunk):
+                feed.waiting[0] = chunk[sent:]
+            else:
+                feed.waiting.popleft()
+
+    def _writable(self, feed: _Feed) -> None:
+        if self._loop is not None:
+            with contextlib.suppress(ValueError, OSError):
+                self._loop.remove_writer(feed.pane.remote.far.fileno())
+        self._flush(feed)
+
+    def _on_keys(self, feed: _Feed) -> None:
+        """What the engine wrote to the pane: keys, pastes, the model's replies."""
+        far = feed.pane.remote.far
+        try:
+            data = far.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            if self._loop is not None:
+                with contextlib.suppress(ValueError, OSError):
+                    self._loop.remove_reader(far.fileno())
+            return
+        self._notify(
+            feed.pane,
+            "session.send_input",
+            {"session": feed.pane.remote_session, "data": base64.b64encode(data).decode()},
+        )
+
+    def _notify(self, pane: RemotePane, method: str, params: dict[str, Any]) -> bool:
+        client = self.client
+        if client is None or not pane.connected:
+            return False
+        try:
+            client.notify(method, params)
+        except (ConnectionError, RuntimeError, OSError):
+            return False
+        return True
+
+    def _resize(self, session: str, columns: int, rows: int) -> None:
+        feed = self.feeds.get(session)
+        if feed is not None and feed.pane.controller:
+            params = {"session": session, "columns": columns, "rows": rows}
+            self._notify(feed.pane, "session.resize", params)
+
+    def _stop(self, session: str) -> None:
+        feed = self.feeds.get(session)
+        if feed is None:
+            return
+        if not self._notify(feed.pane, "session.stop", {"session": session, "grace": 1.0}):
+            self.owner.say(f"{feed.pane.title}@{self.host.name}: disconnected; cannot stop it now")
+
+
+def start_links(hosts: list[Host], owner: LinkOwner) -> list[HostLink]:
+    links = [HostLink(host, owner) for host in hosts]
+    for link in links:
+        link.start()
+    return links
