@@ -32,6 +32,8 @@ from zirv_dash.session.protocol import (
 LINK_TIMEOUT_S = 20.0
 NO_RUNTIME = 3
 """`zirv session proxy`'s exit code for "no runtime runs there" (session/proxy.py)."""
+RUNTIME_ENDED = 4
+"""... and for "the runtime ended the link": it stopped while we were attached."""
 
 
 class LinkError(Exception):
@@ -40,7 +42,8 @@ class LinkError(Exception):
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
         self.kind = kind
-        """unreachable, permission, host_key, no_zirv, no_runtime, protocol, stalled, broken"""
+        """unreachable, permission, host_key, no_zirv, no_runtime, runtime_stopped,
+        protocol, stalled, broken"""
 
 
 class Channel:
@@ -179,6 +182,8 @@ def classify(host: Host, code: int, stderr: str, what: str = "the link closed") 
             f"{host.name}: no `{host.zirv}` there; install it with: {install_hint(host)}",
             "no_zirv",
         )
+    if code == RUNTIME_ENDED:
+        return LinkError(f"{host.name}: the runtime there stopped", "runtime_stopped")
     if code == NO_RUNTIME:
         return LinkError(f"{host.name}: {_strip_prog(last)}", "no_runtime")
     return LinkError(f"{host.name}: {what} (exit {code}){': ' + last if last else ''}", "broken")

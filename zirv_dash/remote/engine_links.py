@@ -19,6 +19,9 @@ class EngineLinks:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.links: list[HostLink] = []
+        self._said: dict[str, str] = {}
+        """The last problem put on the error line per host: a link retried with
+        backoff says the same thing once, not on every try."""
 
     def start(self) -> None:
         try:
@@ -44,7 +47,11 @@ class EngineLinks:
     def link_changed(self, host: str) -> None:
         link = next((lk for lk in self.links if lk.host.name == host), None)
         if link is not None and not link.connected and link.problem:
-            self.engine.dash.error(f"remote {link.problem}")
+            if self._said.get(host) != link.problem:
+                self._said[host] = link.problem
+                self.engine.dash.error(f"remote {link.problem}")
+        elif link is not None and link.connected:
+            self._said.pop(host, None)
         self.engine.poll_states()
 
     def say(self, text: str) -> None:

@@ -21,7 +21,7 @@ from collections import deque
 from typing import Any, Protocol
 
 from zirv_dash.panes.pane import Pane
-from zirv_dash.remote.channel import LinkError
+from zirv_dash.remote.channel import LINK_TIMEOUT_S, LinkError
 from zirv_dash.remote.client_link import RemoteClient, connect
 from zirv_dash.remote.hosts import Host
 from zirv_dash.remote.pane import RemotePane
@@ -36,6 +36,23 @@ pane repainted from the session's current screen instead."""
 HIDDEN_SESSIONS = frozenset({"dash"})
 """Not panes: the runtime's hosted dashboard (it shows those sessions itself)."""
 ENDED = frozenset({"exited", "failed", "stopped"})
+FAULTS = {
+    "runtime_stopped": "runtime stopped on {host}",
+    "no_runtime": "runtime stopped on {host}",
+    "no_zirv": "no zirv on {host}",
+    "protocol": "{host} sent something that is not protocol v1",
+    "stalled": "{host} does not answer",
+    "permission": "ssh to {host} was refused",
+    "host_key": "ssh refused {host}'s host key",
+}
+"""What a host's rows say while its link is down, by `LinkError.kind`; the
+dashboard's error line carries the whole message."""
+
+
+def fault_reason(host: str, exc: BaseException | None) -> str:
+    kind = exc.kind if isinstance(exc, LinkError) else ""
+    what = FAULTS.get(kind, "the link to {host} is down").format(host=host)
+    return f"{what}; reconnecting"
 
 
 class LinkOwner(Protocol):
@@ -69,6 +86,9 @@ class HostLink:
         self.client: RemoteClient | None = None
         self.feeds: dict[str, _Feed] = {}
         self.problem = ""
+        self.timeout = LINK_TIMEOUT_S
+        """How long the host may take to answer anything (the hello, each call):
+        past it the link is dropped as stalled and retried."""
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -106,21 +126,25 @@ class HostLink:
     async def _run(self) -> None:
         attempt = 0
         while not self._closing:
+            fault: BaseException | None = None
             try:
-                self.client = await connect(self.host)
+                self.client = await connect(self.host, self.timeout)
                 self.problem = ""
                 attempt = 0
                 await self._sync()
                 self.owner.link_changed(self.host.name)
                 await self._serve()
             except (LinkError, OSError, ConnectionError) as exc:
+                fault = exc
                 self.problem = str(exc)
             except Exception as exc:  # noqa: BLE001 - one host's fault stays its own
                 log.exception("remote %s", self.host.name)
+                fault = exc
                 self.problem = f"{self.host.name}: {exc}"
             await self._drop_client()
+            reason = fault_reason(self.host.name, fault)
             for feed in self.feeds.values():
-                feed.pane.link_down()
+                feed.pane.link_down(reason)
             self.owner.link_changed(self.host.name)
             if self._closing:
                 return
@@ -138,8 +162,8 @@ class HostLink:
         client = self.client
         assert client is not None
         client.output_sink = self._on_output
-        await client.call("events.subscribe")
-        listed = await client.call("session.list")
+        await self._call("events.subscribe")
+        listed = await self._call("session.list")
         for facts in listed.get("sessions", []):
             await self._attach(facts)
 
@@ -153,7 +177,7 @@ class HostLink:
                 done, _ = await asyncio.wait({getter, closed}, return_when=asyncio.FIRST_COMPLETED)
                 if getter not in done:
                     getter.cancel()
-                    raise ConnectionError(f"{self.host.name}: the link closed")
+                    raise await client.why_closed()
                 await self._on_event(getter.result())
         finally:
             closed.cancel()
@@ -192,14 +216,33 @@ class HostLink:
         assert client is not None
         params = {"session": sid, "mode": "controller"}
         try:
-            seat = await client.call("session.attach", params)
+            seat = await self._call("session.attach", params)
+        except LinkError:
+            raise
         except Exception:  # noqa: BLE001 - another client holds the seat: watch instead
-            seat = await client.call("session.attach", {"session": sid})
+            seat = await self._call("session.attach", {"session": sid})
         feed.pane.link_up(controller=seat.get("mode") == "controller")
         await self._paint(feed)
         if feed.pane.controller:
             columns, rows = feed.pane.model_view.columns, feed.pane.model_view.rows
             self._resize(sid, columns, rows)
+
+    async def _call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """One call on the link, bounded: a host that stops answering is a fault
+        of that host (its task), never a wait without end."""
+        client = self.client
+        if client is None:
+            raise ConnectionError(f"{self.host.name}: the link closed")
+        try:
+            return await asyncio.wait_for(client.call(method, params), self.timeout)
+        except TimeoutError:
+            raise LinkError(
+                f"{self.host.name}: no answer to {method} within {self.timeout:.0f} s", "stalled"
+            ) from None
+        except ConnectionError:
+            if client.closed.is_set():
+                raise await client.why_closed() from None
+            raise
 
     async def _paint(self, feed: _Feed) -> None:
         """The session's current screen, from scratch; frames that arrive meanwhile
@@ -209,7 +252,7 @@ class HostLink:
             return
         feed.painting = True
         try:
-            screen = await client.call(
+            screen = await self._call(
                 "session.screen", {"session": feed.pane.remote_session, "repaint": True}
             )
             feed.pane.seq = int(screen.get("seq", 0))

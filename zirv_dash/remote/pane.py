@@ -94,11 +94,13 @@ class RemotePane(Pane):
         self.disconnected_since = None
         self.tracker.unreachable = None
 
-    def link_down(self) -> None:
+    def link_down(self, reason: str = "") -> None:
+        """The link dropped; `reason` (remote/hostlink.py `fault_reason`) says why,
+        in the row's words: the runtime stopped, no zirv there, a stall."""
         if self.connected or self.disconnected_since is None:
             self.disconnected_since = time.monotonic()
         self.connected = False
-        self.tracker.unreachable = f"the link to {self.remote_host} is down; reconnecting"
+        self.tracker.unreachable = reason or f"the link to {self.remote_host} is down; reconnecting"
 
     # -- what differs from a local pane -----------------------------------------------------
 

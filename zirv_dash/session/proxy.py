@@ -9,7 +9,8 @@ is what a local one can do — no more.
 
 Exit codes name what went wrong, for `zirv remote check` on the other side:
 0 the link ended, 3 no runtime (and `[session] persistent` is off, so none is
-started), 1 anything else; the reason is one line on stderr.
+started), 4 the runtime ended the link (it stopped), 1 anything else; the
+reason is one line on stderr.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import threading
 from zirv_dash.session import endpoint
 
 NO_RUNTIME = 3
+RUNTIME_ENDED = 4
 CHUNK = 64 * 1024
 
 
@@ -108,4 +110,8 @@ def _pump(sock: socket.socket, in_fd: int, out_fd: int) -> int:
         pass
     finally:
         sock.close()
+    if not done.is_set():
+        # The runtime closed first, not our side: it stopped (or crashed).
+        print("zirv session proxy: the runtime ended the link", file=sys.stderr)
+        return RUNTIME_ENDED
     return 0
