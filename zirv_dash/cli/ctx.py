@@ -22,6 +22,7 @@ from typing import Any
 from zirv_dash import paths
 from zirv_dash.cli.ctx_args import Parser
 from zirv_dash.cli.ctx_common import (
+    err,
     identity,
     my_short,
     my_slug,
@@ -60,9 +61,19 @@ def status_main(argv: list[str]) -> int:
 def _status(argv: list[str]) -> int:
     parser = Parser(prog="zirv ctx status", description="List live sessions and unread mail.")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--all-hosts", action="store_true", help="also every remote host's sessions (over ssh)"
+    )
     args = parse_args(parser, argv)
     if isinstance(args, int):
         return args
+    remote: list[dict[str, Any]] = []
+    if args.all_hosts:
+        from zirv_dash.remote import status as remote_status  # only --all-hosts needs ssh
+
+        remote, unreadable = remote_status.all_hosts()
+        if unreadable:
+            err("status", unreadable)
     problems: list[str] = []
     records = registry.list_sessions(sweep=True, problems=problems)
     sockets = registry.orphan_sockets(records)
@@ -83,6 +94,8 @@ def _status(argv: list[str]) -> int:
         mail_counts["direct"] = direct
         out = _status_json(rows, sockets, mail_counts, problems, escaped, now)
         out["fallback"] = fallback
+        if args.all_hosts:
+            out["hosts"] = remote
         print(json.dumps(out, indent=2))
         return 0
     report_problems("status", problems)
@@ -101,6 +114,10 @@ def _status(argv: list[str]) -> int:
     split = f" ({broadcast} broadcast, {direct} direct)" if direct else ""
     lines.append(f"mail: {broadcast + direct} unread{split}")
     lines.extend(fallback)
+    if args.all_hosts:
+        from zirv_dash.remote import status as remote_status
+
+        lines.extend(remote_status.lines(remote) or ["hosts: none (see `zirv remote add`)"])
     print("\n".join(lines))
     return 0
 

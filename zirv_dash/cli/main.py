@@ -34,7 +34,7 @@ Usage:
   zirv session serve|list [--json]|attach [NAME|ID] [--takeover]|detach NAME|ID
   zirv session stop NAME|ID [--yes] | stop --runtime
                              the persistent runtime: sessions outlive this terminal
-  zirv ctx status [--json]   list live sessions and unread mail
+  zirv ctx status [--json] [--all-hosts]  live sessions and unread mail (and every host's)
   zirv ctx send --message TEXT [--to-session PREFIX] [--all]
   zirv ctx inbox [--peek]    read (and consume) this repo's mail
   zirv ctx nudge PREFIX --message TEXT
