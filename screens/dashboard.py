@@ -127,8 +127,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         )
         self._unsubscribe: Callable[[], None] | None = None
         self.remote_links: engine_links.EngineLinks | None = None
-        """The links to the operator's remote hosts (an in-process dashboard only:
-        the runtime's hosted one does not reach other machines yet)."""
+        """The links to the operator's remote hosts, for an in-process dashboard (a
+        runtime that hosts the dashboard opens its own: remote/engine_links.py)."""
 
     # -- layout ----------------------------------------------------------------------------
 

@@ -373,12 +373,19 @@ def session_main(argv: list[str]) -> int:
         result: int = web.web_main(argv[1:])
         return result
 
-    def host() -> Host:
-        from zirv_dash.session.runtime import open_host
+    return session_cli.session_main(argv, host_factory=runtime_host)
 
-        return open_host(dashboard=hosted_dashboard)
 
-    return session_cli.session_main(argv, host_factory=host)
+def runtime_host() -> Host:
+    """The runtime `zirv session serve` runs here: the engine, the hosted dashboard,
+    and the links to the operator's remote hosts (their panes show in that
+    dashboard; they are never served on as this runtime's sessions)."""
+    from zirv_dash.remote.engine_links import open_runtime_links
+    from zirv_dash.session.runtime import open_host
+
+    host = open_host(dashboard=hosted_dashboard)
+    open_runtime_links(host)
+    return host
 
 
 def run_single(agent: str, model: str | None, repo: os.PathLike[str] | str, notice: str) -> int:

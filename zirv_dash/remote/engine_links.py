@@ -2,7 +2,9 @@
 
 The dashboard opens one link per host of the operator's `~/.zirv/remotes.toml`
 when it starts and closes them when it ends; closing detaches, and the remote
-sessions run on in their runtimes.
+sessions run on in their runtimes. A runtime that hosts the dashboard
+(`[session] persistent = true`) opens them when it starts, for as long as it
+runs (`open_runtime_links`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from zirv_dash.panes.pane import Pane
 from zirv_dash.remote import hosts
 from zirv_dash.remote.hostlink import HostLink, start_links
 from zirv_dash.runtime import Engine
+from zirv_dash.session.engine_host import EngineHost
 
 
 class EngineLinks:
@@ -64,3 +67,12 @@ class EngineLinks:
     @property
     def scrollback_bytes(self) -> int:
         return self.engine.dash.settings.dash.scrollback_bytes
+
+
+def open_runtime_links(host: EngineHost) -> EngineLinks:
+    """The links of a runtime's engine (its hosted dashboard shows their panes),
+    closed (detached) first when the runtime closes."""
+    links = EngineLinks(host.engine)
+    links.start()
+    host.on_close.append(links.close)
+    return links

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from zirv_dash.dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
@@ -66,6 +66,8 @@ class EngineHost:
         self._published: dict[str, SessionFacts] = {}
         self._ended: dict[str, asyncio.Event] = {}
         self._closed_seen = asyncio.Event()
+        self.on_close: list[Callable[[], Awaitable[None]]] = []
+        """Run first on close: the links to remote hosts (detached, not ended)."""
         self.on_restore: Callable[[ev.RestoreOffered], None] | None = None
         """Decides a restore offer (the runtime's Tier 2 rule); skipped when unset."""
         self._unsubscribe = engine.subscribe(self._on_engine_event)
@@ -96,7 +98,9 @@ class EngineHost:
     # -- reads --------------------------------------------------------------------------
 
     def sessions(self) -> list[SessionFacts]:
-        listed = [self._facts(pane) for pane in self.dash.panes]
+        # A remote host's pane (zirv_dash.remote) is that host's session, shown in
+        # the hosted dashboard; it is never served on as one of this runtime's.
+        listed = [self._facts(pane) for pane in self.dash.panes if not pane.remote_host]
         if self.dash_session is not None:
             listed.insert(0, self.dash_session.facts())
         return listed
@@ -105,7 +109,7 @@ class EngineHost:
         if session_id == DASH_ID and self.dash_session is not None:
             return self.dash_session.facts()
         pane = self.engine.pane(session_id)
-        return self._facts(pane) if pane is not None else None
+        return self._facts(pane) if pane is not None and not pane.remote_host else None
 
     def screen(self, session_id: str) -> Screen:
         if (hosted := self._hosted(session_id)) is not None:
@@ -200,6 +204,9 @@ class EngineHost:
     async def close(self) -> None:
         """End every pane (the termination ladder, verified), write the restore
         roster, and release everything the engine opened."""
+        for closing in self.on_close:
+            with contextlib.suppress(Exception):
+                await closing()
         if self.dash_session is not None:
             await self.dash_session.close()
         engine = self.engine
@@ -234,6 +241,8 @@ class EngineHost:
     # -- engine events ----------------------------------------------------------------
 
     def _on_output(self, pane: Pane, chunk: bytes) -> None:
+        if pane.remote_host:
+            return
         self._tapped[pane.short] = self._tapped.get(pane.short, 0) + len(chunk)
         self._emit(SessionOutput(pane.short, chunk))
 
@@ -298,7 +307,7 @@ class EngineHost:
 
     def _pane(self, session_id: str) -> Pane:
         pane = self.engine.pane(session_id)
-        if pane is None:
+        if pane is None or pane.remote_host:
             raise HostError(ErrorCode.NOT_FOUND, f"no session {session_id!r}")
         return pane
 
@@ -374,11 +383,15 @@ class EngineHost:
         return SessionState.EXITED if pane.exit_code == 0 else SessionState.FAILED
 
     def _publish(self, pane: Pane, kind: str) -> None:
+        if pane.remote_host:
+            return
         facts = self._facts(pane)
         self._published[pane.short] = facts
         self._emit(SessionEvent(kind, facts))
 
     def _publish_if_changed(self, pane: Pane) -> None:
+        if pane.remote_host:
+            return
         facts = self._facts(pane)
         before = self._published.get(pane.short)
         if before == facts:
