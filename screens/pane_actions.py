@@ -93,12 +93,18 @@ class PaneActions:
 
     def action_spawn(self) -> None:
         from screens.spawn import SpawnRequestForm, SpawnScreen
+        from zirv_dash.remote.engine_links import links_of
 
         screen = self._screen
         dash = screen.dash
 
+        links = links_of(screen.engine)
+
         def done(form: SpawnRequestForm | None) -> None:
             if form is None:
+                return
+            if form.host and links is not None:
+                links.spawn(form.host, form.agent)  # the pane shows through the link
                 return
             if form.worktree:
                 screen.engine.worktrees.spawn(form.agent, form.prompt, form.model)
@@ -109,8 +115,9 @@ class PaneActions:
             if pane is not None:
                 dash.notify(f"spawned {pane.agent} as {pane.short}")
 
+        hosts = [link.host.name for link in links.links] if links is not None else []
         screen.app.push_screen(
-            SpawnScreen(str(dash.repo), dash.gate, screen.options.settings), done
+            SpawnScreen(str(dash.repo), dash.gate, screen.options.settings, hosts=hosts), done
         )
 
     def action_diff_review(self) -> None:

@@ -9,11 +9,20 @@ runs (`open_runtime_links`).
 
 from __future__ import annotations
 
+import weakref
+
 from zirv_dash.panes.pane import Pane
 from zirv_dash.remote import hosts
 from zirv_dash.remote.hostlink import HostLink, start_links
 from zirv_dash.runtime import Engine
 from zirv_dash.session.engine_host import EngineHost
+
+_OF_ENGINE: weakref.WeakKeyDictionary[Engine, EngineLinks] = weakref.WeakKeyDictionary()
+
+
+def links_of(engine: Engine) -> EngineLinks | None:
+    """The links an engine's dashboard opened (in process, or its runtime's)."""
+    return _OF_ENGINE.get(engine)
 
 
 class EngineLinks:
@@ -22,6 +31,7 @@ class EngineLinks:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.links: list[HostLink] = []
+        _OF_ENGINE[engine] = self
         self._said: dict[str, str] = {}
         """The last problem put on the error line per host: a link retried with
         backoff says the same thing once, not on every try."""
@@ -33,6 +43,17 @@ class EngineLinks:
             self.engine.dash.error(f"remote hosts: {exc}")
             return
         self.links = start_links(list(known.values()), self)
+
+    def spawn(self, host: str, harness: str) -> None:
+        """`Ctrl+A s` on a host: its runtime starts the harness (`session.start`
+        over the link); the pane shows when that runtime announces the session."""
+        link = next((lk for lk in self.links if lk.host.name == host), None)
+        if link is None:
+            self.engine.dash.error(f"spawn: no host named {host!r}")
+        elif not link.connected:
+            self.engine.dash.error(f"spawn on {host}: disconnected ({link.problem or 'linking'})")
+        else:
+            link.spawn(harness)
 
     async def close(self) -> None:
         for link in self.links:

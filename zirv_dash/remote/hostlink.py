@@ -286,6 +286,23 @@ class HostLink:
             pane = self.feeds[data.session_id].pane
             pane.controller = client is not None and data.controller == client.client_id
 
+    def spawn(self, harness: str) -> None:
+        """Start `harness` in this host's runtime; its pane arrives with the
+        runtime's `session_started` event, like any session started there."""
+        assert self._loop is not None
+        self._loop.create_task(self._spawn(harness), name=f"spawn on {self.host.name}")
+
+    async def _spawn(self, harness: str) -> None:
+        columns, rows = self.owner.pane_size
+        params = {"harness": harness, "columns": columns, "rows": rows}
+        try:
+            facts = await self._call("session.start", params)
+        except Exception as exc:  # noqa: BLE001 - the host's refusal, said in one line
+            self.owner.say(f"spawn on {self.host.name}: {exc}")
+            return
+        sid = (facts.get("session") or {}).get("id", "?")
+        self.owner.say(f"spawned {harness} on {self.host.name} as {sid}")
+
     # -- bytes both ways ------------------------------------------------------------------------
 
     def _on_output(self, out: Output) -> None:
