@@ -147,6 +147,9 @@ class EngineHost:
                 ErrorCode.UNSUPPORTED,
                 f"harness {spec.harness!r} runs its own command line; argv must be empty",
             )
+        for what, value in (("prompt", spec.prompt), ("model", spec.model)):
+            if value.startswith("-"):  # never a harness option
+                raise HostError(ErrorCode.BAD_PARAMS, f"a {what} may not begin with '-'")
         dash = self.dash
         saved = dash.pane_columns, dash.pane_rows
         # The child starts at the size asked for (the engine's default size is
@@ -158,7 +161,14 @@ class EngineHost:
         has_orchestrator = any(p.role == "orchestrator" for p in dash.live_panes)
         role = "worker" if has_orchestrator else "orchestrator"
         try:
-            pane = self.engine.open_pane(spec.harness, focus=False, cwd=spec.cwd, role=role)
+            pane = self.engine.open_pane(
+                spec.harness,
+                focus=False,
+                cwd=spec.cwd,
+                role=role,
+                prompt=spec.prompt or None,
+                model=spec.model or None,
+            )
         except DashError as exc:
             raise HostError(ErrorCode.FAILED, str(exc)) from exc
         finally:
