@@ -104,7 +104,8 @@ class PaneActions:
             if form is None:
                 return
             if form.host and links is not None:
-                links.spawn(form.host, form.agent)  # the pane shows through the link
+                # The pane shows through the link when that runtime announces it.
+                links.spawn(form.host, form.agent, form.prompt, form.model)
                 return
             if form.worktree:
                 screen.engine.worktrees.spawn(form.agent, form.prompt, form.model)

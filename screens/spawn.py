@@ -53,8 +53,8 @@ class SpawnRequestForm:
 
 
 REMOTE_LIMITS = (
-    "a remote host's pane starts in its runtime's repository, without a first prompt,"
-    " model or worktree (protocol v1's session.start carries none); type to it once it shows"
+    "a remote host's pane starts in its runtime's repository: no worktree of its own"
+    " there (not carried by the link)"
 )
 
 
@@ -283,12 +283,15 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
         if host not in self.hosts:
             self._error(f"no host named {host!r}; known: {', '.join(self.hosts)}")
             return
-        prompt = self.query_one("#prompt", Input).value.strip()
-        model = self.query_one("#model", Input).value.strip()
-        if prompt or model or self.query_one("#worktree", Checkbox).value:
+        prompt = self.query_one("#prompt", Input).value.strip() or None
+        model = self.query_one("#model", Input).value.strip() or None
+        if self.query_one("#worktree", Checkbox).value:
             self._error(REMOTE_LIMITS)
             return
-        self.dismiss(SpawnRequestForm(agent, None, None, "", host=host))
+        if (prompt or "").startswith("-") or (model or "").startswith("-"):
+            self._error("a prompt or model may not begin with '-'")
+            return
+        self.dismiss(SpawnRequestForm(agent, model, prompt, "", host=host))
 
     def _error(self, text: str) -> None:
         label = self.query_one("#error", Label)

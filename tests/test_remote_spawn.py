@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, OptionList
+from textual.widgets import Checkbox, Input, OptionList
 
 from screens.spawn import REMOTE_LIMITS, SpawnScreen
 from tests.apphelpers import dash_screen, make_app, wait_for
@@ -55,7 +55,7 @@ async def test_spawn_on_a_host_runs_it_there_and_shows_it_here(
         assert spawn.hosts == ["box"]
         harness = spawn.query_one("#harness", OptionList)
         ids = [harness.get_option_at_index(i).id for i in range(harness.option_count)]
-        harness.highlighted = ids.index("shell")
+        harness.highlighted = ids.index("demo")
         host = spawn.query_one("#host", Input)
         # A host that is not one, then a first prompt (not carried): both refused.
         host.value = "nope"
@@ -64,11 +64,13 @@ async def test_spawn_on_a_host_runs_it_there_and_shows_it_here(
         error = spawn.query_one("#error")
         assert app.screen is spawn and "no host named 'nope'" in str(error.render())
         host.value = "box"
-        spawn.query_one("#prompt", Input).value = "do things"
+        worktree = spawn.query_one("#worktree", Checkbox)
+        worktree.value = True
         spawn.action_submit()
         await pilot.pause()
         assert app.screen is spawn and REMOTE_LIMITS[:40] in str(error.render())
-        spawn.query_one("#prompt", Input).value = ""
+        worktree.value = False
+        spawn.query_one("#prompt", Input).value = "count the pears 42"
         spawn.action_submit()
         await wait_for(
             pilot,
@@ -76,7 +78,16 @@ async def test_spawn_on_a_host_runs_it_there_and_shows_it_here(
             timeout=40,
         )
         (pane,) = [p for p in dash.panes if p.remote_host == "box"]
-        assert pane.agent == "shell"
+        assert pane.agent == "demo"
         there = remote_sessions(remote)
         assert [s["id"] for s in there] == [pane.remote_session]  # type: ignore[attr-defined]
-        assert there[0]["harness"] == "shell"
+        assert there[0]["harness"] == "demo"
+        waited = remote_zirv(
+            remote,
+            "ctx",
+            "api",
+            "call",
+            "session.wait",
+            json.dumps({"session": pane.remote_session, "text": "count the pears 42"}),
+        )
+        assert json.loads(waited.stdout)["matched"] == "count the pears 42", waited.stdout

@@ -44,7 +44,9 @@ class EngineLinks:
             return
         self.links = start_links(list(known.values()), self)
 
-    def spawn(self, host: str, harness: str) -> None:
+    def spawn(
+        self, host: str, harness: str, prompt: str | None = None, model: str | None = None
+    ) -> None:
         """`Ctrl+A s` on a host: its runtime starts the harness (`session.start`
         over the link); the pane shows when that runtime announces the session."""
         link = next((lk for lk in self.links if lk.host.name == host), None)
@@ -53,7 +55,7 @@ class EngineLinks:
         elif not link.connected:
             self.engine.dash.error(f"spawn on {host}: disconnected ({link.problem or 'linking'})")
         else:
-            link.spawn(harness)
+            link.spawn(harness, prompt or "", model or "")
 
     async def close(self) -> None:
         for link in self.links:

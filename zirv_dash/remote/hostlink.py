@@ -25,6 +25,7 @@ from zirv_dash.remote.channel import LINK_TIMEOUT_S, LinkError
 from zirv_dash.remote.client_link import RemoteClient, connect
 from zirv_dash.remote.hosts import Host
 from zirv_dash.remote.pane import RemotePane
+from zirv_dash.session.methods import START_PROMPT
 from zirv_dash.session.protocol import EventKind, Output
 
 log = logging.getLogger("zirv.remote")
@@ -286,15 +287,25 @@ class HostLink:
             pane = self.feeds[data.session_id].pane
             pane.controller = client is not None and data.controller == client.client_id
 
-    def spawn(self, harness: str) -> None:
+    def spawn(self, harness: str, prompt: str = "", model: str = "") -> None:
         """Start `harness` in this host's runtime; its pane arrives with the
         runtime's `session_started` event, like any session started there."""
         assert self._loop is not None
-        self._loop.create_task(self._spawn(harness), name=f"spawn on {self.host.name}")
+        task = self._spawn(harness, prompt, model)
+        self._loop.create_task(task, name=f"spawn on {self.host.name}")
 
-    async def _spawn(self, harness: str) -> None:
+    async def _spawn(self, harness: str, prompt: str, model: str) -> None:
         columns, rows = self.owner.pane_size
-        params = {"harness": harness, "columns": columns, "rows": rows}
+        params: dict[str, Any] = {"harness": harness, "columns": columns, "rows": rows}
+        if prompt or model:
+            client = self.client
+            if client is None or not client.supports(START_PROMPT):
+                self.owner.say(
+                    f"spawn on {self.host.name}: its runtime takes no first prompt or model;"
+                    f" install this zirv there (`zirv remote install {self.host.name}`)"
+                )
+                return
+            params.update(prompt=prompt, model=model)
         try:
             facts = await self._call("session.start", params)
         except Exception as exc:  # noqa: BLE001 - the host's refusal, said in one line
