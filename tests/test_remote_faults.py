@@ -167,6 +167,11 @@ def test_a_stopped_runtime_is_said_on_the_hosts_rows_and_its_return_reconnects(
                     60,
                 )
                 assert link.connected
+                # The stopped runtime's session is gone: ended, with a notice, not
+                # disconnected for ever.
+                # (the engine reaps it from the terminal's exit code, as a PTY's).
+                await until(lambda: pane.remote.exit_code is not None, "the old pane ended")
+                assert any("ended while the link was down" in said for said in owner.said)
             finally:
                 await link.close()
                 stop_remote_runtime(sshd, again)

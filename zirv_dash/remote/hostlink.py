@@ -165,7 +165,18 @@ class HostLink:
         client.output_sink = self._on_output
         await self._call("events.subscribe")
         listed = await self._call("session.list")
-        for facts in listed.get("sessions", []):
+        sessions = listed.get("sessions", [])
+        present = {str(facts.get("id", "")) for facts in sessions}
+        for sid, feed in self.feeds.items():
+            if sid not in present and feed.pane.remote.exit_code is None:
+                # Gone from the runtime while the link was down (that runtime
+                # stopped, or the session ended): it will not come back.
+                feed.pane.remote.ended(None)
+                self.owner.say(
+                    f"{feed.pane.title}@{self.host.name}: not in {self.host.name}'s runtime"
+                    " any more; it ended while the link was down"
+                )
+        for facts in sessions:
             await self._attach(facts)
 
     async def _serve(self) -> None:
