@@ -155,10 +155,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             listener = in_app_context(listener)  # type: ignore[assignment]
         self._unsubscribe = self.engine.subscribe(listener)
         # What children that ask (OSC 10/11) hear, before any of their output is
-        # read: panes spawned before the UI loaded knew the terminal's colours at
-        # most, not the theme's.
+        # read: the outer terminal's colours, or no answer when it gave none.
         self.dash.default_colors = colors = self.pane_views.default_colors()
-        if self.options.started is not None:
+        if self.options.started is not None and colors is not None:
             for pane in self.dash.panes:
                 pane.model_view.default_fg_rgb, pane.model_view.default_bg_rgb = colors
         if self.hosted:
@@ -313,11 +312,17 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.input.wheel(event, -WHEEL_STEP)
 
     def on_native_pane_close_requested(self, message: NativePane.CloseRequested) -> None:
-        """Ctrl+Q (or a second Ctrl+C) in a native pane ends that pane only."""
+        """Ctrl+Q (or a second Ctrl+C) in a native pane ends that pane only. Ctrl+Q
+        asks first while the pane is not idle, as Ctrl+A q does for the dashboard;
+        an ended native pane can be restored from its journal (its row's menu)."""
         message.stop()
         pane = self.pane_views.native_pane_of(message.pane)
-        if pane is not None:
+        if pane is None:
+            return
+        if message.confirmed:
             self.engine.close_native(pane)
+        else:
+            self.panes.close_native(pane)
 
     def on_native_pane_error_raised(self, message: NativePane.ErrorRaised) -> None:
         message.stop()

@@ -11,6 +11,7 @@ from zirv_dash.repo import worktree as worktrees
 
 if TYPE_CHECKING:
     from screens.host import DashboardHost
+    from zirv_dash.panes.pane import Pane
 
 
 class PaneActions:
@@ -201,3 +202,32 @@ class PaneActions:
 
         titles = [f"{p.title} ({p.agent})" for p in working]
         screen.app.push_screen(QuitConfirmScreen(titles), done)
+
+    def close_native(self, pane: Pane) -> None:
+        """Ctrl+Q in a native pane: ended at once when it is idle; asked first
+        while it works, needs you or is starting (as Ctrl+A q asks for the
+        dashboard). Its conversation stays in its journal: the ended row's
+        Restore reopens it."""
+        screen = self._screen
+        dash = screen.dash
+        if pane not in dash.working_panes():
+            screen.engine.close_native(pane)
+            return
+        from screens.quit_confirm import Busy, QuitConfirmScreen, Subject
+
+        def busy() -> list[Busy]:
+            if pane in dash.working_panes():
+                return [(f"{pane.title} ({pane.agent})", dash.state_of(pane))]
+            return []
+
+        subject = Subject(
+            title=f"end the conversation in {pane.short}",
+            confirm="end it (its row can restore it)",
+            finished="the turn has ended: ⏎ ends the conversation without interrupting it",
+        )
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                screen.engine.close_native(pane)
+
+        screen.app.push_screen(QuitConfirmScreen(busy(), busy, subject), done)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.color import Color, ColorParseError
 from textual.widget import Widget
 
 from widgets.terminal_view import TerminalView
@@ -126,18 +125,13 @@ class PaneViews:
             view.clear_selection()  # a focus change ends any selection
         screen.chrome.schedule()
 
-    def default_colors(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-        """The colours a pane is drawn with, for children that ask (OSC 10/11):
-        the terminal's own when it told us at start-up, else the theme's."""
-        if self._screen.options.outer.colors is not None:
-            return self._screen.options.outer.colors
-        variables = self._screen.app.get_css_variables()
-        try:
-            fg = Color.parse(variables.get("foreground", "#e0e0e0")).rgb
-            bg = Color.parse(variables.get("background", "#121212")).rgb
-        except ColorParseError:
-            return (0xE0, 0xE0, 0xE0), (0x12, 0x12, 0x12)
-        return fg, bg
+    def default_colors(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+        """The colours children that ask (OSC 10/11) are told: the outer
+        terminal's when it told us at start-up, else None, and the query goes
+        unanswered, as tmux leaves it. The theme's colours are not what the
+        glass shows around the child (its cells use the terminal's defaults),
+        so a child told them would theme itself for a terminal it is not in."""
+        return self._screen.options.outer.colors
 
     def redraw_all(self) -> None:
         for view in self.views.values():

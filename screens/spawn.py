@@ -21,13 +21,14 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Checkbox, Input, Label
+from textual.widgets import Input, Label
 from textual.widgets.option_list import Option
 
 from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
 from widgets.pane_header import shorten_home
 from widgets.pick_list import PickList
+from widgets.tick_box import TickBox
 from zirv_dash.config.layers import AdapterGate
 from zirv_dash.harnesses import adapters
 
@@ -96,6 +97,9 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel", show=False),
+        # Enter anywhere spawns, as the footer says: the list and the fields
+        # answer it themselves, the worktree box leaves it to the dialog.
+        Binding("enter", "submit", "spawn", show=False),
     ]
 
     def __init__(
@@ -129,7 +133,7 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             yield Input(placeholder="what should it work on?", id="prompt")
             yield Label("working directory", classes="field-label")
             yield Input(value=shorten_home(self.repo), id="cwd")
-            yield Checkbox("own git worktree (branch zirv/<short>)", id="worktree", compact=True)
+            yield TickBox("own git worktree (branch zirv/<short>)", id="worktree", compact=True)
             if self.hosts:
                 yield Label("host (optional)", classes="field-label")
                 yield Input(placeholder=f"this machine, or: {', '.join(self.hosts)}", id="host")
@@ -260,7 +264,7 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             return
         adapter = adapters.ADAPTERS.get(agent)
         if adapter is not None and not adapter.installed():
-            self._error(f"{agent} is not installed: `{adapter.binary}` is not on PATH")
+            self._error(adapter.missing_words())
             return
         model = self.query_one("#model", Input).value.strip() or None
         prompt = self.query_one("#prompt", Input).value.strip() or None
@@ -274,7 +278,7 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
         if model and (model.startswith("-") or len(model) > 128):
             self._error("that model name is not valid")
             return
-        worktree = self.query_one("#worktree", Checkbox).value
+        worktree = self.query_one("#worktree", TickBox).value
         self.dismiss(SpawnRequestForm(agent, model, prompt, cwd, worktree))
 
     def _submit_remote(self, agent: str, host: str) -> None:
@@ -285,7 +289,7 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             return
         prompt = self.query_one("#prompt", Input).value.strip() or None
         model = self.query_one("#model", Input).value.strip() or None
-        if self.query_one("#worktree", Checkbox).value:
+        if self.query_one("#worktree", TickBox).value:
             self._error(REMOTE_LIMITS)
             return
         if (prompt or "").startswith("-") or (model or "").startswith("-"):

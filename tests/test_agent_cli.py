@@ -179,8 +179,9 @@ def test_spawned_in_dashboard(dash: FakeDashboard, state: Path, repo: Path) -> N
     got = zirv(["demo", "say hi"], repo, state)
     assert got.returncode == 0, got.stderr
     (pane,) = dash.spawned
-    assert got.stdout == f"spawned in dashboard as {pane.short}\n"
     req = pane.request
+    assert req.handle is not None and req.mode == "writing"
+    assert got.stdout == f"spawned in dashboard as {pane.short} (delegation {req.handle})\n"
     assert (req.agent, req.prompt, req.cwd, req.requested_by) == ("demo", "say hi", str(repo),
                                                                   "unknown")  # fmt: skip
     assert req.interactive is False and req.parent_session is None
@@ -197,6 +198,7 @@ def test_spawned_json_receipt_from_a_subdir(dash: FakeDashboard, state: Path, re
     assert json.loads(got.stdout) == {
         "schema_version": 1, "harness": "demo", "model": "demo-deep", "mode": "dashboard_pane",
         "state": "launched", "session": pane.short, "workdir": str(repo),
+        "handle": pane.request.handle,
     }  # fmt: skip
     assert "--force and trailing flags are not carried over" in got.stderr
     assert pane.request.flags == [] and pane.request.model == "demo-deep"

@@ -14,6 +14,7 @@ from screens.quit_confirm import QuitConfirmScreen
 from screens.spawn import SpawnScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from zirv_dash.attention.states import PaneState
+from zirv_dash.outer_terminal import OuterTerminal
 from zirv_dash.panes.procinfo import pid_exists
 
 pytestmark = pytest.mark.timeout(60)
@@ -200,20 +201,17 @@ async def test_scrollback_paging_and_typing_snaps_back(tmp_path: Path) -> None:
         assert os.environ.get("SHELL") == "/bin/sh"
 
 
-async def test_children_asking_for_colours_get_the_pane_theme(tmp_path: Path) -> None:
+async def test_children_asking_for_colours_hear_the_outer_terminals(tmp_path: Path) -> None:
     # Codex and other TUIs ask (OSC 10/11) to choose a light or dark palette.
-    app = make_app(tmp_path)
+    colors = ((0xE0, 0xE0, 0xE0), (0x1E, 0x1E, 0x1E))
+    app = make_app(tmp_path, outer=OuterTerminal(colors=colors))
     async with app.run_test(size=(100, 30)) as pilot:
         dash = dash_screen(app).dash
         await wait_for(pilot, lambda: bool(dash.panes))
         model = dash.panes[0].model_view
         model.feed(b"\x1b]11;?\x07")
-        reply = model.take_replies()
-        assert reply.startswith(b"\x1b]11;rgb:")
-        assert dash.default_colors is not None
-        r, g, b = dash.default_colors[1]
-        assert reply == f"\x1b]11;rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}\x07".encode()
-        assert sum(dash.default_colors[1]) < sum(dash.default_colors[0])  # a dark background
+        assert dash.default_colors == colors
+        assert model.take_replies() == b"\x1b]11;rgb:1e1e/1e1e/1e1e\x07"
 
 
 async def test_textual_bindings_never_steal_keys_from_a_pane(tmp_path: Path) -> None:

@@ -115,14 +115,93 @@ def test_a_malformed_operator_file_is_named_and_left_alone(
     assert path.read_text() == "[dash\nmouse = false\n"
 
 
-def test_comments_are_copied_to_a_backup_before_the_rewrite(
+COMMENTED = """\
+# My zirv settings: hand-written, keep the notes.
+agent = "claude"  # the default harness
+
+[dash]
+# A small laptop screen.
+max_panes = 3  # no more than this
+mouse = false
+
+[handover.claude]
+deep = "opus"  # the best one
+
+[mail]
+keep = 20
+"""
+
+
+def test_set_changes_one_value_and_keeps_comments_and_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = write_operator(COMMENTED)
+    code, _, err = run(capsys, "set", "dash.max_panes", "4")
+    assert (code, err) == (0, "")
+    assert path.read_text() == COMMENTED.replace("max_panes = 3", "max_panes = 4")
+    assert not path.with_name("ctx.toml.bak").exists()
+    assert config.load_settings(tmp_path).dash.max_panes == 4
+
+
+def test_new_keys_and_tables_are_added_and_everything_else_stays(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    text = "# my notes\n[dash]\nmouse = false\n"
+    path = write_operator(COMMENTED)
+    assert run(capsys, "set", "mail.max_message_bytes", "8192")[0] == 0
+    assert run(capsys, "set", "handover.gemini.deep", "gemini-2.5-pro")[0] == 0
+    assert run(capsys, "set", "fallback.enabled", "false")[0] == 0
+    text = path.read_text()
+    # Each addition goes at the end of its table (a new tier with its harness's
+    # other tables, a new section last); nothing else moves.
+    assert text == COMMENTED.replace(
+        'deep = "opus"  # the best one\n',
+        'deep = "opus"  # the best one\n\n[handover.gemini]\ndeep = "gemini-2.5-pro"\n',
+    ).replace("keep = 20\n", "keep = 20\nmax_message_bytes = 8192\n\n[fallback]\nenabled = false\n")
+    assert tomllib.loads(text)["handover"] == {
+        "claude": {"deep": "opus"}, "gemini": {"deep": "gemini-2.5-pro"},
+    }  # fmt: skip
+
+
+def test_unset_keeps_comments_and_an_absent_key_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = write_operator(COMMENTED)
+    code, out, _ = run(capsys, "unset", "dash.mouse")
+    assert code == 0 and out == f"dash.mouse removed from {path}\n"
+    assert path.read_text() == COMMENTED.replace("mouse = false\n", "")
+    before = path.read_bytes()
+    stamp = path.stat().st_mtime_ns
+    code, out, err = run(capsys, "unset", "dash.mouse")
+    assert code == 0 and err == ""
+    assert out == f"dash.mouse is not set in {path}; nothing was changed\n"
+    assert run(capsys, "unset", "handover.codex.deep")[1].startswith(
+        "handover.codex.deep is not set"
+    )
+    assert path.read_bytes() == before and path.stat().st_mtime_ns == stamp
+    # A table left with no keys goes; the comments around it stay.
+    assert run(capsys, "unset", "handover.claude.deep")[0] == 0
+    assert "[handover.claude]" not in path.read_text()
+    assert (
+        "# My zirv settings" in path.read_text() and "# A small laptop screen." in path.read_text()
+    )
+
+
+def test_add_and_remove_keep_a_commented_list_as_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = '[dash]\nworkdir_roots = [\n    "/srv/a",  # the first\n    "/srv/b",\n]\n'
     path = write_operator(text)
-    code, _, err = run(capsys, "set", "dash.max_panes", "4")
-    assert code == 0 and "comments are not kept" in err
-    assert path.with_name("ctx.toml.bak").read_text() == text
+    assert run(capsys, "add", "dash.workdir_roots", "/srv/c")[0] == 0
+    assert "# the first" in path.read_text()
+    assert tomllib.loads(path.read_text())["dash"]["workdir_roots"] == [
+        "/srv/a",
+        "/srv/b",
+        "/srv/c",
+    ]
+    assert run(capsys, "remove", "dash.workdir_roots", "/srv/b")[0] == 0
+    assert "# the first" in path.read_text()
+    assert tomllib.loads(path.read_text())["dash"]["workdir_roots"] == ["/srv/a", "/srv/c"]
 
 
 def test_list_values_take_add_and_remove(

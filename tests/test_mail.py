@@ -77,7 +77,8 @@ def test_concurrent_writers_never_clobber_each_other(state: Path) -> None:
     assert len(set(paths)) == 40
     bodies = sorted(m.body for m in mail.list_messages(SLUG))
     assert bodies == sorted(f"body {i}" for i in range(40))
-    assert not [p for p in box(state).iterdir() if p.name.startswith(".")]  # no temp leftovers
+    # No temp leftovers (the mailbox's lock file is the one dot file).
+    assert [p.name for p in box(state).iterdir() if p.name.startswith(".")] == [".lock"]
 
 
 def test_parser_is_tolerant(state: Path) -> None:
@@ -172,7 +173,7 @@ def test_unread_mail_is_never_pruned_and_a_full_mailbox_refuses(state: Path) -> 
         mail.consume(message)
     for i in range(8, 12):
         send("y", now=NOW + i, keep=5)
-    assert len(list((box(state) / "read").iterdir())) == 5  # read/ is never pruned
+    assert len(list((box(state) / "read").iterdir())) == 5  # read/ keeps `keep` too
     # sidecars older than every unread message go once past keep
     assert len(list((box(state) / "full").iterdir())) <= 5
 
@@ -230,16 +231,14 @@ def test_concurrent_consumers_only_one_wins(state: Path) -> None:
     assert len(list((box(state) / "read").iterdir())) == 5
 
 
-def test_consume_keeps_an_earlier_read_copy(state: Path) -> None:
+def test_a_consumed_messages_id_is_never_given_again(state: Path) -> None:
     first = send("first")
     mail.consume(first)
-    again = send("second")  # same name again: the first was moved away
-    assert again.path.name == first.path.name
+    again = send("second")  # the same second and sender, with the first moved to read/
+    assert again.id != first.id and again.path.name == "1700000000-aaaa1111_001.md"
     assert mail.consume(again)
-    assert sorted(p.read_text().split("\n\n", 1)[1] for p in (box(state) / "read").iterdir()) == [
-        "first\n",
-        "second\n",
-    ]
+    read = {p.name: p.read_text().split("\n\n", 1)[1] for p in (box(state) / "read").iterdir()}
+    assert read == {first.path.name: "first\n", again.path.name: "second\n"}
 
 
 def test_fanout_is_read_once_per_reader(state: Path) -> None:

@@ -7,6 +7,8 @@ the approval dialog answered with `1`, the result; Ctrl+Q leaves no process."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +21,11 @@ from tests.fixtures.native.server import (
     anthropic_stream,
     openai_text,
     serve,
+    sse,
 )
 from tests.test_native_pane_loopback import configure, openai_write_call
 from tests.tmuxharness import ZIRV, Tmux
+from widgets.native_approval import ANSWER_MARGIN
 
 pytestmark = pytest.mark.tmux
 server = pytest.fixture(serve)
@@ -74,6 +78,8 @@ def test_chat_runtime_native_prompt_stream_tool_approval_result(
     assert "▲ blocked" in screen and "test-model" in screen
     screen = dash.wait_for("1 needs you")  # the header counts the pane's state
     assert "▲ orch" in screen  # and the sidebar row shows it
+    # The dialog is on the glass: it takes keys read once its margin has passed.
+    time.sleep(ANSWER_MARGIN)
     dash.keys("1")
     dash.wait_for("All written.", timeout=30)
     # The answer streams in before the turn ends: the status line says so after.
@@ -103,11 +109,70 @@ def test_agent_runtime_native_opens_a_worker_pane_in_the_live_dashboard(
     assert receipt["harness"] == "native"
     short = receipt["session"]
     tmux.wait_for(f"2 ▲ {short}", timeout=30)  # its row, in the roster like any worker
-    # A delegated pane is headless: its approval offers deny only, and it waits for you.
+    # A delegated pane is headless: it waits for you, with the same three choices.
     tmux.wait_for("1 needs you", timeout=30)
+    tmux.keys("C-a", "2")
+    tmux.wait_for("native worker (delegated)", timeout=30)
+    screen = tmux.wait_for("3. No, and tell the agent", timeout=30)
+    assert "1. Yes" in screen and "2. Yes, and don't ask again" in screen
     tmux.quit("EXITED 0", timeout=30)
     assert no_process_left(tmux) == []
     # The restore roster records the pane kind (its harness name).
     rosters = list((tmp_path / "state").rglob("roster-*.json"))
     entries = [e for r in rosters for e in json.loads(r.read_text())["panes"]]
     assert any(e["agent"] == "native" and e["short"] == short and e["native"] for e in entries)
+
+
+def test_a_dashboard_killed_mid_call_offers_its_conversation_and_never_reruns_it(
+    dash: Tmux, server: ProviderServer, project: Path
+) -> None:
+    configure(server, "openai-compatible", "vllm")
+    command = "echo started >> log.txt; sleep 4; echo finished >> log.txt"
+    call = {
+        "index": 0,
+        "id": "call_r",
+        "type": "function",
+        "function": {"name": "run_command", "arguments": json.dumps({"command": command})},
+    }
+    server.replies.append(
+        Reply(
+            chunks=sse(
+                {"choices": [{"index": 0, "delta": {"content": "Running it."}}]},
+                {"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]},
+                {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+                "[DONE]",
+            )
+        )
+    )
+    dash.start([*ZIRV, "native"], 120, 40)
+    dash.wait_for("enter sends", timeout=30)
+    dash.text("run the slow thing")
+    dash.keys("Enter")
+    dash.wait_for("Do you want to proceed?", timeout=30)
+    time.sleep(ANSWER_MARGIN)
+    dash.keys("1")
+    log = project / "log.txt"
+    deadline = time.monotonic() + 30
+    while "started" not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline, "the command never started"
+        time.sleep(0.05)
+    dashboards = [
+        pid for pid in dash.marked_pids() if b"native" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+    assert len(dashboards) == 1
+    os.kill(dashboards[0], signal.SIGKILL)  # mid tool call: no roster, no `ended`
+    dash.wait_for("EXITED 137", timeout=30)
+    # The next `zirv native` offers the unfinished conversation.
+    dash.start([*ZIRV, "native"], 120, 40, name="again")
+    screen = dash.wait_for("restore · 1", timeout=30, name="again")
+    assert "[x] orchestrator · native" in screen
+    dash.keys("Enter", name="again")
+    screen = dash.wait_for("outcome unknown", timeout=30, name="again")
+    assert "run the slow thing" in screen and "not re-run" in screen
+    # Whatever became of the killed command, it ran once: nothing started it again.
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline:
+        assert log.read_text().count("started") == 1
+        time.sleep(0.2)
+    dash.quit(timeout=30, name="again")
+    assert no_process_left(dash) == []

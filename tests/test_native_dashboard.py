@@ -212,6 +212,38 @@ async def test_a_provider_error_goes_to_the_error_log_and_the_pane_stays_usable(
         await wait_for(pilot, lambda: screen.dash.state_of(pane) is PaneState.IDLE)
 
 
+async def test_a_locked_journal_fails_the_turn_into_the_error_log_and_the_dashboard_stays(
+    repo: Path,
+) -> None:
+    from tests.test_native_faults import Locker
+    from zirv_dash.native.journal import journal_path
+
+    app = make_app(repo, agent="native")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = dash_screen(app)
+        await wait_for(pilot, lambda: bool(screen.native_views))
+        pane, view = native_of(screen)
+        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        locker = Locker(journal_path(pane.short))
+        try:
+            await pilot.press(*"hello", "enter")
+            await wait_for(pilot, lambda: bool(screen.dash.errors.unacked))
+        finally:
+            locker.release()
+        logged = screen.dash.errors.unacked[0].text
+        assert f"native pane {pane.short}" in logged and "journal error" in logged
+        assert "locked" in logged
+        assert app.is_running and pane.alive
+        assert screen.dash.state_of(pane) is PaneState.FAILED
+        composer = view.query_one(NativeComposer)
+        assert composer.text == "hello"  # what could not be journaled is not lost
+        # The lock is gone: the same line now starts a turn.
+        await pilot.press("enter")
+        session = pane.session
+        assert session is not None
+        await wait_for(pilot, lambda: session.pending is not None, timeout=20)
+
+
 async def test_a_nudge_reaches_the_native_pane_through_its_submit_path(repo: Path) -> None:
     app = make_app(repo, agent="native")
     async with app.run_test(size=(120, 40)) as pilot:

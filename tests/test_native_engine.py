@@ -99,16 +99,21 @@ async def test_session_grant_covers_the_exact_scope_only(journal: Journal, workd
     assert session.policy.needs_approval("write_file", {"path": "other.txt"})
 
 
-async def test_headless_offers_deny_only(journal: Journal, workdir: Path) -> None:
+async def test_a_headless_worker_is_offered_the_same_three_choices(
+    journal: Journal, workdir: Path
+) -> None:
     session = demo(journal, workdir, headless=True)
     session.submit("go")
     await until(lambda: session.pending is not None)
     pending = session.pending
-    assert pending is not None and [a for a, _ in pending.options()] == ["deny"]
-    assert not session.answer(pending.call_id, "once")
-    assert session.answer(pending.call_id, "deny")
+    assert pending is not None
+    options = pending.options()
+    assert [a for a, _ in options] == ["once", "session", "deny"]
+    # The first choice runs it: never a `1` that means no.
+    assert options[0][1] == "Yes" and options[-1][1].startswith("No")
+    assert session.answer(pending.call_id, "once")
+    await until(lambda: (workdir / NOTE_FILE).exists())
     await session.wait_idle()
-    assert not (workdir / NOTE_FILE).exists()
 
 
 async def test_interrupt_while_blocked_fails_closed(journal: Journal, workdir: Path) -> None:

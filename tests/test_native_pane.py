@@ -121,6 +121,39 @@ async def test_a_key_before_the_dialog_was_drawn_answers_nothing(app: PaneApp) -
         await until(pilot, lambda: app.session.pending is None)
 
 
+async def test_a_key_read_before_the_frame_and_its_margin_answers_nothing(app: PaneApp) -> None:
+    from widgets.native_approval import ANSWER_MARGIN
+
+    async with app.run_test(size=(100, 32)) as pilot:
+        await submit(pilot, app, "go")
+        dialog = app.query_one(NativeApproval)
+        await until(pilot, lambda: dialog.drawn_for is not None)
+        armed = dialog.armed_at
+        assert armed is not None
+        # A key typed 0.16 s after the frame was written, handled only once
+        # the margin has passed: it was read before the operator could see it.
+        early = events.Key("1", "1")
+        early.time = armed - ANSWER_MARGIN + 0.16
+        await until(pilot, lambda: dialog.ready)
+        dialog.post_message(early)
+        await pilot.pause()
+        await pilot.pause()
+        assert app.session.pending is not None  # swallowed, not kept for later
+        # Esc read early, from the terminal (the App's bindings first: the
+        # pane's priority Esc stands aside for a focused dialog, which judges
+        # it by its read time) answers nothing either.
+        assert app.focused is dialog
+        early_escape = events.Key("escape", None)
+        early_escape.time = armed - 0.01
+        app.post_message(early_escape)
+        await pilot.pause()
+        await pilot.pause()
+        assert app.session.pending is not None
+        await pilot.press("3")  # read now: after the margin
+        await until(pilot, lambda: app.session.pending is None)
+        assert not (app.session.workdir.root / NOTE_FILE).exists()
+
+
 async def test_escape_interrupts_a_running_turn(tmp_path: Path) -> None:
     wd = tmp_path / "wd"
     wd.mkdir()

@@ -4,6 +4,7 @@ streamed answer, a tool call, the approval dialog answered with `1`, the result.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from tests.fixtures.native.server import (
 )
 from tests.test_native_pane_loopback import configure, openai_write_call
 from tests.tmuxharness import Tmux
+from widgets.native_approval import ANSWER_MARGIN
 
 pytestmark = pytest.mark.tmux
 server = pytest.fixture(serve)
@@ -58,6 +60,8 @@ def test_prompt_stream_tool_approval_result(
     screen = pane.wait_for("Do you want to proceed?")
     assert "Writing it." in screen and "write_file out.txt" in screen
     assert "▲ blocked" in screen and "test-model" in screen
+    # The dialog is on the glass: it takes keys read once its margin has passed.
+    time.sleep(ANSWER_MARGIN)
     pane.keys("1")
     screen = pane.wait_for("All written.")
     assert "⎿ ✓ diff (ctrl+r to expand)" in screen and "✓ completed" in screen

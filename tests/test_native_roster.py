@@ -44,11 +44,23 @@ def test_a_native_row_is_restored_as_a_native_pane(
     intake.start()
     try:
         dash.spawn("shell", role="orchestrator")
+        from zirv_dash.native.journal import Journal, journal_path
+
         entry = roster.RosterPane(
             agent="native", session_id="abcdef12-0000-4000-8000-00000000000a", short="abcdef12"
         )
-        roster.write_roster(state, dash.slug, [entry])
-        restored = intake.restore(intake.take_restore_offer())
+        blank = roster.RosterPane(
+            agent="native", session_id="bbbbbbbb-0000-4000-8000-00000000000a", short="bbbbbbbb"
+        )
+        journal = Journal(journal_path("abcdef12"))  # its conversation
+        journal.append("open", route="demo", model="demo")
+        journal.append("input", id="in-1", text="hi", steering=False)
+        journal.close()
+        roster.write_roster(state, dash.slug, [entry, blank])
+        offer = intake.take_restore_offer()
+        # A native entry whose journal holds nothing said is not offered.
+        assert [p.short for p in offer] == ["abcdef12"]
+        restored = intake.restore(offer)
         assert [p.agent for p in restored] == ["native"]
         assert not [e.text for e in dash.errors.entries if "unknown harness" in e.text]
     finally:

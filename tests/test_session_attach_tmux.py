@@ -94,3 +94,53 @@ def test_observer_busy_and_takeover_between_two_terminals(
     term.text("echo third-$((3+4))", name="third")
     term.keys("Enter", name="third")
     term.wait_for("third-7", name="first")
+
+
+def last_line(screen: str) -> str:
+    lines = screen.rstrip("\n").split("\n")
+    return lines[-1] if lines else ""
+
+
+def test_an_observer_says_why_and_draws_the_session_at_its_own_size(
+    runtime: subprocess.Popen[str], term: Tmux
+) -> None:
+    client.call("session.start", {"argv": ["/bin/sh"], "name": "work"})
+    term.start([*ATTACH, "work"], 100, 30, name="first")
+    eventually(lambda: facts()["controller"] is not None, "the first attach to take the seat")
+    first = str(facts()["controller"])
+    # A smaller terminal: told it is `busy` (not silently an observer), and shown
+    # the part of the 100x30 screen around the cursor, never wrapped garbage.
+    term.start([*ATTACH, "work"], 60, 12, name="second")
+    eventually(lambda: facts()["observers"] == 1, "the second attach to observe")
+    status = last_line(term.wait_for("busy:", name="second"))
+    assert "busy:" in status and first in status and "100x30" in status
+    term.text("echo from-first-$((2+3))", name="first")
+    term.keys("Enter", name="first")
+    screen = term.wait_for("from-first-5", name="second")
+    assert all(len(line) <= 60 for line in screen.split("\n"))
+    assert (facts()["columns"], facts()["rows"]) == (100, 30)  # the observer resized nothing
+    # Its own terminal grows: drawn again at the new size, the session letterboxed.
+    term.run("resize-window", "-t", "second", "-x", "120", "-y", "40")
+    eventually(
+        lambda: (
+            "busy:" in last_line(term.capture(name="second"))
+            and len(term.capture(name="second").rstrip("\n").split("\n")) == 40
+        ),
+        "the observer to draw at 120x40",
+    )
+    assert "from-first-5" in term.capture(name="second")
+    # A takeover: the client that lost the seat is told so, and observes.
+    term.start([*ATTACH, "work", "--takeover"], 80, 24, name="third")
+    eventually(lambda: facts()["controller"] not in (None, first), "the takeover")
+    status = last_line(term.wait_for("controller_changed:", name="first"))
+    assert "controller_changed:" in status and str(facts()["controller"]) in status
+    term.text("echo third-$((3+4))", name="third")
+    term.keys("Enter", name="third")
+    term.wait_for("third-7", name="first")  # drawn at the new controller's 80x24
+    term.text("echo lost-$((1+1))", name="first")
+    term.keys("Enter", name="first")
+    assert "lost-2" not in term.capture(name="third")  # the old controller's keys go nowhere
+    # The seat is left: an observer's status line says so, not a stale `busy`.
+    term.keys("C-a", "d", name="third")
+    eventually(lambda: facts()["controller"] is None, "the taker's detach")
+    term.wait_for("nobody controls it", name="second")

@@ -139,3 +139,22 @@ def test_zirv_chat_attaches_to_the_runtime_and_survives_kill_9(term: Tmux, repo:
     assert stopped.returncode == 0, stopped.stderr
     assert wait_gone(tree) == []
     term.wait_for("[runtime gone]", name="back")
+
+
+@pytest.mark.parametrize("command", [["native"], ["chat", "--runtime", "native"]])
+def test_zirv_native_attaches_to_the_runtime_too(
+    term: Tmux, repo: Path, command: list[str]
+) -> None:
+    term.start([*ZIRV, *command], 120, 40)
+    term.wait_dashboard(timeout=40)
+    eventually(lambda: dash()["controller"] is not None, f"zirv {command[0]} to take the seat")
+    (orch,) = panes()
+    assert orch["harness"] == "native" and orch["name"] == "orchestrator"
+    # The conversation is the runtime's: this terminal's client is gone, it is not.
+    (client_pid,) = term.pids_running(command[0].encode())
+    assert orch["pid"] is None  # zirv's own session: no child process
+    os.kill(client_pid, signal.SIGKILL)
+    term.wait_for("EXITED 137")
+    eventually(lambda: dash()["controller"] is None, "the killed client's seat to be freed")
+    (same,) = panes()
+    assert same["id"] == orch["id"] and same["state"] == "running"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -282,3 +283,29 @@ async def test_turn_signals_are_observed_with_nobody_attached(repo: Path) -> Non
             while pane.turn_signal_at is None:  # the demo's Stop hook, on its socket
                 await asyncio.sleep(0.02)
         assert server.seats.attached_clients(sid) == set()
+
+
+async def test_stop_answers_once_the_pane_is_gone_even_when_it_writes_as_it_dies(
+    repo: Path,
+) -> None:
+    # A child that answers its quit signal with output and exits at once: its
+    # last bytes are often still unread when its exit is seen, which left the pane
+    # running (and the stop unanswered) until some other pane's output.
+    script = (
+        "trap 'printf \"bye-%s\\n\" $((40+2)); exit 0' HUP; echo armed; while :; do sleep 1; done"
+    )
+    async with engine_serving(repo) as (server, _host), connected(server) as client:
+        for _ in range(6):
+            sid = (await client.call("session.start", {"harness": "shell"}))["session"]["id"]
+            await client.call(
+                "session.send_input",
+                {"session": sid, "text": f"exec sh -c {shlex.quote(script)}\r"},
+            )
+            await screen_shows(client, sid, "armed")
+            async with asyncio.timeout(15):
+                stopped = await client.call("session.stop", {"session": sid, "grace": 1.0})
+            assert stopped["session"]["state"] in ("stopped", "exited")
+            listed = {s["id"]: s["state"] for s in (await client.call("session.list"))["sessions"]}
+            assert listed[sid] in ("stopped", "exited")
+            last = await client.call("session.screen", {"session": sid})
+            assert "bye-42" in "\n".join(last["lines"])  # its last words, parsed

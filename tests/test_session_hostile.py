@@ -11,12 +11,16 @@ import os
 import resource
 from pathlib import Path
 
+import pytest
+
 from tests.sessionrig import connected, serving, short_state, start_cat
 from zirv_dash.panes.ptysession import READ_CHUNK
+from zirv_dash.session import admission
+from zirv_dash.session.admission import MAX_CLIENTS, MAX_SILENT
 from zirv_dash.session.client import Client
 from zirv_dash.session.protocol import MAX_FRAME_BYTES
 from zirv_dash.session.ptyhost import BACKLOG_MAX, PtyHost
-from zirv_dash.session.server import MAX_CLIENTS, Server
+from zirv_dash.session.server import Server
 
 __all__ = ["short_state"]
 
@@ -143,17 +147,54 @@ async def test_a_client_that_never_reads_cannot_stall_a_flooding_session(
         await still_serving(good, quiet)
 
 
-async def test_a_connection_flood_is_refused_past_the_limit(short_state: Path) -> None:
+async def test_a_connection_flood_is_refused_past_the_limit_but_an_attach_is_not(
+    short_state: Path,
+) -> None:
     async with serving() as server, connected(server) as good:
         sid = await start_cat(good)
-        held = [await raw(server) for _ in range(MAX_CLIENTS - 1)]
-        assert server.path is not None
-        reader, writer = await asyncio.open_unix_connection(os.fspath(server.path))
-        refused = json.loads(await reader.readline())
-        assert refused["error"]["code"] == "busy" and await reader.read() == b""
-        writer.close()
+        await good.call("session.attach", {"session": sid, "mode": "observer"})
+        held = [await speaking(server) for _ in range(MAX_CLIENTS - 1)]
+        refused = await raw(server)
+        refused[1].write(b'{"id": 1, "method": "server.ping"}\n')
+        answer = json.loads(await refused[0].readline())
+        assert answer["error"]["code"] == "busy" and await refused[0].read() == b""
+        refused[1].close()
+        # The owner's own attach still gets in: a connection holding no seat makes room.
+        async with connected(server) as late:
+            attached = await late.call("session.attach", {"session": sid, "mode": "observer"})
+            assert attached["session"]["id"] == sid
+            await clients_become(good, MAX_CLIENTS)
         for _, extra in held:
             extra.close()
         await clients_become(good, 1)
         assert good.supports("session.attach")
+        await still_serving(good, sid)
+
+
+async def speaking(server: Server) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A raw connection that has spoken (one ping answered) and then stays idle."""
+    reader, writer = await raw(server)
+    writer.write(b'{"id": 1, "method": "server.ping"}\n')
+    assert json.loads(await reader.readline())["ok"]
+    return reader, writer
+
+
+async def test_silent_connections_lock_nobody_out_and_are_dropped(
+    short_state: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(admission, "HELLO_SECS", 1.0)
+    async with serving() as server, connected(server) as good:
+        sid = await start_cat(good)
+        silent = [await raw(server) for _ in range(MAX_CLIENTS + MAX_SILENT)]
+        # Every newcomer is served while they are held: a client, and an attach.
+        async with connected(server) as late:
+            assert (await late.call("server.ping"))["pong"]
+            attached = await late.call("session.attach", {"session": sid, "mode": "controller"})
+            assert attached["mode"] == "controller"
+        # The oldest were dropped for newcomers, the rest once their time ran out.
+        async with asyncio.timeout(20):
+            for reader, _writer in silent:
+                while line := await reader.readline():
+                    assert json.loads(line)["error"]["code"] in ("busy", "timeout")
+        await clients_become(good, 1)
         await still_serving(good, sid)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 import stat
 import threading
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.sessionrig import connected, serving, short_state, start_cat
+from zirv_dash.panes.procinfo import pid_exists
 from zirv_dash.session import endpoint
 from zirv_dash.session.client import Client, RemoteError
 from zirv_dash.session.host import HostEvent, SessionOutput, on_loop
@@ -308,3 +310,26 @@ async def test_detach_all_releases_every_client_and_stops_nothing(short_state: P
         assert facts["state"] == "running"
         await a.call("session.send_input", {"session": sid, "text": "unattached\r"})
         await a.call("session.wait", {"session": sid, "text": "unattached"})
+
+
+async def test_an_exit_is_published_when_it_happens_even_if_a_job_keeps_the_pty(
+    short_state: Path,
+) -> None:
+    # HUP is ignored before the fork: the job inherits it, so the session's end
+    # cannot kill it before it has set that up itself (a race on a loaded machine).
+    script = "trap '' HUP; sleep 300 & echo job=$!; echo last-words; exit 3"
+    async with serving() as server, connected(server) as client:
+        started = await client.call("session.start", {"argv": ["/bin/sh", "-c", script]})
+        sid = started["session"]["id"]
+        job = 0
+        try:
+            waited = await client.call("session.wait", {"session": sid, "timeout": 20})
+            assert waited["session"]["state"] == "failed"
+            assert waited["session"]["exit_code"] == 3
+            screen = "\n".join((await client.call("session.screen", {"session": sid}))["lines"])
+            assert "last-words" in screen
+            job = int(screen.split("job=")[1].split()[0])
+            assert pid_exists(job)  # it kept the PTY open: the exit gave no EOF
+        finally:
+            if job and pid_exists(job):
+                os.kill(job, signal.SIGKILL)

@@ -838,3 +838,15 @@ def test_every_former_public_name_is_still_exported() -> None:
     missing = [name for name in FORMER_SPAWN_NAMES if not hasattr(spawn, name)]
     assert missing == []
     assert set(FORMER_SPAWN_NAMES) <= set(spawn.__all__)
+
+
+def test_the_repositorys_parent_is_a_root_unless_it_is_the_filesystem_root() -> None:
+    nested = spawn.ValidationContext(repo=Path("/srv/work/repo"))
+    assert nested.roots() == [Path("/srv/work/repo"), Path("/srv/work")]
+    # A repository at /repo: its parent `/` would let a workdir be anywhere.
+    top = spawn.ValidationContext(repo=Path("/repo"))
+    assert top.roots() == [Path("/repo")]
+    assert spawn.ValidationContext(repo=Path("/repo"), workdir_roots=["/srv"]).roots() == [
+        Path("/repo"),
+        Path("/srv"),
+    ]

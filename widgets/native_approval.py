@@ -1,8 +1,10 @@
 """The numbered approval dialog of the native pane.
 
 It is answered only by its own keys (1–3, ↑/↓, Tab/Shift+Tab, Enter, Esc = the
-last option), and only once it has been drawn: a key that arrives before the
-dialog was painted cannot answer something the operator never saw.
+last option), and only by keys *read* once it has been drawn and `ANSWER_MARGIN`
+has passed: a key typed before the dialog reached the glass (an Enter's echo, the
+next word of a sentence) cannot answer something the operator never saw, however
+late it is handled. Such a key is swallowed, never kept for later.
 """
 
 from __future__ import annotations
@@ -15,6 +17,14 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from zirv_dash.native.approvals import Answer, ApprovalRequest
+
+# The clock Textual stamps every event with when the driver reads it
+# (`Message.time`): a key's read time and the frame's draw time must compare.
+from textual._time import get_time  # isort: skip
+
+ANSWER_MARGIN = 0.3
+"""How long after its frame is written a dialog starts taking answers: the
+frame still has to reach the glass, and the operator to see it."""
 
 
 class NativeApproval(Widget, can_focus=True):
@@ -44,6 +54,8 @@ class NativeApproval(Widget, can_focus=True):
         self.request: ApprovalRequest | None = None
         self.cursor = 0
         self.drawn_for: str | None = None
+        self.armed_at: float | None = None
+        """When keys start to count for the drawn request (`Message.time` clock)."""
 
     def show(self, request: ApprovalRequest | None) -> None:
         if request == self.request:
@@ -51,6 +63,7 @@ class NativeApproval(Widget, can_focus=True):
         self.request = request
         self.cursor = 0
         self.drawn_for = None
+        self.armed_at = None
         self.set_class(request is not None, "-open")
         self.refresh(layout=True)
         if request is not None:
@@ -58,7 +71,15 @@ class NativeApproval(Widget, can_focus=True):
 
     @property
     def ready(self) -> bool:
-        return self.request is not None and self.drawn_for == self.request.call_id
+        """A key read now would answer (drawn, and the margin has passed)."""
+        return self.takes(get_time())
+
+    def takes(self, read_at: float) -> bool:
+        """Whether a key read at `read_at` may answer the open request."""
+        request = self.request
+        if request is None or self.drawn_for != request.call_id or self.armed_at is None:
+            return False
+        return read_at >= self.armed_at
 
     def render(self) -> Text:
         request = self.request
@@ -66,10 +87,12 @@ class NativeApproval(Widget, can_focus=True):
             return Text("")
         text = Text()
         text.append(f"{request.tool} — approval needed\n", style="bold")
+        if request.note:
+            text.append(f"  ⚠ {request.note}\n", style="bold yellow")
         text.append("  scope  ", style="dim")
         text.append(f"{request.scope}\n")
         text.append("  actor  ", style="dim")
-        text.append("native agent\n")
+        text.append("native worker (delegated)\n" if request.headless else "native agent\n")
         for line in request.preview:
             text.append(f"  {line}\n", style="dim")
         text.append("Do you want to proceed?\n")
@@ -83,9 +106,13 @@ class NativeApproval(Widget, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         # The compositor asks for lines only to paint them: from here on a key
         # may answer what the operator can now see.
+        # Lines are asked for within the frame's write (the compositor renders
+        # and the driver writes in one step), so this is when it was written.
         lines = super().render_lines(crop)
-        if self.request is not None and lines:
-            self.drawn_for = self.request.call_id
+        request = self.request
+        if request is not None and lines and self.drawn_for != request.call_id:
+            self.drawn_for = request.call_id
+            self.armed_at = get_time() + ANSWER_MARGIN
         return lines
 
     def deny(self) -> bool:
@@ -110,8 +137,8 @@ class NativeApproval(Widget, can_focus=True):
             return
         event.stop()
         event.prevent_default()
-        if not self.ready:
-            return  # not drawn yet: nothing to answer
+        if not self.takes(event.time):
+            return  # read before the dialog was on the glass: it answers nothing
         count = len(request.options())
         key = event.key
         if key.isdigit() and len(key) == 1:

@@ -64,9 +64,13 @@ class NativePane(SettledRender):
     ]
 
     class CloseRequested(Message):
-        def __init__(self, pane: NativePane) -> None:
+        """End this pane's conversation. `confirmed`: the operator already said
+        so twice (Ctrl+C, Ctrl+C); Ctrl+Q is asked about when a turn is running."""
+
+        def __init__(self, pane: NativePane, confirmed: bool = False) -> None:
             super().__init__()
             self.pane = pane
+            self.confirmed = confirmed
 
         @property
         def control(self) -> NativePane:
@@ -293,7 +297,9 @@ class NativePane(SettledRender):
     def on_native_composer_submitted(self, message: NativeComposer.Submitted) -> None:
         message.stop()
         self.composer.placeholder = ""
-        self.session.submit(message.text)
+        if self.session.submit(message.text) == "failed" and not self.composer.text:
+            # The journal could not take it (the fault is shown): nothing is lost.
+            self.composer.load_text(message.text)
 
     def type_now(self, key: str, character: str | None) -> bool:
         """Type a plain character straight into the composer, if that is where
@@ -350,6 +356,16 @@ class NativePane(SettledRender):
             # The refusal is already steering; what the operator types next steers too.
             self.composer.placeholder = "tell the agent what to do differently (enter steers)"
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # An open, focused dialog takes Esc itself, as a key with its read time
+        # (`NativeApproval.takes`); the binding would answer it whenever handled.
+        # (Asked for the footer's bindings too, perhaps before the parts mount.)
+        dialog = self._parts.get("#native-approval")
+        if action == "escape" and isinstance(dialog, NativeApproval) and dialog.is_attached:
+            if dialog.request is not None and dialog.has_focus:
+                return False
+        return True
+
     def action_escape(self) -> None:
         """Esc closes the dialog first (as its last option), else interrupts the turn."""
         if self.approval.request is not None:
@@ -360,7 +376,7 @@ class NativePane(SettledRender):
     def action_arm_quit(self) -> None:
         now = time.monotonic()
         if now - self._quit_armed <= QUIT_WINDOW:
-            self.post_message(self.CloseRequested(self))
+            self.post_message(self.CloseRequested(self, confirmed=True))
             return
         self._quit_armed = now
         self.notice = "press ctrl+c again to quit"

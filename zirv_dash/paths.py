@@ -87,8 +87,8 @@ def sweep_temp_files(
 ) -> int:
     """Remove temp files a killed writer left in `directory` (`.<name>.tmp-*` from
     `atomic_write` and mail, `.<name>.claim-*` from nudge claims) once they are
-    older than `grace`; regular files only, never through a symlink. Returns how
-    many were removed."""
+    older than `grace` and no live writer holds them (`remove_if_abandoned`);
+    regular files only, never through a symlink. Returns how many were removed."""
     moment = time.time() if now is None else now
     removed = 0
     try:
@@ -100,13 +100,52 @@ def sweep_temp_files(
             continue
         try:
             st = entry.stat(follow_symlinks=False)
-            if not stat.S_ISREG(st.st_mode) or moment - st.st_mtime < grace:
-                continue
-            os.unlink(entry.path)
-            removed += 1
         except OSError:
             continue
+        if stat.S_ISREG(st.st_mode) and moment - st.st_mtime >= grace:
+            removed += remove_if_abandoned(Path(entry.path))
     return removed
+
+
+def hold_while_writing(fd: int) -> None:
+    """Mark the temp file open on `fd` as being written: an flock its writer holds
+    until it closes the file (or dies), which `remove_if_abandoned` respects."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        pass  # no flock here: the sweeps' age rule still applies
+
+
+def remove_if_abandoned(path: Path) -> bool:
+    """Unlink the temp file `path` unless a live writer holds it
+    (`hold_while_writing`): its lock is taken first, so a slow or stopped writer
+    keeps its file however old it looks; a dead writer's lock is gone with it."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # its writer is alive
+        except OSError:
+            pass  # no flock on this filesystem: the caller's age rule decides
+        st = os.lstat(path)
+        if (st.st_dev, st.st_ino) != (os.fstat(fd).st_dev, os.fstat(fd).st_ino):
+            return False  # renamed or replaced since it was opened
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def atomic_write(
@@ -148,26 +187,42 @@ _TEMP_TRIES = 100
 
 def make_temp(directory: Path, prefix: str) -> tuple[int, Path]:
     """A new private (0600) file `<directory>/<prefix><12 random hex digits>`,
-    opened read-write: what `tempfile.mkstemp` does, without importing `tempfile`
-    (with `shutil` and `random`, a tenth of what `zirv ctx send` imports)."""
+    opened read-write and held (`hold_while_writing`) until it is closed: what
+    `tempfile.mkstemp` does, without importing `tempfile` (with `shutil` and
+    `random`, a tenth of what `zirv ctx send` imports)."""
     for _ in range(_TEMP_TRIES):
         candidate = directory / f"{prefix}{os.urandom(6).hex()}"
         try:
-            return os.open(candidate, _TEMP_FLAGS, 0o600), candidate
+            fd = os.open(candidate, _TEMP_FLAGS, 0o600)
         except FileExistsError:
             continue
+        hold_while_writing(fd)  # no sweep takes it while this process writes it
+        return fd, candidate
     raise FileExistsError(f"{directory}: no free temporary name after {_TEMP_TRIES} tries")
 
 
-STATE_TEMP_DIRS = ("", "sessions", "dash", "handover", "logs", "escaped", "usage")
-"""State subdirectories whose writers use `atomic_write` (mail sweeps its own)."""
+STATE_TEMP_DIRS = (
+    "", "sessions", "dash", "handover", "logs", "logs/delegation-results", "escaped", "usage",
+    "s", "native-panes", "native-journals", "worktrees",
+)  # fmt: skip
+"""State subdirectories whose writers use `atomic_write`."""
+STATE_TEMP_GLOBS = (
+    "mail/*", "mail/*/fanout", "mail/*/full", "mail/*/read",
+    "dash/*", "dash/*/requests", "dash/*/p-*", "worktrees/*",
+)  # fmt: skip
+"""Their per-repository and per-dashboard directories (mailboxes, spawn
+channels, worktree records): only each directory's own entries are swept, never
+below (a worktree's checkout is the user's)."""
 
 
 def sweep_state_temp_files(state: Path | None = None) -> int:
     """`sweep_temp_files` over every state directory that holds atomic writes;
     run at a dashboard launch so a kill's leftovers do not pile up."""
     base = state_dir() if state is None else state
-    return sum(sweep_temp_files(base / name if name else base) for name in STATE_TEMP_DIRS)
+    directories = [base / name if name else base for name in STATE_TEMP_DIRS]
+    for pattern in STATE_TEMP_GLOBS:
+        directories.extend(d for d in base.glob(pattern) if d.is_dir() and not d.is_symlink())
+    return sum(sweep_temp_files(directory) for directory in directories)
 
 
 def new_session_id() -> str:

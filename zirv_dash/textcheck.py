@@ -9,6 +9,7 @@ roster, registry, handover, mail headers) are decoded first, then walked with
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 
 
@@ -22,6 +23,22 @@ def text_problem(value: str) -> str | None:
         return "contains a NUL character"
     try:
         value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"is not valid UTF-8 text (character {exc.start})"
+    return None
+
+
+def os_text_problem(value: str) -> str | None:
+    """Why `value` cannot be handed to the system (an exec argument, an
+    environment value, a path), or None. Unlike `text_problem`, the system's own
+    undecodable bytes pass: a directory or `$PWD` holding a non-UTF-8 byte reaches
+    Python as a surrogate escape (`os.fsdecode`), which `os.fsencode` turns back
+    into the very same bytes for exec. A lone surrogate no byte decodes to (the
+    `\\ud800` a JSON record may carry) still cannot be encoded and is refused."""
+    if "\x00" in value:
+        return "contains a NUL character"
+    try:
+        os.fsencode(value)
     except UnicodeEncodeError as exc:
         return f"is not valid UTF-8 text (character {exc.start})"
     return None

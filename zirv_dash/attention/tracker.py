@@ -186,20 +186,33 @@ class AttentionTracker:
             self._turn_since = t
         self._mark(t)
 
-    def screen(self, lines: Sequence[str], t: float, cursor: tuple[int, int] | None = None) -> None:
-        """The visible screen changed; `lines` are its rows, `cursor` (x, y)."""
+    def screen(
+        self,
+        lines: Sequence[str],
+        t: float,
+        cursor: tuple[int, int] | None = None,
+        redraw: bool = False,
+    ) -> None:
+        """The visible screen changed; `lines` are its rows, `cursor` (x, y).
+
+        `redraw`: the screen is the child's redraw for a size zirv gave it (our
+        zoom or sidebar toggle; `RepaintFilter.redrawing`). A frame drawn half
+        way (qwen erases its screen and draws its history back in pieces) is
+        not evidence the prompt or a dialog went away, so it can only confirm
+        them: it never ends the prompt's recognition, restarts its clock, or
+        starts needs-you clearing. Our own resize never changes the state."""
         self._settle(t)
         at_prompt = at_input_prompt(self.agent, lines, cursor)
         if at_prompt and not self._at_prompt:
             self._prompt_since = t
-        elif not at_prompt:
+        elif not at_prompt and not redraw:
             self._prompt_since = None
-        self._at_prompt = at_prompt
+        self._at_prompt = at_prompt or (redraw and self._at_prompt)
         reason = detect_needs_you(self.agent, lines)
         if reason is not None:
             self._needs_reason = reason
             self._needs_clear_since = None
-        elif self._needs_reason is not None and self._needs_clear_since is None:
+        elif self._needs_reason is not None and self._needs_clear_since is None and not redraw:
             self._needs_clear_since = t
         self._mark(t)
 

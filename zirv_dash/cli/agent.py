@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from zirv_dash import paths
+from zirv_dash.cli import agent_records
 from zirv_dash.cli.agent_args import (
     EXIT_BUDGET_EXHAUSTED,
     MAX_STDIN_PROMPT,
@@ -28,7 +29,7 @@ from zirv_dash.cli.agent_args import (
 )
 from zirv_dash.cli.agent_dash import ask_dashboards, find_dashboards
 from zirv_dash.cli.agent_inline import run_inline
-from zirv_dash.cli.agent_plan import plan_run
+from zirv_dash.cli.agent_plan import Plan, plan_run
 from zirv_dash.harnesses import adapters
 
 __all__ = [
@@ -68,6 +69,15 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
     plan = plan_run(args, env)
     if isinstance(plan, int):
         return plan
+    handle = agent_records.begin(plan)
+    if isinstance(handle, int):
+        return handle
+    args.handle = handle
+    code = _run(args, plan, env)
+    return code
+
+
+def _run(args: AgentArgs, plan: Plan, env: Mapping[str, str]) -> int:
     targets = find_dashboards(plan, env)
     if args.runtime == "native" and not targets:
         return plan.fail(
@@ -80,6 +90,10 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
         return asked
     if args.runtime == "native":
         return plan.fail("no dashboard could open the native pane (see above)", 1, "dashboard_pane")
+    if not plan.adapter.installed(env.get("PATH", os.defpath)):
+        # Said before a worktree is made or the terminal is taken, in the spawn
+        # dialog's words (exec would only say `[Errno 2] No such file`).
+        return plan.fail(plan.adapter.missing_words(), 127)
     if args.worktree:
         return _inline_in_worktree(
             args, plan.prompt, plan.adapter, plan.repo, plan.own_session, asked, env

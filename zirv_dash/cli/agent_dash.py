@@ -56,6 +56,8 @@ def _ask(plan: Plan, target: spawn.DashTarget) -> int | Passed:
         max_tool_calls=args.max_tool_calls,
         parent_session=(plan.own_session or None) if target.private else None,
         worktree=args.worktree,
+        handle=args.handle,
+        mode="read-only" if args.mode == "read-only" else "writing",
     )
     try:
         req_path = spawn.write_request(target.channel, req.to_json())
@@ -84,14 +86,26 @@ def _launched(plan: Plan, ack: spawn.SpawnAck) -> int:
     if plan.args.json:
         print(
             receipt(
-                **plan.base,
+                **{**plan.base, "handle": ack.handle or plan.base.get("handle")},
                 mode="dashboard_pane",
                 state="launched",
                 session=ack.short,
-                workdir=plan.workdir or str(plan.repo),
+                workdir=_pane_workdir(plan, ack),
                 capability_warnings=ack.capability_warnings,
             )
         )
     else:
-        print(f"spawned in dashboard as {ack.short}")
+        print(f"spawned in dashboard as {ack.short} (delegation {ack.handle or plan.args.handle})")
     return 0
+
+
+def _pane_workdir(plan: Plan, ack: spawn.SpawnAck) -> str | None:
+    """Where the launched pane runs: with --worktree, the worktree the dashboard
+    made for it (its record, by the pane's short id), never the checkout the
+    request was sent from; None (left out of the receipt) if that is not known."""
+    if not plan.args.worktree:
+        return plan.workdir or str(plan.repo)
+    from zirv_dash.repo import worktree
+
+    record = worktree.load(plan.repo, ack.short) if ack.short else None
+    return record.path if record is not None else None

@@ -123,6 +123,32 @@ def terminal_size() -> tuple[int, int] | None:
     return size.columns, size.lines
 
 
+def state_refusal(start_log: bool = False) -> str | None:
+    """Why the dashboard cannot keep its state, or None. Everything it shares
+    with other processes (channels, registry, mail, the log) lives in the state
+    dir, so one that cannot be written (a read-only file system, a file in the
+    way) is said in one line before the UI takes the terminal, as tmux says it
+    cannot create its socket directory, never as a traceback from deep inside."""
+    base: Path | None = None
+    try:
+        base = paths.state_dir()
+        # A temp name the start-up sweep knows, should this process die here.
+        fd, probe = paths.make_temp(base, ".write-probe.tmp-")
+        os.close(fd)
+        os.unlink(probe)
+        if start_log:
+            setup_logging()
+    except OSError as exc:
+        # The directory itself, not the probe's random name inside it.
+        where = str(base) if base is not None else exc.filename or "the state directory"
+        return (
+            f"zirv: cannot write the state directory ({where}: {exc.strerror or exc}); "
+            f"set {paths.STATE_ENV} to a writable directory, or run one session "
+            "without the dashboard with `zirv chat --simple`"
+        )
+    return None
+
+
 def setup_logging() -> None:
     log_dir = paths.ensure_private_dir(paths.state_dir() / "logs")
     # 0600 and never through a symlink: the log names sessions and paths.
@@ -234,6 +260,10 @@ def _native(
             file=sys.stderr,
         )
         return 2
+    if settings.session.persistent and not args.no_session and not args.pane:
+        # As `zirv chat`: the runtime owns the conversation, so it outlives
+        # this terminal (its first session is a native orchestrator).
+        return _attach_runtime(NATIVE, settings)
     return _open_dashboard(args, repo, settings, keymap, gate, NATIVE, "configured")
 
 
@@ -246,7 +276,10 @@ def _open_dashboard(
     agent: str,
     reason: str,
 ) -> int:
-    setup_logging()
+    refusal = state_refusal(start_log=True)
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 1
     # Textual paints on a frame clock; at 240 fps a keystroke that lands just after
     # a frame waits at most ~4 ms for the next (idle p99 21 -> 15 ms). Frames are
     # only drawn when something changed, and streaming panes still repaint at most
@@ -340,6 +373,10 @@ def _attach_runtime(agent: str, settings: Settings) -> int:
     """`[session] persistent = true`: this terminal shows the repository's runtime
     dashboard (the runtime starts if nothing listens); the panes are the runtime's."""
     gc.enable()  # paused by `main` for the dashboard's start-up only
+    refusal = state_refusal()
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 1
     from zirv_dash.session.cli import attach_dashboard
 
     outer = outer_terminal.probe(settings.dash.truecolor)

@@ -3,10 +3,11 @@
 Edits `~/.zirv/ctx.toml` (the operator's own file, never the repository's). A
 key is checked against the settings models (`zirv_dash.cli.config_keys`), and a value
 by the model's own validation, before anything is written; other keys and
-sections are kept; the file is replaced atomically (temp file, fsync, rename)
-with mode 0600, and never written through a symlink (a dotfiles link would be
-replaced by a plain file). TOML comments cannot be kept by a parse-and-dump
-edit, so a file that had any is copied to `ctx.toml.bak` first.
+sections are kept, and so are comments, order and layout: the text is edited
+in place (`zirv_dash.cli.config_edit`, with tomlkit), never parsed and dumped
+anew. The file is replaced atomically (temp file, fsync, rename) with mode
+0600, and never written through a symlink (a dotfiles link would be replaced by
+a plain file).
 
 Exit codes: 0 done, 1 refused (the message says why), 2 usage.
 """
@@ -24,11 +25,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
-import tomli_w
 from pydantic import ValidationError
 
 from zirv_dash import paths, safeio
-from zirv_dash.cli.config_keys import Key, Refused, parse_key, render, validate, value_of
+from zirv_dash.cli import config_edit
+from zirv_dash.cli.config_keys import Key, Refused, parse_key, render
 from zirv_dash.config import layers as config
 
 PROG = "zirv ctx config"
@@ -96,10 +97,6 @@ def _write_atomic(path: Path, data: str) -> None:
         os.close(dir_fd)
 
 
-def _has_comments(text: str) -> bool:
-    return any(line.lstrip().startswith("#") or " #" in line for line in text.splitlines())
-
-
 def _check_section(doc: dict[str, Any], key: Key, path: Path) -> None:
     """The edited section must still load, so the file we write never breaks
     `load_settings` (another bad key there is named, to fix or unset)."""
@@ -120,62 +117,20 @@ def _check_section(doc: dict[str, Any], key: Key, path: Path) -> None:
 
 def edit(key: Key, change: str, text: str | None = None) -> object | None:
     """Apply `change` (set/unset/add/remove) to the operator file; the new value
-    (None when unset)."""
+    (None when unset). `config_edit.NotSet` (nothing written) for an unset of a
+    key the file does not hold."""
     path = operator_file()
     with _locked(path):
-        doc, before = _read_operator(path)
-        new = _apply(doc, key, change, text)
-        _check_section(doc, key, path)
-        if _has_comments(before):
-            backup = path.with_name(path.name + ".bak")
-            _write_atomic(backup, before)
-            print(
-                f"{PROG}: note: comments are not kept; the previous text is in {backup}",
-                file=sys.stderr,
-            )
-        _write_atomic(path, tomli_w.dumps(doc))
-    return new
-
-
-def _apply(doc: dict[str, Any], key: Key, change: str, text: str | None) -> object | None:
-    *tables, leaf = key.parts
-    holder = doc
-    for name in tables:
-        holder = holder.setdefault(name, {})
-    if change == "unset":
-        holder.pop(leaf, None)
-        _prune(doc, key.parts[:-1])
-        return None
-    assert text is not None
-    if change == "set":
-        value = value_of(key, text)
-        holder[leaf] = value
-        return value
-    if not key.is_list:
-        raise Refused(f"{key.text} is not a list; use `{PROG} set {key.text} <value>`")
-    current = holder.get(leaf, [])
-    items = list(current) if isinstance(current, list) else []
-    item = text
-    if change == "add" and item not in items:
-        items.append(item)
-    elif change == "remove":
-        if item not in items:
-            raise Refused(f"{item!r} is not in {key.text} in {operator_file()}")
-        items.remove(item)
-    checked = validate(key, items)
-    holder[leaf] = checked
-    return checked
-
-
-def _prune(doc: dict[str, Any], tables: tuple[str, ...]) -> None:
-    """Drop tables an unset left empty (`[handover.claude]` with no tiers)."""
-    for depth in range(len(tables), 0, -1):
-        holder: Any = doc
-        for name in tables[: depth - 1]:
-            holder = holder.get(name, {})
-        name = tables[depth - 1]
-        if isinstance(holder, dict) and holder.get(name) == {}:
-            del holder[name]
+        _, before = _read_operator(path)
+        edited = config_edit.apply(before, key, change, text, str(path))
+        try:
+            # What is written must read back as the settings will read it.
+            after = safeio.parse_toml(edited.text, path)
+        except safeio.BadContent as exc:  # pragma: no cover - tomlkit writes TOML
+            raise Refused(f"{exc}; nothing was changed") from exc
+        _check_section(after, key, path)
+        _write_atomic(path, edited.text)
+    return edited.value
 
 
 # --- reading -----------------------------------------------------------------------
@@ -313,7 +268,12 @@ def _run(args: argparse.Namespace) -> int:
         print(render(value))
         return 0
     _refuse_inside_an_agent(args)
-    new = edit(key, args.command, getattr(args, "value", None))
+    try:
+        new = edit(key, args.command, getattr(args, "value", None))
+    except config_edit.NotSet as exc:
+        print(str(exc))  # the state asked for holds already: not a failure
+        _warn_outranked(key)
+        return 0
     path = operator_file()
     if new is None:
         print(f"{key.text} removed from {path}")

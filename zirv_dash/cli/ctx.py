@@ -64,9 +64,17 @@ def _status(argv: list[str]) -> int:
     parser.add_argument(
         "--all-hosts", action="store_true", help="also every remote host's sessions (over ssh)"
     )
+    parser.add_argument("--agents", action="store_true", help="this repository's delegations")
     args = parse_args(parser, argv)
     if isinstance(args, int):
         return args
+    problems: list[str] = []
+    from zirv_dash.cli import ctx_agents
+
+    if args.agents:
+        code = ctx_agents.print_agents(args.json, problems)
+        report_problems("status", problems)
+        return code
     remote: list[dict[str, Any]] = []
     if args.all_hosts:
         from zirv_dash.remote import status as remote_status  # only --all-hosts needs ssh
@@ -74,7 +82,6 @@ def _status(argv: list[str]) -> int:
         remote, unreadable = remote_status.all_hosts()
         if unreadable:
             err("status", unreadable)
-    problems: list[str] = []
     records = registry.list_sessions(sweep=True, problems=problems)
     sockets = registry.orphan_sockets(records)
     _, agent = identity()
@@ -96,6 +103,11 @@ def _status(argv: list[str]) -> int:
         out["fallback"] = fallback
         if args.all_hosts:
             out["hosts"] = remote
+        out["permits"] = [
+            {"tree": r["permit"], "handle": r["handle"], "harness": r["harness"], "pane": r["pane"]}
+            for r in ctx_agents.agent_rows(paths.repo_root(), problems)
+            if r["permit"]
+        ]
         print(json.dumps(out, indent=2))
         return 0
     report_problems("status", problems)
@@ -114,6 +126,7 @@ def _status(argv: list[str]) -> int:
     split = f" ({broadcast} broadcast, {direct} direct)" if direct else ""
     lines.append(f"mail: {broadcast + direct} unread{split}")
     lines.extend(fallback)
+    lines.extend(ctx_agents.permit_lines(problems))
     if args.all_hosts:
         from zirv_dash.remote import status as remote_status
 
@@ -162,7 +175,12 @@ def _native_note(record: registry.SessionRecord) -> str:
 
 
 def mcp_main(argv: list[str]) -> int:
-    """`zirv ctx mcp serve`: the MCP bridge (imported only when asked for; the SDK is heavy)."""
+    """`zirv ctx mcp serve|doctor`: the MCP bridge (imported only when asked for; the
+    SDK is heavy), and the check of a real connection to it."""
+    if argv and argv[0] == "doctor":
+        from zirv_dash.cli import mcp_doctor
+
+        return mcp_doctor.main(argv[1:])
     from zirv_dash.cli import mcp_bridge
 
     return mcp_bridge.main(argv)

@@ -7,8 +7,9 @@ never reach another project's sessions or mailbox.
 
 Tools: `session_snapshot` (registry records of this repository), `mail_send`
 (leave a note, optionally for one live session here), `mail_inbox` (a read-only
-peek at unread mail, never consuming it) and `nudge` (durable mail plus the
-wake-up marker, exactly like `zirv ctx nudge`).
+peek at unread mail, never consuming it), `nudge` (durable mail plus the
+wake-up marker, exactly like `zirv ctx nudge`), and the read-only
+`delegation_list` / `delegation_result` (delegation records and manifests).
 
 Identity. Mail is read *as* the session the server is bound to: `--session ID`
 or the `ZIRV_CTX_SESSION` a pane gives its child. The binding is resolved once
@@ -42,6 +43,7 @@ MAX_SESSIONS = 64
 INBOX_DEFAULT = 6
 INBOX_MAX = 32
 PREVIEW_DEFAULT = 1024
+PREVIEW_MIN = 4
 PREVIEW_MAX = 4096
 MCP_SENDER_AGENT = "mcp"
 """Sender agent for mail from an unbound bridge (the operator's host, not a pane)."""
@@ -214,11 +216,19 @@ def _visible(bridge: Bridge, message: mail.Message) -> bool:
     return True  # list_messages already applied the bound session's rules
 
 
+def _bounded(name: str, value: object, low: int, high: int) -> int:
+    """`value` if it is a whole number in [low, high]; else BridgeError naming the
+    argument (a negative `limit` is a mistake to report, not a number to clamp)."""
+    if type(value) is not int or not low <= value <= high:
+        raise BridgeError(f"{name} must be a whole number from {low} to {high} (got {value!r})")
+    return value
+
+
 def inbox(
     bridge: Bridge, limit: int = INBOX_DEFAULT, max_bytes: int = PREVIEW_DEFAULT
 ) -> dict[str, Any]:
-    limit = max(1, min(INBOX_MAX, limit))
-    max_bytes = max(4, min(PREVIEW_MAX, max_bytes))
+    limit = _bounded("limit", limit, 1, INBOX_MAX)
+    max_bytes = _bounded("max_bytes", max_bytes, PREVIEW_MIN, PREVIEW_MAX)
     problems: list[str] = []
     try:
         messages = mail.list_messages(
@@ -299,7 +309,8 @@ def build_server(bridge: Bridge) -> MCPServer[Any]:
 
     @server.tool(
         description="Unread mail for the bound session (read-only: nothing is "
-        "consumed). Unbound, only mail addressed to any session."
+        f"consumed). Unbound, only mail addressed to any session. limit: 1-{INBOX_MAX}; "
+        f"max_bytes (of each body): {PREVIEW_MIN}-{PREVIEW_MAX}."
     )
     def mail_inbox(limit: int = INBOX_DEFAULT, max_bytes: int = PREVIEW_DEFAULT) -> dict[str, Any]:
         return guarded(inbox, limit, max_bytes)
@@ -311,6 +322,19 @@ def build_server(bridge: Bridge) -> MCPServer[Any]:
     )
     def nudge(prefix: str, message: str) -> dict[str, Any]:
         return guarded(nudge_session, prefix, message)
+
+    from zirv_dash.cli import mcp_delegations as dl
+
+    @server.tool(description="This repository's delegations: handle, harness, state, owner.")
+    def delegation_list() -> dict[str, Any]:
+        return dl.delegation_list(bridge.repo)
+
+    @server.tool(description="One delegation's bounded result manifest (read-only).")
+    def delegation_result(handle: str) -> dict[str, Any]:
+        try:
+            return dl.delegation_result(bridge.repo, handle)
+        except dl.DelegationError as exc:
+            raise ToolError(str(exc)) from exc
 
     return server
 
@@ -347,11 +371,12 @@ def main(argv: list[str]) -> int:
     """`zirv ctx mcp <serve ...>`."""
     if not argv or argv[0] in ("-h", "--help"):
         print(
-            "usage: zirv ctx mcp serve [--stdio] [--repo PATH] [--session ID]",
+            "usage: zirv ctx mcp serve [--stdio] [--repo PATH] [--session ID]\n"
+            "       zirv ctx mcp doctor [--repo PATH] [--session ID]",
             file=sys.stdout if argv else sys.stderr,
         )
         return 0 if argv else 2
     if argv[0] != "serve":
-        print(f"zirv ctx mcp: unknown verb {argv[0]!r}; the only verb is `serve`", file=sys.stderr)
+        print(f"zirv ctx mcp: unknown verb {argv[0]!r}; verbs: serve, doctor", file=sys.stderr)
         return 2
     return serve_main(argv[1:])

@@ -19,6 +19,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo,
 from pydantic.config import JsonDict
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from zirv_dash.config.env_source import ListEnvSource
 from zirv_dash.config.policy import FOREIGN_SECTIONS as FOREIGN_SECTIONS
 from zirv_dash.config.policy import MODELLED_SECTIONS as MODELLED_SECTIONS
 from zirv_dash.config.policy import OPERATOR_FILE_SHOWN as OPERATOR_FILE_SHOWN
@@ -52,7 +53,8 @@ class _EnvFirst(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (env_settings, init_settings)
+        # Lists from the environment are `:`-separated (or JSON): `config.env_source`.
+        return (ListEnvSource(settings_cls), init_settings)
 
 
 class DashSettings(_EnvFirst):
@@ -82,7 +84,9 @@ class DashSettings(_EnvFirst):
     roster_max_age_secs: int = Field(default=604_800, ge=0)
     """Restore rosters older than this are ignored."""
     workdir_roots: list[str] = Field(default_factory=list)
-    """Extra directories a delegated pane's workdir may sit in."""
+    """Extra directories a delegated pane's workdir may sit in, besides the built-in
+    roots: the repository and its parent directory (for sibling checkouts; not
+    when the parent is the filesystem root)."""
     scrollback_bytes: int = Field(default=8 * 1024 * 1024, ge=64 * 1024)
     """Scrollback kept per pane, bounded in bytes."""
     motion: Literal["full", "reduced"] = "full"
@@ -138,8 +142,8 @@ class MailSettings(_EnvFirst):
     )
     """The most of a message typed into a pane when it is delivered."""
     keep: int = Field(default=50, ge=1, json_schema_extra=OPERATOR_ONLY)
-    """Messages kept per mailbox (unread mail is never pruned: a mailbox holding
-    this many refuses new mail)."""
+    """Messages kept per mailbox: read ones past it are pruned, oldest first, but
+    unread mail never is (a mailbox holding this many unread refuses new mail)."""
 
 
 class SessionSettings(_EnvFirst):
@@ -259,6 +263,39 @@ class FallbackSettings(_EnvFirst):
     """Headroom assumed where no reading exists (0 opts out)."""
 
 
+class NativeSettings(_EnvFirst):
+    """`[native]`: the native pane. Operator-only: whether a model's commands may
+    run without a sandbox is not the checkout's decision."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_NATIVE_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    require_sandbox: bool = False
+    """Refuse a native pane's commands (`run_command`, `!` lines) when no sandbox
+    (bubblewrap) is available, instead of running them unsandboxed (operator-only)."""
+
+
+class McpSettings(_EnvFirst):
+    """`[mcp]`: zirv's MCP bridge in the panes it launches. Operator-only: which
+    tools a harness is handed is not the checkout's decision."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_MCP_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    auto_register: bool = True
+    """claude and codex panes zirv launches get the bridge (`zirv ctx mcp serve`,
+    bound to the pane's session) as a launch-only MCP server; the user's own
+    settings are never edited."""
+
+
 class Settings(BaseModel):
     """The merged, validated configuration for one process."""
 
@@ -275,6 +312,8 @@ class Settings(BaseModel):
     score: ScoreSettings = Field(default_factory=ScoreSettings)
     pace: PaceSettings = Field(default_factory=PaceSettings)
     fallback: FallbackSettings = Field(default_factory=FallbackSettings)
+    native: NativeSettings = Field(default_factory=NativeSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     pricing: dict[str, dict[str, float]] = Field(
         default_factory=dict, json_schema_extra={**OPERATOR_ONLY, "shown": "built-in list prices"}
     )
@@ -299,6 +338,8 @@ SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "score": ScoreSettings,
     "pace": PaceSettings,
     "fallback": FallbackSettings,
+    "native": NativeSettings,
+    "mcp": McpSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
 assert tuple(SECTION_MODELS) == MODELLED_SECTIONS, "config/table.py is stale (regenerate it)"

@@ -58,6 +58,8 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "min_candidate_headroom_pct": ("float", 10.0, 0.0, 100.0),
         "unknown_headroom_pct": ("float", 25.0, 0.0, 100.0),
     },
+    "native": {"require_sandbox": ("bool", False, None, None)},
+    "mcp": {"auto_register": ("bool", True, None, None)},
 }
 ENV: dict[str, dict[str, str]] = {
     "dash": {
@@ -106,6 +108,8 @@ ENV: dict[str, dict[str, str]] = {
         "min_candidate_headroom_pct": "ZIRV_CTX_FALLBACK_MIN_CANDIDATE_HEADROOM_PCT",
         "unknown_headroom_pct": "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
     },
+    "native": {"require_sandbox": "ZIRV_CTX_NATIVE_REQUIRE_SANDBOX"},
+    "mcp": {"auto_register": "ZIRV_CTX_MCP_AUTO_REGISTER"},
 }
 ENV_NAMES: dict[str, frozenset[str]] = {
     "dash": frozenset(
@@ -171,6 +175,8 @@ ENV_NAMES: dict[str, frozenset[str]] = {
             "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
         }
     ),
+    "native": frozenset({"ZIRV_CTX_NATIVE_REQUIRE_SANDBOX"}),
+    "mcp": frozenset({"ZIRV_CTX_MCP_AUTO_REGISTER"}),
 }
 LOWERED: dict[str, tuple[str, ...]] = {
     "dash": ("motion", "truecolor"),
@@ -179,6 +185,8 @@ LOWERED: dict[str, tuple[str, ...]] = {
     "score": ("auto",),
     "pace": (),
     "fallback": (),
+    "native": (),
+    "mcp": (),
 }
 BOOL_WORDS: dict[str, tuple[str, ...]] = {
     "dash": ("truecolor",),
@@ -187,8 +195,19 @@ BOOL_WORDS: dict[str, tuple[str, ...]] = {
     "score": (),
     "pace": (),
     "fallback": (),
+    "native": (),
+    "mcp": (),
 }
-MODELLED_SECTIONS: tuple[str, ...] = ("dash", "mail", "session", "score", "pace", "fallback")
+MODELLED_SECTIONS: tuple[str, ...] = (
+    "dash",
+    "mail",
+    "session",
+    "score",
+    "pace",
+    "fallback",
+    "native",
+    "mcp",
+)
 TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
 REPO_FORBIDDEN_TOP: tuple[str, ...] = ("agent",)
 REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -198,6 +217,8 @@ REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "score": ("auto",),
     "pace": ("*",),
     "fallback": ("*",),
+    "native": ("*",),
+    "mcp": ("*",),
     "pricing": ("*",),
     "handover": ("*",),
     "worker": ("*",),
@@ -213,7 +234,7 @@ HELP: dict[str, str] = {
     "dash.mouse": "Capture the mouse (false leaves selection to the terminal).",
     "dash.idle_quiet_ms": "Output quiet time after which a signal-less pane counts as idle.",
     "dash.roster_max_age_secs": "Restore rosters older than this are ignored.",
-    "dash.workdir_roots": "Extra directories a delegated pane's workdir may sit in.",
+    "dash.workdir_roots": "Extra directories a delegated pane's workdir may sit in, besides the built-in roots: the repository and its parent directory (for sibling checkouts; not when the parent is the filesystem root).",
     "dash.scrollback_bytes": "Scrollback kept per pane, bounded in bytes.",
     "dash.motion": "`full` animates the working spinners; `reduced` keeps every state change but draws a steady glyph, so nothing moves (and the chrome does not tick).",
     "dash.keymap": "Name of the shipped keymap preset (`default`, `tmux`).",
@@ -222,7 +243,7 @@ HELP: dict[str, str] = {
     "mail.enabled": "Keep and deliver mail between sessions.",
     "mail.max_message_bytes": "Bodies over this are cut (the whole text goes to a `full/` sidecar); at most 1 MiB so a reader never needs more than a bounded read.",
     "mail.max_delivered_bytes": "The most of a message typed into a pane when it is delivered.",
-    "mail.keep": "Messages kept per mailbox (unread mail is never pruned: a mailbox holding this many refuses new mail).",
+    "mail.keep": "Messages kept per mailbox: read ones past it are pruned, oldest first, but unread mail never is (a mailbox holding this many unread refuses new mail).",
     "session.persistent": "`zirv chat` attaches to this repository's runtime (`zirv session`), which owns the panes, so they outlive the terminal (operator-only).",
     "score.window": "Turns the signals look back over.",
     "score.min_turns": "Turns after the reply marker was first seen before its signal counts.",
@@ -243,6 +264,8 @@ HELP: dict[str, str] = {
     "fallback.predictive_headroom_pct": "New work is steered off a harness with less headroom than this.",
     "fallback.min_candidate_headroom_pct": "A harness needs at least this much headroom to take work.",
     "fallback.unknown_headroom_pct": "Headroom assumed where no reading exists (0 opts out).",
+    "native.require_sandbox": "Refuse a native pane's commands (`run_command`, `!` lines) when no sandbox (bubblewrap) is available, instead of running them unsandboxed (operator-only).",
+    "mcp.auto_register": "claude and codex panes zirv launches get the bridge (`zirv ctx mcp serve`, bound to the pane's session) as a launch-only MCP server; the user's own settings are never edited.",
 }
 SHOWN: dict[str, str] = {
     "agent": "first installed",

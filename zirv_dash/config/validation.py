@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import AliasChoices, ValidationError
-from pydantic_settings import BaseSettings
+from pydantic_settings import BaseSettings, SettingsError
 
+from zirv_dash.config.env_source import EnvListError
 from zirv_dash.config.errors import ConfigError
 from zirv_dash.config.model import SECTION_MODELS, env_var
 
@@ -29,6 +30,12 @@ def model_sections(tables: Mapping[str, dict[str, Any]], layers: Layers) -> dict
             sections[name] = model(**tables.get(name, {}))
         except ValidationError as exc:
             raise ConfigError(describe_validation(exc, name, layers)) from exc
+        except SettingsError as exc:
+            # An environment value the source could not read at all (a list
+            # variable that is not JSON): its own words name the variable.
+            cause = exc.__cause__
+            words = str(cause) if isinstance(cause, EnvListError) else str(exc)
+            raise ConfigError(f"invalid configuration: {words}") from exc
     return sections
 
 

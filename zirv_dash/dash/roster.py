@@ -144,6 +144,14 @@ def write_roster(
     return path
 
 
+def clear_roster(state: Path, slug: str) -> None:
+    """No roster: nothing is left to restore."""
+    try:
+        roster_path(state, slug).unlink()
+    except FileNotFoundError:
+        pass
+
+
 def take_roster(
     state: Path,
     slug: str,
@@ -222,8 +230,10 @@ def partition_live(
     state: Path | None = None,
     is_live: Callable[[RosterPane], bool] | None = None,
 ) -> tuple[list[RosterPane], list[RosterPane]]:
-    """(offer, kept): the orchestrator entry is dropped (a fresh launch made one);
-    entries whose session is still live are kept for the next roster, not offered."""
+    """(offer, kept): a harness orchestrator entry is dropped (a fresh launch made
+    one); a native orchestrator's is offered (its conversation is its journal,
+    reopened as it was). Entries whose session is still live are kept for the
+    next roster, not offered."""
     if is_live is None:
         where = paths.state_dir() if state is None else state
 
@@ -233,7 +243,7 @@ def partition_live(
     offer: list[RosterPane] = []
     kept: list[RosterPane] = []
     for pane in panes:
-        if pane.role == "orchestrator":
+        if pane.role == "orchestrator" and pane.agent != NATIVE:
             continue
         (kept if is_live(pane) else offer).append(pane)
     return offer, kept

@@ -105,10 +105,16 @@ class Adapter:
 
     # -- availability ---------------------------------------------------------------
 
-    def installed(self) -> bool:
+    def installed(self, path: str | None = None) -> bool:
+        """The CLI is on `path` (a PATH value; None: this process's PATH)."""
         if self.builtin:
             return True
-        return shutil.which(self.binary) is not None
+        return shutil.which(self.binary, path=path) is not None
+
+    def missing_words(self) -> str:
+        """Why it cannot start when it is not installed: the spawn dialog's words,
+        also what `zirv agent` says instead of exec's bare `[Errno 2]`."""
+        return f"{self.name} is not installed: `{self.binary}` is not on PATH"
 
 
 def shell_path() -> str:

@@ -18,6 +18,7 @@ from zirv_dash.intake.reasons import (
     NOT_OURS,
     STILL_RUNNING,
     THE_DASHBOARD,
+    disabled_reason_restore,
 )
 from zirv_dash.intake.rows import ended_row
 from zirv_dash.intake.views import MenuIntake
@@ -83,7 +84,7 @@ def menu_entries(intake: MenuIntake, pane: Pane | None) -> list[MenuEntry]:
         if not ours:
             retry = restore = dismiss = NOT_OURS
         else:
-            restore = STILL_RUNNING if not ended else (None if kept else NO_REQUEST)
+            restore = disabled_reason_restore(pane, kept) or None
             if not ended:
                 retry = STILL_RUNNING
             elif (pane.exit_code or 0) == 0:

@@ -3,6 +3,8 @@ menu and the intake's own relaunch share."""
 
 from __future__ import annotations
 
+from zirv_dash.harnesses.native_kind import NATIVE
+from zirv_dash.intake import native_reopen
 from zirv_dash.intake.sweep import Kept
 from zirv_dash.panes.pane import Pane
 
@@ -19,4 +21,7 @@ THE_DASHBOARD = "the dashboard, not a session"
 def disabled_reason_restore(pane: Pane, kept: Kept | None) -> str:
     if pane.alive:
         return STILL_RUNNING
+    if kept is None and pane.agent == NATIVE:
+        # A native pane's conversation is its journal (`native_reopen`).
+        return "" if native_reopen.restorable(pane) else native_reopen.NO_JOURNAL
     return NO_REQUEST if kept is None else ""

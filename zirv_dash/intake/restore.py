@@ -14,6 +14,7 @@ from zirv_dash.harnesses import adapters
 from zirv_dash.harnesses.native_kind import NATIVE, NATIVE_ADAPTER
 from zirv_dash.intake.views import RestoreIntake
 from zirv_dash.mail import mailbox as mail
+from zirv_dash.native import reopen
 from zirv_dash.panes.pane import Pane
 from zirv_dash.textcheck import text_problem
 
@@ -35,6 +36,9 @@ class RosterRestore:
         """Restore entries offered and not yet answered."""
         self.deferred: list[roster.RosterPane] = []
         """Entries carried into the next roster (still live, over the cap, failed)."""
+        self.claimed: list[roster.RosterPane] = []
+        """Every entry of the roster this launch claimed (its orchestrator too),
+        read once: the consumed file is never read again by a later launch."""
 
     @property
     def dash(self) -> Dashboard:
@@ -51,9 +55,14 @@ class RosterRestore:
             self.dash.settings.dash.roster_max_age_secs,
             problems=problems,
         )
+        self.claimed = list(panes)
         for problem in problems:  # a refused or corrected entry must reach `^A e`
             self.dash.error(problem)
+        # A native conversation with nothing said is not worth offering (the
+        # fresh orchestrator the last launch made and nobody used).
+        panes = [p for p in panes if p.agent != NATIVE or reopen.reopenable(p.short)]
         offer, kept = roster.partition_live(panes, state=self.intake.state)
+        offer += self._unfinished_native(panes)
         for entry in kept:
             notice = roster.kept_notice(entry)
             log.info("%s", notice)
@@ -61,6 +70,30 @@ class RosterRestore:
         self.deferred += kept
         self.candidates = list(offer)
         return offer
+
+    def _unfinished_native(self, listed: list[roster.RosterPane]) -> list[roster.RosterPane]:
+        """Native conversations in this repository that stopped without ending
+        and that no roster names: their dashboard was killed before it could
+        write one. Offered like roster entries; a call that was running reads
+        as `outcome unknown` when the journal is replayed, never re-run."""
+        skip = {p.short for p in listed} | {p.short for p in self.dash.panes}
+        out: list[roster.RosterPane] = []
+        max_age = self.dash.settings.dash.roster_max_age_secs
+        for convo in reopen.unfinished(self.dash.repo, skip, max_age):
+            entry = roster.RosterPane(
+                agent=NATIVE,
+                session_id=convo.session_id,
+                role=convo.role,
+                short=convo.name,
+                title="orch" if convo.role == "orchestrator" else f"wrk {NATIVE}",
+                cwd=convo.workdir or None,
+                native=True,
+            )
+            if paths.short_id(entry.session_id) != convo.name:
+                continue  # a journal not named after its session: not ours to reopen
+            if not roster.session_is_live(self.intake.state, entry):
+                out.append(entry)
+        return out
 
     def skip(self) -> None:
         """Esc: the candidates wait for the next launch."""
@@ -108,6 +141,8 @@ class RosterRestore:
             self.dash.error(f"restore {entry.short}: adapter {entry.agent} is {refusal}")
             return None
         role = "sub-orchestrator" if entry.role == "sub-orchestrator" else "worker"
+        if entry.agent == NATIVE and entry.role == "orchestrator":
+            role = "orchestrator"  # its conversation reopens from its journal
         try:
             pane = self.intake.spawner(
                 entry.agent,
@@ -120,7 +155,9 @@ class RosterRestore:
                 # A report owed to the operator names no parent session.
                 requested_by=(entry.report_to if entry.report_to != mail.OPERATOR else None)
                 or entry.parent_session,
-                focus=False,
+                # The conversation reopened in place of the blank one a launch
+                # makes is what the operator came back for: it gets the focus.
+                focus=role == "orchestrator",
             )
         except Exception as exc:  # noqa: BLE001 - DashError and spawn failures alike
             self.dash.error(f"restore {entry.short}: {exc}")
@@ -164,13 +201,42 @@ class RosterRestore:
                     model=pane.model,
                 )
             )
-        return out + self.candidates + self.deferred
+        return out + self._ended_native() + self.candidates + self.deferred
 
-    def write(self) -> None:
-        """Write every entry to the roster (an error-log line if it cannot be)."""
+    def _ended_native(self) -> list[roster.RosterPane]:
+        """Native rows ended in this launch (Ctrl+Q) whose journal holds a
+        conversation: restorable at the next launch too (the orchestrator's, when
+        ending it closed the dashboard, could not be brought back otherwise)."""
+        out: list[roster.RosterPane] = []
+        for row in self.dash.ended:
+            pane = row.pane
+            if pane.agent != NATIVE or pane.alive or not reopen.reopenable(pane.short):
+                continue
+            out.append(
+                roster.RosterPane(
+                    agent=NATIVE,
+                    session_id=pane.session_id,
+                    role=pane.role,
+                    short=pane.short,
+                    title=self.intake.titles.get(pane.short)
+                    or ("orch" if pane.role == "orchestrator" else f"wrk {NATIVE}"),
+                    interactive=not pane.spec.headless,
+                    cwd=pane.cwd,
+                    native=True,
+                )
+            )
+        return out
+
+    def write(self, *, live: bool = False) -> None:
+        """Write every entry to the roster (an error-log line if it cannot be).
+        `live`: the topology as it is now, written at each change so a process
+        killed without its quit path leaves the latest one; with no entry left
+        the roster is removed (an older one must not come back)."""
         entries = self.entries()
-        if entries:
-            try:
+        try:
+            if entries:
                 roster.write_roster(self.intake.state, self.dash.slug, entries)
-            except OSError as exc:
-                self.dash.error(f"restore roster could not be written: {exc}")
+            elif live:
+                roster.clear_roster(self.intake.state, self.dash.slug)
+        except OSError as exc:
+            self.dash.error(f"restore roster could not be written: {exc}")

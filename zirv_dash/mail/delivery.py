@@ -76,8 +76,9 @@ class DeliveryEngine:
 
     def injectable(self, pane: Pane, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
-        if pane.kind == "native":  # its session knows whether a line starts a turn now
-            return pane.alive and pane.at_input_prompt()
+        if pane.kind == "native":  # its session knows whether a line starts a turn now,
+            # or waits in its durable queue behind an approval (never answering it)
+            return pane.alive and (pane.at_input_prompt() or pane.queues_input_durably())
         if not pane.alive or pane.pty is None or pane.pty.eof:
             return False
         if pane.short in self.inflight or operator_typed(pane, now):

@@ -4,7 +4,7 @@ Layout under ``<state>/mail/<repo_slug>/``:
 
 - ``<10-digit unix secs>-<from8>.md`` (``_NNN`` before ``.md`` on a same-second
   collision), so lexical order is chronological;
-- ``read/``: consumed messages are moved here, never deleted;
+- ``read/``: consumed messages are moved here (pruned to `keep`, oldest first);
 - ``full/``: the whole body of a message that was cut to ``max_message_bytes``
   (itself capped at 1 MiB); the stored body ends
   ``[truncated; full body: <absolute sidecar path>]``;
@@ -26,10 +26,10 @@ The body comes after the first blank line, so it can never add or change a
 header line; header values are sanitised on write and again on read.
 
 Unread mail is never deleted. Before a store, broadcasts that at least one
-session has read are pruned to `keep`, and sidecars older than the oldest unread
-message likewise; if the mailbox still holds `keep` unread messages the store is
-refused with a message saying so, rather than dropping someone's unread note.
-``read/`` is never pruned.
+session has read are pruned to `keep`, consumed messages in ``read/`` too (none
+from the last few seconds), and sidecars older than the oldest unread message
+likewise; if the mailbox still holds `keep` unread messages the store is refused
+with a message saying so, rather than dropping someone's unread note.
 
 Reading is bounded: a message file is `lstat`ed first (a symlink, FIFO, device
 or oversized file is reported and left alone, never opened), read without
@@ -40,10 +40,12 @@ nothing that did not change.
 Writes are atomic *and* exclusive: the message is written to a temporary file
 and hard-linked to its final name, which fails if the name is taken, so two
 writers in the same second get distinct ``_NNN`` names and a reader never sees
-half a message.
+half a message. A store and a consume hold the mailbox's ``.lock`` (`lock`), so
+`keep` holds for concurrent senders and a name (a message's id) that ``read/``
+holds is never given to a new message.
 
 One module per concern, all re-exported here: `format` (the message and
-its header record, `headers`), `read`, `store`, `delivery_text`.
+its header record, `headers`), `read`, `store`, `lock`, `delivery_text`.
 """
 
 from __future__ import annotations

@@ -30,7 +30,10 @@ CACHE_ENTRIES = 1024
 CACHE_BYTES = 16 * 1024 * 1024
 """Parsed messages kept in memory at most (by file size), so a mailbox full of
 1 MiB files cannot make the cache itself the memory problem."""
-_READ_NAME = r"^(\d{10})-([A-Za-z0-9]*)(?:_\d{3})?(?:-r\d{3})?\.md$"
+CONSUME_LOCK_WAIT_SECS = 2.0
+"""A consume waits less for the mailbox than a store: the dashboard consumes on
+its own loop (a busy mailbox is an OSError there, and the mail stays unread)."""
+READ_NAME = r"^(\d{10})-([A-Za-z0-9]*)(?:_\d{3})?(?:-r\d{3})?\.md$"
 """A name in ``read/``; compiled on first use (storing a note never needs it)."""
 
 
@@ -196,7 +199,16 @@ def consume(message: Message, reader: str | None = None) -> bool:
             return False
         os.close(fd)
         return True
+    from zirv_dash.mail.lock import MailboxLock
+
     read_dir = paths.ensure_private_dir(message.path.parent / "read")
+    # Under the lock a store that picks a name sees this message either still in
+    # the mailbox or already in read/, never neither (its id stays its own).
+    with MailboxLock(message.path.parent, wait_secs=CONSUME_LOCK_WAIT_SECS):
+        return _move_to_read(message, read_dir)
+
+
+def _move_to_read(message: Message, read_dir: Path) -> bool:
     stem = message.path.name[:-3]
     for n in range(MAX_COLLISIONS + 1):
         target = read_dir / (f"{stem}.md" if n == 0 else f"{stem}-r{n:03d}.md")
@@ -245,7 +257,7 @@ def sent_since(slug: str, from_short: str, since: float) -> bool:
         except OSError:
             continue
         for name in names:
-            match = MESSAGE_NAME.match(name) or re.match(_READ_NAME, name)
+            match = MESSAGE_NAME.match(name) or re.match(READ_NAME, name)
             if not match or int(match.group(1)) < int(since) or match.group(2) != from_short:
                 continue
             try:

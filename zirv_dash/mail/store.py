@@ -1,4 +1,9 @@
-"""Storing mail: exclusive atomic writes, the size cut with its sidecar, pruning."""
+"""Storing mail: exclusive atomic writes, the size cut with its sidecar, pruning.
+
+A store holds the mailbox lock (`mail.lock`) from the room check to the new
+file's link (its text is written and synced before), so `[mail] keep` holds
+however many senders write at once, and a name is never one a consumed message
+already has in ``read/`` (a message id is used once)."""
 
 from __future__ import annotations
 
@@ -18,8 +23,10 @@ from zirv_dash.mail.format import (
     mailbox_dir,
     parse_message,
 )
+from zirv_dash.mail.lock import MailboxLock
 from zirv_dash.mail.read import (
     MAX_COLLISIONS,
+    READ_NAME,
     is_regular,
     message_files,
     name_secs,
@@ -36,9 +43,20 @@ def cut_utf8(data: bytes, limit: int) -> bytes:
     return cut.decode("utf-8", errors="ignore").encode("utf-8")
 
 
-def _create_exclusive(directory: Path, base: str, data: bytes) -> Path:
-    """Write `data` as ``<base>.md`` (or ``<base>_NNN.md``) atomically and exclusively."""
+def _create_exclusive(directory: Path, base: str, data: bytes, used: Path | None = None) -> Path:
+    """Write `data` as ``<base>.md`` (or ``<base>_NNN.md``) atomically and
+    exclusively (`_write_temp`, then `_link_free_name`)."""
     paths.ensure_private_dir(directory)
+    tmp = _write_temp(directory, base, data)
+    try:
+        return _link_free_name(tmp, directory, base, data, used)
+    finally:
+        _drop(tmp)
+
+
+def _write_temp(directory: Path, base: str, data: bytes) -> Path:
+    """`data` in a new temp file in `directory`, synced to disk: the slow part
+    of a store, done before the mailbox lock is taken."""
     fd, tmp = paths.make_temp(directory, f".{base}.tmp-")
     try:
         os.fchmod(fd, 0o600)
@@ -46,27 +64,39 @@ def _create_exclusive(directory: Path, base: str, data: bytes) -> Path:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        for n in range(MAX_COLLISIONS + 1):
-            target = directory / (f"{base}.md" if n == 0 else f"{base}_{n:03d}.md")
-            try:
-                os.link(tmp, target)
-            except FileExistsError:
-                continue
-            except OSError:
-                # No hard links here (some network/FUSE filesystems): exclusive
-                # create instead; a reader may see a partial file and skip it.
-                if _create_by_open(target, data):
-                    return target
-                continue
-            return target
-        raise MailError(
-            f"{directory}: more than {MAX_COLLISIONS} messages named {base} in one second"
-        )
-    finally:
+    except BaseException:
+        _drop(tmp)
+        raise
+    return tmp
+
+
+def _link_free_name(tmp: Path, directory: Path, base: str, data: bytes, used: Path | None) -> Path:
+    """Hard-link `tmp` to the first free ``<base>.md`` / ``<base>_NNN.md``; a
+    name `used` (the ``read/`` directory) already holds is skipped, so a consumed
+    message's id is never given to a new one."""
+    for n in range(MAX_COLLISIONS + 1):
+        target = directory / (f"{base}.md" if n == 0 else f"{base}_{n:03d}.md")
+        if used is not None and os.path.lexists(used / target.name):
+            continue
         try:
-            tmp.unlink()
+            os.link(tmp, target)
+        except FileExistsError:
+            continue
         except OSError:
-            pass
+            # No hard links here (some network/FUSE filesystems): exclusive
+            # create instead; a reader may see a partial file and skip it.
+            if _create_by_open(target, data):
+                return target
+            continue
+        return target
+    raise MailError(f"{directory}: more than {MAX_COLLISIONS} messages named {base} in one second")
+
+
+def _drop(tmp: Path) -> None:
+    try:
+        tmp.unlink()
+    except OSError:
+        pass
 
 
 def _create_by_open(target: Path, data: bytes) -> bool:
@@ -99,20 +129,49 @@ def store(
     """
     _check_encodable(body, from_session, from_agent, to, to_session)
     box = mailbox_dir(slug)
-    _make_room(slug, box, keep, broadcast)
     secs = int(time.time() if now is None else now)
     from8 = paths.short_id(from_session) or OPERATOR
     base = f"{secs:010d}-{from8}"
     encoded = body.encode("utf-8", errors="replace")
+    directory = box / "fanout" if broadcast else box
+    used = None if broadcast else box / "read"
     if len(encoded) > max_message_bytes:
-        sidecar_data = cut_utf8(encoded, FULL_BODY_CAP)
-        if len(sidecar_data) < len(encoded):
-            sidecar_data += b"\n[truncated]\n"
-        sidecar = _create_exclusive(box / "full", base, sidecar_data)
-        marker = f"\n[truncated; full body: {sidecar.resolve()}]".encode()
-        kept = cut_utf8(encoded, max_message_bytes - len(marker))
-        body = (kept + marker).decode("utf-8")
-    text = format_message(
+        # The sidecar's name goes into the body: the whole store under the lock.
+        with MailboxLock(box):
+            _make_room(slug, box, keep, broadcast)
+            body = _cut_to_sidecar(box, base, encoded, max_message_bytes)
+            text = _text(body, from_session, from_agent, to, to_session, secs)
+            path = _create_exclusive(directory, base, text.encode("utf-8"), used)
+        return parse_message(text, path, broadcast)
+    text = _text(body, from_session, from_agent, to, to_session, secs)
+    data = text.encode("utf-8")
+    paths.ensure_private_dir(directory)
+    tmp = _write_temp(directory, base, data)  # written and synced before the lock
+    try:
+        with MailboxLock(box):  # held only to check the room and take a name
+            _make_room(slug, box, keep, broadcast)
+            path = _link_free_name(tmp, directory, base, data, used)
+    finally:
+        _drop(tmp)
+    return parse_message(text, path, broadcast)
+
+
+def _cut_to_sidecar(box: Path, base: str, encoded: bytes, max_message_bytes: int) -> str:
+    """The body cut to `max_message_bytes`, ending in the marker that names the
+    ``full/`` sidecar now holding the whole text (itself capped)."""
+    sidecar_data = cut_utf8(encoded, FULL_BODY_CAP)
+    if len(sidecar_data) < len(encoded):
+        sidecar_data += b"\n[truncated]\n"
+    sidecar = _create_exclusive(box / "full", base, sidecar_data)
+    marker = f"\n[truncated; full body: {sidecar.resolve()}]".encode()
+    kept = cut_utf8(encoded, max_message_bytes - len(marker))
+    return (kept + marker).decode("utf-8")
+
+
+def _text(
+    body: str, from_session: str, from_agent: str, to: str, to_session: str | None, secs: int
+) -> str:
+    return format_message(
         body,
         from_session=from_session,
         from_agent=from_agent,
@@ -120,9 +179,6 @@ def store(
         to_session=to_session,
         sent=secs,
     )
-    directory = box / "fanout" if broadcast else box
-    path = _create_exclusive(directory, base, text.encode("utf-8"))
-    return parse_message(text, path, broadcast)
 
 
 def _check_encodable(
@@ -146,8 +202,9 @@ def _check_encodable(
 
 
 def _make_room(slug: str, box: Path, keep: int, broadcast: bool) -> None:
-    """Prune what may be pruned; MailError if `keep` unread messages remain."""
-    prune(slug, max(keep - 1, 0))
+    """Prune what may be pruned; MailError if `keep` unread messages remain.
+    Runs under the mailbox lock."""
+    _prune_locked(box, max(keep - 1, 0), read_keep=keep)
     directory = box / "fanout" if broadcast else box
     # Only real messages count: junk planted under a message name (a FIFO, a
     # symlink) is reported by readers, and must not fill the mailbox for everyone.
@@ -166,10 +223,24 @@ def _make_room(slug: str, box: Path, keep: int, broadcast: bool) -> None:
 
 def prune(slug: str, keep: int = DEFAULT_KEEP) -> int:
     """Remove only what no one still has to read: broadcasts some session has
-    read, beyond the newest `keep`, and ``full/`` sidecars beyond `keep` that are
-    older than every unread message. Unread mail and ``read/`` are never pruned.
-    Also sweeps temp files a killed writer left. Returns how many were removed."""
+    read, beyond the newest `keep`; consumed messages in ``read/`` beyond the
+    newest `keep`; and ``full/`` sidecars beyond `keep` that are older than every
+    unread message. Unread mail is never pruned. Also sweeps temp files a killed
+    writer left. Returns how many were removed."""
     box = mailbox_dir(slug)
+    with MailboxLock(box):
+        return _prune_locked(box, keep, keep)
+
+
+READ_PRUNE_FLOOR_SECS = 10
+"""A consumed message younger than this stays in ``read/`` whatever `keep` says:
+its name reserves its id (a new message never takes a name ``read/`` holds), and
+a new note can only share the second it was sent in."""
+
+
+def _prune_locked(box: Path, keep: int, read_keep: int) -> int:
+    """`prune` with the lock held: `keep` for what makes room for a new note
+    (broadcasts, sidecars), `read_keep` for ``read/``."""
     for directory in (box, box / "fanout", box / "full", box / "read"):
         paths.sweep_temp_files(directory)
     removed = 0
@@ -186,6 +257,7 @@ def prune(slug: str, keep: int = DEFAULT_KEEP) -> int:
             removed += 1
             excess -= 1
             shutil.rmtree(path.parent / f"{path.name[:-3]}.read", ignore_errors=True)
+    removed += _prune_read(box / "read", read_keep)
     unread = message_files(box) + [p for p in fanout if p.exists() and not read_by_anyone(p)]
     oldest_unread = min((name_secs(p) for p in unread), default=None)
     sidecars = message_files(box / "full")
@@ -193,6 +265,27 @@ def prune(slug: str, keep: int = DEFAULT_KEEP) -> int:
         if oldest_unread is not None and name_secs(path) >= oldest_unread:
             break  # its message may still be unread: the marker must stay valid
         if _unlink(path):
+            removed += 1
+    return removed
+
+
+def _prune_read(read_dir: Path, keep: int) -> int:
+    """Consumed messages beyond the newest `keep`, oldest first (names sort by
+    time), none younger than `READ_PRUNE_FLOOR_SECS`."""
+    import re  # loaded already (by `read`); named here for the one pattern
+
+    pattern = re.compile(READ_NAME)
+    try:
+        names = sorted(e.name for e in os.scandir(read_dir) if pattern.match(e.name))
+    except OSError:
+        return 0
+    floor = int(time.time()) - READ_PRUNE_FLOOR_SECS
+    removed = 0
+    for name in names[: max(len(names) - keep, 0)]:
+        match = pattern.match(name)
+        if match is None or int(match.group(1)) > floor:
+            break
+        if is_regular(read_dir / name) and _unlink(read_dir / name):
             removed += 1
     return removed
 

@@ -134,7 +134,9 @@ class AnthropicProvider:
                 finished = True
                 break
         if not finished:
-            raise ProviderError("bad_response", "the stream ended before message_stop")
+            raise ProviderError(
+                "bad_response", "the stream ended before message_stop", dropped=True
+            )
         yield UsageReport(input_tokens, output_tokens)
         yield StreamEnd(stop or "end_turn")
 

@@ -24,10 +24,14 @@ from zirv_dash import paths
 
 MAX_EVENT_BYTES = 2 * 1024 * 1024
 """One event's JSON; tool output is bounded far below this before it gets here."""
+BUSY_TIMEOUT = 1.0
+"""How long a write waits for another process's lock. Appends run on the event
+loop, so a journal held by someone else must fail soon, not freeze the pane."""
 
 
 class JournalError(OSError):
-    """A journal file that cannot be opened as one; the message names the file."""
+    """A journal that cannot be opened, written or read (locked by another
+    process, damaged, gone); the message names the file. Never a raw sqlite error."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "native journal error"
@@ -60,7 +64,9 @@ class Journal:
         self.path = path
         paths.ensure_private_dir(path.parent)
         try:
-            self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            self._db = sqlite3.connect(
+                str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT
+            )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
@@ -74,6 +80,8 @@ class Journal:
             raise JournalError(
                 f"native journal {path}: cannot be used ({exc}); not opened"
             ) from exc
+        self.skipped = 0
+        """Rows the last `events()` could not read (not UTF-8, not a JSON object)."""
         try:
             path.chmod(0o600)
         except OSError:
@@ -87,25 +95,43 @@ class Journal:
         text = json.dumps(data, ensure_ascii=False, sort_keys=True)
         if len(text.encode()) > MAX_EVENT_BYTES:
             raise ValueError(f"native journal: a {kind} event is larger than {MAX_EVENT_BYTES}")
-        cur = self._db.execute(
-            "INSERT INTO events (kind, data, at_ms) VALUES (?, ?, ?)",
-            (kind, text, int(time.time() * 1000)),
-        )
+        try:
+            cur = self._db.execute(
+                "INSERT INTO events (kind, data, at_ms) VALUES (?, ?, ?)",
+                (kind, text, int(time.time() * 1000)),
+            )
+        except sqlite3.Error as exc:  # locked by another process, damaged, read-only
+            raise JournalError(
+                f"native journal {self.path}: cannot be written ({exc}); "
+                f"the {kind} event was not recorded"
+            ) from exc
         seq = cur.lastrowid
         assert seq is not None
         return Event(seq, kind, data)
 
     def events(self, after: int = 0) -> list[Event]:
-        rows = self._db.execute(
-            "SELECT seq, kind, data FROM events WHERE seq > ? ORDER BY seq", (after,)
-        ).fetchall()
+        """Every readable event after `after`, in order. A row that is not UTF-8 or
+        not a JSON object is skipped and counted in `skipped` (the rest of the
+        conversation is still worth having); a database sqlite cannot read at all
+        raises JournalError."""
+        # The columns as bytes: sqlite3 raises on text that is not UTF-8, and one
+        # such row must cost only itself.
+        try:
+            rows = self._db.execute(
+                "SELECT seq, CAST(kind AS BLOB), CAST(data AS BLOB) FROM events"
+                " WHERE seq > ? ORDER BY seq",
+                (after,),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise JournalError(f"native journal {self.path}: cannot be read ({exc})") from exc
         out: list[Event] = []
-        for seq, kind, text in rows:
-            try:
-                data = json.loads(text)
-            except ValueError:
-                data = {"unreadable": True}
-            out.append(Event(int(seq), str(kind), data if isinstance(data, dict) else {}))
+        self.skipped = 0
+        for seq, kind, blob in rows:
+            event = _decode(seq, kind, blob)
+            if event is None:
+                self.skipped += 1
+            else:
+                out.append(event)
         return out
 
     def journal_mode(self) -> str:
@@ -113,3 +139,16 @@ class Journal:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _decode(seq: object, kind: object, blob: object) -> Event | None:
+    if not isinstance(seq, int) or not isinstance(kind, bytes) or not isinstance(blob, bytes):
+        return None
+    try:
+        data = json.loads(blob.decode("utf-8"))
+        name = kind.decode("utf-8")
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict) or not name:
+        return None
+    return Event(seq, name, data)

@@ -116,7 +116,7 @@ class OpenAICompatProvider:
                 if isinstance(choice, dict) and isinstance(choice.get("finish_reason"), str):
                     finish = choice["finish_reason"]
         if not done and not finish:
-            raise ProviderError("bad_response", "the stream ended before it finished")
+            raise ProviderError("bad_response", "the stream ended before it finished", dropped=True)
         for index in sorted(calls):
             yield ToolCallDone(_finish_call(calls[index], index))
         yield StreamEnd(finish or "stop")

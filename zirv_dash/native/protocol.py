@@ -96,6 +96,9 @@ class ProviderError(Exception):
     kind: ErrorKind
     message: str
     status: int | None = field(default=None)
+    dropped: bool = field(default=False)
+    """The connection ended before the response did (closed, reset, cut short):
+    what the model is told happened to its unfinished answer."""
 
     def __str__(self) -> str:
         label = {

@@ -5,6 +5,11 @@ no clock, no filesystem, no randomness.
 A tool call that was started before the latest `open` event (a restart) and
 never finished is "outcome unknown": it is shown so, and the provider is told
 so, but nothing ever runs it again.
+
+The transcript is what every view draws (pane, grid tile, web view, a replayed
+journal), so each string in it passed `visible` here: no control character from
+a model, a tool or an error body reaches a terminal. The provider history keeps
+the text as it was.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zirv_dash.native.journal import Event
+from zirv_dash.native.orchestration_tools import SPECS as _ORCHESTRATION_SPECS
 from zirv_dash.native.protocol import (
     AssistantMessage,
     Message,
@@ -22,6 +28,7 @@ from zirv_dash.native.protocol import (
     ToolResultMessage,
     UserMessage,
 )
+from zirv_dash.visible import visible
 
 MAX_TRANSCRIPT_ITEMS = 500
 STEERING_PREFIX = "(operator, while you worked)"
@@ -36,7 +43,7 @@ RESTART_CANCEL = "cancelled: the session restarted before this call ran"
 
 @dataclass(frozen=True)
 class Outcome:
-    kind: str  # pending awaiting running cancelled unknown diff test text error
+    kind: str  # pending awaiting running cancelled unknown diff test text worker error
     body: str = ""
     passed: int = 0
     failed: int = 0
@@ -89,18 +96,20 @@ class Reducer:
         if kind == "input":
             self.acked.append(str(d.get("id", "")))
             steering = bool(d.get("steering"))
-            items.append(Item("user", str(d.get("id")), str(d.get("text", "")), steering))
+            items.append(Item("user", str(d.get("id")), visible(str(d.get("text", ""))), steering))
         elif kind == "assistant":
-            text = str(d.get("text", ""))
+            text = visible(str(d.get("text", "")))
             if text.strip():
                 items.append(Item("assistant", str(d.get("id")), text))
             if d.get("interrupted"):
-                items.append(Item("notice", f"int-{event.seq}", "interrupted", tone="muted"))
+                cause = visible(interruption_cause(d))
+                text = cause if cause.startswith("interrupted") else f"cut short: {cause}"
+                items.append(Item("notice", f"int-{event.seq}", text, tone="muted"))
         elif kind == "tool_call":
             call_id = str(d.get("id"))
             self.where[call_id] = len(items)
             args = args_preview(d.get("arguments"))
-            name = str(d.get("name"))
+            name = visible(str(d.get("name")))
             items.append(Item("tool", call_id, name=name, args=args, outcome=Outcome("pending")))
         elif kind == "approval_request":
             self._outcome(str(d.get("id")), Outcome("awaiting"))
@@ -136,16 +145,16 @@ class Reducer:
     def _notice(self, event: Event) -> None:
         d = event.data
         if event.kind == "error":
-            text = f"{d.get('label', 'error')}: {d.get('message', '')}"
+            text = visible(f"{d.get('label', 'error')}: {d.get('message', '')}")
             self.items.append(Item("notice", f"err-{event.seq}", text, tone="err"))
         elif event.kind == "notice":
-            text = str(d.get("text", ""))
+            text = visible(str(d.get("text", "")))
             self.items.append(Item("notice", f"n-{event.seq}", text, tone="muted"))
         elif event.kind == "compaction":
-            text = f"compacted the conversation ({d.get('method', 'structural')} summary)"
+            text = visible(f"compacted the conversation ({d.get('method', 'structural')} summary)")
             self.items.append(Item("notice", f"c-{event.seq}", text, tone="muted"))
         elif event.kind == "ended":
-            self.items.append(Item("ended", f"e-{event.seq}", str(d.get("reason", ""))))
+            self.items.append(Item("ended", f"e-{event.seq}", visible(str(d.get("reason", "")))))
 
     def result(self) -> Transcript:
         items = self.items
@@ -164,16 +173,19 @@ def build_transcript(events: Iterable[Event], limit: int = MAX_TRANSCRIPT_ITEMS)
     return reducer.result()
 
 
+ORCHESTRATION = frozenset(_ORCHESTRATION_SPECS)
 _TEST_COUNTS = re.compile(r"(\d+) (passed|failed)")
 
 
 def classify(name: str, data: object) -> Outcome:
     d = data if isinstance(data, dict) else {}
-    output = str(d.get("output", ""))
+    output = visible(str(d.get("output", "")))
     if d.get("display") == "cancelled":
         return Outcome("cancelled", output)
     if not d.get("ok"):
         return Outcome("error", output)
+    if name in ORCHESTRATION:  # its first line names the worker and its state
+        return Outcome("worker", output)
     if ("\n+++ " in output or output.startswith("--- ")) and "\n@@" in output:
         return Outcome("diff", output)
     if "test" in name:
@@ -189,8 +201,8 @@ def args_preview(args: object, limit: int = 80) -> str:
     for key in sorted(args):
         value = args[key]
         shown = value if isinstance(value, str) else repr(value)
-        shown = shown.replace("\n", "\\n")
-        parts.append(f"{key}: {shown[:40] + '…' if len(shown) > 40 else shown}")
+        shown = visible(shown.replace("\n", "\\n"))
+        parts.append(f"{visible(str(key))}: {shown[:40] + '…' if len(shown) > 40 else shown}")
     text = ", ".join(parts)
     return text[: limit - 1] + "…" if len(text) > limit else text
 
@@ -204,6 +216,7 @@ def conversation(events: Sequence[Event]) -> tuple[Message, ...]:
     history = _History(events)
     for event in events:
         history.feed(event)
+    history.release()
     history.flush_assistant()
     return tuple(history.messages)
 
@@ -220,6 +233,31 @@ class _History:
         self.shell: dict[str, str] = {}
         """The operator's `!` commands still running, by call id."""
         self.current: AssistantMessage | None = None
+        self.replies: set[str] = set()
+        self.waiting: dict[str, list[str]] = {}
+        """Steering typed while a reply was written, by that reply's id."""
+        self.answering: tuple[str, list[str]] | None = None
+        """The reply just read whose steering follows it (and its tool calls)."""
+
+    def say_waiting(self) -> None:
+        """Steering whose reply never came (the session stopped while it streamed,
+        the journal failed): still said, in the order it was typed."""
+        for texts in self.waiting.values():
+            self._say_all(texts)
+        self.waiting.clear()
+
+    def release(self) -> None:
+        """The steering that answers the reply just read, now that its calls are in."""
+        if self.answering is not None:
+            _, texts = self.answering
+            self.answering = None
+            self._say_all(texts)
+
+    def _say_all(self, texts: list[str]) -> None:
+        for text in texts:
+            if not self.outstanding:
+                self.flush_assistant()
+            self.say(text)
 
     def flush_assistant(self) -> None:
         if self.current is not None:
@@ -245,16 +283,30 @@ class _History:
 
     def feed(self, event: Event) -> None:
         d = event.data
+        if self.answering is not None and not (
+            event.kind == "tool_call" and d.get("message_id") == self.answering[0]
+        ):
+            self.release()
         if self._operator_shell(event):
             return
         if event.kind == "input":
+            after = d.get("after")
+            if isinstance(after, str) and after and after not in self.replies:
+                self.waiting.setdefault(after, []).append(_input_text(d))
+                return
+            if not d.get("steering"):
+                self.say_waiting()  # a new turn: a reply still awaited never came
             self.flush_assistant()
             self.say(_input_text(d))
         elif event.kind == "assistant":
             self.flush_assistant()
+            message_id = str(d.get("id", ""))
+            self.replies.add(message_id)
+            if message_id in self.waiting:
+                self.answering = (message_id, self.waiting.pop(message_id))
             text = str(d.get("text", ""))
             if d.get("interrupted"):
-                text = (text + " [interrupted by the operator]").strip()
+                text = f"{text} [{interruption_cause(d)}]".strip()
             self.current = AssistantMessage(text)
         elif event.kind == "tool_call":
             call = ToolCall(str(d.get("id")), str(d.get("name")), _dict(d.get("arguments")))
@@ -268,6 +320,7 @@ class _History:
             for call_id in list(self.outstanding):
                 started = _was_started(self.events, call_id, event.seq)
                 self.settle(call_id, UNKNOWN_RESULT if started else RESTART_CANCEL, True)
+            self.say_waiting()
         elif event.kind == "compaction":
             self.flush_assistant()
             self.messages = [UserMessage(str(d.get("summary", "")))]
@@ -290,6 +343,13 @@ class _History:
             self.say(f"(the operator ran `{command}` in the workdir; its output follows)\n{output}")
             return True
         return False
+
+
+def interruption_cause(d: Mapping[str, Any]) -> str:
+    """What cut an assistant answer short, as journaled (journals written before
+    the cause was recorded knew only the operator's interrupt)."""
+    cause = d.get("cause")
+    return cause if isinstance(cause, str) and cause else "interrupted by the operator"
 
 
 def _input_text(d: Mapping[str, Any]) -> str:

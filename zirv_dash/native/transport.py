@@ -82,7 +82,13 @@ async def post_events(
         except httpx2.TimeoutException as exc:
             raise ProviderError("network", f"{url}: no data for {limits.idle}s") from exc
         except httpx2.RemoteProtocolError as exc:
+            if "peer closed" in str(exc):  # h11: the body ended before its declared end
+                message = f"{url}: the connection dropped before the response finished"
+                raise ProviderError("network", message, dropped=True) from exc
             raise ProviderError("bad_response", f"{url}: the server broke the protocol") from exc
+        except httpx2.ReadError as exc:  # reset or closed under a read
+            message = f"{url}: the connection dropped ({type(exc).__name__})"
+            raise ProviderError("network", message, dropped=True) from exc
         except httpx2.TransportError as exc:
             raise ProviderError("network", f"{url}: {type(exc).__name__}") from exc
 

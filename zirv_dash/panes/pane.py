@@ -293,7 +293,12 @@ class Pane:
         now = time.monotonic() if now is None else now
         self._screen_checked_at = now
         self._screen_dirty = False
-        self.tracker.screen(self.model_view.lines(), now, self.model_view.cursor)
+        self.tracker.screen(
+            self.model_view.lines(),
+            now,
+            self.model_view.cursor,
+            redraw=self._repaint.redrawing(now),
+        )
 
     def _screen_interval(self) -> float:
         return SCREEN_CHECK_INTERVAL if self.tracker.visible else HIDDEN_SCREEN_CHECK_INTERVAL
@@ -358,6 +363,22 @@ class Pane:
                 return line.strip()
         return ""
 
+    def report_lines(self) -> list[str]:
+        """What a report of this pane quotes: its screen lines (a native pane,
+        which has no screen, says its transcript)."""
+        return [line.rstrip() for line in self.model_view.lines()]
+
+    def queues_input_durably(self) -> bool:
+        """True when text handed to the pane now waits in a durable queue of its
+        own (a native session blocked on an approval), never answering what is
+        open. A terminal pane has no such queue: its text waits in the mailbox."""
+        return False
+
+    def unknown_tool_outcomes(self) -> list[str]:
+        """Tool calls whose outcome is unknown (a native session stopped while they
+        ran); a terminal pane cannot know of any."""
+        return []
+
     # -- handover ----------------------------------------------------------------------
 
     def install_successor(
@@ -373,6 +394,10 @@ class Pane:
         model, a fresh attention tracker; the short id, session id, role, title and
         first prompt stay. Returns the old (PTY, model) for the caller to retire."""
         old = (self.pty, self.model_view)
+        # The successor asking for colours (OSC 10/11) hears what its
+        # predecessor heard: the outer terminal's, or no answer.
+        model_view.default_fg_rgb = self.model_view.default_fg_rgb
+        model_view.default_bg_rgb = self.model_view.default_bg_rgb
         self.pty = pty
         self.model_view = model_view
         self.agent = adapter.name

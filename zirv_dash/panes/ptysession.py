@@ -29,7 +29,7 @@ from zirv_dash.panes.ladder import (
     run_ladder,
     signal_grace,
 )
-from zirv_dash.textcheck import text_problem
+from zirv_dash.textcheck import os_text_problem
 
 READ_CHUNK = 65536
 _HAVE_PROC = os.path.isdir("/proc/self")
@@ -84,18 +84,18 @@ def launch_problem(argv: Sequence[str], env: Mapping[str, str], cwd: str | None)
     Checked before anything is forked, so a bad string from a spawn request or a
     roster is a failed pane with a clear reason, never an exception in a child."""
     for index, arg in enumerate(argv):
-        problem = text_problem(arg)
+        problem = os_text_problem(arg)
         if problem:
             return f"argument {index} of the command {problem}"
     for key, value in env.items():
-        problem = text_problem(key) or ("contains '='" if "=" in key else None)
+        problem = os_text_problem(key) or ("contains '='" if "=" in key else None)
         if problem:
             return f"environment variable name {key!r} {problem}"
-        problem = text_problem(value)
+        problem = os_text_problem(value)
         if problem:
             return f"environment variable {key} {problem}"
     if cwd is not None:
-        problem = text_problem(cwd)
+        problem = os_text_problem(cwd)
         if problem:
             return f"working directory {cwd!r} {problem}"
     return None

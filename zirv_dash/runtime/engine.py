@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 from collections.abc import Callable
@@ -26,10 +27,12 @@ from zirv_dash.dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
+from zirv_dash.runtime.childwatch import ChildWatch
 from zirv_dash.runtime.context_ctl import ContextController
 from zirv_dash.runtime.fdwatch import FdWatch
 from zirv_dash.runtime.mail_ctl import MailController
-from zirv_dash.runtime.native_pane import NATIVE_PANES, NativeSessionPane
+from zirv_dash.runtime.native_pane import NativePaneKind, NativeSessionPane
+from zirv_dash.runtime.orchestration import fleet_for
 from zirv_dash.runtime.pane_io import PaneIO
 from zirv_dash.runtime.pump import Pump
 from zirv_dash.runtime.scheduling import Scheduling
@@ -55,6 +58,8 @@ class Engine(Scheduling):
         what a runtime serving clients streams to them."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._fds: FdWatch | None = None
+        self.children: ChildWatch | None = None
+        """A pidfd per pane's child: its exit is reaped when it happens."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._sigchld = False
@@ -75,7 +80,11 @@ class Engine(Scheduling):
 
         self.intake = IntakeController(self)
         dash.listener = self._dash_said
-        dash.native_panes = NATIVE_PANES  # the kind lives in this floor, above dash/
+        # The kind lives in this floor, above dash/; `[native]` is the operator's, and
+        # its sessions can orchestrate.
+        dash.native_panes = NativePaneKind(
+            dash.settings.native.require_sandbox, fleet_for=functools.partial(fleet_for, dash)
+        )
 
     # -- subscribers -------------------------------------------------------------------
 
@@ -103,6 +112,7 @@ class Engine(Scheduling):
         """Begin serving on the running loop (earlier panes: `runtime.prespawn`)."""
         self._loop = asyncio.get_running_loop()
         self._fds = FdWatch(self._loop)
+        self.children = ChildWatch(self._loop, self.schedule_reap)
         self.io.bind(self._fds)
         for pane in self.dash.panes:
             self.watch(pane)
@@ -141,6 +151,8 @@ class Engine(Scheduling):
             self._sigchld = False
         if self._fds is not None:
             self._fds.close()
+        if self.children is not None:
+            self.children.close()
         self._subscribers.clear()
 
     async def wait_closed(self) -> None:
@@ -171,6 +183,8 @@ class Engine(Scheduling):
 
     def watch(self, pane: Pane) -> None:
         self.io.watch(pane)
+        if self.children is not None and not self.quitting:
+            self.children.watch(pane)
 
     def unwatch(self, pane: Pane) -> None:
         self.io.unwatch(pane)
@@ -325,7 +339,15 @@ class Engine(Scheduling):
                 self.unwatch(pane)
                 self.io.unwatch_signal(pane)
         ended = self.dash.reap()
+        if any(p.exit_code is None and p.inbox for p in self.dash.panes):
+            # An exited child's last output, drained by the reap itself (its reader
+            # was gone or had not run yet), waits to be parsed before the pane
+            # ends: nothing else would wake the pump for it, and the pane stayed
+            # running until some other pane's output did. The pump reaps it after.
+            self.pump.wake()
         for pane in ended:
+            if self.children is not None:
+                self.children.forget(pane)
             self.intake.pane_ended(pane)
             self.worktrees.pane_ended(pane)
             self.unwatch(pane)

@@ -16,6 +16,7 @@ from zirv_dash.intake import Intake
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.host import IntakeHost
+from zirv_dash.runtime.native_pane import NativeSessionPane
 from zirv_dash.runtime.watch import Route
 
 
@@ -119,8 +120,25 @@ class IntakeController:
         if checked is None:
             self.intake.skip_restore()
         else:
-            self.intake.restore(checked)
+            self._close_blank_orchestrators(self.intake.restore(checked))
         self._engine.changed()
+
+    def _close_blank_orchestrators(self, restored: list[Pane]) -> None:
+        """A native orchestrator brought back replaces the blank one this launch
+        opened (no one has said anything to it): two orchestrators side by side
+        would leave the operator to guess which one is theirs."""
+        if not any(_native_orchestrator(p) for p in restored):
+            return
+        for pane in list(self._engine.dash.panes):
+            if pane in restored or not _native_orchestrator(pane) or not pane.alive:
+                continue
+            assert isinstance(pane, NativeSessionPane)
+            session = pane.session
+            if session is None:
+                continue
+            if any(item.kind == "user" for item in session.snapshot().transcript.items):
+                continue  # a conversation of its own: both stay
+            self._engine.close_native(pane, "replaced by the restored conversation")
 
     def relaunch(self, pane: Pane) -> Pane | None:
         new = self.intake.relaunch(pane)
@@ -149,3 +167,7 @@ class IntakeController:
         # Safety net for exits that bypass the quit path: the token dir goes.
         if not self._closed:
             self.before_quit()
+
+
+def _native_orchestrator(pane: Pane) -> bool:
+    return isinstance(pane, NativeSessionPane) and pane.role == "orchestrator"

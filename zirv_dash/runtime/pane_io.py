@@ -48,9 +48,14 @@ class PaneIO:
         server = dash.signals.get(pane.short)
         if server is not None:
             fds.add_reader(server.fileno(), server, lambda: self._on_signal(pane))
+        pty = pane.pty
+        if pty is None or pty.eof:
+            # Nothing more to read; after the exit drain its fd is closed and its
+            # number may already be another's.
+            return
         fd, held = pane.fd, self._hidden_reads.holds(pane, dash.focused_pane)
-        if fd is not None and pane.pty is not None and not held:  # held: read on resume
-            fds.add_reader(fd, pane.pty, lambda: self._on_readable(pane))
+        if fd is not None and not held:  # held: read on resume
+            fds.add_reader(fd, pty, lambda: self._on_readable(pane))
 
     def pause_hidden_reads(self, until: float) -> None:
         """Leave every pane but the focused one unread until `until` (`hidden_reads`)."""

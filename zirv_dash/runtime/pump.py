@@ -113,6 +113,11 @@ class Pump:
                 if pane.wants_read and pane.exit_code is None:
                     engine.watch(pane)
                     engine.ensure_flush(pane)  # query replies, injected text
+                pty = pane.pty
+                if not pane.inbox and pane.exit_code is None and pty and pty.exit_code is not None:
+                    # Its exit was seen before its last output was parsed (the
+                    # reap waits for that): now it can be reaped.
+                    engine.schedule_reap()
                 if time.monotonic() >= deadline:
                     break
             engine.poll_soon()

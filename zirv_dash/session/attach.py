@@ -6,6 +6,11 @@ Keys go to the session (`Ctrl+A d` detaches, `Ctrl+A Ctrl+A` sends a literal
 Ctrl+A); the terminal's size follows SIGWINCH while this client holds the
 controller seat. Detaching, or this process dying, stops nothing: the session
 keeps running in the runtime and a later attach repaints the same screen.
+
+A terminal that does not hold the seat (another client did: `busy`; a
+`--takeover` took it: `controller_changed`) observes: it draws the session at
+its own size, letterboxed or cropped, with a status line saying why
+(`session.observer_view`), and draws it again when its own size changes.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 
 from zirv_dash.session.client import Client, RemoteError
 from zirv_dash.session.dash_session import DASH_ID
+from zirv_dash.session.observer_view import ObserverView
 from zirv_dash.session.protocol import ErrorCode, EventKind, Output
 
 PREFIX = 0x01  # Ctrl+A
@@ -34,6 +40,8 @@ RESET_TERMINAL = (
 """What a session may have switched on in this terminal, switched off again."""
 WRITE_WAIT = 1.0
 """Longest wait for a full terminal to take more output, per try."""
+OBSERVER_FRAME = 1 / 30
+"""An observer's terminal is drawn at most this often (its frames are whole screens)."""
 
 
 class _Attachment:
@@ -51,6 +59,12 @@ class _Attachment:
         self._repaint: asyncio.Future[None] | None = None
         self.chords_here = True
         """`Ctrl+A d` / `Ctrl+A Ctrl+A` act here (false: every byte is the session's)."""
+        self.view: ObserverView | None = None
+        """While observing: the session's model, drawn at this terminal's size."""
+        self.status = ""
+        """Why this terminal observes (shown on its status line)."""
+        self._drawing: asyncio.TimerHandle | None = None
+        self._session_size: tuple[int, int] | None = None
 
     def write(self, data: bytes) -> None:
         view = memoryview(data)
@@ -70,7 +84,17 @@ class _Attachment:
             params = {"session": self.session, "repaint": True}
             screen = await self.client.call("session.screen", params)
             self.seq = int(screen["seq"])
-            self.write(b"\x1b[H\x1b[2J" + base64.b64decode(screen["repaint"]))
+            repaint = base64.b64decode(screen["repaint"])
+            self._session_size = (int(screen["columns"]), int(screen["rows"]))
+            if self.controller:
+                self.view = None
+                self.write(b"\x1b[H\x1b[2J" + repaint)
+            else:
+                self.view = ObserverView(*self._session_size)
+                self.view.status = self.status
+                self.view.load(*self._session_size, repaint)
+                self.write(b"\x1b[H\x1b[2J")
+                self.draw()
         finally:
             self._painting = False
         held, self._held = self._held, []
@@ -86,6 +110,12 @@ class _Attachment:
         elif out.lost:  # bytes were dropped for us: start again from a fresh screen
             self._painting = True
             self._repaint = asyncio.ensure_future(self.paint())
+        elif self.view is not None:
+            self.seq = out.seq
+            self.view.feed(out.data)
+            if self._drawing is None:
+                loop = asyncio.get_running_loop()
+                self._drawing = loop.call_later(OBSERVER_FRAME, self.draw)
         else:
             self.seq = out.seq
             try:
@@ -93,8 +123,29 @@ class _Attachment:
             except OSError:  # the terminal went away (a hang-up): nothing to show on
                 self._finish("terminal gone")
 
+    def draw(self) -> None:
+        """An observer's whole frame, at this terminal's size."""
+        if self._drawing is not None:
+            self._drawing.cancel()
+            self._drawing = None
+        if self.view is None:
+            return
+        try:
+            columns, rows = os.get_terminal_size(self.out_fd)
+            self.write(self.view.frame(columns, rows))
+        except OSError:
+            self._finish("terminal gone")
+
+    def observe(self, why: str) -> None:
+        """This terminal no longer holds the seat (or never did): say why, and
+        draw the session at this terminal's size from a fresh screen."""
+        self.controller = False
+        self.status = why
+        self._repaint = asyncio.ensure_future(self.paint())
+
     async def resize(self) -> None:
         if not self.controller:
+            self.draw()  # an observer's own size changed: the same screen, drawn again
             return
         with contextlib.suppress(OSError):
             columns, rows = os.get_terminal_size(self.out_fd)
@@ -110,7 +161,30 @@ class _Attachment:
                 if data.session.id == self.session:
                     self._finish("exited")
             elif event.event is EventKind.CONTROLLER_CHANGED and data.session_id == self.session:
-                self.controller = data.controller == self.client.client_id
+                mine = self.client.client_id
+                if data.controller == mine and not self.controller:
+                    self.controller, self.status = True, ""
+                    await self.resize()
+                    self._repaint = asyncio.ensure_future(self.paint())
+                elif data.controller != mine and self.controller:
+                    taker = data.controller or "nobody"
+                    self.observe(f"controller_changed: {taker} took over")
+                elif self.view is not None:  # the seat moved between others: say who has it
+                    holder = data.controller
+                    self.status = (
+                        f"controller_changed: {holder} controls it (--takeover takes it)"
+                        if holder
+                        else "controller_changed: nobody controls it (--takeover takes it)"
+                    )
+                    self.view.status = self.status
+                    self.draw()
+            elif event.event is EventKind.SESSION_CHANGED and data.session is not None:
+                facts = data.session
+                size = (facts.columns, facts.rows)
+                if facts.id == self.session and self.view is not None:
+                    if self._session_size is not None and size != self._session_size:
+                        # Redrawn at the controller's new size: start from its screen.
+                        self._repaint = asyncio.ensure_future(self.paint())
             elif event.event is EventKind.CLIENT_DETACHED and data.session_id == self.session:
                 if data.client_id == self.client.client_id:
                     self._finish("detached")
@@ -168,7 +242,8 @@ async def _choose(client: Client, ref: str | None) -> str:
 
 async def _seat(
     client: Client, session: str, takeover: bool, color_system: str = ""
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str]:
+    """The attach's result, and why this terminal observes ("" when it controls)."""
     params = {"session": session, "mode": "controller", "color_system": color_system}
     try:
         result: dict[str, Any] = await client.call("session.attach", params)
@@ -179,7 +254,9 @@ async def _seat(
             result = await client.call("session.takeover", {"session": session})
         else:  # someone else controls it: watch, and say how to take it
             result = await client.call("session.attach", {"session": session})
-    return result
+            holder = result["session"].get("controller") or "another client"
+            return result, f"busy: {holder} controls it (--takeover takes it)"
+    return result, ""
 
 
 async def attach(
@@ -198,11 +275,12 @@ async def attach(
     saved = termios.tcgetattr(in_fd)
     try:
         session = await _choose(client, ref)
-        seat = await _seat(client, session, takeover, color_system)
+        seat, why = await _seat(client, session, takeover, color_system)
         link = _Attachment(client, session, in_fd, out_fd)
         # The dashboard reads its own chords (its `Ctrl+A d` detaches this client).
         link.chords_here = session != DASH_ID
         link.controller = seat["mode"] == "controller"
+        link.status = why or ("" if link.controller else "observing")
         tty.setraw(in_fd)
         client.output_sink = link.on_output
         await link.resize()
@@ -218,6 +296,8 @@ async def attach(
             task.cancel()
         if link._repaint is not None and not link._repaint.done():
             link._repaint.cancel()
+        if link._drawing is not None:
+            link._drawing.cancel()
         return why
     finally:
         with contextlib.suppress(ValueError, OSError):

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from zirv_dash.dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
@@ -40,6 +41,7 @@ from zirv_dash.session.host import (
 from zirv_dash.session.methods import NATIVE_CAPABILITIES
 from zirv_dash.session.protocol import ErrorCode, NotResumed, SessionFacts, SessionState
 from zirv_dash.session.ptyhost import repo_label
+from zirv_dash.session.topology import TopologyWriter
 
 log = logging.getLogger("zirv.session.engine")
 
@@ -51,6 +53,11 @@ class EngineHost:
     """`NativeHost` over an engine; `engine.start()` is the caller's (see `session.runtime`)."""
 
     capabilities = NATIVE_CAPABILITIES
+
+    @property
+    def repo(self) -> Path:
+        """The repository whose delegation records `delegation.list/get` read."""
+        return self.engine.dash.repo
 
     def __init__(self, engine: Engine, dashboard: DashFactory | None = None) -> None:
         self.engine = engine
@@ -68,6 +75,8 @@ class EngineHost:
         self._closed_seen = asyncio.Event()
         self.on_close: list[Callable[[], Awaitable[None]]] = []
         """Run first on close: the links to remote hosts (detached, not ended)."""
+        self.topology: TopologyWriter | None = None
+        """Writes the roster at every change (`session.topology`), once restored."""
         self.on_restore: Callable[[ev.RestoreOffered], None] | None = None
         """Decides a restore offer (the runtime's Tier 2 rule); skipped when unset."""
         self._unsubscribe = engine.subscribe(self._on_engine_event)
@@ -219,6 +228,8 @@ class EngineHost:
                 await closing()
         if self.dash_session is not None:
             await self.dash_session.close()
+        if self.topology is not None:
+            self.topology.close()
         engine = self.engine
         if not engine.closed:
             engine.shutdown()

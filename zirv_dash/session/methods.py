@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zirv_dash.session.delegation_frames import (
+    DelegationGetResult,
+    DelegationListResult,
+    DelegationRef,
+)
 from zirv_dash.session.protocol import (
     PROTOCOL_VERSION,
     ApprovalAnswer,
@@ -209,7 +214,8 @@ class PendingResult(Frame, frozen=True):
     scope: str = ""
     """What exactly would run (a command line, a path inside the workdir)."""
     answers: list[ApprovalAnswer] = []
-    """What this session may answer (a headless one: deny only)."""
+    """What this session may answer (once, session, deny; no `session` for a
+    scope that is not stated exactly)."""
 
 
 class ApproveParams(Frame, frozen=True):
@@ -313,6 +319,18 @@ METHODS: dict[Method, MethodSpec] = {
         mutation=True,
         capability="native",
         summary="a native conversation: answer its open approval",
+    ),
+    Method.DELEGATION_LIST: MethodSpec(
+        NoParams,
+        DelegationListResult,
+        capability="native",
+        summary="this repository's delegations (handle, harness, state, owner, permit)",
+    ),
+    Method.DELEGATION_GET: MethodSpec(
+        DelegationRef,
+        DelegationGetResult,
+        capability="native",
+        summary="one delegation: its outcome, deliveries and bounded report",
     ),
 }
 

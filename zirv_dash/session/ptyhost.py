@@ -10,6 +10,7 @@ against; the engine replaces it behind the same interface.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 from collections.abc import Callable
@@ -65,6 +66,8 @@ class _Entry:
     writing: bool = False
     backlog: bytearray = field(default_factory=bytearray)
     feeding: bool = False
+    pidfd: int | None = None
+    """Readable once the child exits (its jobs may keep the PTY open: no EOF)."""
 
 
 def repo_label(cwd: str | None) -> str:
@@ -146,7 +149,13 @@ class PtyHost:
         )
         entry = _Entry(facts, pty, TerminalModel(columns, rows, SCROLLBACK_BYTES))
         self._entries[session_id] = entry
-        asyncio.get_running_loop().add_reader(pty.fd, self._on_readable, entry)
+        loop = asyncio.get_running_loop()
+        loop.add_reader(pty.fd, self._on_readable, entry)
+        opener = getattr(os, "pidfd_open", None)
+        if opener is not None:
+            with contextlib.suppress(OSError):
+                entry.pidfd = opener(pty.pid)
+                loop.add_reader(entry.pidfd, self._on_child_exit, entry)
         self._emit(SessionEvent("started", facts))
         return facts
 
@@ -263,6 +272,25 @@ class PtyHost:
             entry.writing = False
             asyncio.get_running_loop().remove_writer(entry.pty.fd)
 
+    def _on_child_exit(self, entry: _Entry) -> None:
+        """The child exited (its jobs may hold the PTY, so no EOF may come):
+        what it wrote last is read, then it is reaped."""
+        self._release_pidfd(entry)
+        while entry.reading and not entry.pty.eof:
+            data = entry.pty.read()
+            if not data:
+                break
+            self._emit(SessionOutput(entry.facts.id, data))
+            entry.backlog += data
+        self._reap(entry)
+
+    def _release_pidfd(self, entry: _Entry) -> None:
+        if entry.pidfd is not None:
+            fd, entry.pidfd = entry.pidfd, None
+            with contextlib.suppress(ValueError, OSError):
+                asyncio.get_running_loop().remove_reader(fd)
+            os.close(fd)
+
     def _reap(self, entry: _Entry) -> None:
         if entry.ended.is_set():
             return
@@ -273,6 +301,7 @@ class PtyHost:
 
     def _finish(self, entry: _Entry) -> None:
         loop = asyncio.get_running_loop()
+        self._release_pidfd(entry)
         if entry.reading:
             entry.reading = False
             if not entry.paused:

@@ -18,10 +18,9 @@ identity.
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 
-from zirv_dash import paths, records
+from zirv_dash import paths
 from zirv_dash.config.layers import load_adapter_gate, load_settings
 from zirv_dash.dash import roster
 from zirv_dash.dash.dashboard import Dashboard, DashError
@@ -33,7 +32,7 @@ from zirv_dash.runtime import events as ev
 from zirv_dash.session.dash_session import DashFactory
 from zirv_dash.session.engine_host import EngineHost
 from zirv_dash.session.protocol import NotResumed
-from zirv_dash.textcheck import UnencodableText
+from zirv_dash.session.topology import TopologyWriter
 
 log = logging.getLogger("zirv.session.runtime")
 
@@ -50,6 +49,10 @@ def open_host(repo: Path | None = None, dashboard: DashFactory | None = None) ->
     engine.start()
     engine.intake.begin()  # opens the spawn channel and reads the roster
     restore_orchestrator(host)
+    # From now on the roster follows every change (the one just claimed is
+    # answered: what was resumed is live again, the rest was reported).
+    host.topology = TopologyWriter(engine)
+    host.topology.write_now()
     return host
 
 
@@ -79,16 +82,10 @@ def why_not(entry: RosterPane) -> str:
 def restore_orchestrator(host: EngineHost) -> None:
     """The roster's orchestrator entry (the intake's offer leaves it out: a
     dashboard launch makes a fresh one): resumed when verified, else reported."""
-    dash = host.dash
     state = paths.state_dir()
-    doc = roster._read_doc(roster.consumed_path(state, dash.slug))
-    if doc is None or time.time() - doc.written > dash.settings.dash.roster_max_age_secs:
-        return
-    for item in doc.panes:
-        try:
-            entry = RosterPane.from_json(item, [], source="restore roster")
-        except (UnencodableText, records.RecordError):
-            continue  # the intake already reported it
+    # Only the roster this start claimed (the intake read it, age and fields
+    # checked): a consumed file left by an earlier start is never replayed.
+    for entry in host.engine.intake.intake.roster.claimed:
         if entry.role != "orchestrator" or roster.session_is_live(state, entry):
             continue
         if conversation_reference(entry) is None:

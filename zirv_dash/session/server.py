@@ -7,6 +7,9 @@ request is answered `bad_frame`; a connection that ends mid-line is dropped
 without acting on the fragment. None of it touches another connection, the
 host or its sessions.
 
+Who gets a place, and for how long a connection may stay silent, is
+`session.admission`'s (connections that never send a byte lock nobody out).
+
 Writes never block the loop: a client that stops reading first loses `Output`
 frames (the next one says `lost`, so it refreshes `session.screen`), and past a
 hard limit it is dropped, so a slow client cannot hold a flooding session's
@@ -28,13 +31,14 @@ from pathlib import Path
 import msgspec
 
 from zirv_dash import paths
+from zirv_dash.session import admission as admission_rules
 from zirv_dash.session import endpoint, handlers
+from zirv_dash.session.admission import Admission, error_line
 from zirv_dash.session.host import Host, HostEvent, SessionEvent, SessionOutput
 from zirv_dash.session.idempotency import IdempotencyCache
 from zirv_dash.session.protocol import (
     MAX_FRAME_BYTES,
     ErrorCode,
-    ErrorInfo,
     Event,
     EventData,
     EventKind,
@@ -56,9 +60,6 @@ OUTPUT_BUDGET = 1024 * 1024
 """Unsent bytes to one client above which its `Output` frames are dropped."""
 HARD_LIMIT = 4 * 1024 * 1024
 """Unsent bytes to one client above which it is disconnected."""
-MAX_CLIENTS = 64
-"""Connections served at once; one more is told `busy` and closed, so a client
-opening connections in a loop cannot exhaust our descriptors."""
 LINGER_SECS = 2.0
 """How long a dropped client's remaining input is discarded before the hang-up."""
 EVENT_LOG = 1024
@@ -79,6 +80,8 @@ class Connection:
         self.attached: set[str] = set()
         self.lost: set[str] = set()
         self.closed = False
+        self.spoke = False
+        """It sent its first complete request (until then it is held apart)."""
         self.tasks: set[asyncio.Task[None]] = set()
 
     def pending(self) -> int:
@@ -132,6 +135,7 @@ class Server:
         self.revision = 0
         self.events: collections.deque[Event] = collections.deque(maxlen=EVENT_LOG)
         self.connections: dict[str, Connection] = {}
+        self.admission = Admission()
         self.seq: dict[str, int] = {}
         self.changed: dict[str, asyncio.Event] = {}
         self.idempotent = IdempotencyCache()
@@ -273,11 +277,7 @@ class Server:
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
         if not self._peer_allowed(writer):
-            writer.write(_error_line(None, ErrorCode.FORBIDDEN, "not the runtime's owner"))
-            writer.close()
-            return
-        if len(self.connections) >= MAX_CLIENTS:
-            writer.write(_error_line(None, ErrorCode.BUSY, f"{MAX_CLIENTS} clients already"))
+            writer.write(error_line(None, ErrorCode.FORBIDDEN, "not the runtime's owner"))
             writer.close()
             return
         task = asyncio.current_task()
@@ -291,6 +291,7 @@ class Server:
             except Exception:  # bookkeeping must never refuse a client
                 log.exception("on_client")
         self.connections[conn.client_id] = conn
+        self.admission.arrived(conn)
         hello = Hello(capabilities=list(self.capabilities), client_id=conn.client_id)
         conn.send(encode(HelloFrame(hello=msgspec.structs.replace(hello, revision=self.revision))))
         try:
@@ -314,10 +315,19 @@ class Server:
     async def _read_loop(self, conn: Connection, reader: asyncio.StreamReader) -> None:
         while not conn.closed:
             try:
-                line = await reader.readline()
+                if conn.spoke:
+                    line = await reader.readline()
+                else:
+                    async with asyncio.timeout(admission_rules.HELLO_SECS):
+                        line = await reader.readline()
+            except TimeoutError:
+                quiet = admission_rules.HELLO_SECS
+                log.warning("client %s said nothing for %gs; dropped", conn.client_id, quiet)
+                conn.send(error_line(None, ErrorCode.TIMEOUT, f"no request within {quiet:g}s"))
+                return
             except ValueError:  # asyncio's limit overrun: the line outgrew MAX_FRAME_BYTES
                 conn.send(
-                    _error_line(
+                    error_line(
                         None,
                         ErrorCode.FRAME_TOO_LARGE,
                         f"a frame longer than {MAX_FRAME_BYTES} bytes; disconnecting",
@@ -327,14 +337,17 @@ class Server:
                 return
             if not line or not line.endswith(b"\n"):
                 return  # closed, possibly mid-frame: the fragment is never acted on
-            if line.strip():
-                await self._handle_line(conn, line)
+            if not line.strip():
+                continue
+            if not conn.spoke and not self.admission.spoke(conn, line, self.connections.values()):
+                return
+            await self._handle_line(conn, line)
 
     async def _handle_line(self, conn: Connection, line: bytes) -> None:
         try:
             request = decode_request(line)
         except ProtocolError as exc:
-            conn.send(_error_line(best_effort_id(line), exc.code, exc.message, self.revision))
+            conn.send(error_line(best_effort_id(line), exc.code, exc.message, self.revision))
             return
         if handlers.runs_long(request.method):
             # A wait or a stop must not hold up this client's next request.
@@ -353,6 +366,7 @@ class Server:
 
     def _drop(self, conn: Connection) -> None:
         self.connections.pop(conn.client_id, None)
+        self.admission.left(conn)
         for task in list(conn.tasks):
             task.cancel()
         for change in self.seats.detach_all(conn.client_id):
@@ -384,8 +398,3 @@ async def _linger(conn: Connection, reader: asyncio.StreamReader) -> None:
         async with asyncio.timeout(LINGER_SECS):
             while await reader.read(65536):
                 pass
-
-
-def _error_line(rid: int | str | None, code: ErrorCode, message: str, revision: int = 0) -> bytes:
-    error = ErrorInfo(code=code, message=message)
-    return encode(Response(id=rid, ok=False, revision=revision, error=error))

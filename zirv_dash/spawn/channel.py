@@ -253,25 +253,29 @@ def prune_channel(
     channel_dir: Path, max_age_secs: float = LEFTOVER_MAX_AGE_SECS, now: float | None = None
 ) -> int:
     """Remove old leftovers (uncollected acks, half-written temp files, claims a
-    crashed dashboard never answered). Call it now and then; returns the count."""
+    crashed dashboard never answered): requesters' `req-*.tmp-*` and the
+    dashboard's own `.ack-req-*.tmp-*`, each only when no live writer holds it
+    (`paths.remove_if_abandoned`). Call it now and then; returns the count."""
     moment = time.time() if now is None else now
-    removed = 0
+    removed = paths.sweep_temp_files(channel_dir, now=moment)
     try:
         entries = list(os.scandir(channel_dir))
     except OSError:
-        return 0
+        return removed
     for entry in entries:
         name = entry.name
-        leftover = name.startswith(("ack-req-", "claim-req-")) or (
-            name.startswith("req-") and ".tmp-" in name
-        )
-        if not leftover:
+        writing = name.startswith("req-") and ".tmp-" in name
+        if not (writing or name.startswith(("ack-req-", "claim-req-"))):
             continue
         try:
             age = moment - entry.stat(follow_symlinks=False).st_mtime
         except OSError:
             continue
-        if age > max_age_secs:
+        if age <= max_age_secs:
+            continue
+        if writing:
+            removed += paths.remove_if_abandoned(Path(entry.path))
+        else:
             remove_tree(Path(entry.path))
             removed += 1
     return removed

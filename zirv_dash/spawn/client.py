@@ -41,6 +41,7 @@ def write_request(channel_dir: Path, request: Mapping[str, Any]) -> Path:
     tmp = channel_dir / f"{final.name}.tmp-{uuid.uuid4()}"
     data = json.dumps(dict(request), separators=(",", ":")).encode("utf-8")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    paths.hold_while_writing(fd)  # a channel prune never takes it while it is written
     try:
         try:
             write_all(fd, data)

@@ -32,9 +32,12 @@ class StringSequences(Modes):
         self._str_kind = ""  # "]" OSC, "P" DCS, "_" APC, "^" PM, "X" SOS, "k" title
         self._str_buf: list[str] = []
         self._str_len = 0
-        # colours reported to OSC 10/11 queries (dark theme defaults)
-        self.default_fg_rgb = (0xD0, 0xD0, 0xD0)
-        self.default_bg_rgb = (0x00, 0x00, 0x00)
+        # Colours reported to OSC 10/11 queries: the outer terminal's, when it
+        # told us. None (unknown) leaves the query unanswered, as tmux does when
+        # its client never reported colours; an invented colour would make the
+        # child theme itself differently inside zirv than in tmux.
+        self.default_fg_rgb: tuple[int, int, int] | None = None
+        self.default_bg_rgb: tuple[int, int, int] | None = None
 
     def _string(self, text: str, i: int) -> int:
         """Consume the body of an OSC/DCS/APC/PM/SOS string starting at ``i``."""
@@ -87,8 +90,8 @@ class StringSequences(Modes):
             # Colour queries; "10;?;?" asks for fg and then bg.
             idx = int(code)
             for part in arg.split(";"):
-                if part == "?" and idx <= 12:
-                    rgb = self.default_bg_rgb if idx == 11 else self.default_fg_rgb
+                rgb = self.default_bg_rgb if idx == 11 else self.default_fg_rgb
+                if part == "?" and idx <= 12 and rgb is not None:
                     self._replies.append(f"\x1b]{idx};{_xrgb(rgb)}{st}")
                 idx += 1
         elif code == "4":
