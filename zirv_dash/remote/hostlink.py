@@ -17,12 +17,13 @@ import asyncio
 import base64
 import contextlib
 import logging
-from collections import deque
 from typing import Any, Protocol
 
 from zirv_dash.panes.pane import Pane
 from zirv_dash.remote.channel import LINK_TIMEOUT_S, LinkError
 from zirv_dash.remote.client_link import RemoteClient, connect
+from zirv_dash.remote.faults import fault_reason
+from zirv_dash.remote.feed import MAX_BUFFERED, Feed
 from zirv_dash.remote.hosts import Host
 from zirv_dash.remote.pane import RemotePane
 from zirv_dash.session.methods import START_PROMPT
@@ -31,29 +32,9 @@ from zirv_dash.session.protocol import EventKind, Output
 log = logging.getLogger("zirv.remote")
 
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
-MAX_BUFFERED = 4 * 1024 * 1024
-"""Output waiting for a pane that reads slowly: past this it is dropped and the
-pane repainted from the session's current screen instead."""
 HIDDEN_SESSIONS = frozenset({"dash"})
 """Not panes: the runtime's hosted dashboard (it shows those sessions itself)."""
 ENDED = frozenset({"exited", "failed", "stopped"})
-FAULTS = {
-    "runtime_stopped": "runtime stopped on {host}",
-    "no_runtime": "runtime stopped on {host}",
-    "no_zirv": "no zirv on {host}",
-    "protocol": "{host} sent something that is not protocol v1",
-    "stalled": "{host} does not answer",
-    "permission": "ssh to {host} was refused",
-    "host_key": "ssh refused {host}'s host key",
-}
-"""What a host's rows say while its link is down, by `LinkError.kind`; the
-dashboard's error line carries the whole message."""
-
-
-def fault_reason(host: str, exc: BaseException | None) -> str:
-    kind = exc.kind if isinstance(exc, LinkError) else ""
-    what = FAULTS.get(kind, "the link to {host} is down").format(host=host)
-    return f"{what}; reconnecting"
 
 
 class LinkOwner(Protocol):
@@ -69,23 +50,12 @@ class LinkOwner(Protocol):
     def scrollback_bytes(self) -> int: ...
 
 
-class _Feed:
-    """One pane's output on its way into the pane's socket, in order."""
-
-    def __init__(self, pane: RemotePane) -> None:
-        self.pane = pane
-        self.waiting: deque[bytes] = deque()
-        self.size = 0
-        self.painting = False
-        self.held: list[Output] = []
-
-
 class HostLink:
     def __init__(self, host: Host, owner: LinkOwner) -> None:
         self.host = host
         self.owner = owner
         self.client: RemoteClient | None = None
-        self.feeds: dict[str, _Feed] = {}
+        self.feeds: dict[str, Feed] = {}
         self.problem = ""
         self.timeout = LINK_TIMEOUT_S
         """How long the host may take to answer anything (the hello, each call):
@@ -220,7 +190,8 @@ class HostLink:
                 say=self.owner.say,
             )
             pane.start({})
-            feed = self.feeds[sid] = _Feed(pane)
+            assert self._loop is not None
+            feed = self.feeds[sid] = Feed(pane, self._loop)
             assert self._loop is not None
             self._loop.add_reader(pane.remote.far.fileno(), self._on_keys, feed)
             self.owner.adopt_pane(pane)
@@ -256,7 +227,7 @@ class HostLink:
                 raise await client.why_closed() from None
             raise
 
-    async def _paint(self, feed: _Feed) -> None:
+    async def _paint(self, feed: Feed) -> None:
         """The session's current screen, from scratch; frames that arrive meanwhile
         wait and are written after it (those it already holds are dropped)."""
         client = self.client
@@ -268,14 +239,24 @@ class HostLink:
                 "session.screen", {"session": feed.pane.remote_session, "repaint": True}
             )
             feed.pane.seq = int(screen.get("seq", 0))
-            feed.waiting.clear()
-            feed.size = 0
-            self._write(feed, b"\x1b[H\x1b[2J" + base64.b64decode(screen.get("repaint", "")))
+            feed.clear()
+            feed.write(b"\x1b[H\x1b[2J" + base64.b64decode(screen.get("repaint", "")))
         finally:
             feed.painting = False
         held, feed.held = feed.held, []
         for out in held:
             self._on_output(out)
+
+    async def _repaint(self, feed: Feed) -> None:
+        """A repaint outside the link's own task: if the host fails it, the link is
+        dropped (its task then reconnects), never left half painted."""
+        try:
+            await self._paint(feed)
+        except Exception as exc:  # noqa: BLE001 - the host's fault, handled by reconnecting
+            self.problem = str(exc)
+            client = self.client
+            if client is not None:
+                await client.close()
 
     async def _on_event(self, event: Any) -> None:
         data = event.data
@@ -335,45 +316,12 @@ class HostLink:
             feed.held.append(out)
             return
         if out.lost or feed.size > MAX_BUFFERED:
-            asyncio.ensure_future(self._paint(feed))
+            asyncio.ensure_future(self._repaint(feed))
             return
         feed.pane.seq = out.seq
-        self._write(feed, out.data)
+        feed.write(out.data)
 
-    def _write(self, feed: _Feed, data: bytes) -> None:
-        if data:
-            feed.waiting.append(data)
-            feed.size += len(data)
-        self._flush(feed)
-
-    def _flush(self, feed: _Feed) -> None:
-        far = feed.pane.remote.far
-        loop = self._loop
-        while feed.waiting:
-            chunk = feed.waiting[0]
-            try:
-                sent = far.send(chunk)
-            except BlockingIOError:
-                if loop is not None:
-                    loop.add_writer(far.fileno(), self._writable, feed)
-                return
-            except OSError:  # the pane is gone
-                feed.waiting.clear()
-                feed.size = 0
-                return
-            feed.size -= sent
-            if sent < len(chunk):
-                feed.waiting[0] = chunk[sent:]
-            else:
-                feed.waiting.popleft()
-
-    def _writable(self, feed: _Feed) -> None:
-        if self._loop is not None:
-            with contextlib.suppress(ValueError, OSError):
-                self._loop.remove_writer(feed.pane.remote.far.fileno())
-        self._flush(feed)
-
-    def _on_keys(self, feed: _Feed) -> None:
+    def _on_keys(self, feed: Feed) -> None:
         """What the engine wrote to the pane: keys, pastes, the model's replies."""
         far = feed.pane.remote.far
         try:
