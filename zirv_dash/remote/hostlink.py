@@ -192,7 +192,6 @@ class HostLink:
             pane.start({})
             assert self._loop is not None
             feed = self.feeds[sid] = Feed(pane, self._loop)
-            assert self._loop is not None
             self._loop.add_reader(pane.remote.far.fileno(), self._on_keys, feed)
             self.owner.adopt_pane(pane)
         client = self.client
@@ -200,7 +199,7 @@ class HostLink:
         params = {"session": sid, "mode": "controller"}
         try:
             seat = await self._call("session.attach", params)
-        except LinkError:
+        except (LinkError, ConnectionError):
             raise
         except Exception:  # noqa: BLE001 - another client holds the seat: watch instead
             seat = await self._call("session.attach", {"session": sid})
