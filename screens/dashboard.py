@@ -54,6 +54,7 @@ from zirv_dash.runtime.events import EngineEvent
 
 if TYPE_CHECKING:
     from widgets.native_pane import NativePane
+    from zirv_dash.remote import engine_links
 
 log = logging.getLogger("zirv.dashboard")
 
@@ -127,6 +128,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             ),
         )
         self._unsubscribe: Callable[[], None] | None = None
+        self.remote_links: engine_links.EngineLinks | None = None
+        """The links to the operator's remote hosts, for an in-process dashboard (a
+        runtime that hosts the dashboard opens its own: remote/engine_links.py)."""
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -174,6 +178,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
+        if self.remote_links is not None:
+            self.remote_links.close_now()  # detach: the remote sessions run on
         if not self.hosted:
             self.engine.close()
         self.input.close()
@@ -197,6 +203,12 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         for agent, prompt in opts.initial_panes:
             self.engine.spawn(agent, prompt=prompt, focus=False)
         self.engine.focus(0)
+        if opts.manage_state:
+            # Imported here: no cost on the first frame (ssh links start after it).
+            from zirv_dash.remote.engine_links import EngineLinks
+
+            self.remote_links = EngineLinks(self.engine)
+            self.remote_links.start()
         # The orchestrator exists (and named the token dir) before the channel is
         # watched and the restore offer counts live panes.
         self.engine.intake.begin()

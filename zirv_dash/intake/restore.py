@@ -179,6 +179,8 @@ class RosterRestore:
         """Every live pane, then unanswered and deferred entries (de-duplicated on write)."""
         out: list[roster.RosterPane] = []
         for pane in self.dash.live_panes:
+            if pane.remote_host:
+                continue  # it lives on in its host's runtime; nothing to restore here
             before = self.restored_from.get(pane.short)
             parent = self.intake.parents.get(pane.short)
             out.append(

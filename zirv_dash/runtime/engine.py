@@ -221,6 +221,14 @@ class Engine(Scheduling):
         self.poll_states()
         return pane
 
+    def adopt_pane(self, pane: Pane, *, focus: bool = False) -> None:
+        """A pane opened elsewhere (a remote host's session) joins the roster: its
+        I/O is watched and shown like any pane's (Dashboard.adopt)."""
+        self.dash.adopt(pane, focus=focus)
+        self.watch(pane)
+        self.emit(ev.PaneAdded(pane.short, focus))
+        self.poll_states()
+
     def pane(self, short: str) -> Pane | None:
         return self.dash.pane_by_short(short)
 
