@@ -31,6 +31,8 @@ DEFERRED = (
     "zirv_dash.runtime.swaps",
     "zirv_dash.mail.delivery",
     "zirv_dash.clipboard",
+    "screens.help",  # built a second after the first frame (screens.help_warmup)
+    "screens.dialog",
     "sqlite3",
     "hashlib",
 )
