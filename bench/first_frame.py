@@ -11,7 +11,12 @@ process's own `process_time()` (interpreter start-up included), so a busy
 neighbour on the shared machine moves it far less than the wall clock, which
 `startup.py` measures from outside through tmux.
 
-    python bench/first_frame.py [--runs 7] [--tree NAME=DIR ...]
+    python bench/first_frame.py [--runs 7] [--callgrind] [--tree NAME=DIR ...]
+
+`--callgrind` runs every launch under `valgrind --tool=callgrind` and reports
+the instructions executed up to the first frame (the process exits there):
+a count no neighbour on the machine moves, for comparing trees (slow: ~20 s
+a launch).
 
 `--tree` as in `startup.py` (DIR holds `zirv_dash`, `screens`, `widgets`, and
 `keymaps`, first on PYTHONPATH); without it the installed tree is measured.
@@ -36,6 +41,8 @@ import time
 from pathlib import Path
 
 GOAL = 1.3
+TIMEOUT = 60.0
+"""Seconds a launch may take to its first frame (more under valgrind)."""
 FLOOR = "bare Textual"
 _ZIRV = """\
 import sys, time
@@ -92,8 +99,9 @@ Floor().run()
 """
 
 
-def launch(root: Path, script: str, tree: str | None) -> dict[str, float]:
-    """One launch on a private PTY: its figures at the first frame."""
+def launch(root: Path, script: str, tree: str | None, callgrind: bool = False) -> dict[str, float]:
+    """One launch on a private PTY: its figures at the first frame (with
+    `callgrind`, also `instructions`: the count up to that frame)."""
     base = Path(tempfile.mkdtemp(dir=root))
     repo = base / "repo"
     (repo / ".git").mkdir(parents=True)
@@ -111,9 +119,15 @@ def launch(root: Path, script: str, tree: str | None) -> dict[str, float]:
         env["PYTHONPATH"] = tree
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    argv = [sys.executable, "-c", script.format(out=str(out))]
+    if callgrind:
+        # Exits at the first frame, so the count stops there (callgrind writes
+        # it as the process ends); the children it starts run natively.
+        argv[-1] = argv[-1].replace(", f)\n", ", f)\n    import os; os._exit(0)\n", 1)
+        argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={base}/cg.out", *argv]
     start = time.time()
     child = subprocess.Popen(
-        [sys.executable, "-c", script.format(out=str(out))],
+        argv,
         cwd=repo,
         env=env,
         stdin=follower,
@@ -122,7 +136,7 @@ def launch(root: Path, script: str, tree: str | None) -> dict[str, float]:
         start_new_session=True,
     )
     os.close(follower)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + (TIMEOUT * 10 if callgrind else TIMEOUT)
     try:
         while child.poll() is None and time.monotonic() < deadline:
             if select.select([leader], [], [], 0.1)[0]:
@@ -140,7 +154,14 @@ def launch(root: Path, script: str, tree: str | None) -> dict[str, float]:
         sys.exit("a launch never drew its first frame")
     found = json.loads(out.read_text())
     ours = [m for m in found["modules"] if m.split(".")[0] in ("zirv_dash", "screens", "widgets")]
+    counted = float("nan")
+    if callgrind:
+        for line in (base / "cg.out").read_text(errors="replace").splitlines():
+            if line.startswith(("summary:", "totals:")):
+                counted = float(line.split()[1])
+                break
     return {
+        "instructions": counted,
         "cpu": found["cpu"],
         "wall": found["at"] - start,
         "modules": len(found["modules"]),
@@ -151,6 +172,7 @@ def launch(root: Path, script: str, tree: str | None) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--callgrind", action="store_true", help="count instructions (slow)")
     parser.add_argument("--tree", action="append", default=[], metavar="NAME=DIR")
     args = parser.parse_args()
     trees: list[tuple[str, str | None]] = [("zirv", None)]
@@ -168,10 +190,11 @@ def main() -> int:
         for _, tree in trees:
             launch(root, _ZIRV, tree)  # warm-up: disk caches, .pyc files
         launch(root, _BARE, None)
+        grind = args.callgrind
         for _ in range(args.runs):
             for name, tree in trees:
-                figures[name].append(launch(root, _ZIRV, tree))
-            figures[FLOOR].append(launch(root, _BARE, None))
+                figures[name].append(launch(root, _ZIRV, tree, grind))
+            figures[FLOOR].append(launch(root, _BARE, None, grind))
     print(
         f"the UI's own first frame, 120x40 PTY, median of {args.runs}, "
         f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}"
@@ -188,6 +211,14 @@ def main() -> int:
             f"{name:<16}{mid['cpu']:>8.3f}{mid['wall']:>8.3f}{mid['modules']:>9.0f}"
             f"{mid['ours']:>6.0f}{cpu_x:>6.2f}x{wall_x:>7.2f}x  {met}"
         )
+    if args.callgrind:
+        # Under valgrind the CPU and wall columns above are valgrind's, not the app's.
+        base = statistics.median(f["instructions"] for f in figures[FLOOR])
+        for name, runs in figures.items():
+            mid = statistics.median(f["instructions"] for f in runs)
+            print(
+                f"{name:<16}{mid / 1e9:>8.3f} G instructions to the first frame{mid / base:>7.2f}x"
+            )
     print(f"goal: cpu and wall <= {GOAL}x the bare Textual app's")
     return 0
 
