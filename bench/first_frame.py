@@ -52,10 +52,10 @@ def report():
     cpu = time.process_time()
     with open({out!r}, "w") as f:
         json.dump({{"cpu": cpu, "at": time.time(), "modules": sorted(sys.modules)}}, f)
-import importlib.abc
-class Hook(importlib.abc.MetaPathFinder):
+class Hook:
     # Wraps the dashboard screen's after-first-frame callback once the module is
-    # loaded (where the UI loads it, so the import order is the real one).
+    # loaded (where the UI loads it, so the import order is the real one). Not
+    # an importlib.abc.MetaPathFinder: importing that loads importlib.resources.
     def find_spec(self, name, path=None, target=None):
         if name != "screens.dashboard":
             return None
