@@ -26,6 +26,7 @@ from textual.driver import Driver
 from textual.geometry import Offset
 
 from screens.key_gate import InputEvent, KeyGate
+from widgets.terminal_style import set_sgr_support
 from zirv_dash.cli.launch import LaunchOptions as LaunchOptions
 from zirv_dash.dash.dashboard import Dashboard
 
@@ -57,10 +58,19 @@ class ZirvApp(App[int], inherit_bindings=False):
             # from COLORTERM/TERM; the probe knows better (terminfo, known
             # terminals, [dash] truecolor). Rich down-converts for lesser systems.
             self.console._color_system = system
+        # Underline styles and colour, overline: sent only where the terminal draws them.
+        set_sgr_support(options.outer.sgr)
         self._cursor_shown = False
         self._cursor_shape_sent = -1
         self._cursor_wanted: int | None = None
         """DECSCUSR shape of the cursor this frame shows, None: hidden."""
+        self._typed_ahead = options.outer.typed
+
+    def take_typed_ahead(self) -> bytes:
+        """Keys typed before the UI read the terminal (once; the input driver
+        feeds them to its parser first)."""
+        typed, self._typed_ahead = self._typed_ahead, b""
+        return typed
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
@@ -110,6 +120,12 @@ class ZirvApp(App[int], inherit_bindings=False):
             self._cursor_shown = True
         super()._end_update()
 
+    def _resumed(self, _app: App[int]) -> None:
+        """Back from `suspend()` (an editor ran): that program left the cursor as
+        it liked, so the next frame sends its shape and visibility again."""
+        self._cursor_shape_sent = -1
+        self._cursor_shown = True  # hidden again before the frame draws
+
     async def on_event(self, event: events.Event) -> None:
         # Every key and paste from the terminal passes the gate first, so a
         # chord that opens an overlay owns the keys typed after it (in order).
@@ -120,6 +136,20 @@ class ZirvApp(App[int], inherit_bindings=False):
         ):
             return
         await super().on_event(event)
+
+    def on_app_focus(self, _event: events.AppFocus) -> None:
+        self._window_focus(True)
+
+    def on_app_blur(self, _event: events.AppBlur) -> None:
+        self._window_focus(False)
+
+    def _window_focus(self, focused: bool) -> None:
+        """The outer terminal's focus moved: the focused pane's child hears of it (1004)."""
+        from screens.dashboard import DashboardScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, DashboardScreen):
+                screen.focus_report.window(focused)
 
     async def _deliver_input(self, event: InputEvent) -> None:
         await super().on_event(event)
@@ -135,6 +165,7 @@ class ZirvApp(App[int], inherit_bindings=False):
         gc.freeze()
         gc.set_threshold(50_000, 20, 100)
         gc.enable()
+        self.app_resume_signal.subscribe(self, self._resumed)
 
         self.push_screen(DashboardScreen(self.options))
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -35,9 +36,11 @@ class PickRow:
     focused: bool = False
 
 
-def row_text(row: PickRow, chosen: bool) -> str:
+def row_text(row: PickRow, chosen: bool) -> Text:
+    """The row as plain text: a `str` prompt would be read as Rich markup, and
+    `[x]` (like any `[...]` in a label) would vanish as a tag."""
     mark = "[x]" if chosen else "[ ]"
-    return f"{mark} {row.label}" + ("  (focused)" if row.focused else "")
+    return Text(f"{mark} {row.label}" + ("  (focused)" if row.focused else ""))
 
 
 class BroadcastPicker(DialogScreen[list[str] | None]):

@@ -20,6 +20,7 @@ from textual.timer import Timer
 from screens import chrome_facts as facts
 from screens.help_warmup import HelpWarmup
 from screens.outer_notify import announce as announce_outer
+from screens.outer_notify import announce_child, child_gate
 from widgets.footer_bar import FooterBar
 from widgets.glyphs import SPINNER_PERIOD
 from widgets.header_bar import HeaderBar
@@ -84,6 +85,7 @@ class Chrome:
 
     def pane_output(self, short: str) -> None:
         """A pane's output was parsed: the focused pane's may be a key's echo."""
+        self._child_notes(short)
         focused = self._screen.dash.focused_pane
         if focused is None or focused.short != short:
             return
@@ -103,6 +105,8 @@ class Chrome:
         if isinstance(event, ev.PaneOutput):
             self.pane_output(event.short)
             return
+        if isinstance(event, ev.FocusChanged):
+            child_gate(self._screen.screen).focused(event.short)
         if isinstance(event, ev.StateChanged):
             screen = self._screen
             pane = screen.engine.pane(event.short)
@@ -114,6 +118,17 @@ class Chrome:
             # The notice disappears on time without anything else changing.
             self._screen.set_timer(NOTICE_TTL + 0.05, self.schedule, name="notice-expiry")
         self.schedule()
+
+    def _child_notes(self, short: str) -> None:
+        """A child's own notifications (OSC 9/777/99) become zirv's for its pane."""
+        screen = self._screen
+        pane = screen.engine.pane(short)
+        if pane is None or not pane.model_view.has_notifications:
+            return
+        mode = screen.options.settings.dash.notify
+        focused = screen.dash.focused_pane is pane
+        for note in pane.model_view.take_notifications():
+            announce_child(screen.screen, mode, pane, note, focused, screen.dash.notify)
 
     def schedule(self) -> None:
         """One refresh on the next turn of the loop, however many asked."""

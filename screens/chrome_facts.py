@@ -120,7 +120,7 @@ def pane_header_facts(
         harness=focused.agent,
         role=focused.role,
         model=focused.model,
-        cwd=focused.cwd,
+        cwd=focused.current_cwd,
         state=state,
         title=focused.model_view.title[:40],
         age=age,
@@ -169,6 +169,9 @@ def header_hints(screen: DashboardHost, focused: Pane | None) -> list[tuple[str,
             wanted.insert(1, "restore_row")
             if (focused.exit_code or 0) != 0:
                 labels["restore_row"] = "retry"
+        elif screen.engine.intake.restartable(focused):
+            wanted.insert(1, "restore_row")
+            labels["restore_row"] = "restart"
     else:
         wanted = ["context_menu", "nudge", "mail", "help"]
     if screen.dash.errors.unacked and "errors" not in wanted:

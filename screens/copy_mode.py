@@ -3,8 +3,11 @@
 The tmux habit: a cursor over the pane's scrollback + screen; arrows (or
 h/j/k/l), PgUp/PgDn, g/G (oldest line / live view), Home/End (0/$); `/` and `?`
 search forward/backward incrementally with every match highlighted; `n`/`N`
-repeat; `v` (or space) starts a selection at the cursor; `y` or Enter copies it
-and leaves; Esc (or q) leaves.
+repeat; `[`/`]` (or `p`/`P`) jump to the previous/next prompt and `o` (or
+`Ctrl+A`) selects the output of the command under the cursor, where the shell
+marks its prompts (OSC 133); `v` (or space) starts a selection at the cursor;
+`y` or Enter copies it and leaves; Enter with nothing selected on a hyperlink
+(OSC 8) asks to open it; Esc (or q) leaves.
 
 The overlay covers exactly the pane's area and renders the pane's model with
 TerminalView's own row renderer (and cache), at its own scroll position; the
@@ -27,12 +30,17 @@ from textual.screen import ModalScreen
 from widgets.copy_view import CopyView
 from widgets.status_line import StatusLine, fit_pieces
 from zirv_dash.dash import selection as sel
+from zirv_dash.dash import shell_blocks
+from zirv_dash.dash.hyperlinks import link_at
 from zirv_dash.panes.pane import Pane
 
 __all__ = ["HINT", "CopyModeScreen", "CopyView", "StatusLine", "fit_pieces"]
 
 POLL_INTERVAL = 0.1
-HINT = "copy · arrows/PgUp/PgDn/g/G move · / ? search · n/N next · v select · y/⏎ copy · esc"
+HINT = (
+    "copy · arrows/PgUp/PgDn/g/G move · [ ] prompts · / ? search · n/N next · v select"
+    " · o output · y/⏎ copy · esc"
+)
 
 
 class CopyModeScreen(ModalScreen[None]):
@@ -63,6 +71,7 @@ class CopyModeScreen(ModalScreen[None]):
         region: Callable[[], Region],
         copy: Callable[[str], None],
         notify: Callable[[str], None],
+        open_link: Callable[[str], None] | None = None,
     ) -> None:
         """`region`: where the pane is on screen now (the overlay covers it)."""
         super().__init__()
@@ -71,6 +80,8 @@ class CopyModeScreen(ModalScreen[None]):
         self.pane_region = region()
         self.copy_fn = copy
         self.notify_text = notify
+        self.open_link = open_link
+        """Asks to open a hyperlink (Enter on a linked cell with nothing selected)."""
         self.copy_view = CopyView(pane)
         self.searching: str | None = None
         """"/" or "?" while a search query is being typed."""
@@ -195,10 +206,38 @@ class CopyModeScreen(ModalScreen[None]):
         elif character in ("n", "N") and v.pattern:
             forward = self.forward if character == "n" else not self.forward
             v.find(v.pattern, v.cursor, forward)
+        elif character in ("[", "p", "]", "P"):
+            # Between the prompts a shell marked (OSC 133).
+            back = character in ("[", "p")
+            found = (shell_blocks.prompt_before if back else shell_blocks.prompt_after)(
+                self.pane.model_view, line
+            )
+            if found is None:
+                self.notify_text(
+                    "copy mode: no prompt marked (OSC 133) " + ("above" if back else "below")
+                )
+            else:
+                v.move_to((found, 0))
+        elif character == "o" or key == "ctrl+a":
+            src = v.lines()
+            span = shell_blocks.output_span(
+                self.pane.model_view, line, cols, lambda n: not "".join(src.cells(n)).strip()
+            )
+            if span is None:
+                self.notify_text("copy mode: no command output marked (OSC 133) here")
+            else:
+                v.select_span(span)
         elif character in ("v", " "):
             v.toggle_selection()
         elif key == "enter" or character == "y":
             text = v.selected_text()
+            link = link_at(self.pane.model_view, line, col) if key == "enter" else None
+            if not text and link is not None and self.open_link is not None:
+                # Asked once this overlay is gone (a dialog pushed now would be
+                # popped with it).
+                self.app.call_later(self.open_link, link.uri)
+                self.dismiss(None)
+                return
             if not text:
                 self.notify_text("copy mode: nothing selected (v starts a selection)")
                 return

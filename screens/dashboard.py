@@ -27,6 +27,7 @@ from textual.widget import Widget
 from screens.broadcast_actions import BroadcastActions
 from screens.chords import Chords
 from screens.chrome import Chrome
+from screens.focus_report import FocusReporter
 from screens.handover_actions import HandoverActions
 from screens.input_router import WHEEL_STEP, InputRouter
 from screens.key_gate import NotReady
@@ -113,6 +114,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         self.review = ReviewActions(self)
         self.broadcast = BroadcastActions(self)
         self.roster = RosterActions(self)
+        self.focus_report = FocusReporter(self.engine.pane)
         self.chords = Chords(
             self,
             (
@@ -152,10 +154,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             listener = in_app_context(listener)  # type: ignore[assignment]
         self._unsubscribe = self.engine.subscribe(listener)
         # What children that ask (OSC 10/11) hear, before any of their output is
-        # read: panes spawned before the UI loaded knew the terminal's colours at
-        # most, not the theme's.
+        # read: the outer terminal's colours, or no answer when it gave none.
         self.dash.default_colors = colors = self.pane_views.default_colors()
-        if self.options.started is not None:
+        if self.options.started is not None and colors is not None:
             for pane in self.dash.panes:
                 pane.model_view.default_fg_rgb, pane.model_view.default_bg_rgb = colors
         if self.hosted:
@@ -243,6 +244,14 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             self.engine.resize(region.width, region.height)
             self.pane_views.redraw_all()
 
+    def on_screen_suspend(self) -> None:
+        self.focus_report.covered(True)  # an overlay is up: the pane lost the focus
+
+    def on_screen_resume(self) -> None:
+        self.focus_report.covered(False)
+        focused = self.dash.focused_pane
+        self.focus_report.pane(focused.short if focused is not None else None)
+
     def overlay_open(self) -> bool:
         return len(self.app.screen_stack) > 1 and self.app.screen is not self
 
@@ -329,6 +338,10 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     def on_terminal_view_copy_request(self, message: TerminalView.CopyRequest) -> None:
         message.stop()
         self.review.copy_text(message.text)
+
+    def on_terminal_view_open_link(self, message: TerminalView.OpenLink) -> None:
+        message.stop()
+        self.review.open_link(message.uri)
 
     def on_header_bar_hint_clicked(self, message: HeaderBar.HintClicked) -> None:
         message.stop()

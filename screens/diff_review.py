@@ -123,6 +123,8 @@ class DiffReviewScreen(DialogScreen[None]):
         self.mode: Mode = "browse"
         self.loading = False
         self.last_error = ""
+        self.edited = ""
+        """How the last editor run ended, said with the reloaded counts."""
 
     # -- layout ------------------------------------------------------------------------
 
@@ -180,11 +182,13 @@ class DiffReviewScreen(DialogScreen[None]):
         paths = [f.path for f in result.files]
         self.index = paths.index(previous) if previous in paths else 0
         self._show_file()
-        self._status(
+        counts = (
             f"{len(result.files)} file(s)  +{result.added} -{result.removed}"
             if result.files
             else "no changes"
         )
+        edited, self.edited = self.edited, ""
+        self._status(f"{counts}  · {edited}" if edited else counts)
 
     def _failed(self, text: str) -> None:
         self.loading = False
@@ -264,13 +268,15 @@ class DiffReviewScreen(DialogScreen[None]):
         argv = editor_argv(f.path, line.new_no if line is not None else None)
         try:
             with self.app.suspend():
-                run_editor(argv, str(self.target.cwd))
+                code = run_editor(argv, str(self.target.cwd))
         except SuspendNotSupported:
             self._status("this terminal cannot be suspended to run an editor", error=True)
             return
         except OSError as exc:
             self._status(f"editor {argv[0]!r} could not run: {exc}", error=True)
             return
+        # Said with the reloaded counts: the review is back, and how the editor ended.
+        self.edited = f"back from {Path(argv[0]).name} (exit {code})"
         self.reload()
 
     def action_commit(self) -> None:

@@ -20,8 +20,10 @@ import os
 import selectors
 import threading
 from codecs import getincrementaldecoder
+from collections.abc import Iterable
 from typing import Any
 
+from textual import events
 from textual._loop import loop_last
 from textual._parser import ParseError
 from textual._time import get_time
@@ -80,6 +82,28 @@ class WakingEvent(threading.Event):
                 pass
 
 
+KEEP_ALT = frozenset("\x1b\r\n\t")
+"""Control characters after an Esc that stay one key (see `InputParser`)."""
+
+
+class InputParser(XTermParser):
+    """Textual's parser, except that Esc followed at once by a control key
+    (`Esc` then `Ctrl+A`, the prefix, in one read) is those two keys.
+
+    Textual reads such a pair as Alt plus the control key, then drops the Alt,
+    since a key like `ctrl+a` has no Alt form: the Esc was lost, so Esc closing a
+    dialog followed by the prefix left the dialog open and the prefix unarmed.
+    Sent on to a pane, the two keys are the same bytes the pair was. Esc with
+    Enter, Tab or Ctrl+J is left as Textual reads it (Alt+Enter is a terminal's
+    newline-in-composer key, not an Esc that would cancel the draft)."""
+
+    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        if alt and len(sequence) == 1 and sequence < " " and sequence not in KEEP_ALT:
+            yield events.Key("escape", "\x1b")
+            alt = False
+        yield from super()._sequence_to_key_events(sequence, alt)
+
+
 def parser_timeout(parser: XTermParser) -> float | None:
     """Seconds until the parser's pending timeout (a lone Esc), None if none is."""
     due: float | None = getattr(parser, "_timeout_time", 0.0)
@@ -108,6 +132,15 @@ class ButtonMotionDriver(LinuxDriver):
         self.write(MOUSE_OFF)
         self.flush()
 
+    def suspend_application_mode(self) -> None:
+        """`App.suspend()` (the diff review's `e` runs $EDITOR): Textual's
+        suspend ends with `close()`, but the input thread comes back on resume
+        and waits on the exit pipe again, so the pipe stays open until the
+        driver really closes (a closed one made that `select` fail with EBADF,
+        and the input thread's failure ended the dashboard)."""
+        self.stop_application_mode()
+        super().close()
+
     def close(self) -> None:
         super().close()
         self.exit_event.close()
@@ -120,8 +153,16 @@ class ButtonMotionDriver(LinuxDriver):
         selector.register(self.fileno, selectors.EVENT_READ)
         selector.register(exit_event.read_fd, selectors.EVENT_READ)
         fileno = self.fileno
-        parser = XTermParser(self._debug)
+        parser = InputParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
+        take = getattr(self._app, "take_typed_ahead", None)
+        typed = decode(take()) if take is not None else ""
+        if typed:  # never "": an empty feed is the parser's end of input
+            # Keys typed while zirv started, read with the colour answers
+            # (`outer_terminal`): before anything typed since, so nothing is
+            # lost and the order holds.
+            for event in parser.feed(typed):
+                self.process_message(event)
 
         def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
             keys = [item for item in ready if item[0].fd == fileno]

@@ -1,8 +1,10 @@
 """Handover picker: swap a pane's harness or model (Ctrl+A o, the context menu).
 
 One row per (enabled, ready harness × resolvable tier) from the catalogue, the
-current one marked. Enter swaps — at once when the pane is idle, otherwise at its
-next idle boundary; `f` forces the swap now after a y/n confirmation. Esc cancels.
+current one marked and highlighted when it opens; every other installed harness
+has a row too, dimmed with the reason it cannot be chosen. Enter swaps — at once
+when the pane is idle, otherwise at its next idle boundary; `f` forces the swap
+now after a y/n confirmation. Esc cancels.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.style import Style
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -37,9 +41,15 @@ class HandoverChoice:
     by the handoff packet (what a rot restart offers), never a resume."""
 
 
-def row_text(row: PickerRow) -> str:
+def row_text(row: PickerRow) -> Text:
+    """Plain text (a str prompt is read as Rich markup: a `[...]` in a model id
+    would vanish). A row that cannot be chosen says why, dimmed."""
+    if row.reason:
+        return Text.assemble(row.agent, (f"  cannot be chosen: {row.reason}", Style(dim=True)))
     text = f"{row.agent} / {row.tier} ({row.model})"
-    return f"{text}  ● current · ⏎ fresh" if row.current else text
+    if row.note:
+        text += f"  {row.note}"
+    return Text(f"{text}  ● current · ⏎ fresh" if row.current else text)
 
 
 class HandoverScreen(DialogScreen[HandoverChoice | None]):
@@ -64,11 +74,18 @@ class HandoverScreen(DialogScreen[HandoverChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
             dialog.border_title = f"handover → pane {self.short}"
-            if not self.rows:
+            if not any(not r.reason for r in self.rows):
+                # Nothing to choose; the installed harnesses still say why.
                 yield Label(EMPTY_TEXT, id="handover-empty")
+                if self.rows:
+                    reasons = "\n".join(row_text(r).plain for r in self.rows)
+                    yield Label(reasons, id="handover-reasons", markup=False)
                 yield KeyHints([("esc", "close")], classes="dialog-footer")
                 return
-            options = [Option(row_text(r), id=str(i)) for i, r in enumerate(self.rows)]
+            options = [
+                Option(row_text(r), id=str(i), disabled=bool(r.reason))
+                for i, r in enumerate(self.rows)
+            ]
             yield PickList(*options, id="handover-rows")
             if self.busy_note:
                 yield Label(self.busy_note, id="handover-note", markup=False)
@@ -85,11 +102,15 @@ class HandoverScreen(DialogScreen[HandoverChoice | None]):
             yield KeyHints(keys, classes="dialog-footer")
 
     def on_mount(self) -> None:
-        if not self.rows:
+        if not self.query("#handover-rows"):
             return
         options = self.query_one("#handover-rows", PickList)
-        first = next((i for i, r in enumerate(self.rows) if not r.current), 0)
-        options.highlighted = first
+        # It opens where the pane is now (its current row), as a list of
+        # choices does; else on the first row that can be chosen.
+        choosable = [i for i, r in enumerate(self.rows) if not r.reason]
+        current = next((i for i in choosable if self.rows[i].current), None)
+        start = current if current is not None else next(iter(choosable), None)
+        options.highlighted = start
         options.focus()
 
     def _choice(self, force: bool) -> HandoverChoice | None:
@@ -97,6 +118,8 @@ class HandoverScreen(DialogScreen[HandoverChoice | None]):
         if options.highlighted is None:
             return None
         row = self.rows[options.highlighted]
+        if row.reason:
+            return None
         model = None if row.model == NO_MODEL else row.model
         return HandoverChoice(row.agent, row.tier, model, force, fresh=row.current)
 
@@ -109,7 +132,7 @@ class HandoverScreen(DialogScreen[HandoverChoice | None]):
             self.dismiss(choice)
 
     def on_key(self, event: events.Key) -> None:
-        if not self.rows:
+        if not self.query("#handover-rows"):
             return
         if self.confirming is not None:
             event.stop()

@@ -32,8 +32,9 @@ class HandoverActions:
         if pane is None or not pane.alive:
             screen.dash.notify(f"handover: pane {short} has no running child to hand over")
             return
+        gate = screen.dash.gate
         rows = catalogue.picker_rows(
-            screen.options.settings, screen.dash.gate.enabled, pane.agent, pane.model
+            screen.options.settings, gate.enabled, pane.agent, pane.model, gate.refusal
         )
         book = screen.engine.swaps.book
         note = ""

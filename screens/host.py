@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
     from textual.worker import Worker
 
+    from screens.focus_report import FocusReporter
     from widgets.native_pane import NativePane
     from widgets.terminal_view import TerminalView
     from zirv_dash.cli.launch import LaunchOptions
@@ -84,9 +85,11 @@ class HandoverLike(Protocol):
 
 
 class LifecycleLike(Protocol):
-    """`screens.lifecycle_actions.LifecycleActions`: the restore offer."""
+    """`screens.lifecycle_actions.LifecycleActions`: the restore offer, every pane ended."""
 
     def offer_restore(self, offer: tuple[RosterPane, ...]) -> None: ...
+
+    def all_ended(self) -> None: ...
 
 
 class TextualHost(Protocol):
@@ -159,6 +162,8 @@ class DashboardHost(TextualHost, Protocol):
     def handover(self) -> HandoverLike: ...
     @property
     def lifecycle(self) -> LifecycleLike: ...
+    @property
+    def focus_report(self) -> FocusReporter: ...
 
     # -- the screen's own answers ----------------------------------------------------------
 

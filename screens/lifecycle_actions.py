@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from zirv_dash.dash.roster import RosterPane
 from zirv_dash.intake import dashboard_sections, format_sections, inspect_sections, menu_entries
+from zirv_dash.keymap import describe_key
 from zirv_dash.panes.pane import Pane
 
 if TYPE_CHECKING:
@@ -38,8 +39,24 @@ class LifecycleActions:
         # The overlay may still be on the stack while its callback runs.
         screen.call_after_refresh(self.exit_if_idle)
 
+    def all_ended(self) -> None:
+        """Every pane has ended: say so and how to go on (the focused pane's
+        header and footer show its exit status); nothing closes by itself."""
+        screen = self._screen
+        keymap = screen.keys.keymap
+        prefix = describe_key(keymap.prefix)
+
+        def chord(action: str) -> str:
+            chords = keymap.chords_for(action)
+            return f"{prefix} {describe_key(chords[0])}" if chords else action
+
+        screen.dash.notify(
+            f"every pane has ended · {chord('restore_row')} restarts it · {chord('quit')} quits"
+        )
+
     def exit_if_idle(self) -> None:
-        """With every pane ended and no dialog open, the dashboard closes as usual."""
+        """With no row left (the last one dismissed) and no dialog open, the
+        dashboard closes; with ended rows it stays on them (`all_ended`)."""
         screen = self._screen
         engine = screen.engine
         if engine.quitting or screen.overlay_open() or screen.dash.live_panes:
@@ -121,6 +138,11 @@ class LifecycleActions:
             return
         entries = {e.label: e for e in menu_entries(screen.engine.intake.intake, pane)}
         why = entries["restore"].disabled
+        if why is not None and screen.engine.intake.restartable(pane):
+            # No request kept (the orchestrator, a pane opened without a task):
+            # the same harness, model, directory and role again.
+            screen.engine.intake.restart(pane)
+            return
         if why is not None:
             screen.dash.notify(f"restore {pane.short}: {why}")
             return

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import weakref
 from typing import TYPE_CHECKING
 
 from zirv_dash.attention import notify
+from zirv_dash.attention.child_notify import ChildNoteGate
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.app import App
     from textual.screen import Screen
 
@@ -24,6 +28,14 @@ if TYPE_CHECKING:
     from zirv_dash.panes.pane import Pane
 
 _GATES: weakref.WeakKeyDictionary[object, notify.EpisodeGate] = weakref.WeakKeyDictionary()
+_CHILD_GATES: weakref.WeakKeyDictionary[object, ChildNoteGate] = weakref.WeakKeyDictionary()
+
+
+def child_gate(owner: object) -> ChildNoteGate:
+    gate = _CHILD_GATES.get(owner)
+    if gate is None:
+        gate = _CHILD_GATES[owner] = ChildNoteGate()
+    return gate
 
 
 def _gate(owner: object) -> notify.EpisodeGate:
@@ -56,6 +68,39 @@ def announce(
         return None
     note = notify.Notification.for_pane(pane.title, pane.agent, change.new, change.reason)
     delivery = notify.plan(mode, note, os.environ)
+    if delivery.data:
+        write_outer(screen.app, delivery.data)
+    if delivery.argv:
+        threading.Thread(
+            target=notify.run_desktop, args=(delivery.argv,), name="notify", daemon=True
+        ).start()
+    return delivery
+
+
+def announce_child(
+    screen: Screen[object],
+    mode: notify.Mode,
+    pane: Pane,
+    note: tuple[str, str],
+    focused: bool,
+    say: Callable[[str], None],
+) -> notify.Delivery | None:
+    """A notification `pane`'s child asked for (title, body): said as zirv's own
+    (`say`: the notice line; then the outer terminal, as `mode` says), on the
+    gate's terms (`zirv_dash.attention.child_notify`). Returns what was sent to
+    the outer terminal (None: nothing)."""
+    if not child_gate(screen).observe(pane.short, focused, time.monotonic()):
+        return None
+    title, body = note
+    said = notify.clean(f"{title}: {body}" if title and body else title or body)
+    say(f"✉ {pane.short} {said}")
+    if focused or mode == "off":
+        return None
+    delivery = notify.plan(
+        mode,
+        notify.Notification(title="zirv", body=notify.clean(f"{pane.title} {said}")),
+        os.environ,
+    )
     if delivery.data:
         write_outer(screen.app, delivery.data)
     if delivery.argv:

@@ -110,8 +110,11 @@ class PaneActions:
             if pane is not None:
                 dash.notify(f"spawned {pane.agent} as {pane.short}")
 
+        # Spawn here: in the directory the focused pane reports (OSC 7), if any.
+        focused = dash.focused_pane
+        here = focused.current_cwd if focused is not None and focused.model_view.cwd else None
         screen.app.push_screen(
-            SpawnScreen(str(dash.repo), dash.gate, screen.options.settings), done
+            SpawnScreen(str(dash.repo), dash.gate, screen.options.settings, here=here), done
         )
 
     def action_diff_review(self) -> None:
@@ -132,7 +135,7 @@ class PaneActions:
         if record is not None:
             target = ReviewTarget(Path(record.path), record.base, label, record.branch, dash.repo)
         else:
-            target = ReviewTarget(Path(pane.cwd), "HEAD", label, repo=dash.repo)
+            target = ReviewTarget(Path(pane.current_cwd), "HEAD", label, repo=dash.repo)
         route = CommentRoute(
             slug=dash.slug,
             from_session=dash.short,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.color import Color, ColorParseError
 from textual.widget import Widget
 
 from widgets.terminal_view import TerminalView
@@ -27,6 +26,9 @@ class PaneViews:
         self._screen = screen
         self.views: dict[str, TerminalView] = {}
         self.native_views: dict[str, NativePane] = {}
+        self.ended_code = 0
+        """What a quit returns once every pane had ended on its own: 1 when one
+        of them failed (as `zirv chat` returned when it closed by itself)."""
 
     # -- engine events -------------------------------------------------------------------
 
@@ -39,6 +41,7 @@ class PaneViews:
             screen.chrome.pane_output(event.short)  # a key's echo (the chrome waits for it)
             return
         if isinstance(event, ev.PaneAdded):
+            self.ended_code = 0
             self._mount(event.short)
         elif isinstance(event, ev.PaneReplaced | ev.PaneEnded):
             view = self.views.get(event.short)
@@ -53,13 +56,16 @@ class PaneViews:
             self.show_focused()
         elif isinstance(event, ev.FocusChanged):
             self.show_focused()
+            screen.focus_report.pane(event.short)
         elif isinstance(event, ev.RestoreOffered):
             screen.lifecycle.offer_restore(event.panes)
         elif isinstance(event, ev.AllEnded):
-            if not screen.overlay_open():
-                screen.close_app(event.exit_code)
+            # The dashboard stays: the ended pane shows how it ended, and the
+            # user restarts it or quits (closing at once hid the exit status).
+            self.ended_code = event.exit_code
+            screen.lifecycle.all_ended()
         elif isinstance(event, ev.Closed):
-            screen.app.exit(0)
+            screen.app.exit(self.ended_code if not screen.dash.live_panes else 0)
         screen.chrome.on_event(event)
 
     # -- widgets -------------------------------------------------------------------------
@@ -126,18 +132,13 @@ class PaneViews:
             view.clear_selection()  # a focus change ends any selection
         screen.chrome.schedule()
 
-    def default_colors(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-        """The colours a pane is drawn with, for children that ask (OSC 10/11):
-        the terminal's own when it told us at start-up, else the theme's."""
-        if self._screen.options.outer.colors is not None:
-            return self._screen.options.outer.colors
-        variables = self._screen.app.get_css_variables()
-        try:
-            fg = Color.parse(variables.get("foreground", "#e0e0e0")).rgb
-            bg = Color.parse(variables.get("background", "#121212")).rgb
-        except ColorParseError:
-            return (0xE0, 0xE0, 0xE0), (0x12, 0x12, 0x12)
-        return fg, bg
+    def default_colors(self) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+        """The colours children that ask (OSC 10/11) are told: the outer
+        terminal's when it told us at start-up, else None, and the query goes
+        unanswered, as tmux leaves it. The theme's colours are not what the
+        glass shows around the child (its cells use the terminal's defaults),
+        so a child told them would theme itself for a terminal it is not in."""
+        return self._screen.options.outer.colors
 
     def redraw_all(self) -> None:
         for view in self.views.values():

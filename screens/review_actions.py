@@ -18,6 +18,8 @@ class ReviewActions:
         self._screen = screen
         self.last_copy: tuple[clipboard.Outcome, str] | None = None
         """The outcome and notice of the latest copy (tests and diagnostics)."""
+        self.last_opened: tuple[str, str | None] | None = None
+        """The latest link handed to the opener, and its error (tests and diagnostics)."""
 
     # -- copy ---------------------------------------------------------------------------
 
@@ -58,6 +60,37 @@ class ReviewActions:
         else:
             self._screen.dash.notify(text)
 
+    # -- hyperlinks -----------------------------------------------------------------------
+
+    def open_link(self, uri: str) -> None:
+        """Ask, then open `uri` (http, https, file) with the platform's opener."""
+        from screens.open_link import OpenLinkScreen
+        from zirv_dash.dash import hyperlinks
+
+        screen = self._screen
+        why = hyperlinks.refusal(uri)
+        if why is not None:
+            screen.dash.error(why)
+            return
+
+        def run() -> None:
+            error = hyperlinks.open_uri(uri)
+            screen.app.call_from_thread(self._opened, uri, error)
+
+        def answered(yes: bool | None) -> None:
+            screen.chrome.schedule()
+            if yes:
+                screen.run_worker(run, thread=True, group="links", exit_on_error=False)
+
+        screen.app.push_screen(OpenLinkScreen(uri), answered)
+
+    def _opened(self, uri: str, error: str | None) -> None:
+        self.last_opened = (uri, error)
+        if error is None:
+            self._screen.dash.notify(f"opened {uri[:80]}")
+        else:
+            self._screen.dash.error(error)
+
     # -- grid, copy mode, palette ------------------------------------------------------
 
     def action_grid(self) -> None:
@@ -85,7 +118,9 @@ class ReviewActions:
             screen.dash.notify("copy mode: no pane")
             return
         view.clear_selection()
-        overlay = CopyModeScreen(view.pane, lambda: view.region, self.copy_text, screen.dash.notify)
+        overlay = CopyModeScreen(
+            view.pane, lambda: view.region, self.copy_text, screen.dash.notify, self.open_link
+        )
         screen.app.push_screen(overlay, lambda _: screen.chrome.schedule())
 
     def action_palette(self) -> None:

@@ -15,11 +15,10 @@ import codecs
 from typing import TYPE_CHECKING, Any
 
 from textual import events
-from textual._xterm_parser import XTermParser
 from textual.driver import Driver
 from textual.geometry import Size
 
-from screens.driver import MOUSE_OFF, MOUSE_ON
+from screens.driver import MOUSE_OFF, MOUSE_ON, InputParser
 
 if TYPE_CHECKING:
     from zirv_dash.session.dash_session import DashLink
@@ -48,7 +47,7 @@ class SocketDriver(Driver):
     ) -> None:
         super().__init__(app, debug=debug, mouse=mouse, size=size)
         self.link: DashLink = app.hosted_link
-        self._parser = XTermParser(debug)
+        self._parser = InputParser(debug)
         self._decode = codecs.getincrementaldecoder("utf-8")("replace").decode
         self._tick: asyncio.TimerHandle | None = None
         self._input = True

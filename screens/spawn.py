@@ -19,13 +19,14 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Checkbox, Input, Label
+from textual.widgets import Input, Label
 from textual.widgets.option_list import Option
 
 from screens.dialog import DialogScreen
 from widgets.key_hints import KeyHints
 from widgets.pane_header import shorten_home
 from widgets.pick_list import PickList
+from widgets.tick_box import TickBox
 from zirv_dash.config.layers import AdapterGate
 from zirv_dash.harnesses import adapters
 
@@ -86,13 +87,23 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "cancel", show=False),
+        # Enter anywhere spawns, as the footer says: the list and the fields
+        # answer it themselves, the worktree box leaves it to the dialog.
+        Binding("enter", "submit", "spawn", show=False),
     ]
 
     def __init__(
-        self, repo: str, gate: AdapterGate, settings: Settings, live_panes: int | None = None
+        self,
+        repo: str,
+        gate: AdapterGate,
+        settings: Settings,
+        live_panes: int | None = None,
+        here: str | None = None,
     ) -> None:
         super().__init__()
         self.repo = repo
+        self.here = here or repo
+        """The working directory offered: the focused pane's (OSC 7), else the repo."""
         self.gate = gate
         self.choices = harness_choices(gate)
         self.settings = settings
@@ -111,8 +122,8 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             yield Label("first prompt (optional)", classes="field-label")
             yield Input(placeholder="what should it work on?", id="prompt")
             yield Label("working directory", classes="field-label")
-            yield Input(value=shorten_home(self.repo), id="cwd")
-            yield Checkbox("own git worktree (branch zirv/<short>)", id="worktree", compact=True)
+            yield Input(value=shorten_home(self.here), id="cwd")
+            yield TickBox("own git worktree (branch zirv/<short>)", id="worktree", compact=True)
             yield Label("", id="error", classes="dialog-error", markup=False)
             yield KeyHints(FOOTER, classes="dialog-footer")
 
@@ -251,7 +262,7 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
         if model and (model.startswith("-") or len(model) > 128):
             self._error("that model name is not valid")
             return
-        worktree = self.query_one("#worktree", Checkbox).value
+        worktree = self.query_one("#worktree", TickBox).value
         self.dismiss(SpawnRequestForm(agent, model, prompt, cwd, worktree))
 
     def _error(self, text: str) -> None:

@@ -92,9 +92,13 @@ def drive(dash: Dashboard, intake: Intake, until: Callable[[], bool], timeout: f
 
 
 def request(repo: Path, **kw: object) -> dict[str, object]:
-    """A valid spawn request for a `demo` pane in `repo`, with `kw` on top."""
+    """A valid spawn request for a `demo` pane in `repo`, with `kw` on top.
+
+    Read-only unless `kw` says otherwise: most tests open several panes in one
+    tree, and only one writing delegation may hold a tree (tests/test_permits.py)."""
     body: dict[str, object] = {
         "agent": "demo", "prompt": "say hi", "cwd": str(repo), "requested_by": "tester",
+        "mode": "read-only",
     }  # fmt: skip
     body.update(kw)
     return body

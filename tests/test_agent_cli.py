@@ -179,8 +179,9 @@ def test_spawned_in_dashboard(dash: FakeDashboard, state: Path, repo: Path) -> N
     got = zirv(["demo", "say hi"], repo, state)
     assert got.returncode == 0, got.stderr
     (pane,) = dash.spawned
-    assert got.stdout == f"spawned in dashboard as {pane.short}\n"
     req = pane.request
+    assert req.handle is not None and req.mode == "writing"
+    assert got.stdout == f"spawned in dashboard as {pane.short} (delegation {req.handle})\n"
     assert (req.agent, req.prompt, req.cwd, req.requested_by) == ("demo", "say hi", str(repo),
                                                                   "unknown")  # fmt: skip
     assert req.interactive is False and req.parent_session is None
@@ -197,6 +198,7 @@ def test_spawned_json_receipt_from_a_subdir(dash: FakeDashboard, state: Path, re
     assert json.loads(got.stdout) == {
         "schema_version": 1, "harness": "demo", "model": "demo-deep", "mode": "dashboard_pane",
         "state": "launched", "session": pane.short, "workdir": str(repo),
+        "handle": pane.request.handle,
     }  # fmt: skip
     assert "--force and trailing flags are not carried over" in got.stderr
     assert pane.request.flags == [] and pane.request.model == "demo-deep"
@@ -247,3 +249,42 @@ def test_worker_pane_cannot_delegate(dash: FakeDashboard, state: Path, repo: Pat
                           "ZIRV_CTX_SESSION": "wrk00001-aaaa"})  # fmt: skip
     assert got.returncode == 1
     assert "a worker may not delegate onward (delegation depth cap: 2)" in got.stderr
+
+
+LOGIN_SCREEN = """\
+import sys, time
+sys.stdout.write("\\x1b[2J\\x1b[H")
+print("Please log in with your Factory account to continue")
+print()
+print("> Login")
+sys.stdout.flush()
+time.sleep(120)
+"""
+"""droid's login screen (the `droid-login` needs-you pattern), then nothing."""
+
+
+def test_headless_run_at_a_needs_you_screen_ends_with_needs_you(
+    state: Path, repo: Path, tmp_path: Path
+) -> None:
+    """No terminal to answer it: a login screen that persists ends the run (it
+    used to wait for ever) with `state: needs_you` and a non-zero exit."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "droid"
+    fake.write_text(f"#!{sys.executable}\n{LOGIN_SCREEN}")
+    fake.chmod(0o755)
+    path = f"{bin_dir}:{os.environ.get('PATH', '')}"
+    got = zirv(["droid", "fix it", "--json", "--needs-you-secs", "1"], repo, state,
+               extra_env={"PATH": path})  # fmt: skip
+    assert got.returncode == 75, got.stderr
+    doc = json.loads(got.stdout)
+    assert doc["state"] == "needs_you" and doc["exit_code"] == 75
+    assert doc["reason"].startswith("needs login for 1s with no terminal to answer it")
+    assert list((state / "sessions").glob("*.json")) == []  # unregistered on the way out
+
+
+def test_needs_you_secs_is_parsed() -> None:
+    assert parse_args(["demo", "x"]).needs_you_secs == 30
+    assert parse_args(["demo", "x", "--needs-you-secs=0"]).needs_you_secs == 0
+    with pytest.raises(UsageError):
+        parse_args(["demo", "x", "--needs-you-secs", "soon"])

@@ -13,7 +13,10 @@ from screens.help import HelpScreen
 from screens.quit_confirm import QuitConfirmScreen
 from screens.spawn import SpawnScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from widgets.footer_bar import FooterBar
+from widgets.header_bar import HeaderBar
 from zirv_dash.attention.states import PaneState
+from zirv_dash.outer_terminal import OuterTerminal
 from zirv_dash.panes.procinfo import pid_exists
 
 pytestmark = pytest.mark.timeout(60)
@@ -152,12 +155,35 @@ async def test_quit_confirms_when_working_and_leaves_no_children(
         assert not pid_exists(pid), f"child {pid} outlived the dashboard"
 
 
-async def test_dashboard_closes_when_every_pane_ends(tmp_path: Path) -> None:
+async def test_the_last_pane_ending_leaves_the_dashboard_on_it(tmp_path: Path) -> None:
+    """The only pane ends: the dashboard stays on it with its exit status (it
+    used to close at once), `Ctrl+A r` starts it again, `Ctrl+A q` quits and
+    returns 1 for a pane that had failed."""
     app = make_app(tmp_path, agent="shell")
     async with app.run_test(size=(100, 30)) as pilot:
-        dash = dash_screen(app).dash
+        screen = dash_screen(app)
+        dash = screen.dash
         await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
+        first = dash.panes[0]
         await pilot.press(*"exit 3", "enter")
+        await wait_for(pilot, lambda: not first.alive)
+        await wait_for(pilot, lambda: "every pane has ended" in (dash.current_notice() or ""))
+        await pilot.pause(0.3)
+        assert app.is_running and dash.focused_pane is first
+        screen.chrome.refresh()
+        segments = screen.query_one(FooterBar).segments
+        assert any("code 3" in segment for segment in segments), segments
+        hints = [label for _chord, label in screen.query_one(HeaderBar).facts.hints]
+        assert "restart" in hints, hints
+        await pilot.press("ctrl+a", "r")
+        await wait_for(pilot, lambda: len(dash.live_panes) == 1)
+        again = dash.panes[0]
+        assert again is not first and first not in dash.panes
+        assert again.role == "orchestrator" and again.agent == "shell"
+        await wait_for(pilot, lambda: "$" in screen_text(again))
+        await pilot.press(*"exit 3", "enter")
+        await wait_for(pilot, lambda: not again.alive)
+        await pilot.press("ctrl+a", "q")
         await wait_for(pilot, lambda: not app.is_running, timeout=10)
     assert app.return_value == 1
 
@@ -200,20 +226,17 @@ async def test_scrollback_paging_and_typing_snaps_back(tmp_path: Path) -> None:
         assert os.environ.get("SHELL") == "/bin/sh"
 
 
-async def test_children_asking_for_colours_get_the_pane_theme(tmp_path: Path) -> None:
+async def test_children_asking_for_colours_hear_the_outer_terminals(tmp_path: Path) -> None:
     # Codex and other TUIs ask (OSC 10/11) to choose a light or dark palette.
-    app = make_app(tmp_path)
+    colors = ((0xE0, 0xE0, 0xE0), (0x1E, 0x1E, 0x1E))
+    app = make_app(tmp_path, outer=OuterTerminal(colors=colors))
     async with app.run_test(size=(100, 30)) as pilot:
         dash = dash_screen(app).dash
         await wait_for(pilot, lambda: bool(dash.panes))
         model = dash.panes[0].model_view
         model.feed(b"\x1b]11;?\x07")
-        reply = model.take_replies()
-        assert reply.startswith(b"\x1b]11;rgb:")
-        assert dash.default_colors is not None
-        r, g, b = dash.default_colors[1]
-        assert reply == f"\x1b]11;rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}\x07".encode()
-        assert sum(dash.default_colors[1]) < sum(dash.default_colors[0])  # a dark background
+        assert dash.default_colors == colors
+        assert model.take_replies() == b"\x1b]11;rgb:1e1e/1e1e/1e1e\x07"
 
 
 async def test_textual_bindings_never_steal_keys_from_a_pane(tmp_path: Path) -> None:

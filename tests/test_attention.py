@@ -123,7 +123,7 @@ def test_only_the_bottom_of_the_screen_counts() -> None:
 
 
 def test_patterns_are_versioned_and_named_uniquely() -> None:
-    assert attention.PATTERNS_VERSION == 2
+    assert attention.PATTERNS_VERSION == 3
     names = [p.name for p in attention.PATTERNS]
     assert len(names) == len(set(names))
     harnesses = {h for p in attention.PATTERNS for h in p.harnesses}
@@ -406,6 +406,33 @@ def test_repaint_after_our_resize_is_not_work() -> None:
     f.resized(10.0, 80, 24)
     assert not f.is_repaint(10.1, 10, scrolled=False, last_work=9.9)  # it was drawing: work
     assert f.is_repaint(10.45, 10, scrolled=False, last_work=9.9)  # a redraw after it, quiet
+
+
+def test_a_half_drawn_frame_of_our_redraw_changes_no_state() -> None:
+    # qwen answers a width change by erasing its screen and drawing its history
+    # back in pieces: a screen checked between the pieces is not its prompt.
+    # Read as such, it ended the prompt's recognition, and the pane showed
+    # Working (until the quiet period ran out) on a redraw zirv caused.
+    qwen = (REAL / "qwen-0.15.10-input.txt").read_text().splitlines()
+    half = qwen[:12]  # the banner drawn, the composer not yet
+    t = AttentionTracker("qwen", idle_quiet_ms=10_000)
+    t.output(0.0)
+    t.screen(qwen, 0.0)
+    assert t.state(1.0) is PaneState.IDLE
+    t.screen(half, 3.0, redraw=True)
+    assert t.state(3.1) is PaneState.IDLE
+    t.screen(qwen, 3.2, redraw=True)
+    assert t.state(3.3) is PaneState.IDLE  # its idle clock did not restart either
+    assert t.state_since(3.3) == 0.5
+    # The same half frame not from our redraw: the prompt is gone, it is work.
+    t.screen(half, 4.0)
+    assert t.state(4.1) is PaneState.WORKING
+    # A dialog on screen stays needs-you through our redraw's half frames.
+    d = AttentionTracker("claude")
+    d.output(0.0)
+    d.screen(PROMPT, 0.0)
+    d.screen(CLEAR[:3], 1.0, redraw=True)
+    assert d.state(2.0) is PaneState.NEEDS_YOU
 
 
 # -- unknown is never idle ------------------------------------------------------------

@@ -17,7 +17,9 @@ def _every_cue() -> list[Cue]:
     found: list[Cue] = []
     for pattern in PATTERNS:
         found.extend(pattern.cues + pattern.blockers)
-    for prompt in INPUT_PROMPTS.values():
+    prompts = list(INPUT_PROMPTS.values())
+    prompts += [v for p in prompts for v in p.variants]
+    for prompt in prompts:
         found.append(prompt.composer)
         found.extend(c for c in (prompt.above, prompt.below, prompt.footer) if c is not None)
         found.extend(prompt.busy)

@@ -74,6 +74,30 @@ async def test_space_chooses_and_enter_starts_with_the_chosen_panes() -> None:
     assert app.result == ["orch0001", "a1b2c3d4"]
 
 
+def rendered_rows(picker: BroadcastPicker) -> list[str]:
+    """The picker's rows as drawn on the glass (not the prompts' source)."""
+    rows = picker.query_one("#broadcast-rows")
+    return [rows.render_line(y).text.strip() for y in range(rows.size.height)]
+
+
+async def test_a_chosen_row_shows_its_mark_on_the_glass() -> None:
+    # The prompt was a str, read as Rich markup: `[x]` vanished as a tag, and
+    # a chosen row looked like an unchosen one with its mark missing.
+    rows = [*ROWS, PickRow("b2c3d4e5", "b2c3d4e5 [bold]odd[/bold] name")]
+    picker = BroadcastPicker(rows, chosen=["orch0001"])
+    app = PickerApp(picker)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: picker.is_mounted)
+        await pilot.pause()
+        drawn = rendered_rows(picker)
+        assert "[x] orch demo  (focused)" in drawn
+        assert "[ ] a1b2c3d4 shell" in drawn
+        assert "[ ] b2c3d4e5 [bold]odd[/bold] name" in drawn
+        await pilot.press("down", "space")
+        await pilot.pause()
+        assert "[x] a1b2c3d4 shell" in rendered_rows(picker)
+
+
 async def test_a_toggles_all_and_escape_cancels() -> None:
     picker = BroadcastPicker(ROWS)
     app = PickerApp(picker)

@@ -261,8 +261,31 @@ def test_picker_rows_installed_enabled_and_resolvable(isolated: Path) -> None:
     assert table["opencode"] == [("deep", "anthropic/claude-opus-5", False)]
     assert table["kimi"] == [("standard", "–", False)]
     assert table["shell"] == [("standard", "–", False)]
-    assert "demo" not in table
+    # Installed but disabled: listed, with the reason it cannot be chosen.
+    assert table["demo"] == [("", "–", False)]
+    assert [r.reason for r in rows if r.agent == "demo"] == ["disabled"]
     assert "codex" not in table  # not installed
+
+
+def test_every_installed_harness_is_listed_with_why_it_cannot_be_chosen(isolated: Path) -> None:
+    # opencode, pi and copilot take a model but have no ladder (they run any
+    # vendor): with no override no tier resolves, and they were left out
+    # without a word. droid's interactive CLI takes no model: its row says so.
+    for name in ("opencode", "pi", "copilot", "droid"):
+        install(isolated, name)
+    refusals = {"shell": "disabled in /r/.zirv/.settings.toml"}
+    rows = catalogue.picker_rows(Settings(), lambda n: n not in refusals, "pi", None, refusals.get)
+    by_agent = {r.agent: r for r in rows}
+    for name in ("opencode", "pi", "copilot"):
+        row = by_agent[name]
+        assert row.reason.startswith("no model set for its tiers")
+        assert f"handover.{name}.standard" in row.reason
+    assert by_agent["pi"].current  # the pane's own harness, even if not choosable
+    assert by_agent["shell"].reason == "disabled in /r/.zirv/.settings.toml"
+    droid = [r for r in rows if r.agent == "droid"]
+    assert [(r.tier, r.model, r.reason) for r in droid] == [("standard", "–", "")]
+    assert droid[0].note == "its own default model"
+    assert not by_agent["demo"].reason and not by_agent["demo"].note
 
 
 def test_picker_marks_shell_current() -> None:

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 from textual import events
+from textual.app import App, ComposeResult
 from textual.pilot import _get_mouse_message_arguments
 from textual.widget import Widget
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Checkbox, Label, OptionList, Static
 
 from screens.app import ZirvApp
 from screens.dialog import KeyHints
@@ -27,7 +28,7 @@ from screens.mail import MailScreen
 from screens.menu import MenuScreen
 from screens.quit_confirm import QuitConfirmScreen
 from screens.restore import RestoreScreen
-from screens.spawn import SpawnScreen
+from screens.spawn import SpawnRequestForm, SpawnScreen
 from tests.apphelpers import (
     dash_screen,
     demo_worker,
@@ -107,6 +108,36 @@ async def test_handover_picker_click_selects_and_double_click_swaps(tmp_path: Pa
         await pilot.click(rows, offset=(2, deep), times=2)
         await wait_for(pilot, lambda: not isinstance(app.screen, HandoverScreen))
         await wait_for(pilot, lambda: pane.model == "demo-deep", timeout=20)
+
+
+async def test_handover_picker_opens_on_the_current_row_and_says_why_a_harness_is_out(
+    tmp_path: Path,
+) -> None:
+    # It opened on the first row (another harness: one Enter swapped it), and
+    # an installed harness with no resolvable tier (opencode) was left out.
+    fake = tmp_path / "bin" / "opencode"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    app = make_app(tmp_path, agent="demo", flags={"dash": {"idle_quiet_ms": 300}})
+    async with app.run_test(size=(120, 40)) as pilot:
+        dash = dash_screen(app).dash
+        await wait_for(pilot, lambda: bool(dash.panes) and dash.panes[0].is_idle())
+        picker = await open_screen(pilot, app, HandoverScreen, "ctrl+a", "o")
+        rows = picker.query_one("#handover-rows", OptionList)
+        assert rows.highlighted is not None
+        current = picker.rows[rows.highlighted]
+        assert (current.agent, current.model, current.current) == ("demo", "demo-standard", True)
+        out = next(i for i, r in enumerate(picker.rows) if r.agent == "opencode")
+        option = rows.get_option_at_index(out)
+        assert option.disabled
+        assert "opencode  cannot be chosen: no model set for its tiers" in str(option.prompt)
+        assert "handover.opencode.standard" in str(option.prompt)
+        # A click on it does nothing; the arrows step over it.
+        await pilot.click(rows, offset=(2, out))
+        await settle(pilot)
+        assert rows.highlighted != out and app.screen is picker
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HandoverScreen))
 
 
 async def test_spawn_dialog_click_selects_and_double_click_spawns(tmp_path: Path) -> None:
@@ -324,6 +355,50 @@ async def test_spawn_filter_is_shown_and_a_gated_name_says_why(tmp_path: Path) -
         assert str(error.render()) == expected
 
 
+class SpawnApp(App[None]):
+    def __init__(self, spawn: SpawnScreen) -> None:
+        super().__init__()
+        self.spawn = spawn
+        self.result: SpawnRequestForm | None | str = "unset"
+
+    def compose(self) -> ComposeResult:
+        yield Static("behind")
+
+    def on_mount(self) -> None:
+        def done(result: SpawnRequestForm | None) -> None:
+            self.result = result
+
+        self.push_screen(self.spawn, done)
+
+
+async def test_enter_on_the_worktree_box_spawns_and_the_box_shows_its_tick(
+    tmp_path: Path,
+) -> None:
+    # Textual's Checkbox toggled on Enter (the footer promises ⏎ spawn) and drew
+    # the same `X` ticked or not: without colours the two looked alike.
+    from zirv_dash.config.layers import load_settings
+
+    spawn = SpawnScreen(str(tmp_path), AdapterGate(), load_settings(tmp_path), live_panes=0)
+    app = SpawnApp(spawn)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: spawn.is_mounted)
+        await pilot.press(*"shell")
+        box = spawn.query_one("#worktree", Checkbox)
+        box.focus()
+        await pilot.pause()
+        assert not box.value and "X" not in str(box.render())
+        await pilot.press("space")
+        await wait_for(pilot, lambda: box.value)
+        assert "X" in str(box.render())
+        await pilot.press("space")
+        await wait_for(pilot, lambda: not box.value)
+        assert "X" not in str(box.render())
+        await pilot.press("space", "enter")
+        await wait_for(pilot, lambda: app.result != "unset")
+    assert isinstance(app.result, SpawnRequestForm)
+    assert app.result.agent == "shell" and app.result.worktree
+
+
 async def test_spawn_dialog_says_the_pane_cap_when_it_opens(tmp_path: Path) -> None:
     app = make_app(
         tmp_path, agent="shell", extra=[("shell", None)], flags={"dash": {"max_panes": 2}}
@@ -529,3 +604,46 @@ def test_the_terminal_is_asked_for_button_motion_not_all_motion(tmux: Tmux) -> N
     ).split()
     # tmux: all = any-motion (1003), button = button-motion (1002), sgr = 1006.
     assert flags == ["0", "1", "1"]
+
+
+@pytest.mark.tmux
+@pytest.mark.timeout(90)
+def test_esc_then_the_prefix_at_once_closes_the_picker_and_arms_the_prefix(tmux: Tmux) -> None:
+    # One send-keys: the terminal hands Esc and Ctrl+A over in one read, which
+    # Textual took for Alt+Ctrl+A and dropped the Esc (the picker stayed open).
+    tmux.start([*ZIRV, "chat", "--agent", "shell"], 120, 40)
+    tmux.wait_dashboard()
+    tmux.keys("C-a", "o")
+    tmux.wait_for("handover → pane")
+    tmux.keys("Escape", "C-a", "s")
+    tmux.wait_for("spawn a pane")
+    assert "handover → pane" not in tmux.capture()
+
+
+def _row_at(screen: str, text: str) -> tuple[int, int]:
+    """1-based (column, row) of `text` on the screen, for an SGR mouse report."""
+    for y, line in enumerate(screen.splitlines(), start=1):
+        if text in line:
+            return line.index(text) + 2, y
+    raise AssertionError(f"{text!r} is not on the screen:\n{screen}")
+
+
+@pytest.mark.tmux
+@pytest.mark.timeout(90)
+def test_a_click_whose_press_and_release_arrive_in_one_read_acts_in_the_picker(
+    tmux: Tmux,
+) -> None:
+    tmux.start([*ZIRV, "chat", "--agent", "demo"], 120, 40)
+    tmux.wait_dashboard()
+    tmux.wait_for("Idle")
+    tmux.keys("C-a", "o")
+    x, y = _row_at(tmux.wait_for("demo / cheap"), "demo / cheap")
+    # One send-keys: press and release reach the app in one read.
+    tmux.text(f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m")
+    tmux.keys("Enter")  # the clicked row, not the current one (a fresh conversation)
+    tmux.wait_for("demo ▸ orchestrator · demo-cheap")
+    tmux.keys("C-a", "o")
+    x, y = _row_at(tmux.wait_for("demo / deep"), "demo / deep")
+    click = f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"
+    tmux.text(click + click)  # a double click, all four reports in one read
+    tmux.wait_for("demo ▸ orchestrator · demo-deep")

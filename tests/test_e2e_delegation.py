@@ -106,11 +106,15 @@ def test_delegate_refuse_quit_relaunch_restore(tmux: Tmux, project: Path, state:
     first = receipt["session"]
     tmux.wait_for(first)  # the new pane's row in the sidebar
 
-    # 2. A crafted drop asking for widening: accepted, but force and flags are stripped.
+    # 2. A second writer into the same checkout is refused, naming the first.
     crafted = {
         "agent": "demo", "prompt": "crafted", "cwd": str(project), "requested_by": "evil",
         "force": True, "interactive": True, "flags": ["--dangerously-skip-permissions"],
     }  # fmt: skip
+    ack = drop(token / "requests", crafted)
+    assert not ack.ok and f"delegation {receipt['handle']}" in (ack.reason or "")
+    # A crafted read-only drop asking for widening: accepted, but force and flags are stripped.
+    crafted["mode"] = "read-only"
     ack = drop(token / "requests", crafted)
     assert ack.ok and ack.short
     second = ack.short

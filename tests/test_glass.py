@@ -102,11 +102,22 @@ async def test_children_are_told_the_outer_terminals_colours(tmp_path: Path) -> 
         await wait_for(pilot, lambda: "11;rgb:1010/2020/3030" in "".join(model.lines()))
 
 
-async def test_without_an_answer_children_are_told_the_theme(tmp_path: Path) -> None:
+async def test_without_an_answer_children_are_told_nothing(tmp_path: Path) -> None:
+    # The outer terminal did not answer OSC 10/11: tmux then leaves a child's
+    # query unanswered, and so does zirv (an invented colour, the theme's
+    # #121212, made codex and gemini pick another palette than in tmux).
     app = make_app(tmp_path)
-    async with app.run_test(size=(120, 40)):
-        model = dash_screen(app).dash.panes[0].model_view
-        assert model.default_bg_rgb == (0x12, 0x12, 0x12)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dash = dash_screen(app).dash
+        model = dash.panes[0].model_view
+        assert dash.default_colors is None
+        assert (model.default_fg_rgb, model.default_bg_rgb) == (None, None)
+        model.feed(b"\x1b]10;?\x07\x1b]11;?\x1b\\")
+        assert model.take_replies() == b""
+        pane = dash.panes[0]
+        pane.send(b"printf '\\033]11;?\\007'; echo done-$((6*7))\r")
+        await wait_for(pilot, lambda: "done-42" in "".join(model.lines()))
+        assert "rgb:" not in "".join(model.lines())
 
 
 async def test_a_focused_pane_asks_for_the_real_cursor_where_its_cursor_is(

@@ -136,6 +136,7 @@ def test_ack_round_trip_and_garbage(tmp_path: Path) -> None:
         "to_agent": "shell",
         "to_model": None,
         "stored": False,
+        "failed": False,
     }
     assert mode_of(path) == 0o600
     assert handover_files.claim_ack(SHORT) == ack

@@ -24,7 +24,7 @@ from zirv_dash.handover.files import HandoverRequest
 from zirv_dash.panes import registry
 from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.procinfo import pid_exists
-from zirv_dash.runtime import swaps
+from zirv_dash.runtime import successor_trial, swaps
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -252,6 +252,8 @@ async def test_busy_pane_defers_or_forces_after_confirmation(
     monkeypatch.setenv("ZIRV_DEMO_WORK_SECS", "30")
     monkeypatch.setenv("ZIRV_DEMO_SPINNER", "1")
     monkeypatch.setattr(swap, "QUIT_GRACE", 0.3)  # a mid-task demo ignores /quit
+    # The forced successor works on the packet for 30 s: working is its proof.
+    monkeypatch.setattr(successor_trial, "LIMIT", 2.5)
     app = live_app(tmp_path, session_ids=[ORCH])
     async with app.run_test(size=(120, 40)) as pilot:
         screen = dash_screen(app)

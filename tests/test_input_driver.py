@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual import events
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -152,3 +153,38 @@ def _await_tid(child: Child) -> int:
             except OSError:
                 pass
     raise AssertionError(f"no input thread logged; log: {child.lines()}")
+
+
+def test_esc_then_the_prefix_in_one_read_is_both_keys(child: Child) -> None:
+    # Textual read Esc + Ctrl+A as Alt+Ctrl+A and dropped the Alt: the Esc that
+    # was to close a dialog was lost, and the prefix went to that dialog.
+    _await_tid(child)
+    os.write(child.fd, b"\x1b\x01")
+    lines = child.await_line("key ctrl+a")
+    assert lines[-2:] == ["key escape", "key ctrl+a"]
+    os.write(child.fd, b"\x1bx")  # Esc and a printable key: Alt+x, as before
+    assert child.await_line("key alt+x")[-1] == "key alt+x"
+    os.write(child.fd, b"q")
+    child.await_line("exited")
+
+
+@pytest.mark.parametrize(
+    ("data", "keys"),
+    [
+        ("\x1b\x01", ["escape", "ctrl+a"]),
+        ("\x1b\x02s", ["escape", "ctrl+b", "s"]),
+        ("\x1bx", ["alt+x"]),
+        ("\x1b\r", ["enter"]),  # Alt+Enter stays one key, no Esc to cancel a draft
+        ("\x1b[A", ["up"]),
+    ],
+)
+def test_the_parser_keeps_an_esc_before_a_control_key(data: str, keys: list[str]) -> None:
+    from screens.driver import InputParser
+
+    parser = InputParser(False)
+    got = [e.key for e in parser.feed(data) if isinstance(e, events.Key)]
+    deadline = time.monotonic() + 5
+    while len(got) < len(keys) and time.monotonic() < deadline:
+        time.sleep(0.02)
+        got += [e.key for e in parser.tick() if isinstance(e, events.Key)]
+    assert got == keys

@@ -127,6 +127,10 @@ async def test_restore_skipped_is_kept_and_blocks_exit(repo: Path, isolated_stat
         await pilot.pause(0.3)
         assert app.is_running and isinstance(app.screen, RestoreScreen)
         await pilot.press("escape")
+        # Every pane ended: the dashboard stays on the ended row until a quit.
+        await wait_for(pilot, lambda: "every pane has ended" in (dash.current_notice() or ""))
+        assert app.is_running
+        await pilot.press("ctrl+a", "q")
         await wait_for(pilot, lambda: not app.is_running, timeout=20)
     doc = json.loads(roster.roster_path(isolated_state, slug).read_text())
     assert [p["short"] for p in doc["panes"]] == ["11111111", "22222222"]

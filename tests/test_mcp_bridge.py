@@ -23,7 +23,8 @@ from zirv_dash.panes import registry
 
 SESSION_A = "aaaa1111-0000-4000-8000-000000000001"
 SESSION_B = "bbbb2222-0000-4000-8000-000000000002"
-TOOLS = {"session_snapshot", "mail_send", "mail_inbox", "nudge"}
+TOOLS = {"session_snapshot", "mail_send", "mail_inbox", "nudge", "delegation_list",
+         "delegation_result"}  # fmt: skip
 
 
 @pytest.fixture

@@ -91,7 +91,9 @@ def test_chat_runtime_native_prompt_stream_tool_approval_result(
     dash.wait_for("no recent errors")
     dash.keys("Escape")
     wait_gone(dash, "no recent errors")
-    dash.keys("C-q")  # ends the native pane; it was the only one, so the dashboard closes
+    dash.keys("C-q")  # ends the native pane; it was the only one: the dashboard stays on it
+    dash.wait_for("every pane has ended", timeout=30)
+    dash.keys("C-a", "q")
     dash.wait_for("EXITED 0", timeout=30)
     assert no_process_left(dash) == []
 

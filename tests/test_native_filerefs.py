@@ -34,3 +34,17 @@ def test_references_attach_contained_files_only(tmp_path: Path) -> None:
     refs, notes = resolve_refs(wd, "fix @src/app.py and @link.txt and @../outside.txt @big.txt")
     assert [(r.path, r.content) for r in refs] == [("src/app.py", "content of src/app.py\n")]
     assert len(notes) == 3 and all("outside" in n or "larger" in n for n in notes)
+
+
+def test_a_hard_linked_file_is_not_attached(tmp_path: Path) -> None:
+    wd = workdir(tmp_path)
+    os.link(tmp_path / "outside.txt", wd.root / "hard.txt")
+    refs, notes = resolve_refs(wd, "look at @hard.txt")
+    assert refs == [] and "hard links" in notes[0] and "not attached" in notes[0]
+
+
+def test_a_file_name_with_escapes_completes_as_visible_text(tmp_path: Path) -> None:
+    wd = workdir(tmp_path)
+    (wd.root / "\x1b]2;x\x07.txt").write_text("x\n")
+    labels = [label for label, _ in completions(wd, "@\x1b")]
+    assert labels == ["@␛]2;x␇.txt"]

@@ -140,6 +140,11 @@ async def test_a_clean_quit_restores_the_native_orchestrator(repo: Path) -> None
         back = next(p for p in native_panes(second) if p.short == "0a1b2c3d")
         assert back.role == "orchestrator" and back.alive
         assert texts(back, "user")[0] == "remember the plan"
+        # The blank orchestrator this launch opened gave way to it: one is live.
+        await wait_for(
+            pilot,
+            lambda: [p.short for p in native_panes(second) if p.alive] == ["0a1b2c3d"],
+        )
         await quit_app(pilot, second)
 
 

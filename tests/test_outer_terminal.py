@@ -196,3 +196,30 @@ def test_no_terminal_means_no_colours(tmp_path: Path) -> None:
     plain.write_text("")
     assert outer.query_tty_colors(str(plain)) is None
     assert outer.query_tty_colors(str(tmp_path / "missing")) is None
+
+
+def test_keys_typed_before_the_answers_are_kept_for_the_ui(pty_pair: tuple[int, int]) -> None:
+    """Keys the user typed while zirv started are read with the answers: they
+    come back, in order, without the answers (they used to be dropped)."""
+    master, slave = pty_pair
+    os.write(master, b"ls\x1b[A")  # typed before the query was sent
+    result: list[object] = []
+    thread = threading.Thread(target=lambda: result.append(outer.query(slave, 2.0)))
+    thread.start()
+    assert read_query(master).endswith(outer.QUERY)  # after the cooked terminal's echo
+    os.write(master, b"\x1b]10;rgb:ff/ff/ff\x07q\x1b]11;rgb:00/00/00\x07\x1b[?62c")
+    thread.join(5)
+    assert result == [(((255, 255, 255), (0, 0, 0)), b"ls\x1b[Aq")]
+    assert not pending(slave)
+
+
+def test_a_silent_terminal_still_gives_back_the_keys(pty_pair: tuple[int, int]) -> None:
+    master, slave = pty_pair
+    os.write(master, b"hi")
+    result: list[object] = []
+    thread = threading.Thread(target=lambda: result.append(outer.query(slave, 0.15)))
+    thread.start()
+    read_query(master)
+    os.write(master, b"\x1b]11;rgb:00")  # an answer cut off by the timeout: not keys
+    thread.join(5)
+    assert result == [(None, b"hi")]

@@ -3,19 +3,24 @@ every ordinary input prompt is recognised as one, and nothing else is.
 
 The captures under data/attention/real are `tmux capture-pane -p` of the real
 CLIs at 120x40 (throwaway HOME, offline), named <cli>-<version>-<screen>.txt
-(a -80x24 suffix: recorded at 80x24 where the layout differs).
+(a -80x24 suffix: recorded at 80x24 where the layout differs). A -colours
+suffix: the CLI run on zirv's own terminal model with the outer terminal's
+colours known (OSC 10/11 answered, as most terminals do), which copilot draws
+differently; tmux 3.3a's answer does not switch it, so these are the model's rows.
 The built-in demo agent and a shell are checked live on a real PTY.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from zirv_dash.attention.states import PaneState
 from zirv_dash.attention.tracker import (
     NEEDS_ANSWER,
     NEEDS_LOGIN,
@@ -58,7 +63,17 @@ SCREENS: dict[str, tuple[str | None, bool]] = {
     "gemini-0.61.0-working-offline.txt": (None, False),
     "copilot-1.0.102-trust.txt": (NEEDS_PERMISSION, False),
     "copilot-1.0.102-input.txt": (None, True),
+    "copilot-1.0.102-trust-colours.txt": (NEEDS_PERMISSION, False),
+    "copilot-1.0.102-input-colours.txt": (None, True),  # was never idle ("?")
+    "copilot-1.0.102-input-colours-80x24.txt": (None, True),
+    "copilot-1.0.102-input-draft-colours.txt": (None, False),  # "hello" typed
     "qwen-0.15.10-auth.txt": (NEEDS_LOGIN, False),
+    # Its auth dialog past the first menu (was "?"): a sub-menu, the provider
+    # list, the OAuth providers, a custom-provider step.
+    "qwen-0.15.10-auth-access-method.txt": (NEEDS_LOGIN, False),
+    "qwen-0.15.10-auth-providers.txt": (NEEDS_LOGIN, False),
+    "qwen-0.15.10-auth-oauth.txt": (NEEDS_LOGIN, False),
+    "qwen-0.15.10-auth-custom-base-url.txt": (NEEDS_LOGIN, False),
     "qwen-0.15.10-input.txt": (None, True),
     "opencode-1.18.33-input.txt": (None, True),
     "opencode-1.18.33-connect.txt": (NEEDS_LOGIN, False),
@@ -260,5 +275,48 @@ def test_ctrl_c_reaches_a_job_when_the_dashboard_ignores_sigint(tmp_path: Path) 
         pane.send(b"\x03")
         _await(pane, "the prompt after Ctrl+C", pane.at_input_prompt)
         assert "not-interrupted" not in [line.strip() for line in pane.model_view.lines()]
+    finally:
+        pane.stop(grace=0.5)
+
+
+REDRAWER = r"""
+import os, signal, sys, time
+PROMPT = b"\x1b[H\x1b[Jtool ready\r\n$ "  # erase down, as qwen does: no scrolling
+def redraw(*_):
+    # What qwen does on a width change: erase, draw the history back in
+    # pieces (the screen between them is not the prompt), the prompt last.
+    os.write(1, b"\x1b[H\x1b[J" + b"history line\r\n" * 3)
+    time.sleep(0.4)
+    os.write(1, PROMPT)
+signal.signal(signal.SIGWINCH, redraw)
+os.write(1, PROMPT)
+while True:
+    time.sleep(1)
+"""
+
+
+def test_our_resize_redraw_through_a_half_drawn_frame_is_no_work(tmp_path: Path) -> None:
+    """zirv's own zoom or sidebar toggle resizes a pane; a child redrawing in
+    pieces showed a frame that is not its prompt, and the pane read Working
+    for the rest of its quiet period (qwen: 4-12 s) though it did no work."""
+    script = tmp_path / "redrawer.py"
+    script.write_text(REDRAWER)
+    pane = _pane("shell", [sys.executable, str(script)], tmp_path)
+    try:
+        pane.tracker.set_visible(True, time.monotonic())  # screens read every 0.1 s
+        _await(pane, "idle at the prompt", lambda: pane.state() is PaneState.IDLE)
+        pane.resize(100, 30)
+        seen: set[PaneState] = set()
+        half_drawn = False
+        deadline = time.monotonic() + 1.2
+        while time.monotonic() < deadline:
+            pane.read_available()
+            pane.pump(65536)
+            seen.add(pane.state())
+            half_drawn |= "history line" in "\n".join(pane.model_view.lines())
+            time.sleep(0.02)
+        assert half_drawn and pane.repaint_bytes > 0
+        assert pane.at_input_prompt()
+        assert seen == {PaneState.IDLE}
     finally:
         pane.stop(grace=0.5)

@@ -158,3 +158,14 @@ def test_zirv_native_attaches_to_the_runtime_too(
     eventually(lambda: dash()["controller"] is None, "the killed client's seat to be freed")
     (same,) = panes()
     assert same["id"] == orch["id"] and same["state"] == "running"
+
+
+def test_keys_typed_while_zirv_chat_starts_reach_the_runtimes_pane(term: Tmux) -> None:
+    """Typed at once: the start-up colour query reads them with the terminal's
+    answers; the attach sends them on before anything it reads itself."""
+    term.start([*ZIRV, "chat"], 120, 40)
+    term.text("echo early-$((6*7))")
+    term.keys("Enter")
+    term.wait_dashboard(timeout=40)
+    screen = term.wait_for("early-42", timeout=40)
+    assert "EXITED" not in screen

@@ -292,8 +292,10 @@ async def test_stop_answers_once_the_pane_is_gone_even_when_it_writes_as_it_dies
     # last bytes are often still unread when its exit is seen, which left the pane
     # running (and the stop unanswered) until some other pane's output.
     script = (
-        "trap 'printf \"bye-%s\\n\" $((40+2)); exit 0' HUP; echo armed; while :; do sleep 1; done"
+        'trap \'printf "bye-%s\\n" $((40+2)); exit 0\' HUP; echo arm""ed; while :; do sleep 1; done'
     )
+    # `arm""ed` prints `armed`, which its command line does not show: waiting for
+    # it waits for the trap, not for the echo of what was typed.
     async with engine_serving(repo) as (server, _host), connected(server) as client:
         for _ in range(6):
             sid = (await client.call("session.start", {"harness": "shell"}))["session"]["id"]

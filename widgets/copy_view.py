@@ -155,6 +155,13 @@ class CopyView(TerminalView):
             self.refresh()
         return found is not None
 
+    def select_span(self, span: sel.Span) -> None:
+        """Select `span` (a command's output), the cursor at its end and in view."""
+        self.move_to((span[1][0], 0))
+        self.sel_anchor = span[0]
+        self.cursor = (span[1][0], max(0, span[1][1] - 1))
+        self.set_selection(span)
+
     def toggle_selection(self) -> None:
         if self.sel_anchor is None:
             self.sel_anchor = self.cursor

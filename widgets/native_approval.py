@@ -87,6 +87,8 @@ class NativeApproval(Widget, can_focus=True):
             return Text("")
         text = Text()
         text.append(f"{request.tool} — approval needed\n", style="bold")
+        if request.note:
+            text.append(f"  ⚠ {request.note}\n", style="bold yellow")
         text.append("  scope  ", style="dim")
         text.append(f"{request.scope}\n")
         text.append("  actor  ", style="dim")

@@ -3,7 +3,8 @@
 The dashboard owns left-drag selection in every pane, even over apps that asked
 for mouse reports; a left click without a drag, and middle and right buttons,
 are passed to a child that wants the mouse (in its encoding). Double-click
-selects a word, triple-click a line.
+selects a word, triple-click a line. Ctrl+click on a hyperlink (OSC 8) asks to
+open it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class PointerHost(Protocol):
     def set_selection(self, span: sel.Span | None) -> None: ...
     def clear_selection(self) -> None: ...
     def copy_selection(self) -> None: ...
+    def open_link_at(self, line: int, col: int) -> bool: ...
     def full_refresh(self) -> None: ...
     def capture_mouse(self, capture: bool = True) -> None: ...
     def release_mouse(self) -> None: ...
@@ -96,6 +98,8 @@ class Pointer:
         event.stop()
         self._view.capture_mouse()
         line, col = self.cell(event.x, event.y)
+        if event.button == 1 and event.ctrl and self._view.open_link_at(line, col):
+            return  # Ctrl+click on a hyperlink: asks to open it, nothing else
         self._press = (event.button, event.x, event.y, line, col)
         if event.button == 1:
             self._dragging = False

@@ -33,12 +33,14 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from widgets.glass_clusters import GENERATION as CLUSTER_TOKENS
 from widgets.terminal_pointer import Pointer
 from widgets.terminal_style import fit_run as fit_run
 from widgets.terminal_style import overlay, without_theme_colors
 from widgets.terminal_style import run_segments as run_segments
 from zirv_dash import keys as keycodes
 from zirv_dash.dash import selection as sel
+from zirv_dash.dash.hyperlinks import link_at
 
 Sender = Callable[[bytes, bool], None]
 """(data, typed) to the pane's child."""
@@ -68,6 +70,14 @@ class TerminalView(Widget, can_focus=True):
     """
 
     ALLOW_SELECT = False  # Textual's own text selection would fight ours
+
+    class OpenLink(Message):
+        """The user Ctrl+clicked a hyperlink (OSC 8) in this view."""
+
+        def __init__(self, view: TerminalView, uri: str) -> None:
+            super().__init__()
+            self.view = view
+            self.uri = uri
 
     class CopyRequest(Message):
         """The user finished selecting text in this view."""
@@ -243,7 +253,7 @@ class TerminalView(Widget, can_focus=True):
             key = ("r", row, model.row_version(row), width, cursor_x)
         marks = self.marks(line)
         corner = self.corner_text(offset) if y == 0 else None
-        key = (*key, marks, corner)
+        key = (*key, marks, corner, CLUSTER_TOKENS[0])
         cached = self._row_cache.get(y)
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -347,6 +357,14 @@ class TerminalView(Widget, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         self._pointer.click(event)
+
+    def open_link_at(self, line: int, col: int) -> bool:
+        """Post `OpenLink` for the hyperlink at absolute (line, col); False when none is there."""
+        link = link_at(self.pane.model_view, line, col)
+        if link is None:
+            return False
+        self.post_message(self.OpenLink(self, link.uri))
+        return True
 
     def copy_selection(self) -> None:
         """Post the selected text as a `CopyRequest` (nothing when none is selected)."""

@@ -8,83 +8,40 @@ child sees exactly what it would see in tmux. No UI imports here.
 
 from __future__ import annotations
 
-MODIFIERS = ("shift", "alt", "ctrl", "meta", "super", "hyper")
+from zirv_dash import kitty_keys
+from zirv_dash.key_tables import (
+    CSI,
+    CTRL_SPECIAL,
+    CURSOR_KEYS,
+    ESC,
+    F_SS3,
+    F_TILDE,
+    KITTY_SPECIAL,
+    MODIFIERS,
+    NAMED_CHARS,
+    TILDE_KEYS,
+    mod_param,
+    split_key,
+)
 
-# Named printable keys → their character (the toolkit names punctuation).
-NAMED_CHARS: dict[str, str] = {
-    "space": " ",
-    "at": "@",
-    "backslash": "\\",
-    "slash": "/",
-    "left_square_bracket": "[",
-    "right_square_bracket": "]",
-    "circumflex_accent": "^",
-    "underscore": "_",
-    "question_mark": "?",
-    "minus": "-",
-    "plus": "+",
-    "equals_sign": "=",
-    "full_stop": ".",
-    "comma": ",",
-    "colon": ":",
-    "semicolon": ";",
-    "apostrophe": "'",
-    "quotation_mark": '"',
-    "number_sign": "#",
-    "dollar_sign": "$",
-    "percent_sign": "%",
-    "ampersand": "&",
-    "asterisk": "*",
-    "left_parenthesis": "(",
-    "right_parenthesis": ")",
-    "less_than_sign": "<",
-    "greater_than_sign": ">",
-    "exclamation_mark": "!",
-    "grave_accent": "`",
-    "tilde": "~",
-    "vertical_line": "|",
-    "left_curly_bracket": "{",
-    "right_curly_bracket": "}",
-}
-
-# Ctrl + character → control byte, for the non-letter cases.
-CTRL_SPECIAL: dict[str, int] = {
-    " ": 0x00,
-    "@": 0x00,
-    "2": 0x00,
-    "[": 0x1B,
-    "3": 0x1B,
-    "\\": 0x1C,
-    "4": 0x1C,
-    "]": 0x1D,
-    "5": 0x1D,
-    "^": 0x1E,
-    "6": 0x1E,
-    "_": 0x1F,
-    "/": 0x1F,
-    "7": 0x1F,
-    "?": 0x7F,
-    "8": 0x7F,
-}
-
-CURSOR_KEYS = {"up": "A", "down": "B", "right": "C", "left": "D", "home": "H", "end": "F"}
-TILDE_KEYS = {"insert": 2, "delete": 3, "pageup": 5, "pagedown": 6}
-F_SS3 = {1: "P", 2: "Q", 3: "R", 4: "S"}
-F_TILDE = {5: 15, 6: 17, 7: 18, 8: 19, 9: 20, 10: 21, 11: 23, 12: 24}
-
-ESC = "\x1b"
-CSI = "\x1b["
-
-
-def split_key(key: str) -> tuple[frozenset[str], str]:
-    """`ctrl+shift+up` → ({"ctrl","shift"}, "up"). A lone `+` key stays `plus`."""
-    parts = key.split("+")
-    mods: set[str] = set()
-    while len(parts) > 1 and parts[0] in MODIFIERS:
-        mods.add(parts.pop(0))
-    base = "+".join(parts) or "plus"
-    return frozenset(mods), base
-
+__all__ = [
+    "CSI",
+    "CTRL_SPECIAL",
+    "CURSOR_KEYS",
+    "ESC",
+    "F_SS3",
+    "F_TILDE",
+    "KITTY_SPECIAL",
+    "MODIFIERS",
+    "NAMED_CHARS",
+    "TILDE_KEYS",
+    "bracket_paste",
+    "encode_key",
+    "encode_mouse",
+    "key_name_problem",
+    "mod_param",
+    "split_key",
+]
 
 NAMED_KEYS = frozenset(
     {"enter", "tab", "escape", "backspace", "insert", "delete", "pageup", "pagedown"}
@@ -116,15 +73,6 @@ def key_name_problem(key: str) -> str | None:
     )
 
 
-def _mod_param(mods: frozenset[str]) -> int:
-    return (
-        1
-        + (1 if "shift" in mods else 0)
-        + (2 if "alt" in mods or "meta" in mods else 0)
-        + (4 if "ctrl" in mods else 0)
-    )
-
-
 def _base_char(base: str, character: str | None) -> str | None:
     if len(base) == 1:
         return base
@@ -136,7 +84,8 @@ def _base_char(base: str, character: str | None) -> str | None:
 
 
 KITTY_DISAMBIGUATE = 1
-KITTY_SPECIAL = {"escape": 27, "enter": 13, "tab": 9, "backspace": 127}
+KITTY_REPORT_ALTERNATES = 4
+KITTY_REPORT_ALL = 8
 
 
 def encode_key(
@@ -147,11 +96,16 @@ def encode_key(
     `kitty_flags` are the keyboard-protocol flags the child pushed (we answer its
     query with them, so we must honour them): with "disambiguate", Esc and keys
     held with Ctrl or Alt arrive as `CSI code;mods u`, which is how such an app
-    tells Esc from the start of a sequence and Shift+Enter from Enter.
+    tells Esc from the start of a sequence and Shift+Enter from Enter; the
+    other flags are `kitty_keys`'.
     """
+    if kitty_flags & KITTY_REPORT_ALL:
+        return kitty_keys.encode_all(key, character, kitty_flags).encode()
     mods, base = split_key(key)
     if kitty_flags & KITTY_DISAMBIGUATE:
         kitty = _encode_kitty(mods, base, character)
+        if kitty and kitty_flags & KITTY_REPORT_ALTERNATES:
+            kitty = kitty_keys.with_alternate(kitty, key, character)
         if kitty:
             return kitty.encode()
     text = _encode(mods, base, character, app_cursor)
@@ -160,7 +114,7 @@ def encode_key(
 
 def _encode_kitty(mods: frozenset[str], base: str, character: str | None) -> str:
     """The CSI-u form for the keys "disambiguate" changes; "" for every other key."""
-    param = _mod_param(mods)
+    param = mod_param(mods)
     if base in KITTY_SPECIAL:
         code = KITTY_SPECIAL[base]
         if base == "escape":
@@ -181,7 +135,7 @@ def _encode(mods: frozenset[str], base: str, character: str | None, app_cursor: 
     alt = "alt" in mods or "meta" in mods
     ctrl = "ctrl" in mods
     shift = "shift" in mods
-    param = _mod_param(mods)
+    param = mod_param(mods)
 
     if base == "enter":
         return ESC + "\r" if (shift or alt) else "\r"

@@ -9,7 +9,9 @@ Two facts, both decided the way tmux decides them:
   terminal itself, so a child asking us (to pick a light or dark theme) hears
   the truth. A DA1 query rides behind: every terminal answers DA1, and answers
   in order, so its reply means "no colour answer is coming" and we never wait
-  out the timeout on a terminal that ignores OSC 10/11.
+  out the timeout on a terminal that ignores OSC 10/11. Keys typed before
+  the answers came (the user starts typing while zirv starts) are read with
+  them: they are kept, without the answers, for the UI to take as typed.
 
 No UI imports: this runs before the UI takes the terminal.
 """
@@ -24,7 +26,9 @@ import termios
 import time
 import tty
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from zirv_dash import outer_sgr
 
 RGB = tuple[int, int, int]
 
@@ -52,6 +56,11 @@ class OuterTerminal:
     """A Rich colour system name to force ("truecolor", "256"), or None: Rich's own guess."""
     colors: tuple[RGB, RGB] | None = None
     """(foreground, background) as the terminal reported them, if it did."""
+    sgr: outer_sgr.SgrSupport = field(default_factory=outer_sgr.SgrSupport)
+    """Underline styles and colour, overline: what the terminal draws (`outer_sgr`)."""
+    typed: bytes = b""
+    """Input read with the answers that was not an answer: keys typed before the
+    UI started, which the UI takes before anything it reads itself."""
 
 
 # -- truecolor ----------------------------------------------------------------------------
@@ -150,6 +159,18 @@ def parse_replies(data: bytes) -> tuple[dict[int, RGB], bool]:
     return found, _DA1_REPLY.search(data) is not None
 
 
+_REPLY_START = re.compile(rb"\x1b(?:\](?:1[01]?(?:;[^\x07\x1b]*)?)?|\[(?:\?[0-9;]*)?)?\Z")
+"""The unfinished start of a colour or DA1 answer at the end of what was read."""
+
+
+def not_replies(data: bytes, answered: bool = True) -> bytes:
+    """What was read besides the answers (keys typed meanwhile), in order. Not
+    `answered` (the timeout came first): the unfinished start of an answer at
+    the end is not a key."""
+    rest = _DA1_REPLY.sub(b"", _COLOR_REPLY.sub(b"", data))
+    return rest if answered else _REPLY_START.sub(b"", rest)
+
+
 def read_replies(fd: int, timeout: float) -> bytes:
     """Bytes from `fd` until the DA1 reply or `timeout` seconds."""
     deadline = time.monotonic() + timeout
@@ -169,44 +190,68 @@ def read_replies(fd: int, timeout: float) -> bytes:
             return data
 
 
-def query_colors(fd: int, timeout: float = QUERY_TIMEOUT) -> tuple[RGB, RGB] | None:
+def query(fd: int, timeout: float = QUERY_TIMEOUT) -> tuple[tuple[RGB, RGB] | None, bytes]:
     """Ask the terminal on `fd` for its default colours, in raw mode, and put
-    the terminal back as it was. Anything that arrives too late is discarded
-    with the mode change, so no reply is left for the UI to read as keys."""
+    the terminal back as it was: (the colours or None, the keys typed meanwhile).
+    Anything that arrives too late is discarded with the mode change, so no
+    reply is left for the UI to read as keys."""
     try:
         saved = termios.tcgetattr(fd)
     except termios.error:
-        return None
+        return None, b""
     answered = False
+    data = b""
     try:
         tty.setraw(fd, termios.TCSANOW)
         os.write(fd, QUERY)
         data = read_replies(fd, timeout)
         colors, answered = parse_replies(data)
     except OSError:
-        return None
+        return None, not_replies(data, answered=False)
     finally:
         # TCSAFLUSH drops unread input: the tail of a reply that came late.
         termios.tcsetattr(fd, termios.TCSANOW if answered else termios.TCSAFLUSH, saved)
+    # What was typed before raw mode went through the line discipline (ICRNL):
+    # its Enter reads as LF, which the UI would take for Ctrl+J.
+    typed = not_replies(data, answered).replace(b"\n", b"\r")
     if 10 in colors and 11 in colors:
-        return colors[10], colors[11]
-    return None
+        return (colors[10], colors[11]), typed
+    return None, typed
+
+
+def query_colors(fd: int, timeout: float = QUERY_TIMEOUT) -> tuple[RGB, RGB] | None:
+    """The colours `query` found (the keys typed meanwhile dropped)."""
+    return query(fd, timeout)[0]
+
+
+def query_tty(
+    path: str = "/dev/tty", timeout: float = QUERY_TIMEOUT
+) -> tuple[tuple[RGB, RGB] | None, bytes]:
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return None, b""
+    try:
+        return query(fd, timeout)
+    finally:
+        os.close(fd)
 
 
 def query_tty_colors(
     path: str = "/dev/tty", timeout: float = QUERY_TIMEOUT
 ) -> tuple[RGB, RGB] | None:
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
-    except OSError:
-        return None
-    try:
-        return query_colors(fd, timeout)
-    finally:
-        os.close(fd)
+    return query_tty(path, timeout)[0]
 
 
-def probe(setting: str, env: Mapping[str, str] | None = None) -> OuterTerminal:
+def probe(
+    setting: str, env: Mapping[str, str] | None = None, underline_styles: str = "auto"
+) -> OuterTerminal:
     """Everything the dashboard wants to know, asked once at start-up."""
     env = os.environ if env is None else env
-    return OuterTerminal(color_system=color_system(setting, env), colors=query_tty_colors())
+    colors, typed = query_tty()
+    return OuterTerminal(
+        color_system=color_system(setting, env),
+        colors=colors,
+        typed=typed,
+        sgr=outer_sgr.detect(underline_styles, env),
+    )

@@ -215,9 +215,13 @@ def test_replies() -> None:
         b"\x1b[2;3R\x1b[0n\x1b[?62;22c\x1b[>84;0;0c\x1b[?0u\x1bP>|zirv-dash(0.1.0)\x1b\\"
     )
     assert m.take_replies() == b""
+    # Colours nobody told the model: no answer at all (as tmux gives when its
+    # client never reported them), not an invented one.
+    m.feed(b"\x1b]10;?\x07\x1b]11;?\x1b\\\x1b]12;?\x07\x1b]10;?;?\x07")
+    assert m.take_replies() == b""
+    m.default_fg_rgb, m.default_bg_rgb = (0xAA, 0xBB, 0xCC), (0x10, 0x20, 0x30)
     m.feed(b"\x1b]10;?\x07\x1b]11;?\x1b\\")
-    r = m.take_replies()
-    assert r.startswith(b"\x1b]10;rgb:") and r.endswith(b"\x1b\\") and b"\x1b]11;rgb:" in r
+    assert m.take_replies() == (b"\x1b]10;rgb:aaaa/bbbb/cccc\x07\x1b]11;rgb:1010/2020/3030\x1b\\")
 
 
 def test_kitty_keyboard_flags() -> None:

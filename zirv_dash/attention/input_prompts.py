@@ -39,12 +39,16 @@ class InputPrompt:
     tail: int = 6
     busy: tuple[Cue, ...] = ()
     at_cursor: bool = False
+    variants: tuple[InputPrompt, ...] = ()
+    """Other ways the same harness draws its empty composer (any one is it)."""
 
 
 _RULE = cue(r"^[─━]{10,}$")
 _INTERRUPTIBLE = cue(r"\besc(?:ape)? to (?:interrupt|cancel)\b|\besc interrupt\b")
 _SPINNING = cue(r"^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏◐◓◑◒]\s+\S")
 _GEMINI_PLACEHOLDER = cue(r"^>\s+type your message or @path/to/file$")
+_COPILOT_FOOTER = cue(r"/ commands\b")
+_COPILOT_BUSY = (_INTERRUPTIBLE, _SPINNING)
 
 INPUT_PROMPTS: dict[str, InputPrompt] = {
     p.harness: p
@@ -82,8 +86,21 @@ INPUT_PROMPTS: dict[str, InputPrompt] = {
             cue(r"^❯\s*$"),
             above=_RULE,
             below=_RULE,
-            footer=cue(r"/ commands\b"),
-            busy=(_INTERRUPTIBLE, _SPINNING),
+            footer=_COPILOT_FOOTER,
+            busy=_COPILOT_BUSY,
+            # When the terminal told it its colours (OSC 10/11), copilot draws
+            # the composer as a filled box instead: "┃" (a box edge, so the row
+            # reads empty) between half-block bars, no "❯".
+            variants=(
+                InputPrompt(
+                    "copilot",
+                    cue(r"^$"),
+                    above=cue(r"^╻▄{10,}$"),
+                    below=cue(r"^╹▀{10,}$"),
+                    footer=_COPILOT_FOOTER,
+                    busy=_COPILOT_BUSY,
+                ),
+            ),
         ),
         # An empty editor row between two rules; pi puts its selectors there too.
         InputPrompt(
@@ -138,6 +155,12 @@ def at_input_prompt(
         end -= 1
     if end == 0:
         return False
+    return any(_drawn(p, rows, end, cursor) for p in (prompt, *prompt.variants))
+
+
+def _drawn(prompt: InputPrompt, rows: list[str], end: int, cursor: tuple[int, int] | None) -> bool:
+    """Do the normalised `rows` (the last non-blank one at `end - 1`) show this
+    drawing of the empty composer, with no turn running?"""
     index = _composer_row(prompt, rows, end)
     if index is None:
         return False

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-PATTERNS_VERSION = 2
+PATTERNS_VERSION = 3
 SCAN_LINES = 20
 """How many bottom (non-blank-trailing) screen lines `detect_needs_you` reads."""
 
@@ -262,6 +262,26 @@ PATTERNS: tuple[ScreenPattern, ...] = (
         harnesses=("qwen",),
         reason=NEEDS_LOGIN,
         cues=(cue(r"^select authentication method$"), cue(r"^›\s+\S")),
+        blockers=_GEMINI_COMPOSER,
+    ),
+    # qwen's auth dialog past its first menu: a sub-menu or a provider-setup
+    # step, titled as its AuthDialog titles them (VIEW_TITLES, "<flow> · Step
+    # n/m · <step>" in @qwen-code/qwen-code 0.15.10's cli.js), with that
+    # dialog's "…, Esc to go back" hint under it.
+    ScreenPattern(
+        name="qwen-auth-setup",
+        harnesses=("qwen",),
+        reason=NEEDS_LOGIN,
+        cues=(
+            cue(
+                r"^(?:alibaba modelstudio · access method|third-party providers · provider|"
+                r"select oauth provider|provider setup|.+ · step \d+/\d+ · .+)$"
+            ),
+            cue(
+                r"^(?:enter to (?:select, ↑↓ to navigate|submit)|press enter to [^,]+),"
+                r" esc to go back$"
+            ),
+        ),
         blockers=_GEMINI_COMPOSER,
     ),
     ScreenPattern(

@@ -37,6 +37,12 @@ class RepaintFilter:
         self._until = t + REPAINT_WINDOW
         self._budget = columns * rows * REPAINT_BYTES_PER_CELL + REPAINT_SLACK
 
+    def redrawing(self, t: float) -> bool:
+        """Is output at `t` still taken for the redraw after our resize (the
+        window open, no work or operator input since)? The screens it draws
+        meanwhile are half-drawn frames of the child's own state."""
+        return t <= self._until
+
     def input(self, t: float) -> None:
         """Operator input: what follows may be the child's answer to it."""
         self._until = float("-inf")

@@ -136,6 +136,10 @@ class AttentionTracker:
         """The operator is typing a line they began at the recognised prompt (a
         draft hides the empty composer, yet the harness still waits for them)."""
         self._exit_code: int | None = None
+        self._shell_running: bool | None = None
+        """Shell integration (OSC 133): a command runs (True), the shell is at its
+        prompt (False); None while the child never sent the marks."""
+        self._shell_prompt_at: float | None = None
         self._held_since: float | None = None
         """While its output is left unread (`hold`): since when."""
         self._reported = PaneState.STARTING
@@ -183,20 +187,49 @@ class AttentionTracker:
             self._turn_since = t
         self._mark(t)
 
-    def screen(self, lines: Sequence[str], t: float, cursor: tuple[int, int] | None = None) -> None:
-        """The visible screen changed; `lines` are its rows, `cursor` (x, y)."""
+    def shell(self, running: bool, t: float) -> None:
+        """The shell said (OSC 133) a command runs (`C`) or it is at its prompt
+        (`A`, `B`, `D`): from now on that is the state, exactly -- working while
+        a command runs however quiet it is, idle at the prompt at once."""
+        self._settle(t)
+        self._shell_running = running
+        if running:
+            self._shell_prompt_at = None
+        else:
+            self._shell_prompt_at = t
+            self._drafting = False
+            self._draft_since = None
+            if self._turn_since is None and self._last_input is not None:
+                self._turn_since = t
+        self._mark(t)
+
+    def screen(
+        self,
+        lines: Sequence[str],
+        t: float,
+        cursor: tuple[int, int] | None = None,
+        redraw: bool = False,
+    ) -> None:
+        """The visible screen changed; `lines` are its rows, `cursor` (x, y).
+
+        `redraw`: the screen is the child's redraw for a size zirv gave it (our
+        zoom or sidebar toggle; `RepaintFilter.redrawing`). A frame drawn half
+        way (qwen erases its screen and draws its history back in pieces) is
+        not evidence the prompt or a dialog went away, so it can only confirm
+        them: it never ends the prompt's recognition, restarts its clock, or
+        starts needs-you clearing. Our own resize never changes the state."""
         self._settle(t)
         at_prompt = at_input_prompt(self.agent, lines, cursor)
         if at_prompt and not self._at_prompt:
             self._prompt_since = t
-        elif not at_prompt:
+        elif not at_prompt and not redraw:
             self._prompt_since = None
-        self._at_prompt = at_prompt
+        self._at_prompt = at_prompt or (redraw and self._at_prompt)
         reason = detect_needs_you(self.agent, lines)
         if reason is not None:
             self._needs_reason = reason
             self._needs_clear_since = None
-        elif self._needs_reason is not None and self._needs_clear_since is None:
+        elif self._needs_reason is not None and self._needs_clear_since is None and not redraw:
             self._needs_clear_since = t
         self._mark(t)
 
@@ -215,6 +248,16 @@ class AttentionTracker:
         if visible or self._visible:
             self.viewed(t)
         self._visible = visible
+
+    @property
+    def on_dialog(self) -> bool:
+        """The last screen checked showed a needs-you dialog (a question, a menu)."""
+        return self._needs_reason is not None
+
+    @property
+    def prompt_since(self) -> float | None:
+        """When the screen became the recognised input prompt (None: it is not now)."""
+        return self._prompt_since
 
     @property
     def drafting(self) -> bool:
@@ -276,9 +319,11 @@ class AttentionTracker:
 
     def idle_since(self, t: float) -> float | None:
         """When the current idle period began, or None if the pane is not idle at `t`."""
-        if self._last_output is None:
+        if self._last_output is None or self._shell_running:
             return None
         candidates: list[float] = []
+        if self._shell_prompt_at is not None:
+            candidates.append(self._shell_prompt_at)  # the shell's own word: no debounce
         if self._signal_at is not None:
             candidates.append(max(self._signal_at, self._last_output) + SIGNAL_IDLE_DEBOUNCE)
         if self._prompt_since is not None:
@@ -315,6 +360,8 @@ class AttentionTracker:
         output), when the screen is its recognised input prompt, or when the
         operator typed last or is drafting a line begun at that prompt."""
         output = self._last_output if self._last_output is not None else idle_at
+        if self._shell_running is False:
+            return True  # at the prompt OSC 133 marked
         if self._signal_at is not None and self._signal_at >= output:
             return True
         if self._at_prompt or self._drafting:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from zirv_dash import paths
+from zirv_dash.cli import agent_records
 from zirv_dash.cli.agent_args import (
     EXIT_BUDGET_EXHAUSTED,
     MAX_STDIN_PROMPT,
@@ -28,7 +29,7 @@ from zirv_dash.cli.agent_args import (
 )
 from zirv_dash.cli.agent_dash import ask_dashboards, find_dashboards
 from zirv_dash.cli.agent_inline import run_inline
-from zirv_dash.cli.agent_plan import plan_run
+from zirv_dash.cli.agent_plan import Plan, plan_run
 from zirv_dash.harnesses import adapters
 
 __all__ = [
@@ -64,6 +65,15 @@ def run(args: AgentArgs, env: Mapping[str, str]) -> int:
     plan = plan_run(args, env)
     if isinstance(plan, int):
         return plan
+    handle = agent_records.begin(plan)
+    if isinstance(handle, int):
+        return handle
+    args.handle = handle
+    code = _run(args, plan, env)
+    return code
+
+
+def _run(args: AgentArgs, plan: Plan, env: Mapping[str, str]) -> int:
     targets = find_dashboards(plan, env)
     if args.runtime == "native" and not targets:
         return plan.fail(

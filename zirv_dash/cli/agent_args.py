@@ -9,10 +9,11 @@ from typing import Any
 
 USAGE = (
     "usage: zirv agent HARNESS PROMPT|- [--model M] [--workdir DIR | --worktree] [--json] "
-    "[--timeout-secs N] [--max-tool-calls N] [--force] [-- flags]\n"
+    "[--mode write|read-only] [--timeout-secs N] [--needs-you-secs N] [--max-tool-calls N] "
+    "[--force] [-- flags]\n"
     "       zirv agent --runtime native PROMPT|- [--workdir DIR | --worktree] [--json]\n"
 )
-NATIVE_REFUSED = ("--model", "--timeout-secs", "--max-tool-calls", "--force")
+NATIVE_REFUSED = ("--model", "--timeout-secs", "--needs-you-secs", "--max-tool-calls", "--force")
 """Options for a wrapped harness only: a native pane's route names its model, and
 its run is not bounded by a harness's flags (trailing `-- flags` likewise)."""
 EXIT_BUDGET_EXHAUSTED = 77
@@ -33,6 +34,8 @@ class AgentArgs:
     workdir: str | None = None
     json: bool = False
     timeout_secs: int | None = None
+    needs_you_secs: int = 30
+    """With no terminal: a needs-you screen this long ends an inline run (0: never)."""
     max_tool_calls: int | None = None
     force: bool = False
     worktree: bool = False
@@ -40,6 +43,10 @@ class AgentArgs:
     flags: list[str] = field(default_factory=list)
     runtime: str = "wrapped"
     """"native": zirv's own session in a dashboard pane (no HARNESS)."""
+    mode: str = "write"
+    """"read-only" needs no writer permit for its tree."""
+    handle: str | None = None
+    """The delegation handle, once the launch receipt is on record."""
 
 
 def parse_args(argv: list[str]) -> AgentArgs:
@@ -64,9 +71,16 @@ def parse_args(argv: list[str]) -> AgentArgs:
     args.json = "--json" in switches
     args.force = "--force" in switches
     args.worktree = "--worktree" in switches
+    args.mode = opts.get("--mode", "write")
+    if args.mode not in ("write", "read-only"):
+        raise UsageError(f"--mode must be write or read-only, not {args.mode!r}")
     if args.worktree and args.workdir is not None:
         raise UsageError("--worktree and --workdir exclude each other (a worktree is its own dir)")
-    for name, attr in (("--timeout-secs", "timeout_secs"), ("--max-tool-calls", "max_tool_calls")):
+    for name, attr in (
+        ("--timeout-secs", "timeout_secs"),
+        ("--needs-you-secs", "needs_you_secs"),
+        ("--max-tool-calls", "max_tool_calls"),
+    ):
         if name in opts:
             setattr(args, attr, _count(name, opts[name]))
     return args
@@ -83,7 +97,15 @@ def _tokens(head: list[str]) -> tuple[list[str], dict[str, str], set[str]]:
         name, eq, value = tok.partition("=")
         if name == "--timeout":
             name = "--timeout-secs"  # a short alias: headless runs end on it too
-        if name in ("--model", "--workdir", "--timeout-secs", "--max-tool-calls", "--runtime"):
+        if name in (
+            "--model",
+            "--workdir",
+            "--timeout-secs",
+            "--needs-you-secs",
+            "--max-tool-calls",
+            "--runtime",
+            "--mode",
+        ):
             if not eq:
                 if i + 1 >= len(head):
                     raise UsageError(f"{name} needs a value")
@@ -135,7 +157,8 @@ def _check_native(
 def receipt(**values: Any) -> str:
     """The delegation receipt: schema_version 1, empty fields omitted."""
     doc: dict[str, Any] = {"schema_version": 1}
-    for key in ("harness", "model", "mode", "state", "exit_code", "session", "workdir", "reason"):
+    keys = ("handle", "harness", "model", "mode", "state", "exit_code", "session", "workdir")
+    for key in (*keys, "reason"):
         value = values.get(key)
         if value is None or value == "" or value == []:
             continue

@@ -56,6 +56,8 @@ def _ask(plan: Plan, target: spawn.DashTarget) -> int | Passed:
         max_tool_calls=args.max_tool_calls,
         parent_session=(plan.own_session or None) if target.private else None,
         worktree=args.worktree,
+        handle=args.handle,
+        mode="read-only" if args.mode == "read-only" else "writing",
     )
     try:
         req_path = spawn.write_request(target.channel, req.to_json())
@@ -84,7 +86,7 @@ def _launched(plan: Plan, ack: spawn.SpawnAck) -> int:
     if plan.args.json:
         print(
             receipt(
-                **plan.base,
+                **{**plan.base, "handle": ack.handle or plan.base.get("handle")},
                 mode="dashboard_pane",
                 state="launched",
                 session=ack.short,
@@ -93,7 +95,7 @@ def _launched(plan: Plan, ack: spawn.SpawnAck) -> int:
             )
         )
     else:
-        print(f"spawned in dashboard as {ack.short}")
+        print(f"spawned in dashboard as {ack.short} (delegation {ack.handle or plan.args.handle})")
     return 0
 
 

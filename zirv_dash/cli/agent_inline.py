@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zirv_dash import paths
-from zirv_dash.cli import inline_headless
+from zirv_dash.cli import agent_records, inline_headless, inline_needs_you
 from zirv_dash.cli.agent_args import PREFIX, AgentArgs, err, receipt
 from zirv_dash.harnesses import adapters, catalogue
 
@@ -38,16 +38,22 @@ def run_inline(
         "model": args.model or catalogue.implicit_model(args.harness),
         "mode": "inline",
         "workdir": workdir,
+        "handle": args.handle,
     }
     gate_refusal = _gate_refusal(args.harness, Path(workdir))
     if gate_refusal:
+        if args.handle:
+            from zirv_dash.delegation import records
+
+            records.mark_failed(paths.repo_root(), args.handle, gate_refusal)
         if args.json:
             print(receipt(**base, state="launch_failed", reason=gate_refusal))
         err(f"{PREFIX}: {gate_refusal}")
         return 1
     session = paths.new_session_id()
     short = paths.short_id(session)
-    plumbing = _Plumbing.open(short, args.json)
+    agent_records.inline_started(paths.repo_root(), args.handle, short, session, workdir)
+    plumbing = _Plumbing.open(short, args.json, args.harness, args.needs_you_secs)
     ender = plumbing.ender
     child_env = session_env.child_env(
         session,
@@ -62,13 +68,24 @@ def run_inline(
     if isinstance(ran, int):
         return ran  # it never started (said already)
     code, reason = ran
-    if code == wrap.EXIT_TIMEOUT:
+    state = "exited_no_report"
+    needs_you = plumbing.needs_you
+    if needs_you is not None and needs_you.fired:
+        state, code = "needs_you", inline_needs_you.EXIT_NEEDS_YOU
+        reason = (
+            f"{needs_you.reason} for {needs_you.secs:g}s with no terminal to answer it "
+            "(--needs-you-secs)"
+        )
+    elif code == wrap.EXIT_TIMEOUT:
         reason = "outran its --timeout-secs"
     elif ender is not None and ender.ended:
         code, reason = 0, "turn ended (the agent's turn signal; no terminal to continue)"
     tail = plumbing.tail()
-    _report_inline(session, args.harness, base["model"], workdir, own_session, code, reason, tail)
-    doc = receipt(**base, state="exited_no_report", exit_code=code, session=short, reason=reason)
+    _report_inline(
+        session, args.harness, base["model"], workdir, own_session, code, reason, tail,
+        args.handle,
+    )  # fmt: skip
+    doc = receipt(**base, state=state, exit_code=code, session=short, reason=reason)
     if args.json:
         print(doc)
     elif plumbing.tap is not None:
@@ -88,17 +105,28 @@ class _Plumbing:
     tee: output_tail.OutputTee | None
     stdin_fd: int
     out_fd: int
+    needs_you: inline_needs_you.NeedsYouWatch | None = None
+    """With no terminal: ends a run stuck at a needs-you screen."""
 
     @classmethod
-    def open(cls, short: str, json: bool) -> _Plumbing:
+    def open(cls, short: str, json: bool, harness: str, needs_you_secs: int) -> _Plumbing:
         no_terminal = inline_headless.headless(0)
         tap = inline_headless.InputTap(0).start() if no_terminal else None
         ender = _headless_end(short, tap) if tap is not None else None
         stdin_fd = tap.fd if tap is not None else 0
         out_fd = 2 if json else 1
-        return cls(tap, ender, _output_tee(stdin_fd, out_fd), stdin_fd, out_fd)
+        tee = _output_tee(stdin_fd, out_fd)
+        plumbing = cls(tap, ender, tee, stdin_fd, out_fd)
+        if no_terminal and tee is not None and needs_you_secs > 0:
+            columns, rows = _columns_rows(stdin_fd, out_fd)
+            watch = inline_needs_you.NeedsYouWatch(harness, needs_you_secs, columns, rows)
+            tee.listener = watch.feed
+            plumbing.needs_you = watch
+        return plumbing
 
     def close(self) -> None:
+        if self.needs_you is not None:
+            self.needs_you.close()
         if self.ender is not None:
             self.ender.close()
         if self.tap is not None:
@@ -134,6 +162,8 @@ def _run_child(
         registered.extend(_register_inline(session, args.harness, Path(workdir), pid))
         if ender is not None:
             ender.started(pid)
+        if plumbing.needs_you is not None:
+            plumbing.needs_you.start(pid)
 
     reason: str | None = None
     tee = plumbing.tee
@@ -172,13 +202,16 @@ def _report_inline(
     code: int,
     reason: str | None,
     tail: str | None = None,
+    handle: str | None = None,
 ) -> None:
     """Report an inline run the way a dashboard pane's run is reported: the
     `logs/delegation-results/` record, and mail to the requesting session (a
     pane that ran `zirv agent`) or, from a plain terminal, the operator's inbox.
     Best effort: a report that cannot be stored is said on stderr, never fatal."""
     from zirv_dash.config import layers as config
+    from zirv_dash.delegation import outcomes
     from zirv_dash.delegation import result as delegation_result
+    from zirv_dash.mail import mailbox as mail
 
     short = paths.short_id(session)
     outcome = f"ended with exit code {code}" + (f" ({reason})" if reason else "")
@@ -197,20 +230,27 @@ def _report_inline(
         requested_by=requester or "operator",
         body=body,
     )
+    result_path: str | None = None
     try:
-        delegation_result.write(result)
+        result_path = str(delegation_result.write(result))
     except OSError as exc:
         err(f"{PREFIX}: could not store the result of {short}: {exc}")
     try:
         settings = config.load_settings(paths.repo_root())
     except (config.ConfigError, OSError):
         settings = config.Settings()
+    # The outcome is on record before anyone is told (the mail carries its identity).
+    to = own_session or mail.OPERATOR
+    repo = paths.repo_root()
+    ident = agent_records.inline_outcome(
+        repo, handle, code, shown, result_path, to if settings.mail.enabled else None
+    )
     if not settings.mail.enabled:
         return
     try:
         delegation_result.mail_report(
-            paths.repo_slug(paths.repo_root()),
-            body,
+            paths.repo_slug(repo),
+            outcomes.with_identity(body, ident) if ident else body,
             from_session=session,
             to_session=own_session or None,
             keep=settings.mail.keep,
@@ -218,6 +258,12 @@ def _report_inline(
         )
     except Exception as exc:  # noqa: BLE001 - mail.MailError or OSError; never fatal here
         err(f"{PREFIX}: could not mail the report of {short}: {exc}")
+        return
+    if handle and ident:
+        try:
+            outcomes.mark_published(repo, handle, ident)
+        except (OSError, ValueError) as exc:
+            err(f"{PREFIX}: delegation {handle}: delivery not marked ({exc})")
 
 
 def _output_tee(stdin_fd: int, out_fd: int) -> output_tail.OutputTee | None:

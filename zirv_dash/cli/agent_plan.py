@@ -47,6 +47,11 @@ class Plan:
         return paths.short_id(self.own_session) or "unknown"
 
     def fail(self, reason: str, code: int, mode: str = "inline") -> int:
+        handle = self.base.get("handle")
+        if handle:
+            from zirv_dash.delegation import records
+
+            records.mark_failed(self.repo, handle, reason)
         return fail(self.args, self.base, reason, code, mode)
 
 

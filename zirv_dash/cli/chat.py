@@ -286,7 +286,9 @@ def _open_dashboard(
     # 60 times a second (the terminal view coalesces them).
     os.environ.setdefault("TEXTUAL_FPS", "240")
     # Asked before the UI takes the terminal: its colour system and colours.
-    outer = outer_terminal.probe(settings.dash.truecolor)
+    outer = outer_terminal.probe(
+        settings.dash.truecolor, underline_styles=settings.dash.underline_styles
+    )
     extra = []
     for spec in args.pane:
         name, _, prompt = spec.partition(":")
@@ -380,7 +382,7 @@ def _attach_runtime(agent: str, settings: Settings) -> int:
     from zirv_dash.session.cli import attach_dashboard
 
     outer = outer_terminal.probe(settings.dash.truecolor)
-    return attach_dashboard(agent, outer.color_system or "")
+    return attach_dashboard(agent, outer.color_system or "", outer.typed)
 
 
 def hosted_dashboard(engine: Engine, link: DashLink, columns: int, rows: int) -> DashUI:

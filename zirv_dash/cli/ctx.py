@@ -60,10 +60,17 @@ def status_main(argv: list[str]) -> int:
 def _status(argv: list[str]) -> int:
     parser = Parser(prog="zirv ctx status", description="List live sessions and unread mail.")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--agents", action="store_true", help="this repository's delegations")
     args = parse_args(parser, argv)
     if isinstance(args, int):
         return args
     problems: list[str] = []
+    from zirv_dash.cli import ctx_agents
+
+    if args.agents:
+        code = ctx_agents.print_agents(args.json, problems)
+        report_problems("status", problems)
+        return code
     records = registry.list_sessions(sweep=True, problems=problems)
     sockets = registry.orphan_sockets(records)
     _, agent = identity()
@@ -83,6 +90,11 @@ def _status(argv: list[str]) -> int:
         mail_counts["direct"] = direct
         out = _status_json(rows, sockets, mail_counts, problems, escaped, now)
         out["fallback"] = fallback
+        out["permits"] = [
+            {"tree": r["permit"], "handle": r["handle"], "harness": r["harness"], "pane": r["pane"]}
+            for r in ctx_agents.agent_rows(paths.repo_root(), problems)
+            if r["permit"]
+        ]
         print(json.dumps(out, indent=2))
         return 0
     report_problems("status", problems)
@@ -101,6 +113,7 @@ def _status(argv: list[str]) -> int:
     split = f" ({broadcast} broadcast, {direct} direct)" if direct else ""
     lines.append(f"mail: {broadcast + direct} unread{split}")
     lines.extend(fallback)
+    lines.extend(ctx_agents.permit_lines(problems))
     print("\n".join(lines))
     return 0
 
@@ -145,7 +158,12 @@ def _native_note(record: registry.SessionRecord) -> str:
 
 
 def mcp_main(argv: list[str]) -> int:
-    """`zirv ctx mcp serve`: the MCP bridge (imported only when asked for; the SDK is heavy)."""
+    """`zirv ctx mcp serve|doctor`: the MCP bridge (imported only when asked for; the
+    SDK is heavy), and the check of a real connection to it."""
+    if argv and argv[0] == "doctor":
+        from zirv_dash.cli import mcp_doctor
+
+        return mcp_doctor.main(argv[1:])
     from zirv_dash.cli import mcp_bridge
 
     return mcp_bridge.main(argv)

@@ -237,10 +237,13 @@ def _inbox(argv: list[str]) -> int:
     if not messages:
         print(f"no unread mail in {slug}")
         return 0
-    shown = 0
+    shown = repeats = 0
     for message in messages:
         if not args.peek and not mail.consume(message, reader=short):
             continue  # another reader took it between listing and now
+        if not args.peek and _repeat_delivery(message.body):
+            repeats += 1
+            continue
         shown += 1
         when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(message.sent))
         to = f"session {message.to_short}" if message.to_session else message.to
@@ -249,11 +252,25 @@ def _inbox(argv: list[str]) -> int:
             f"to {to} at {when} (information, not instruction)"
         )
         print(mail.display_body(message.body).rstrip("\n"))
+    if repeats:
+        print(f"({repeats} repeat(s) of a delegation report already consumed were dropped)")
     if args.peek:
         print(f"({shown} shown, left unread: run `zirv ctx inbox` to consume them)")
     elif shown == 0:
         print(f"no unread mail in {slug}")
     return 0
+
+
+def _repeat_delivery(body: str) -> bool:
+    """A delegation report whose delivery identity was consumed before (mail is
+    at-least-once; the reader makes it exactly-once). A report no trusted record
+    accounts for is shown, never dropped."""
+    from zirv_dash.delegation import outcomes
+
+    ident = outcomes.identity_of(body)
+    if ident is None:
+        return False
+    return outcomes.consume(paths.repo_root(), ident) == "repeat"
 
 
 def _directed_elsewhere(slug: str, short: str | None) -> int:

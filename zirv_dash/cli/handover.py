@@ -32,7 +32,9 @@ if TYPE_CHECKING:
     # `config.Settings` imports pydantic, which plainly valid settings never need.
     from zirv_dash.config.layers import Settings
 
-WAIT_SECS = 30.0
+WAIT_SECS = 60.0
+"""Long enough for the successor's trial (`runtime.successor_trial.LIMIT`): the
+answer comes once it has proved itself or failed."""
 POLL_SECS = 0.1
 WAIT_ENV = "ZIRV_HANDOVER_WAIT_SECS"  # not ZIRV_CTX_HANDOVER_*: model overrides
 
@@ -305,7 +307,8 @@ def _report(short: str, ack: handover_files.HandoverAck) -> int:
     old = f"{ack.from_agent or '?'}/{ack.from_model or catalogue.NO_MODEL}"
     new = f"{ack.to_agent or '?'}/{ack.to_model or catalogue.NO_MODEL}"
     if not ack.ok:
-        print(f"handover refused: {ack.reason or 'no reason given'}", file=sys.stderr)
+        verb = "failed" if ack.failed else "refused"
+        print(f"handover {verb}: {ack.reason or 'no reason given'}", file=sys.stderr)
         return 1
     if ack.stored:
         print(f"handover accepted: pane {short} switches {old} → {new} at its next idle boundary")

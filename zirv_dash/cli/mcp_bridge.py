@@ -7,8 +7,9 @@ never reach another project's sessions or mailbox.
 
 Tools: `session_snapshot` (registry records of this repository), `mail_send`
 (leave a note, optionally for one live session here), `mail_inbox` (a read-only
-peek at unread mail, never consuming it) and `nudge` (durable mail plus the
-wake-up marker, exactly like `zirv ctx nudge`).
+peek at unread mail, never consuming it), `nudge` (durable mail plus the
+wake-up marker, exactly like `zirv ctx nudge`), and the read-only
+`delegation_list` / `delegation_result` (delegation records and manifests).
 
 Identity. Mail is read *as* the session the server is bound to: `--session ID`
 or the `ZIRV_CTX_SESSION` a pane gives its child. The binding is resolved once
@@ -322,6 +323,19 @@ def build_server(bridge: Bridge) -> MCPServer[Any]:
     def nudge(prefix: str, message: str) -> dict[str, Any]:
         return guarded(nudge_session, prefix, message)
 
+    from zirv_dash.cli import mcp_delegations as dl
+
+    @server.tool(description="This repository's delegations: handle, harness, state, owner.")
+    def delegation_list() -> dict[str, Any]:
+        return dl.delegation_list(bridge.repo)
+
+    @server.tool(description="One delegation's bounded result manifest (read-only).")
+    def delegation_result(handle: str) -> dict[str, Any]:
+        try:
+            return dl.delegation_result(bridge.repo, handle)
+        except dl.DelegationError as exc:
+            raise ToolError(str(exc)) from exc
+
     return server
 
 
@@ -357,11 +371,12 @@ def main(argv: list[str]) -> int:
     """`zirv ctx mcp <serve ...>`."""
     if not argv or argv[0] in ("-h", "--help"):
         print(
-            "usage: zirv ctx mcp serve [--stdio] [--repo PATH] [--session ID]",
+            "usage: zirv ctx mcp serve [--stdio] [--repo PATH] [--session ID]\n"
+            "       zirv ctx mcp doctor [--repo PATH] [--session ID]",
             file=sys.stdout if argv else sys.stderr,
         )
         return 0 if argv else 2
     if argv[0] != "serve":
-        print(f"zirv ctx mcp: unknown verb {argv[0]!r}; the only verb is `serve`", file=sys.stderr)
+        print(f"zirv ctx mcp: unknown verb {argv[0]!r}; verbs: serve, doctor", file=sys.stderr)
         return 2
     return serve_main(argv[1:])

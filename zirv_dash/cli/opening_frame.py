@@ -230,6 +230,9 @@ class OpeningFrame:
             saved = termios.tcgetattr(tty_fd)
             quiet = list(saved)
             quiet[3] = saved[3] & ~(termios.ECHO | termios.ICANON)
+            # An Enter typed while the frame shows stays CR, as the UI reads it
+            # (ICRNL would hand the UI LF: Ctrl+J, no Enter).
+            quiet[0] = saved[0] & ~termios.ICRNL
             cc = list(saved[6])
             cc[termios.VMIN], cc[termios.VTIME] = 1, 0
             quiet[6] = cc

@@ -78,7 +78,17 @@ def __getattr__(name: str) -> object:
 
 CONFIG_FILE_CAP = 1024 * 1024
 """A configuration file larger than this is refused (nothing of ours needs more)."""
-TABLE_SECTIONS = ("dash", "mail", "score", "pace", "fallback", "pricing", "handover", "worker")
+TABLE_SECTIONS = (
+    "dash",
+    "mail",
+    "score",
+    "pace",
+    "fallback",
+    "native",
+    "pricing",
+    "handover",
+    "worker",
+)
 """Top-level keys that must be tables in every file layer."""
 
 
@@ -225,6 +235,8 @@ def load_settings(repo: Path | None = None, flags: Mapping[str, Any] | None = No
         score=sections["score"],
         pace=sections["pace"],
         fallback=sections["fallback"],
+        native=sections["native"],
+        mcp=sections["mcp"],
         pricing=prices,
         handover=handover,
         worker=worker,

@@ -66,9 +66,9 @@ class DashSettings(_EnvFirst):
     )
     SECTION_OPERATOR_ONLY: ClassVar[bool] = True
     """Every key (and any unknown one) is operator-only unless marked REPO_SETTABLE."""
-    LOWERED: ClassVar[tuple[str, ...]] = ("motion", "truecolor")
+    LOWERED: ClassVar[tuple[str, ...]] = ("motion", "truecolor", "underline_styles")
     """Choice fields read in any case (`_word` lowers the text first)."""
-    BOOL_WORDS: ClassVar[tuple[str, ...]] = ("truecolor",)
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ("truecolor", "underline_styles")
     """Choice fields that also take a TOML boolean, as the word `true`/`false`."""
 
     enabled: bool = Field(default=True, validation_alias=AliasChoices("ZIRV_CTX_DASH", "enabled"))
@@ -97,6 +97,10 @@ class DashSettings(_EnvFirst):
     truecolor: Literal["auto", "true", "false"] = "auto"
     """24-bit colour to the outer terminal: `auto` detects it the way tmux does
     (COLORTERM, terminfo Tc/RGB, known TERMs); `true`/`false` override."""
+    underline_styles: Literal["auto", "true", "false"] = "auto"
+    """Curly/dotted/dashed underlines, underline colour and overline to the outer
+    terminal: `auto` reads terminfo Smulx/Setulc/Smol and known terminals;
+    `false` sends a plain underline instead."""
     notify: Literal["off", "bell", "osc", "desktop"] = "osc"
     """Tell the outer terminal when a pane you are not looking at needs you, is
     done or failed: `osc` (OSC 9/777, through tmux passthrough) is the default
@@ -263,6 +267,39 @@ class FallbackSettings(_EnvFirst):
     """Headroom assumed where no reading exists (0 opts out)."""
 
 
+class NativeSettings(_EnvFirst):
+    """`[native]`: the native pane. Operator-only: whether a model's commands may
+    run without a sandbox is not the checkout's decision."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_NATIVE_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    require_sandbox: bool = False
+    """Refuse a native pane's commands (`run_command`, `!` lines) when no sandbox
+    (bubblewrap) is available, instead of running them unsandboxed (operator-only)."""
+
+
+class McpSettings(_EnvFirst):
+    """`[mcp]`: zirv's MCP bridge in the panes it launches. Operator-only: which
+    tools a harness is handed is not the checkout's decision."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ZIRV_CTX_MCP_", extra="ignore", use_attribute_docstrings=True
+    )
+    SECTION_OPERATOR_ONLY: ClassVar[bool] = True
+    LOWERED: ClassVar[tuple[str, ...]] = ()
+    BOOL_WORDS: ClassVar[tuple[str, ...]] = ()
+
+    auto_register: bool = True
+    """claude and codex panes zirv launches get the bridge (`zirv ctx mcp serve`,
+    bound to the pane's session) as a launch-only MCP server; the user's own
+    settings are never edited."""
+
+
 class Settings(BaseModel):
     """The merged, validated configuration for one process."""
 
@@ -279,6 +316,8 @@ class Settings(BaseModel):
     score: ScoreSettings = Field(default_factory=ScoreSettings)
     pace: PaceSettings = Field(default_factory=PaceSettings)
     fallback: FallbackSettings = Field(default_factory=FallbackSettings)
+    native: NativeSettings = Field(default_factory=NativeSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     pricing: dict[str, dict[str, float]] = Field(
         default_factory=dict, json_schema_extra={**OPERATOR_ONLY, "shown": "built-in list prices"}
     )
@@ -303,6 +342,8 @@ SECTION_MODELS: dict[str, type[BaseSettings]] = {
     "score": ScoreSettings,
     "pace": PaceSettings,
     "fallback": FallbackSettings,
+    "native": NativeSettings,
+    "mcp": McpSettings,
 }
 """Sections with a settings model (`handover` and `worker` are free-form tables)."""
 assert tuple(SECTION_MODELS) == MODELLED_SECTIONS, "config/table.py is stale (regenerate it)"

@@ -77,6 +77,8 @@ class PlainSettings:
         self.score = sections["score"]
         self.pace = sections["pace"]
         self.fallback = sections["fallback"]
+        self.native = sections["native"]
+        self.mcp = sections["mcp"]
         self.pricing = pricing or {}
         self.handover = handover
         self.worker = worker
@@ -92,6 +94,8 @@ class PlainSettings:
             "score": self.score.model_dump(),
             "pace": self.pace.model_dump(),
             "fallback": self.fallback.model_dump(),
+            "native": self.native.model_dump(),
+            "mcp": self.mcp.model_dump(),
             "pricing": {model: dict(prices) for model, prices in self.pricing.items()},
             "handover": {agent: dict(tiers) for agent, tiers in self.handover.items()},
             "worker": dict(self.worker),

@@ -24,6 +24,7 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "motion": (("full", "reduced"), "full", None, None),
         "keymap": ("str", "default", None, None),
         "truecolor": (("auto", "true", "false"), "auto", None, None),
+        "underline_styles": (("auto", "true", "false"), "auto", None, None),
         "notify": (("off", "bell", "osc", "desktop"), "osc", None, None),
     },
     "mail": {
@@ -58,6 +59,8 @@ SECTIONS: dict[str, dict[str, Field]] = {
         "min_candidate_headroom_pct": ("float", 10.0, 0.0, 100.0),
         "unknown_headroom_pct": ("float", 25.0, 0.0, 100.0),
     },
+    "native": {"require_sandbox": ("bool", False, None, None)},
+    "mcp": {"auto_register": ("bool", True, None, None)},
 }
 ENV: dict[str, dict[str, str]] = {
     "dash": {
@@ -72,6 +75,7 @@ ENV: dict[str, dict[str, str]] = {
         "motion": "ZIRV_CTX_DASH_MOTION",
         "keymap": "ZIRV_CTX_DASH_KEYMAP",
         "truecolor": "ZIRV_CTX_DASH_TRUECOLOR",
+        "underline_styles": "ZIRV_CTX_DASH_UNDERLINE_STYLES",
         "notify": "ZIRV_CTX_DASH_NOTIFY",
     },
     "mail": {
@@ -106,6 +110,8 @@ ENV: dict[str, dict[str, str]] = {
         "min_candidate_headroom_pct": "ZIRV_CTX_FALLBACK_MIN_CANDIDATE_HEADROOM_PCT",
         "unknown_headroom_pct": "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
     },
+    "native": {"require_sandbox": "ZIRV_CTX_NATIVE_REQUIRE_SANDBOX"},
+    "mcp": {"auto_register": "ZIRV_CTX_MCP_AUTO_REGISTER"},
 }
 ENV_NAMES: dict[str, frozenset[str]] = {
     "dash": frozenset(
@@ -122,6 +128,7 @@ ENV_NAMES: dict[str, frozenset[str]] = {
             "ZIRV_CTX_DASH_SCROLLBACK_BYTES",
             "ZIRV_CTX_DASH_SIDEBAR_COLS",
             "ZIRV_CTX_DASH_TRUECOLOR",
+            "ZIRV_CTX_DASH_UNDERLINE_STYLES",
             "ZIRV_CTX_DASH_WORKDIR_ROOTS",
         }
     ),
@@ -171,24 +178,39 @@ ENV_NAMES: dict[str, frozenset[str]] = {
             "ZIRV_CTX_FALLBACK_UNKNOWN_HEADROOM_PCT",
         }
     ),
+    "native": frozenset({"ZIRV_CTX_NATIVE_REQUIRE_SANDBOX"}),
+    "mcp": frozenset({"ZIRV_CTX_MCP_AUTO_REGISTER"}),
 }
 LOWERED: dict[str, tuple[str, ...]] = {
-    "dash": ("motion", "truecolor"),
+    "dash": ("motion", "truecolor", "underline_styles"),
     "mail": (),
     "session": (),
     "score": ("auto",),
     "pace": (),
     "fallback": (),
+    "native": (),
+    "mcp": (),
 }
 BOOL_WORDS: dict[str, tuple[str, ...]] = {
-    "dash": ("truecolor",),
+    "dash": ("truecolor", "underline_styles"),
     "mail": (),
     "session": (),
     "score": (),
     "pace": (),
     "fallback": (),
+    "native": (),
+    "mcp": (),
 }
-MODELLED_SECTIONS: tuple[str, ...] = ("dash", "mail", "session", "score", "pace", "fallback")
+MODELLED_SECTIONS: tuple[str, ...] = (
+    "dash",
+    "mail",
+    "session",
+    "score",
+    "pace",
+    "fallback",
+    "native",
+    "mcp",
+)
 TOP_ENV: dict[str, str] = {"agent": "ZIRV_CTX_AGENT"}
 REPO_FORBIDDEN_TOP: tuple[str, ...] = ("agent",)
 REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -198,6 +220,8 @@ REPO_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "score": ("auto",),
     "pace": ("*",),
     "fallback": ("*",),
+    "native": ("*",),
+    "mcp": ("*",),
     "pricing": ("*",),
     "handover": ("*",),
     "worker": ("*",),
@@ -218,6 +242,7 @@ HELP: dict[str, str] = {
     "dash.motion": "`full` animates the working spinners; `reduced` keeps every state change but draws a steady glyph, so nothing moves (and the chrome does not tick).",
     "dash.keymap": "Name of the shipped keymap preset (`default`, `tmux`).",
     "dash.truecolor": "24-bit colour to the outer terminal: `auto` detects it the way tmux does (COLORTERM, terminfo Tc/RGB, known TERMs); `true`/`false` override.",
+    "dash.underline_styles": "Curly/dotted/dashed underlines, underline colour and overline to the outer terminal: `auto` reads terminfo Smulx/Setulc/Smol and known terminals; `false` sends a plain underline instead.",
     "dash.notify": "Tell the outer terminal when a pane you are not looking at needs you, is done or failed: `osc` (OSC 9/777, through tmux passthrough) is the default because a terminal that does not understand it ignores it silently, while `bell` beeps and `desktop` needs `notify-send`; `off` sends nothing.",
     "mail.enabled": "Keep and deliver mail between sessions.",
     "mail.max_message_bytes": "Bodies over this are cut (the whole text goes to a `full/` sidecar); at most 1 MiB so a reader never needs more than a bounded read.",
@@ -243,6 +268,8 @@ HELP: dict[str, str] = {
     "fallback.predictive_headroom_pct": "New work is steered off a harness with less headroom than this.",
     "fallback.min_candidate_headroom_pct": "A harness needs at least this much headroom to take work.",
     "fallback.unknown_headroom_pct": "Headroom assumed where no reading exists (0 opts out).",
+    "native.require_sandbox": "Refuse a native pane's commands (`run_command`, `!` lines) when no sandbox (bubblewrap) is available, instead of running them unsandboxed (operator-only).",
+    "mcp.auto_register": "claude and codex panes zirv launches get the bridge (`zirv ctx mcp serve`, bound to the pane's session) as a launch-only MCP server; the user's own settings are never edited.",
 }
 SHOWN: dict[str, str] = {
     "agent": "first installed",

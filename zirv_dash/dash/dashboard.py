@@ -21,6 +21,7 @@ from zirv_dash.attention.states import PaneState
 from zirv_dash.attention.turn_signal import TurnSignalServer
 from zirv_dash.config.layers import AdapterGate
 from zirv_dash.context.health import PaneHealth
+from zirv_dash.dash import mcp_launch
 from zirv_dash.dash.ending import PaneEnding
 from zirv_dash.dash.errorlog import ErrorEntry as ErrorEntry
 from zirv_dash.dash.errorlog import ErrorLog as ErrorLog
@@ -213,6 +214,7 @@ class Dashboard(PaneEnding):
         if self.default_colors is not None:
             pane.model_view.default_fg_rgb, pane.model_view.default_bg_rgb = self.default_colors
         self.panes.append(pane)
+        self._register_mcp(pane)
         socket_path = self._bind_signal(pane)
         env = child_env(
             pane.session_id,
@@ -230,6 +232,18 @@ class Dashboard(PaneEnding):
             self.register(pane, reachable=socket_path is not None)
         self._added(pane, focus)
         return pane
+
+    def _register_mcp(self, pane: Pane) -> None:
+        """zirv's MCP bridge for this launch of a claude or codex pane (launch-only,
+        bound to its session; `[mcp] auto_register = false` turns it off)."""
+        if not self.manage_state or not self.settings.mcp.auto_register:
+            return
+        try:
+            extra = mcp_launch.launch_args(pane.agent, pane.session_id, self.repo)
+        except OSError as exc:
+            self.error(f"pane {pane.short}: zirv's MCP bridge not registered ({exc})")
+            return
+        pane.spec.argv = [*pane.spec.argv, *extra]
 
     def _spawn_native(
         self,

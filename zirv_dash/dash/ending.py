@@ -67,20 +67,6 @@ class PaneEnding(PaneRecords, EscapeWatch):
     def all_ended(self) -> bool:
         return bool(self.panes) and not any(p.alive for p in self.panes)
 
-    @property
-    def close_when_all_ended(self) -> bool:
-        """Every pane ended and none of them failed at start.
-
-        A program that could not start or failed at once (`SHELL=/bin/false`, a
-        harness missing its login) keeps the dashboard open on its ended row, with
-        its exit status, its last screen and the error in `^A e`; closing would
-        leave the user with nothing but a return code."""
-        # Only panes the user opened count: a worker a request launched and that
-        # failed is explained in its row; it must not hold the dashboard open.
-        return self.all_ended and not any(
-            self.failed_at_start(p) for p in self.panes if p.spec.requested_by is None
-        )
-
     @staticmethod
     def was_stopped(pane: Pane) -> bool:
         """Ended by our ladder, or by a signal someone sends to stop a program."""
@@ -88,15 +74,6 @@ class PaneEnding(PaneRecords, EscapeWatch):
             return True
         code = pane.exit_code or 0
         return code - 128 in STOP_SIGNALS
-
-    @classmethod
-    def failed_at_start(cls, pane: Pane) -> bool:
-        if pane.spawn_error:
-            return True
-        if not pane.exit_code or cls.was_stopped(pane) or pane.last_input_at is not None:
-            return False  # a clean exit, a stop, or one the user asked for (`exit 3`)
-        age = (pane.exited_at or time.time()) - pane.created_at
-        return age < QUICK_EXIT_SECS
 
     def shutdown_all(self, grace: float = 5.0) -> None:
         """Quit every pane and verify that nothing of their sessions is left.

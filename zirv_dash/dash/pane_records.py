@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from zirv_dash.attention.turn_signal import TurnSignalError, TurnSignalServer
+from zirv_dash.dash import mcp_launch
 from zirv_dash.dash.pane_kinds import NativePanes
 from zirv_dash.harnesses.native_kind import NATIVE
 from zirv_dash.panes import registry
@@ -89,3 +90,5 @@ class PaneRecords:
         if self.manage_state:
             with contextlib.suppress(OSError, ValueError):
                 registry.unregister(pane.short)
+            with contextlib.suppress(OSError, ValueError):  # its MCP config, if it had one
+                mcp_launch.config_path(pane.session_id).unlink(missing_ok=True)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from zirv_dash.terminal import TerminalModel
+from zirv_dash.terminal.widths import strip_marks
 
 Point = tuple[int, int]
 Span = tuple[Point, Point]
@@ -154,7 +155,8 @@ def text_between(src: LineSource, start: Point, end: Point) -> str:
 
 
 def span_text(src: LineSource, span: Span) -> str:
-    return text_between(src, span[0], span[1])
+    # (without the marks of 2-cell clusters, mode 2027: see terminal.widths)
+    return strip_marks(text_between(src, span[0], span[1]))
 
 
 def columns_in_line(span: Span | None, line: int, columns: int) -> tuple[int, int] | None:

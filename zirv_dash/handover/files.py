@@ -70,7 +70,7 @@ class HandoverRequest(records.Record, frozen=True, kw_only=False):
 
 
 class HandoverAck(records.Record, frozen=True, kw_only=False):
-    """`{ok, reason, from_agent, from_model, to_agent, to_model, stored}`.
+    """`{ok, reason, from_agent, from_model, to_agent, to_model, stored, failed}`.
 
     `stored` is true when the dashboard accepted the request but queued it for the
     pane's next idle boundary instead of performing it at once.
@@ -83,6 +83,9 @@ class HandoverAck(records.Record, frozen=True, kw_only=False):
     to_agent: str | None = None
     to_model: str | None = None
     stored: bool = False
+    failed: bool = False
+    """The successor started and failed (it exited, was not logged in, never
+    reached its prompt): the original was kept and runs on."""
 
     def to_json(self) -> str:
         return records.encode(self)

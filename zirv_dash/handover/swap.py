@@ -290,7 +290,9 @@ class SwapRequest:
     """A new conversation on the same harness and model, carried by the handoff
     packet (a rot restart): never a resume of the old one."""
 
-    def ack(self, ok: bool, reason: str = "", stored: bool = False) -> HandoverAck:
+    def ack(
+        self, ok: bool, reason: str = "", stored: bool = False, failed: bool = False
+    ) -> HandoverAck:
         return HandoverAck(
             ok=ok,
             reason=reason,
@@ -299,6 +301,7 @@ class SwapRequest:
             to_agent=self.agent,
             to_model=None if self.model == catalogue.NO_MODEL else self.model,
             stored=stored,
+            failed=failed,
         )
 
 

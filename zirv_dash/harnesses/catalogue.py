@@ -164,9 +164,15 @@ class Resolution:
 class PickerRow:
     agent: str
     tier: str
+    """The tier, or "" on a row that cannot be chosen (`reason` says why)."""
     model: str
     """The resolved model, or `–` for a harness that takes no model."""
     current: bool
+    reason: str = ""
+    """Why this installed harness cannot be chosen ("" : it can)."""
+    note: str = ""
+    """What `–` means here: a vendor CLI zirv cannot pass a model to starts
+    with its own default (the operator should know the model is not chosen)."""
 
 
 # --- lookups ------------------------------------------------------------------------
@@ -331,23 +337,48 @@ def picker_rows(
     gate_enabled: Callable[[str], bool],
     current_agent: str | None,
     current_model: str | None,
+    gate_refusal: Callable[[str], str | None] | None = None,
 ) -> list[PickerRow]:
-    """One row per (enabled, installed harness × resolvable tier), adapter order.
+    """One row per (enabled, installed harness × resolvable tier), adapter order;
+    and one row with its `reason` for every other installed harness (disabled,
+    or no tier resolves), so none is left out without saying why.
 
     A harness that takes no model (shell, and vendor CLIs without a verified model
     flag) gets one row: tier `standard`, model `–`.
     """
     rows: list[PickerRow] = []
     for name, adapter in adapters.ADAPTERS.items():
-        if not gate_enabled(name) or not adapter.installed():
+        if not adapter.installed():
             continue
-        for tier in TIERS:
-            try:
-                res = resolve_model(name, tier, settings)
-            except ResolveError:
-                continue
-            is_current = name == current_agent and (
-                same_model(res.model, current_model) if res.model else True
+        if not gate_enabled(name):
+            refused = gate_refusal(name) if gate_refusal is not None else None
+            rows.append(PickerRow(name, "", NO_MODEL, False, reason=refused or "disabled"))
+            continue
+        found = _harness_rows(name, settings, current_agent, current_model)
+        if not found:
+            reason = (
+                f"no model set for its tiers: zirv ctx config set handover.{name}.standard <model>"
             )
-            rows.append(PickerRow(name, tier, res.display_model, is_current))
+            rows.append(PickerRow(name, "", NO_MODEL, name == current_agent, reason=reason))
+        rows.extend(found)
+    return rows
+
+
+def _harness_rows(
+    name: str, settings: Settings | None, current_agent: str | None, current_model: str | None
+) -> list[PickerRow]:
+    """The rows of the tiers that resolve for harness `name`."""
+    # A vendor CLI without a model flag (droid's interactive CLI, kimi) runs
+    # its own default: say so rather than offer a bare `–`.
+    note = "its own default model" if harness_vendors(name) and not takes_model(name) else ""
+    rows: list[PickerRow] = []
+    for tier in TIERS:
+        try:
+            res = resolve_model(name, tier, settings)
+        except ResolveError:
+            continue
+        is_current = name == current_agent and (
+            same_model(res.model, current_model) if res.model else True
+        )
+        rows.append(PickerRow(name, tier, res.display_model, is_current, note=note))
     return rows

@@ -23,6 +23,7 @@ from zirv_dash.dash import roster
 from zirv_dash.dash.dashboard import Dashboard, EndedRow
 from zirv_dash.harnesses.native_kind import NATIVE
 from zirv_dash.intake import native_reopen, rows
+from zirv_dash.intake.delegations import Delegations
 from zirv_dash.intake.launching import open_pane, validation_context
 from zirv_dash.intake.reasons import disabled_reason_restore
 from zirv_dash.intake.report import ReportBack, requester_label
@@ -72,6 +73,8 @@ class Intake:
         self.kept: dict[str, Kept] = {}
         self.titles: dict[str, str] = {}
         self.reports = ReportBack(dash)
+        self.delegations = Delegations(dash.repo, dash.error, enabled=enabled)
+        self.reports.delegations = self.delegations
         self.report_to = self.reports.to
         self.reported = self.reports.reported
         self.roster = RosterRestore(self)
@@ -132,6 +135,8 @@ class Intake:
         except OSError as exc:  # pragma: no cover - sweep is already tolerant
             log.warning("stale channel sweep failed: %s", exc)
         self.dash.pane_channel = self._mint
+        if self.reports.redeliver():
+            self.dash.notify("delivered the outcome(s) a previous dashboard had not sent")
 
     def ensure_channel(self, short: str | None = None) -> spawn.DashChannel | None:
         if self.channel is not None or not self.enabled or self.channel_failed:
@@ -176,7 +181,7 @@ class Intake:
 
     def context(self, owner: Owner | None, file_drop: bool = True) -> spawn.ValidationContext:
         """Validation facts from the live settings and panes."""
-        return validation_context(self.dash, owner, file_drop)
+        return validation_context(self.dash, owner, file_drop, self.delegations.permit_refusal)
 
     def sweep(self) -> Outcome:
         """Claim and fulfil waiting requests in every channel. Never raises.
@@ -273,13 +278,21 @@ class Intake:
             raise RuntimeError("accepted request without an adapter")
         kept = copy.deepcopy(req)
         requester = decision.parent or requester_label(req.requested_by)
+        refused = self.delegations.resume_refusal(req, decision.parent)
+        if refused is not None:
+            raise RuntimeError(refused)
         pane = open_pane(self.spawner, self.dash, decision, owner)
         self.kept[pane.short] = Kept(kept, owner)
         self.parents[pane.short] = decision.parent
         # Every delegated pane reports back: to the pane that asked, or, for a
         # request from a plain terminal, to the operator's inbox.
         self.report_to[pane.short] = requester or mail.OPERATOR
+        decision.handle = self.delegations.launched(pane, req, requester or mail.OPERATOR)
         self.titles[pane.short] = req.name or f"wrk {req.agent}"
+        delegator = self.dash.pane_by_short(owner.short) if owner is not None else None
+        if delegator is not None and delegator.kind == "native":
+            # The sidebar says which native session this worker answers to.
+            pane.title = f"{pane.short[:4]}←{delegator.short[:4]}"
         if req.timeout_secs:
             self.deadlines[pane.short] = time.monotonic() + req.timeout_secs
         return pane
@@ -339,6 +352,13 @@ class Intake:
 
     def ended_row(self, pane: Pane) -> EndedRow | None:
         return rows.ended_row(self.dash, pane)
+
+    def forget(self, pane: Pane) -> None:
+        """Drop a finished pane and its ended row (it was started again)."""
+        row = self.ended_row(pane)
+        if row is not None:
+            self.dash.ended.remove(row)
+        self._forget(pane)
 
     def _forget(self, pane: Pane) -> None:
         """Drop a finished pane from the dashboard (its row and screen)."""

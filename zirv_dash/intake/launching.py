@@ -3,6 +3,9 @@ facts a request is checked against (live settings and panes)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from zirv_dash import paths, spawn
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.intake.sweep import Owner, Spawner
@@ -10,7 +13,10 @@ from zirv_dash.panes.pane import Pane
 
 
 def validation_context(
-    dash: Dashboard, owner: Owner | None, file_drop: bool = True
+    dash: Dashboard,
+    owner: Owner | None,
+    file_drop: bool = True,
+    permit: Callable[[spawn.SpawnRequest, Path], str | None] | None = None,
 ) -> spawn.ValidationContext:
     """Validation facts from the live settings and panes."""
     # Steering reads the usage windows and the pricing table: loaded with the
@@ -31,6 +37,7 @@ def validation_context(
         live_shorts={p.short for p in live},
         file_drop=file_drop,
         steer=steerer(dash),
+        permit=permit,
     )
 
 
@@ -45,7 +52,9 @@ def open_pane(
     # Pin the harness to our session id where it can take one, so a later
     # handover or restore can resume this very conversation.
     session_id = paths.new_session_id()
-    argv += adapter.pin_args(session_id) if adapter.name == "claude" else []
+    if adapter.name == "claude":
+        # A verified follow-up resumes the earlier attempt's conversation instead.
+        argv += adapter.resume_args(req.resume) if req.resume else adapter.pin_args(session_id)
     pane = spawner(
         req.agent,
         prompt=req.prompt,

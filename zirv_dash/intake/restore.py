@@ -195,7 +195,7 @@ class RosterRestore:
                     budget_tokens=before.budget_tokens if before else None,
                     interactive=not pane.spec.headless,
                     parent_session=parent or (before.parent_session if before else None),
-                    cwd=pane.cwd,
+                    cwd=pane.current_cwd,  # where an OSC 7 shell `cd`-ed to
                     model=pane.model,
                 )
             )

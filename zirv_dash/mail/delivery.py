@@ -47,6 +47,8 @@ OPERATOR_NUDGE_LABEL = "nudge from operator"
 NUDGE_QUEUED = "nudge queued -- delivers when idle"
 NO_MAIL_HARNESSES = frozenset({"shell"})
 """Panes that never get mail typed in: a shell would run the line as a command."""
+DRAFT_HELD_SECS = 60.0
+"""Mail waiting this long for what the operator typed in a pane says so on its row."""
 SYSTEM_AGENT = "zirv"
 """`from_agent` of the dashboard's own mail (`mail.sent_since` ignores it)."""
 
@@ -69,6 +71,8 @@ class DeliveryEngine:
         """Unread messages per pane short id, as of the last sweep."""
         self.waiting: set[str] = set()
         """Panes with mail they could not take at the last sweep."""
+        self.draft_held: dict[str, float] = {}
+        """Panes whose mail waits for what the operator typed there (a draft), since when."""
         self._advised: dict[str, set[str]] = {}
         self._attention_skipped: set[str] = set()
 
@@ -76,8 +80,9 @@ class DeliveryEngine:
 
     def injectable(self, pane: Pane, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
-        if pane.kind == "native":  # its session knows whether a line starts a turn now
-            return pane.alive and pane.at_input_prompt()
+        if pane.kind == "native":  # its session knows whether a line starts a turn now,
+            # or waits in its durable queue behind an approval (never answering it)
+            return pane.alive and (pane.at_input_prompt() or pane.queues_input_durably())
         if not pane.alive or pane.pty is None or pane.pty.eof:
             return False
         if pane.short in self.inflight or operator_typed(pane, now):
@@ -187,6 +192,19 @@ class DeliveryEngine:
                     deadlines.append(deadline)
         return min(deadlines) if deadlines else None
 
+    def _note_draft(self, pane: Pane, now: float) -> None:
+        if operator_typed(pane, now):
+            self.draft_held.setdefault(pane.short, now)
+        else:
+            self.draft_held.pop(pane.short, None)
+
+    def held_by_draft(self, short: str, now: float | None = None) -> bool:
+        """Mail has waited longer than `DRAFT_HELD_SECS` for what the operator
+        typed in pane `short` (the row says so: nothing is lost, it waits)."""
+        since = self.draft_held.get(short)
+        now = time.monotonic() if now is None else now
+        return since is not None and now - since > DRAFT_HELD_SECS
+
     def pending_panes(self) -> set[str]:
         """Panes that have something waiting for them (mail or queued nudges)."""
         return self.waiting | {s for s, q in self.nudges.items() if q}
@@ -286,11 +304,14 @@ class DeliveryEngine:
                 continue
             if not unread:
                 self.waiting.discard(pane.short)
+                self.draft_held.pop(pane.short, None)
                 continue
             if not self.injectable(pane, now):
                 self.waiting.add(pane.short)
+                self._note_draft(pane, now)
                 self._note_attention_skip(pane, unread[0], now)
                 continue
+            self.draft_held.pop(pane.short, None)
             if self._deliver(pane, unread[0], now):
                 typed += 1
                 self.unread[pane.short] = len(unread) - 1
@@ -300,6 +321,9 @@ class DeliveryEngine:
                 self.waiting.discard(pane.short)
         alive = {p.short for p in self.dash.live_panes}
         self.waiting &= alive
+        for short in list(self.draft_held):
+            if short not in alive:
+                del self.draft_held[short]
         for short in list(self.unread):
             if short not in alive:
                 del self.unread[short]
@@ -340,10 +364,13 @@ class DeliveryEngine:
         advised &= {m.id for m in unread}
         if not unread or unread[-1].id in advised:
             self.waiting.discard(pane.short)
+            self.draft_held.pop(pane.short, None)
             return
         if not self.injectable(pane, now):
             self.waiting.add(pane.short)
+            self._note_draft(pane, now)
             return
+        self.draft_held.pop(pane.short, None)
         line = mail.unread_advisory(len(unread), unread[-1])
         if self.inject(pane, line, kind="advisory", now=now):
             advised.add(unread[-1].id)

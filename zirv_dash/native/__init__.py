@@ -34,17 +34,25 @@ def open_session(
     headless: bool = False,
     config: NativeConfig | None = None,
     session_id: str = "",
+    require_sandbox: bool = False,
 ) -> NativeSession:
     """The session `session` (its journal replayed if it exists) on the role's route
     from `~/.zirv/native.toml`, or the offline demo route when there is none.
-    Raises RouteError (naming the file and field) for a bad configuration."""
+    Raises RouteError (naming the file and field) for a bad configuration.
+    `require_sandbox` is the operator's `[native] require_sandbox`."""
     from zirv_dash.native.engine import NativeSession
     from zirv_dash.native.journal import Journal, journal_path
 
     chosen = (config or load_config()).route_for(role)
     journal = Journal(journal_path(session))
     return NativeSession(
-        chosen, journal, workdir, headless=headless, session_id=session_id, role=role
+        chosen,
+        journal,
+        workdir,
+        headless=headless,
+        session_id=session_id,
+        role=role,
+        require_sandbox=require_sandbox,
     )
 
 

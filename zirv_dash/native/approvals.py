@@ -6,6 +6,11 @@ memory only, never widened to a directory); `3` refuses it with the operator's
 guidance. A headless (delegated) session is offered the same choices: it waits,
 blocked, until the operator answers in its pane — nothing runs without a yes, and
 no number ever means no except the one that says so.
+
+What the dialog shows (tool, scope, preview, note) has passed `visible`: the
+arguments are the model's, and a command line or a file name may carry escape
+sequences. The grant is keyed by the scope as it was (`key`), so two calls that
+only look alike never share one.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from zirv_dash.native import orchestration_tools
 from zirv_dash.native.tools import TOOLS
+from zirv_dash.visible import visible
 
 Answer = Literal["once", "session", "deny"]
 SCOPE_CHARS = 200
@@ -34,6 +41,8 @@ class ApprovalRequest:
     headless: bool = False
     """The session was delegated (launched headless); shown as the actor."""
     exact: bool = True  # "don't ask again" is offered only for a scope stated exactly
+    key: str = ""  # the scope as the call stated it: what a session grant covers
+    note: str = ""  # a warning the dialog shows above the choices (unsandboxed, hard links)
 
     def options(self) -> tuple[tuple[Answer, str], ...]:
         deny: tuple[Answer, str] = (
@@ -71,6 +80,8 @@ def scope_is_exact(name: str, args: Mapping[str, Any]) -> bool:
 
 
 def preview_of(name: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+    if name in orchestration_tools.MUTATING:
+        return orchestration_tools.preview(name, args)
     if name == "run_command":
         return (f"$ {args.get('command', '')}",)
     if name == "write_file":
@@ -95,22 +106,31 @@ class Policy:
     headless: bool = False
     granted: set[str] = field(default_factory=set)
 
-    def needs_approval(self, name: str, args: Mapping[str, Any]) -> bool:
+    def needs_approval(self, name: str, args: Mapping[str, Any], note: str = "") -> bool:
+        """A mutating or unknown call not granted yet; any call with a `note`
+        (a read through a hard link) unless that exact scope was granted."""
         tool = TOOLS.get(name)
-        if tool is not None and not tool.mutating:
+        if tool is not None and not tool.mutating and not note:
+            return False
+        if name in orchestration_tools.SPECS and name not in orchestration_tools.MUTATING:
             return False
         return scope_of(name, args) not in self.granted
 
-    def request(self, call_id: str, name: str, args: Mapping[str, Any]) -> ApprovalRequest:
+    def request(
+        self, call_id: str, name: str, args: Mapping[str, Any], note: str = ""
+    ) -> ApprovalRequest:
+        scope = scope_of(name, args)
         return ApprovalRequest(
             call_id,
-            name,
-            scope_of(name, args),
-            preview_of(name, args),
+            visible(name),
+            visible(scope),
+            tuple(visible(line) for line in preview_of(name, args)),
             self.headless,
             scope_is_exact(name, args),
+            scope,
+            visible(note),
         )
 
     def record(self, request: ApprovalRequest, answer: Answer) -> None:
         if answer == "session" and request.exact:
-            self.granted.add(request.scope)
+            self.granted.add(request.key or request.scope)

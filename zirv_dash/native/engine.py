@@ -18,18 +18,21 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from zirv_dash.native import orchestration_tools
 from zirv_dash.native.approvals import Answer, ApprovalRequest, Policy
 from zirv_dash.native.calls import run_call
 from zirv_dash.native.commands import HELP_TEXT
 from zirv_dash.native.compaction import summarize
 from zirv_dash.native.filerefs import resolve_refs
 from zirv_dash.native.journal import Event, Journal, JournalError, new_id
+from zirv_dash.native.orchestration_tools import Fleet
 from zirv_dash.native.protocol import (
     ChatRequest,
     ProviderError,
     TextDelta,
     ToolCall,
     ToolCallDone,
+    ToolSpec,
     UsageReport,
 )
 from zirv_dash.native.providers import Provider, make_provider
@@ -37,6 +40,7 @@ from zirv_dash.native.routes import Route
 from zirv_dash.native.snapshot import Snapshot, context_left
 from zirv_dash.native.tools import Workdir, specs
 from zirv_dash.native.transcript import Reducer, conversation
+from zirv_dash.visible import visible
 
 MAX_STEPS = 25
 OPERATOR_CAUSE = "interrupted by the operator"
@@ -55,19 +59,26 @@ class NativeSession:
         on_change: Callable[[], None] | None = None,
         session_id: str = "",
         role: str = "",
+        require_sandbox: bool = False,
     ) -> None:
         self.route = route
         self.journal = journal
         self.name = journal.path.stem
-        self.workdir = Workdir(workdir)
+        self.workdir = Workdir(workdir, require_sandbox=require_sandbox)
         self.provider = provider or make_provider(route)
         self.policy = Policy(headless=headless)
+        self.fleet: Fleet | None = None
+        """The orchestration tools' backend, installed by a host that can open
+        worker panes (`zirv_dash.delegation.service`); None offers no such tool."""
         self.on_change = on_change
         self.listeners: list[Callable[[], None]] = []
         """Told of every change too (the host's pane); `on_change` is the view's."""
         self.events: list[Event] = journal.events()
         self.state = "idle"
         self.streaming = ""
+        """The answer being streamed, as the model sent it (journaled so)."""
+        self._shown_stream = ""
+        """`streaming` as views draw it: each delta through `visible` on arrival."""
         self.pending: ApprovalRequest | None = None
         self.queued: list[str] = []
         self.closed = False
@@ -127,7 +138,7 @@ class NativeSession:
     def snapshot(self) -> Snapshot:
         return Snapshot(
             transcript=self._transcript,
-            streaming=self.streaming,
+            streaming=self._shown_stream if self.streaming else "",
             state=self.state,
             pending=self.pending,
             queued=tuple(self.queued),
@@ -242,6 +253,7 @@ class NativeSession:
             left = self.snapshot().context_left
             context = f" · context left {left}%" if left is not None else ""
             text = f"{self.route.label} · {self.route.name} · {self.state} · {billing}{context}"
+            text += f" · {self.workdir.commands()}"
             self.record("notice", text=text)
         elif word == "/compact":
             if self.busy:
@@ -394,15 +406,16 @@ class NativeSession:
         self.state = "generating"
         self._changed()
         request = ChatRequest(
-            self._system(), conversation(self.events), specs(), self.route.max_tokens
+            self._system(), conversation(self.events), self.tool_specs(), self.route.max_tokens
         )
         calls: list[ToolCall] = []
-        self.streaming = ""
+        self.streaming = self._shown_stream = ""
         # Allocated before the request: steering typed from here on answers it.
         self._reply_id = message_id = new_id("m")
         async for event in self.provider.stream(request):
             if isinstance(event, TextDelta):
                 self.streaming += event.text
+                self._shown_stream += visible(event.text)
                 self._turn_tokens += max(1, len(event.text) // 4)
                 self._changed()
             elif isinstance(event, ToolCallDone):
@@ -423,6 +436,10 @@ class NativeSession:
         return calls
 
     # ---- what a tool call needs (`calls.CallHost`) ------------------------------------
+
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        extra = orchestration_tools.specs() if self.fleet is not None else ()
+        return (*specs(), *extra)
 
     def set_state(self, state: str) -> None:
         self.state = state
@@ -471,4 +488,5 @@ class NativeSession:
             f"{self.workdir.root} and can only reach files inside it through your tools. "
             "Mutating tools wait for the operator's approval; if one is denied, follow the "
             "operator's guidance instead of retrying."
+            + (orchestration_tools.SYSTEM_NOTE if self.fleet is not None else "")
         )

@@ -8,7 +8,9 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from zirv_dash.native.files import FileRefused, read_regular
 from zirv_dash.native.tools import SKIP_DIRS, ToolFailure, Workdir
+from zirv_dash.visible import visible
 
 MAX_COMPLETIONS = 50
 MAX_EXAMINED = 4000
@@ -68,8 +70,9 @@ def completions(wd: Workdir, draft: str) -> list[tuple[str, str]]:
         return [(name, detail) for name, detail in SLASH_COMMANDS if name.startswith(draft)]
     last = draft.rsplit(None, 1)[-1] if draft.strip() else ""
     if last.startswith("@") and not draft.endswith((" ", "\n")):
+        # A file's name is drawn as a completion: shown only as visible text.
         return [
-            (f"@{p}", "directory" if p.endswith("/") else "file")
+            (visible(f"@{p}"), "directory" if p.endswith("/") else "file")
             for p in complete_path(wd, last[1:])
         ]
     return []
@@ -93,12 +96,13 @@ def resolve_refs(wd: Workdir, text: str) -> tuple[list[FileRef], list[str]]:
             notes.append(f"@{token}: not a file; not attached")
             continue
         try:
-            with path.open("rb") as fh:
-                data = fh.read(MAX_REF_BYTES + 1)
-        except OSError as exc:
-            notes.append(f"@{token}: {exc.strerror or exc}")
+            # Never blocks on a FIFO swapped in; a hard-linked file is not attached
+            # (read_file asks for it, saying so).
+            data = read_regular(path, MAX_REF_BYTES, links_ok=False, root=wd.root)
+        except FileRefused as exc:
+            notes.append(f"@{token}: {str(exc).split(': ', 1)[-1]}; not attached")
             continue
-        if len(data) > MAX_REF_BYTES or b"\0" in data:
+        if b"\0" in data:
             notes.append(f"@{token}: larger than {MAX_REF_BYTES} bytes or binary; not attached")
             continue
         refs.append(FileRef(wd.show(path), data.decode("utf-8", "replace")))

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from zirv_dash.native.transcript import Item, Outcome, Transcript
+from zirv_dash.visible import visible
 
 Span = tuple[str, str]
 Line = tuple[Span, ...]
@@ -144,6 +145,9 @@ def summary(outcome: Outcome) -> Span:
     if k == "error":
         first = outcome.body.strip().splitlines()[0] if outcome.body.strip() else "failed"
         return (f"✗ {first[:120]}", "err")
+    if k == "worker":  # an orchestration call: the worker's name and state
+        first = outcome.body.strip().splitlines()[0] if outcome.body.strip() else "done"
+        return (f"✓ {first[:120]}", "ok")
     return ("✓ done", "ok")
 
 
@@ -261,7 +265,8 @@ def status_line(
     ]
     if context_left is not None:
         spans.append((f"  context left {context_left}%", "warn" if context_left < 20 else "muted"))
-    place = f" ({branch})" if branch else ""
+    cwd = visible(cwd)  # a directory's name is anyone's choice
+    place = f" ({visible(branch)})" if branch else ""
     tail: list[Span] = [(f"  ⚠ {notice}", "warn")] if notice else []
     if width:
         # The path gives way first (from its left, keeping the repo's own name).
@@ -282,6 +287,7 @@ def git_branch(workdir: str) -> str | None:
     except OSError:
         return None
     prefix = "ref: refs/heads/"
+    # The file is the repository's: its bytes are shown only as visible text.
     if text.startswith(prefix):
-        return text[len(prefix) :]
-    return text[:8] if text else None
+        return visible(text[len(prefix) :])
+    return visible(text[:8]) if text else None

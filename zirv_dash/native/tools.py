@@ -3,31 +3,36 @@
 Containment is checked on resolved paths (symlinks followed), so a link inside
 the workdir that points outside is refused like `../`. Reads and listings are
 bounded; writes return a unified diff; commands run in the workdir with a time
-and output bound, under `bwrap` (no network, read-only system, writable
-workdir) when it is installed.
+and output bound, from an allow-listed environment, under `bwrap` when it is
+installed (`native.sandbox` says exactly what a command can see).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import os
-import shutil
 import signal
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zirv_dash import paths
+from zirv_dash.native.files import FileRefused, links_note, read_regular, replace_atomically
 from zirv_dash.native.protocol import ToolSpec
+from zirv_dash.native.sandbox import bwrap_argv, command_env, find_bwrap
+from zirv_dash.native.search import MAX_READ, in_thread, search_tree
+from zirv_dash.native.search import SKIP_DIRS as SKIP_DIRS  # `filerefs` reads it here
 
-MAX_READ = 256 * 1024
 MAX_LIST = 500
-MAX_SEARCH_FILES = 2000
-MAX_SEARCH_HITS = 200
 MAX_COMMAND_OUTPUT = 64 * 1024
 COMMAND_TIMEOUT = 60.0
-SKIP_DIRS = {".git", "node_modules", "target", "__pycache__", ".venv"}
+KILL_WAIT = 5.0
+_LINKS_OK: ContextVar[bool] = ContextVar("links_ok", default=False)
+"""The running call's approval said the file it touches has other names."""
 
 
 class ToolFailure(Exception):
@@ -48,10 +53,30 @@ class ToolDef:
     run: Callable[[Workdir, Mapping[str, Any]], Awaitable[ToolResult]]
 
 
+UNSANDBOXED = "unsandboxed: bwrap is not installed; the command runs with your own access"
+SANDBOX_REQUIRED = (
+    "refused: no sandbox is available (bwrap is not installed) and [native] require_sandbox = true"
+)
+
+
 class Workdir:
-    def __init__(self, root: Path, *, sandbox: bool = True) -> None:
+    def __init__(self, root: Path, *, sandbox: bool = True, require_sandbox: bool = False) -> None:
         self.root = root.resolve(strict=True)
-        self.sandbox = sandbox and shutil.which("bwrap") is not None
+        self.bwrap = find_bwrap() if sandbox else None
+        self.home = Path.home().resolve()
+        self.require_sandbox = require_sandbox
+        """The operator's `[native] require_sandbox`: no command runs unsandboxed."""
+
+    @property
+    def sandbox(self) -> bool:
+        """Commands run under bubblewrap (False: unsandboxed, and said so)."""
+        return self.bwrap is not None
+
+    def commands(self) -> str:
+        """How commands run here, in the words `/status` uses."""
+        if self.sandbox:
+            return "commands sandboxed (bwrap)"
+        return "commands refused (no sandbox)" if self.require_sandbox else "commands unsandboxed"
 
     def inside(self, rel: object, *, must_exist: bool = True) -> Path:
         if not isinstance(rel, str) or not rel or "\0" in rel:
@@ -76,13 +101,11 @@ def _arg(args: Mapping[str, Any], key: str, default: str | None = None) -> str:
     return value
 
 
-def _read_text(path: Path) -> str:
-    if not path.is_file():
-        raise ToolFailure(f"{path.name}: not a regular file")
-    with path.open("rb") as fh:
-        data = fh.read(MAX_READ + 1)
-    if len(data) > MAX_READ:
-        raise ToolFailure(f"{path.name}: larger than {MAX_READ} bytes")
+def _read_text(wd: Workdir, path: Path) -> str:
+    try:
+        data = read_regular(path, MAX_READ, links_ok=_LINKS_OK.get(), root=wd.root)
+    except FileRefused as exc:
+        raise ToolFailure(str(exc)) from exc
     if b"\0" in data:
         raise ToolFailure(f"{path.name}: binary file")
     return data.decode("utf-8", "replace")
@@ -90,7 +113,7 @@ def _read_text(path: Path) -> str:
 
 async def read_file(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
     path = wd.inside(_arg(args, "path"))
-    return ToolResult(True, await asyncio.to_thread(_read_text, path))
+    return ToolResult(True, await asyncio.to_thread(_read_text, wd, path))
 
 
 async def list_dir(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
@@ -103,36 +126,12 @@ async def list_dir(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
     return ToolResult(True, ("\n".join(shown) or "(empty)") + more)
 
 
-def _search(wd: Workdir, root: Path, needle: str) -> str:
-    hits: list[str] = []
-    files = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            files += 1
-            if files > MAX_SEARCH_FILES or len(hits) >= MAX_SEARCH_HITS:
-                return "\n".join(hits + ["… search stopped at its bound"])
-            path = Path(dirpath) / name
-            try:
-                if path.is_symlink() or path.stat().st_size > MAX_READ:
-                    continue
-                text = path.read_bytes()
-            except OSError:
-                continue
-            if b"\0" in text:
-                continue
-            for number, line in enumerate(text.decode("utf-8", "replace").splitlines(), 1):
-                if needle in line:
-                    hits.append(f"{wd.show(path)}:{number}: {line.strip()[:200]}")
-    return "\n".join(hits) or "no matches"
-
-
 async def search_text(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
     needle = _arg(args, "pattern")
     if not needle:
         raise ToolFailure("pattern: must not be empty")
     root = wd.inside(_arg(args, "path", "."))
-    return ToolResult(True, await asyncio.to_thread(_search, wd, root, needle))
+    return ToolResult(True, await in_thread(lambda stop: search_tree(root, needle, wd.show, stop)))
 
 
 def unified(rel: str, old: str, new: str) -> str:
@@ -149,17 +148,17 @@ def _write(wd: Workdir, rel: str, new: str, old: str | None) -> ToolResult:
     path = wd.inside(rel, must_exist=False)
     if path.is_dir():
         raise ToolFailure(f"{rel}: is a directory")
-    before = _read_text(path) if path.exists() else ""
+    before = _read_text(wd, path) if os.path.lexists(path) else ""
     if old is not None:
         count = before.count(old)
         if count != 1:
             raise ToolFailure(f"{rel}: old_text found {count} times (needs exactly once)")
         new = before.replace(old, new, 1)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # The parent was checked, but a symlink swapped in since must not be followed.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(new)
+    try:
+        # A new file renamed into place: never a write through a hard link.
+        replace_atomically(wd.root, path, new)
+    except FileRefused as exc:
+        raise ToolFailure(str(exc)) from exc
     diff = unified(wd.show(path), before, new)
     return ToolResult(True, diff or f"{rel}: unchanged", "diff" if diff else "text")
 
@@ -177,41 +176,22 @@ async def edit_file(wd: Workdir, args: Mapping[str, Any]) -> ToolResult:
 
 
 def command_argv(wd: Workdir, command: str) -> list[str]:
-    if not wd.sandbox:
+    if wd.bwrap is None:
         return ["/bin/sh", "-c", command]
-    root = str(wd.root)
-    return [
-        "bwrap",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-        "--bind",
-        root,
-        root,
-        "--chdir",
-        root,
-        "--unshare-all",
-        "--die-with-parent",
-        "--new-session",
-        "/bin/sh",
-        "-c",
-        command,
-    ]
+    secrets = (paths.operator_dir(), paths.state_dir())
+    return bwrap_argv(wd.bwrap, wd.root, wd.home, command, secrets)
 
 
 async def run_command(
     wd: Workdir, args: Mapping[str, Any], timeout: float = COMMAND_TIMEOUT
 ) -> ToolResult:
     command = _arg(args, "command")
+    if wd.bwrap is None and wd.require_sandbox:
+        raise ToolFailure(f"run_command: {SANDBOX_REQUIRED}")
     proc = await asyncio.create_subprocess_exec(
         *command_argv(wd, command),
         cwd=wd.root,
+        env=command_env(str(wd.home)),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
@@ -242,6 +222,10 @@ async def run_command(
         return ToolResult(False, f"{text}\n[killed after {timeout:g}s]", "error")
     except asyncio.CancelledError:
         _kill(proc.pid)
+        # Stopped means gone: the cancel returns once the process is reaped (its
+        # sandbox dies with it: --die-with-parent, its own PID namespace).
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(proc.wait()), KILL_WAIT)
         raise
     text = b"".join(chunks).decode("utf-8", "replace")
     if truncated or size > MAX_COMMAND_OUTPUT:
@@ -322,17 +306,49 @@ TOOLS: dict[str, ToolDef] = {
 }
 
 
+def refusal(wd: Workdir, name: str) -> str | None:
+    """Why `name` cannot run here at all (asked before any approval), or None."""
+    if name == "run_command" and wd.bwrap is None and wd.require_sandbox:
+        return f"{name}: {SANDBOX_REQUIRED}"
+    return None
+
+
+def approval_note(wd: Workdir, name: str, args: Mapping[str, Any]) -> str:
+    """What the approval must say beyond the call itself ('' when nothing). A
+    read with a note needs an approval although reads are otherwise free."""
+    if name == "run_command" and wd.bwrap is None:
+        return UNSANDBOXED
+    rel = args.get("path")
+    if name in ("read_file", "write_file", "edit_file") and isinstance(rel, str):
+        try:
+            path = wd.inside(rel, must_exist=False)
+        except ToolFailure:
+            return ""  # refused when it runs
+        note = links_note(path, rel)
+        if note and name != "read_file":
+            note += "; the write replaces this name only, the other keeps the old content"
+        return note
+    return ""
+
+
 def specs() -> tuple[ToolSpec, ...]:
     return tuple(tool.spec for tool in TOOLS.values())
 
 
-async def execute(wd: Workdir, name: str, args: Mapping[str, Any]) -> ToolResult:
+async def execute(
+    wd: Workdir, name: str, args: Mapping[str, Any], *, links_ok: bool = False
+) -> ToolResult:
+    """Run a call. `links_ok`: its approval said its file has other names (a
+    hard-linked file is refused otherwise)."""
     tool = TOOLS.get(name)
     if tool is None:
         return ToolResult(False, f"unknown tool {name!r}", "error")
+    token = _LINKS_OK.set(links_ok)
     try:
         return await tool.run(wd, args)
     except ToolFailure as exc:
         return ToolResult(False, str(exc), "error")
     except OSError as exc:
         return ToolResult(False, f"{name}: {exc.strerror or exc}", "error")
+    finally:
+        _LINKS_OK.reset(token)

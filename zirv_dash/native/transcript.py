@@ -5,6 +5,11 @@ no clock, no filesystem, no randomness.
 A tool call that was started before the latest `open` event (a restart) and
 never finished is "outcome unknown": it is shown so, and the provider is told
 so, but nothing ever runs it again.
+
+The transcript is what every view draws (pane, grid tile, web view, a replayed
+journal), so each string in it passed `visible` here: no control character from
+a model, a tool or an error body reaches a terminal. The provider history keeps
+the text as it was.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zirv_dash.native.journal import Event
+from zirv_dash.native.orchestration_tools import SPECS as _ORCHESTRATION_SPECS
 from zirv_dash.native.protocol import (
     AssistantMessage,
     Message,
@@ -22,6 +28,7 @@ from zirv_dash.native.protocol import (
     ToolResultMessage,
     UserMessage,
 )
+from zirv_dash.visible import visible
 
 MAX_TRANSCRIPT_ITEMS = 500
 STEERING_PREFIX = "(operator, while you worked)"
@@ -36,7 +43,7 @@ RESTART_CANCEL = "cancelled: the session restarted before this call ran"
 
 @dataclass(frozen=True)
 class Outcome:
-    kind: str  # pending awaiting running cancelled unknown diff test text error
+    kind: str  # pending awaiting running cancelled unknown diff test text worker error
     body: str = ""
     passed: int = 0
     failed: int = 0
@@ -89,20 +96,20 @@ class Reducer:
         if kind == "input":
             self.acked.append(str(d.get("id", "")))
             steering = bool(d.get("steering"))
-            items.append(Item("user", str(d.get("id")), str(d.get("text", "")), steering))
+            items.append(Item("user", str(d.get("id")), visible(str(d.get("text", ""))), steering))
         elif kind == "assistant":
-            text = str(d.get("text", ""))
+            text = visible(str(d.get("text", "")))
             if text.strip():
                 items.append(Item("assistant", str(d.get("id")), text))
             if d.get("interrupted"):
-                cause = interruption_cause(d)
+                cause = visible(interruption_cause(d))
                 text = cause if cause.startswith("interrupted") else f"cut short: {cause}"
                 items.append(Item("notice", f"int-{event.seq}", text, tone="muted"))
         elif kind == "tool_call":
             call_id = str(d.get("id"))
             self.where[call_id] = len(items)
             args = args_preview(d.get("arguments"))
-            name = str(d.get("name"))
+            name = visible(str(d.get("name")))
             items.append(Item("tool", call_id, name=name, args=args, outcome=Outcome("pending")))
         elif kind == "approval_request":
             self._outcome(str(d.get("id")), Outcome("awaiting"))
@@ -138,16 +145,16 @@ class Reducer:
     def _notice(self, event: Event) -> None:
         d = event.data
         if event.kind == "error":
-            text = f"{d.get('label', 'error')}: {d.get('message', '')}"
+            text = visible(f"{d.get('label', 'error')}: {d.get('message', '')}")
             self.items.append(Item("notice", f"err-{event.seq}", text, tone="err"))
         elif event.kind == "notice":
-            text = str(d.get("text", ""))
+            text = visible(str(d.get("text", "")))
             self.items.append(Item("notice", f"n-{event.seq}", text, tone="muted"))
         elif event.kind == "compaction":
-            text = f"compacted the conversation ({d.get('method', 'structural')} summary)"
+            text = visible(f"compacted the conversation ({d.get('method', 'structural')} summary)")
             self.items.append(Item("notice", f"c-{event.seq}", text, tone="muted"))
         elif event.kind == "ended":
-            self.items.append(Item("ended", f"e-{event.seq}", str(d.get("reason", ""))))
+            self.items.append(Item("ended", f"e-{event.seq}", visible(str(d.get("reason", "")))))
 
     def result(self) -> Transcript:
         items = self.items
@@ -166,16 +173,19 @@ def build_transcript(events: Iterable[Event], limit: int = MAX_TRANSCRIPT_ITEMS)
     return reducer.result()
 
 
+ORCHESTRATION = frozenset(_ORCHESTRATION_SPECS)
 _TEST_COUNTS = re.compile(r"(\d+) (passed|failed)")
 
 
 def classify(name: str, data: object) -> Outcome:
     d = data if isinstance(data, dict) else {}
-    output = str(d.get("output", ""))
+    output = visible(str(d.get("output", "")))
     if d.get("display") == "cancelled":
         return Outcome("cancelled", output)
     if not d.get("ok"):
         return Outcome("error", output)
+    if name in ORCHESTRATION:  # its first line names the worker and its state
+        return Outcome("worker", output)
     if ("\n+++ " in output or output.startswith("--- ")) and "\n@@" in output:
         return Outcome("diff", output)
     if "test" in name:
@@ -191,8 +201,8 @@ def args_preview(args: object, limit: int = 80) -> str:
     for key in sorted(args):
         value = args[key]
         shown = value if isinstance(value, str) else repr(value)
-        shown = shown.replace("\n", "\\n")
-        parts.append(f"{key}: {shown[:40] + '…' if len(shown) > 40 else shown}")
+        shown = visible(shown.replace("\n", "\\n"))
+        parts.append(f"{visible(str(key))}: {shown[:40] + '…' if len(shown) > 40 else shown}")
     text = ", ".join(parts)
     return text[: limit - 1] + "…" if len(text) > limit else text
 

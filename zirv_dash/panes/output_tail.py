@@ -14,6 +14,7 @@ import contextlib
 import os
 import select
 import threading
+from collections.abc import Callable
 
 from zirv_dash.terminal import TerminalModel
 
@@ -28,6 +29,8 @@ class OutputTee:
         self._read_fd, self.fd = os.pipe()
         self._kept: collections.deque[bytes] = collections.deque()
         self._kept_len = 0
+        self.listener: Callable[[bytes], None] | None = None
+        """Also given each chunk, on the tee's thread (a watch of the screen)."""
         self._thread = threading.Thread(target=self._run, name="output-tee", daemon=True)
         self._thread.start()
 
@@ -41,6 +44,9 @@ class OutputTee:
             if not data:
                 return
             self._keep(data)
+            listener = self.listener
+            if listener is not None:
+                listener(data)
             if forward:
                 forward = self._forward(data)
 

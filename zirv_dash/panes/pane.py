@@ -8,6 +8,7 @@ reports itself failed — so a bad config never takes the dashboard down.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from zirv_dash.attention.states import PaneState
 from zirv_dash.attention.tracker import AttentionTracker, RepaintFilter, at_input_prompt
 from zirv_dash.harnesses.adapters import Adapter
 from zirv_dash.panes import words
+from zirv_dash.panes.kept import CHILD_FIELDS, Kept
 from zirv_dash.panes.ptysession import PtySession, SpawnError
 from zirv_dash.panes.spec import PaneSpec
 from zirv_dash.terminal import TerminalModel
@@ -72,6 +74,8 @@ class Pane:
         written or typed yet, not ended, and a fresh attention tracker."""
         self.inbox.clear()
         self.inbox_bytes = 0
+        self._shell_marks = 0
+        """OSC 133 marks of this child's model already given to the tracker."""
         now = time.monotonic()
         self.started_mono = now
         self.last_output_at: float | None = None
@@ -80,6 +84,8 @@ class Pane:
         self.last_input_at: float | None = None
         self.turn_signal_at: float | None = None
         self.user_typed_since_turn = False
+        self.typed_at_dialog = False
+        """The operator's last key went to a needs-you dialog (an answer, not a draft)."""
         self.exit_code: int | None = None
         self.exited_at: float | None = None
         self.spawn_error: str | None = None
@@ -171,6 +177,12 @@ class Pane:
             self.repaint_bytes += len(chunk)
         else:
             self.tracker.output(now)
+        if self.model_view.shell_marks != self._shell_marks:
+            # The shell's own word (OSC 133) on whether a command runs.
+            self._shell_marks = self.model_view.shell_marks
+            running = self.model_view.shell_running
+            if running is not None:
+                self.tracker.shell(running, now)
         self._screen_dirty = True
         if now - self._screen_checked_at >= self._screen_interval():
             self.check_screen(now)
@@ -226,6 +238,22 @@ class Pane:
 
     # -- input ------------------------------------------------------------------------------
 
+    @property
+    def current_cwd(self) -> str:
+        """Where the child says it is (OSC 7, a shell after `cd`), else where it
+        was started: what the header shows and restore, spawn-here and the diff
+        review use. A reported directory that no longer exists is not used."""
+        reported = self.model_view.cwd
+        if reported and reported != self.cwd and os.path.isdir(reported):
+            return reported
+        return self.cwd
+
+    def report(self, data: bytes) -> None:
+        """A terminal report for the child (focus in/out): not typing, so it
+        neither snaps the view back nor counts as the operator's input."""
+        if self.pty is not None and self.exit_code is None and data:
+            self.pty.write(data)
+
     def send(self, data: bytes, typed: bool = True) -> None:
         """Bytes for the child. Operator typing snaps the view back to live, like tmux."""
         if self.pty is None or self.exit_code is not None or not data:
@@ -237,6 +265,7 @@ class Pane:
         self.tracker.input(now, submit=b"\r" in data)
         if typed:
             self.user_typed_since_turn = True
+            self.typed_at_dialog = self.tracker.on_dialog
             self.scroll_offset = 0
 
     def deliver(self, text: str) -> str:
@@ -274,12 +303,14 @@ class Pane:
 
     def turn_signal(self) -> None:
         now = time.monotonic()
-        # A turn boundary ends the operator's claim on the pane only if what they
-        # typed was submitted; an unsent draft stays theirs (nothing may be typed
-        # after it).
+        # A turn boundary ends the operator's claim on the pane if what they typed
+        # was submitted, or was a key answering a dialog (`y` at a question, `1`
+        # at a trust menu: kept as a draft, it blocked mail and nudges for good).
+        # Unsent text typed anywhere else is a draft and stays theirs (nothing
+        # may be typed after it) until the screen moves on (`check_screen`).
         submitted = self.last_input_at is None or self.tracker.turn_since == self.last_input_at
         self.turn_signal_at = now
-        if submitted:
+        if submitted or self.typed_at_dialog:
             self.user_typed_since_turn = False
         self.tracker.turn_signal(now)
 
@@ -290,7 +321,20 @@ class Pane:
         now = time.monotonic() if now is None else now
         self._screen_checked_at = now
         self._screen_dirty = False
-        self.tracker.screen(self.model_view.lines(), now, self.model_view.cursor)
+        self.tracker.screen(
+            self.model_view.lines(),
+            now,
+            self.model_view.cursor,
+            redraw=self._repaint.redrawing(now),
+        )
+        if self.user_typed_since_turn and self._screen_moved_on():
+            # The screen moved on since the last key: it is the empty recognised
+            # prompt again, so what was typed (a one-key answer) is no draft.
+            self.user_typed_since_turn = False
+
+    def _screen_moved_on(self) -> bool:
+        since, typed = self.tracker.prompt_since, self.last_input_at
+        return since is not None and typed is not None and since > typed
 
     def _screen_interval(self) -> float:
         return SCREEN_CHECK_INTERVAL if self.tracker.visible else HIDDEN_SCREEN_CHECK_INTERVAL
@@ -323,8 +367,14 @@ class Pane:
         return words.ended_words(self.exit_code, self.spawn_error)
 
     def ended_note(self) -> str:
-        """The same, in a few cells for the roster ("exit 3", "TERM", "no start")."""
-        return words.ended_note(self.exit_code, self.spawn_error)
+        """The same, in a few cells for the roster ("exit 3", "TERM", "no start");
+        while it runs, the last command's exit status its shell reported (OSC
+        133, "$? 1")."""
+        ended = words.ended_note(self.exit_code, self.spawn_error)
+        last = self.model_view.last_exit
+        if ended or last is None or self.exit_code is not None:
+            return ended
+        return f"$? {last}"
 
     def is_idle(self, now: float | None = None) -> bool:
         return self.state(now) in (PaneState.IDLE, PaneState.DONE_UNSEEN)
@@ -355,6 +405,22 @@ class Pane:
                 return line.strip()
         return ""
 
+    def report_lines(self) -> list[str]:
+        """What a report of this pane quotes: its screen lines (a native pane,
+        which has no screen, says its transcript)."""
+        return [line.rstrip() for line in self.model_view.lines()]
+
+    def queues_input_durably(self) -> bool:
+        """True when text handed to the pane now waits in a durable queue of its
+        own (a native session blocked on an approval), never answering what is
+        open. A terminal pane has no such queue: its text waits in the mailbox."""
+        return False
+
+    def unknown_tool_outcomes(self) -> list[str]:
+        """Tool calls whose outcome is unknown (a native session stopped while they
+        ran); a terminal pane cannot know of any."""
+        return []
+
     # -- handover ----------------------------------------------------------------------
 
     def install_successor(
@@ -368,8 +434,14 @@ class Pane:
     ) -> tuple[PtySession | None, TerminalModel]:
         """Swap in a successor child (issue 6): new PTY, terminal model, harness and
         model, a fresh attention tracker; the short id, session id, role, title and
-        first prompt stay. Returns the old (PTY, model) for the caller to retire."""
+        first prompt stay. Returns the old (PTY, model) for the caller to retire
+        (`kept()`, taken first, has everything needed to put the old child back)."""
         old = (self.pty, self.model_view)
+        self.inbox = deque()  # the old child's unparsed output stays with its `Kept`
+        # The successor asking for colours (OSC 10/11) hears what its
+        # predecessor heard: the outer terminal's, or no answer.
+        model_view.default_fg_rgb = self.model_view.default_fg_rgb
+        model_view.default_bg_rgb = self.model_view.default_bg_rgb
         self.pty = pty
         self.model_view = model_view
         self.agent = adapter.name
@@ -381,3 +453,14 @@ class Pane:
         idle_quiet_ms = int(self.tracker.idle_quiet * 1000)
         self._fresh_child(adapter.name, idle_quiet_ms, prompted, screen_dirty=True)
         return old
+
+    def kept(self) -> Kept:
+        """This child's whole state, to put back with `restore` if its successor
+        fails (a handover keeps the original until the successor proves itself)."""
+        return Kept({name: getattr(self, name) for name in CHILD_FIELDS if hasattr(self, name)})
+
+    def restore(self, kept: Kept) -> None:
+        """Put a `kept` child back as it was (its screen, state and unparsed output)."""
+        for name, value in kept.fields.items():
+            setattr(self, name, value)
+        self._screen_dirty = True

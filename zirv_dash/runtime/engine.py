@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 from collections.abc import Callable
@@ -29,7 +30,8 @@ from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.childwatch import ChildWatch
 from zirv_dash.runtime.fdwatch import FdWatch
 from zirv_dash.runtime.lazy import Lazy, built
-from zirv_dash.runtime.native_pane import NATIVE_PANES, NativeSessionPane
+from zirv_dash.runtime.native_pane import NativePaneKind, NativeSessionPane
+from zirv_dash.runtime.orchestration import fleet_for
 from zirv_dash.runtime.pane_io import PaneIO
 from zirv_dash.runtime.pump import Pump
 from zirv_dash.runtime.scheduling import Scheduling
@@ -88,7 +90,11 @@ class Engine(Scheduling):
 
         self.intake = IntakeController(self)
         dash.listener = self._dash_said
-        dash.native_panes = NATIVE_PANES  # the kind lives in this floor, above dash/
+        # The kind lives in this floor, above dash/; `[native]` is the operator's, and
+        # its sessions can orchestrate.
+        dash.native_panes = NativePaneKind(
+            dash.settings.native.require_sandbox, fleet_for=functools.partial(fleet_for, dash)
+        )
 
     # -- subscribers -------------------------------------------------------------------
 
@@ -352,6 +358,8 @@ class Engine(Scheduling):
         self._reap_pending = False
         if self.quitting:
             return []  # the shutdown owns the children now
+        if built(self, "swaps"):  # none built: no handover ran, no successor to give back
+            self.swaps.before_reap()  # a failed successor gives its pane back, not ends it
         for pane in self.dash.panes:
             # Stop watching a finished child's PTY and socket before reaping
             # closes them: a reader left on a closed fd would later swallow the
@@ -379,7 +387,8 @@ class Engine(Scheduling):
         return ended
 
     def check_all_ended(self) -> None:
-        if self.dash.close_when_all_ended and not self.quitting and not self.intake.restore_open:
+        """Every pane has ended: the UI says so (it stays on them until a quit)."""
+        if self.dash.all_ended and not self.quitting and not self.intake.restore_open:
             code = 1 if any((p.exit_code or 0) != 0 for p in self.dash.panes) else 0
             self.emit(ev.AllEnded(code))
 
@@ -405,6 +414,8 @@ class Engine(Scheduling):
             native = [p for p in self.dash.panes if isinstance(p, NativeSessionPane)]
             await asyncio.gather(*(p.close_session() for p in native), return_exceptions=True)
             await asyncio.to_thread(self.dash.shutdown_all)
+            if built(self, "swaps"):  # a kept predecessor exists only after a handover
+                await asyncio.to_thread(self.swaps.stop_kept)
         finally:
             # Whatever happened above, the dashboard closes; the caller then
             # makes sure nothing is left running.

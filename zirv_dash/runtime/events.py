@@ -81,7 +81,7 @@ class RestoreOffered:
 
 @dataclass(frozen=True)
 class AllEnded:
-    """Every pane ended and none failed at start: the dashboard may close."""
+    """Every pane ended (the dashboard stays on them; `exit_code`: 1 if one failed)."""
 
     exit_code: int
 

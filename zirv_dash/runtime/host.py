@@ -146,7 +146,8 @@ class ContextHost(WatchingHost, Protocol):
 
 
 class Swapping(Protocol):
-    """The swap scheduler's request: how a fallback hands a pane over."""
+    """The swap scheduler's request: how a fallback hands a pane over (and whether
+    a successor is still on trial in a pane)."""
 
     def request(
         self,
@@ -158,6 +159,8 @@ class Swapping(Protocol):
         from_cli: bool = ...,
         fresh: bool = ...,
     ) -> HandoverAck: ...
+
+    def on_trial(self, short: str) -> bool: ...
 
 
 class FallbackHost(ContextHost, Protocol):

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from zirv_dash.dash.dashboard import DashError
 from zirv_dash.dash.roster import RosterPane
 from zirv_dash.intake import Intake
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.host import IntakeHost
+from zirv_dash.runtime.native_pane import NativeSessionPane
 from zirv_dash.runtime.watch import Route
 
 
@@ -119,8 +121,25 @@ class IntakeController:
         if checked is None:
             self.intake.skip_restore()
         else:
-            self.intake.restore(checked)
+            self._close_blank_orchestrators(self.intake.restore(checked))
         self._engine.changed()
+
+    def _close_blank_orchestrators(self, restored: list[Pane]) -> None:
+        """A native orchestrator brought back replaces the blank one this launch
+        opened (no one has said anything to it): two orchestrators side by side
+        would leave the operator to guess which one is theirs."""
+        if not any(_native_orchestrator(p) for p in restored):
+            return
+        for pane in list(self._engine.dash.panes):
+            if pane in restored or not _native_orchestrator(pane) or not pane.alive:
+                continue
+            assert isinstance(pane, NativeSessionPane)
+            session = pane.session
+            if session is None:
+                continue
+            if any(item.kind == "user" for item in session.snapshot().transcript.items):
+                continue  # a conversation of its own: both stay
+            self._engine.close_native(pane, "replaced by the restored conversation")
 
     def relaunch(self, pane: Pane) -> Pane | None:
         new = self.intake.relaunch(pane)
@@ -128,6 +147,35 @@ class IntakeController:
             self._engine.remove_pane(pane)
             if new in self._engine.dash.panes:
                 self._engine.focus(self._engine.dash.panes.index(new))
+        self._engine.changed()
+        return new
+
+    def restartable(self, pane: Pane) -> bool:
+        """An ended pane with no kept request to restore (the orchestrator, a pane
+        opened without a task) can be started again as it was launched."""
+        return (
+            not pane.alive
+            and pane in self._engine.dash.panes
+            and pane.short not in self.intake.kept
+            and pane.spec.requested_by is None
+        )
+
+    def restart(self, pane: Pane) -> Pane | None:
+        """Start a `restartable` pane again (same harness, model, directory and
+        role, a new session); its ended row gives way to the new pane."""
+        if not self.restartable(pane):
+            return None
+        dash = self._engine.dash
+        try:
+            new = self._engine.open_pane(pane.agent, model=pane.model, cwd=pane.cwd, role=pane.role)
+        except DashError as exc:
+            dash.error(f"restart {pane.short}: {exc}")  # the row stays
+            return None
+        self.intake.forget(pane)
+        self._engine.remove_pane(pane)
+        if new in dash.panes:
+            self._engine.focus(dash.panes.index(new))
+        dash.notify(f"restarted {pane.short} ({pane.agent}) as {new.short}")
         self._engine.changed()
         return new
 
@@ -149,3 +197,7 @@ class IntakeController:
         # Safety net for exits that bypass the quit path: the token dir goes.
         if not self._closed:
             self.before_quit()
+
+
+def _native_orchestrator(pane: Pane) -> bool:
+    return isinstance(pane, NativeSessionPane) and pane.role == "orchestrator"

@@ -33,6 +33,8 @@ from zirv_dash.runtime.watch import Route
 
 log = logging.getLogger("zirv.sessions")
 
+DRAFT_BADGE = "draft"
+"""After a badge: its mail has waited over a minute for what the operator typed."""
 WATCH_STARTUP_SECS = 2.0
 """Sweep on the tick for this long after the watcher starts (it may miss the
 first changes while it sets up)."""
@@ -99,6 +101,7 @@ class MailController:
         self.known_panes: frozenset[str] = frozenset()
         self._sweeping = False
         self._again = False
+        self._held_shown: set[str] = set()
 
     # -- wiring ----------------------------------------------------------------------
 
@@ -120,6 +123,10 @@ class MailController:
     def tick(self) -> None:
         """Once a second (a fallback; event-driven work should not wait for it)."""
         engine = self._engine
+        held = {s for s in self.delivery.draft_held if self.delivery.held_by_draft(s)}
+        if held != self._held_shown:
+            self._held_shown = held
+            engine.changed()  # a row's badge now says its mail waits for a draft
         shorts = frozenset(p.short for p in engine.dash.live_panes)
         starting = time.monotonic() - self._watch_started < WATCH_STARTUP_SECS
         if not engine.watcher.watching or starting or shorts != self.known_panes:
@@ -133,9 +140,14 @@ class MailController:
             self.retry()
 
     def badge(self, pane: Pane) -> str:
-        """The sidebar badge for a pane (e.g. unread mail `✉2`), or ""."""
+        """The sidebar badge for a pane (e.g. unread mail `✉2`), or "". Mail that
+        has waited over a minute for what the operator typed there says so
+        (`✉2 draft`): it is not lost, the pane's line is theirs until sent."""
         count = self.delivery.unread.get(pane.short, 0)
-        return f"✉{count}" if count else ""
+        if not count:
+            return ""
+        held = self.delivery.held_by_draft(pane.short)
+        return f"✉{count} {DRAFT_BADGE}" if held else f"✉{count}"
 
     # -- sweeping --------------------------------------------------------------------
 

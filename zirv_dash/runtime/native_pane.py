@@ -32,6 +32,7 @@ from zirv_dash.panes.spec import PaneSpec
 
 if TYPE_CHECKING:
     from zirv_dash.native.engine import NativeSession
+    from zirv_dash.native.orchestration_tools import Fleet
 
 
 BUSY = frozenset({"generating", "executing"})
@@ -121,6 +122,8 @@ class NativeSessionPane(Pane):
         registered it); called when the state word the record carries changed."""
         self.recorded_state = ""
         self._record_timer: asyncio.TimerHandle | None = None
+        self._saved_queue: tuple[str, ...] = ()
+        """The queue as last saved by a delivery (kept in step until it drains)."""
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -165,6 +168,8 @@ class NativeSessionPane(Pane):
             self.wake(self.tracker.state(now) is not before)
         if self.on_record is not None and self.record_state() != self.recorded_state:
             self._record_soon()
+        if self._saved_queue and tuple(session.queued) != self._saved_queue:
+            self._save_queue()  # a held delivery was sent (or joined): the file follows
 
     # -- registry ---------------------------------------------------------------------------
 
@@ -239,7 +244,37 @@ class NativeSessionPane(Pane):
         if session is None or self.exit_code is not None:
             return "empty"
         self.last_input_at = time.monotonic()
-        return session.submit(text, commands=False)
+        outcome = session.submit(text, commands=False)
+        if outcome == "queued":
+            self._save_queue()
+        return outcome
+
+    def queues_input_durably(self) -> bool:
+        """Blocked on an approval: a delivery joins the session's queue (saved at
+        once), is never taken as the answer, and is sent at the next idle boundary."""
+        session = self.session
+        return (
+            session is not None
+            and not session.closed
+            and self.exit_code is None
+            and session.pending is not None
+        )
+
+    def _save_queue(self) -> None:
+        """The session's queue on disk now, beside the draft (a kill before the pane
+        is unmounted keeps it; the pane's view restores it when it opens again)."""
+        from zirv_dash.native.drafts import PersistedDraft, QueuedInput, load_draft, save_draft
+
+        session = self.session
+        if session is None:
+            return
+        queued = [QueuedInput(text=t, queued_at_ms=int(time.time() * 1000)) for t in session.queued]
+        self._saved_queue = tuple(session.queued)
+        try:
+            save_draft(session.name, PersistedDraft(draft=load_draft(session.name).draft,
+                                                    queued=queued))  # fmt: skip
+        except OSError:
+            pass  # the queue still lives in the session; only a crash would lose it
 
     def resize(self, columns: int, rows: int) -> None:
         columns, rows = max(1, columns), max(1, rows)
@@ -266,6 +301,27 @@ class NativeSessionPane(Pane):
         items = session.snapshot().transcript.items
         return items[-1].text.strip().splitlines()[-1][:160] if items and items[-1].text else ""
 
+    def report_lines(self) -> list[str]:
+        session = self.session
+        if session is None:
+            return super().report_lines()
+        lines: list[str] = []
+        for item in session.snapshot().transcript.items[-20:]:
+            if item.kind in ("assistant", "notice") and item.text:
+                lines.extend(item.text.splitlines())
+        return lines
+
+    def unknown_tool_outcomes(self) -> list[str]:
+        session = self.session
+        if session is None:
+            return []
+        items = session.snapshot().transcript.items
+        return [
+            f"{i.name}({i.args})"[:200]
+            for i in items
+            if i.kind == "tool" and i.outcome is not None and i.outcome.kind == "unknown"
+        ][-16:]
+
     def ended_words(self) -> str:
         if self.exit_code is None:
             return ""
@@ -276,15 +332,33 @@ class NativeSessionPane(Pane):
 
 class NativePaneKind:
     """The native pane kind, as the dashboard opens and records it
-    (`zirv_dash.dash.pane_kinds.NativePanes`; the engine installs it)."""
+    (`zirv_dash.dash.pane_kinds.NativePanes`; the engine installs it, with the
+    operator's `[native] require_sandbox`)."""
+
+    def __init__(
+        self,
+        require_sandbox: bool = False,
+        fleet_for: Callable[[NativeSessionPane], Fleet | None] | None = None,
+    ) -> None:
+        self.require_sandbox = require_sandbox
+        self.fleet_for = fleet_for
+        """The orchestration backend of a started pane's session (None: no tools)."""
 
     def new_pane(self, spec: PaneSpec, columns: int, rows: int) -> NativeSessionPane:
         from zirv_dash.native import open_session  # the providers pull in the HTTP client
 
         role, headless, session_id = spec.role, spec.headless, spec.session_id
+        strict = self.require_sandbox
 
         def opener(workdir: Path, name: str) -> NativeSession:
-            return open_session(workdir, name, role=role, headless=headless, session_id=session_id)
+            return open_session(
+                workdir,
+                name,
+                role=role,
+                headless=headless,
+                session_id=session_id,
+                require_sandbox=strict,
+            )
 
         return NativeSessionPane(spec, columns, rows, opener)
 
@@ -293,6 +367,8 @@ class NativePaneKind:
             return
         if rewrite is not None:
             pane.on_record = rewrite
+        if self.fleet_for is not None and pane.session is not None:
+            pane.session.fleet = self.fleet_for(pane)
         if prompt and pane.session is not None:
             pane.session.submit(prompt, commands=False)
 

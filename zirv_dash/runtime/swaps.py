@@ -2,10 +2,12 @@
 
 The swap itself is `zirv_dash.handover.swap`: packet building (git, transcripts) and the
 old child's quit grace run in worker threads, the successor is started and
-installed on the loop. Swaps asked for while a pane is busy wait for its next
-idle boundary (the pane header says `⤓ switching when idle`) unless forced. CLI
-requests (`<short>.handover-req`) arrive through a watcher route, with the tick
-as a fallback, and are answered with `<short>.handover-ack`.
+installed on the loop. The old child is retired only once the successor has proved
+itself (`runtime.successor_trial`); a successor that fails gives the pane back to it.
+Swaps asked for while a pane is busy wait for its next idle boundary (the pane header
+says `⤓ switching when idle`) unless forced. CLI requests (`<short>.handover-req`)
+arrive through a watcher route, with the tick as a fallback, and are answered with
+`<short>.handover-ack` (once the successor has proved itself, or failed).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from zirv_dash.panes.pane import Pane
 from zirv_dash.panes.ptysession import PtySession
 from zirv_dash.panes.session_env import child_env
 from zirv_dash.runtime import events as ev
-from zirv_dash.runtime.handover_delivery import DELIVERY
+from zirv_dash.runtime import successor_trial as trial
 from zirv_dash.runtime.host import SwapHost
+from zirv_dash.runtime.swap_trials import SwapTrials
 from zirv_dash.runtime.watch import Route
 
 if TYPE_CHECKING:
@@ -43,6 +46,7 @@ class SwapScheduler:
     def __init__(self, engine: SwapHost) -> None:
         self._engine = engine
         self.book = SwapBook()
+        self.trial = SwapTrials(engine, self.book, self._answer)
 
     def start(self) -> None:
         dash = self._engine.dash
@@ -68,8 +72,24 @@ class SwapScheduler:
             book.sweep_packets({p.short for p in self._engine.dash.panes if p.alive})
 
     def state_changed(self, pane: Pane) -> None:
+        if pane.short in self.trial.trials:
+            self.trial.judge()
         if pane.short in self.book.pending:
             self.start_due()
+
+    @property
+    def trials(self) -> dict[str, trial.Trial]:
+        return self.trial.trials
+
+    def on_trial(self, short: str) -> bool:
+        """A successor in pane `short` has not proved itself yet."""
+        return short in self.trial.trials
+
+    def before_reap(self) -> None:
+        self.trial.before_reap()
+
+    def stop_kept(self) -> None:
+        self.trial.stop_kept()
 
     def note(self, pane: Pane) -> str:
         """The pane header note for a pending or running swap, or ""."""
@@ -113,6 +133,10 @@ class SwapScheduler:
             swap.precheck(pane, request.agent, request.model, dash.gate, fresh=fresh)
         except HandoverRefused as exc:
             return self._refuse(request, str(exc))
+        login = self.trial.login_screen_seen(request.agent)
+        if login:
+            # Said before it starts; its trial still decides (one may have logged in since).
+            dash.error(f"handover: warning: {login}; pane {short} is kept if it still is")
         if force or pane.is_idle():
             book.pending.pop(short, None)  # superseded by this one
             self._start(pane, request)
@@ -214,8 +238,6 @@ class SwapScheduler:
         dash = engine.dash
         book = self.book
         plan: handover_plan.SwapPlan | None = None
-        retiring: PtySession | None = None
-        typed_quit_ok = False
         try:
             plan = await asyncio.to_thread(
                 swap.prepare, snapshot, request.agent, request.model, dash.gate, fresh=request.fresh
@@ -227,14 +249,14 @@ class SwapScheduler:
             # command typed into a dialog would answer it for the user.
             typed_quit_ok = pane.at_input_prompt()
             engine.unwatch(pane)
+            kept = pane.kept()
             try:
-                retiring = install_successor(dash, pane, successor)
+                install_successor(dash, pane, successor)
             except BaseException:
                 successor.pty.force_stop()
                 engine.watch(pane)
                 raise
             engine.watch(pane)
-            book.keep_packet(pane.short, plan)
         except HandoverError as exc:
             swap.discard_packet(plan)
             book.running.pop(pane.short, None)
@@ -246,22 +268,12 @@ class SwapScheduler:
             book.running.pop(pane.short, None)
             self._refuse(request, f"swap failed unexpectedly ({exc}); pane kept")
             return
-        book.running.pop(pane.short, None)
+        # The original is kept (unread, untouched) until the successor proves itself.
         engine.emit(ev.PaneReplaced(pane.short))
-        old = swap.describe(request.from_agent or "?", request.from_model)
-        new = swap.describe(plan.agent, plan.model)
-        dash.notify(f"handover: pane {pane.short} {old} → {new}")
-        if request.from_cli:
-            delivery = DELIVERY.get(plan.mode, plan.mode)
-            if plan.packet_file is not None and plan.agent == "shell":
-                delivery = f"handoff packet in {plan.packet_file} (never on a shell's argv)"
-            self._answer(pane.short, request.ack(True, delivery))
-            request.from_cli = False
-        if retiring is not None:
-            outgoing = adapters.get(snapshot.agent)
-            defer = bool(outgoing and outgoing.defer_submit)
-            quit_sequence = plan.old_quit_sequence if typed_quit_ok else b""
-            await asyncio.to_thread(swap.retire, retiring, quit_sequence, None, defer)
+        engine.changed()
+        self.trial.begin(
+            trial.Trial(pane, successor.pty, kept, request, plan, typed_quit_ok, snapshot.agent)
+        )
 
 
 def start_successor(dash: Dashboard, pane: Pane, plan: handover_plan.SwapPlan) -> swap.Successor:
@@ -289,7 +301,8 @@ def start_successor(dash: Dashboard, pane: Pane, plan: handover_plan.SwapPlan) -
 
 def install_successor(dash: Dashboard, pane: Pane, successor: swap.Successor) -> PtySession | None:
     """Put a started successor in the pane and rewrite its registry record (same
-    short, new pid and harness). Returns the old PTY, to be retired."""
+    short, new pid and harness). Returns the old PTY (kept until the successor
+    has proved itself, `runtime.successor_trial`)."""
     plan = successor.plan
     adapter = adapters.get(plan.agent)
     if adapter is None:  # plan_swap resolved it; defensive

@@ -45,6 +45,10 @@ class UsageActs:
     def state_changed(self, pane: Pane) -> None:
         if not pane.alive or pane.kind == "native" or pane.pty is None:
             return
+        if self._engine.swaps.on_trial(pane.short):
+            # A successor on trial: if it fails, the original comes back with the
+            # notice it had, which must not trip (and fall back) a second time.
+            return
         lines = pane.model_view.lines()
         while lines and not lines[-1].strip():
             lines = lines[:-1]  # an inline TUI (claude) draws from the top down

@@ -196,6 +196,10 @@ class _Attachment:
         if not data:
             self._finish("detached")
             return
+        self.forward(data)
+
+    def forward(self, data: bytes) -> None:
+        """Typed bytes for the session (and this client's own chords)."""
         # An observer's keys reach nothing, so its own chords (Ctrl+A d) act here.
         keys = self._keys(data) if self.chords_here or not self.controller else data
         if keys and self.controller:
@@ -264,9 +268,11 @@ async def attach(
     in_fd: int = 0,
     out_fd: int = 1,
     color_system: str = "",
+    typed: bytes = b"",
 ) -> str:
     """Attach until detached or the session ends; returns why ("detached", "exited",
-    "runtime gone")."""
+    "runtime gone"). `typed`: keys typed before this client read the terminal (the
+    start-up probe kept them), sent ahead of any read here."""
     client = await Client.connect()
     loop = asyncio.get_running_loop()
     saved = termios.tcgetattr(in_fd)
@@ -282,6 +288,8 @@ async def attach(
         client.output_sink = link.on_output
         await link.resize()
         await link.paint()
+        if typed:
+            link.forward(typed)
         loop.add_reader(in_fd, link.on_input)
         loop.add_signal_handler(signal.SIGWINCH, lambda: asyncio.ensure_future(link.resize()))
         tasks = [asyncio.ensure_future(link.watch_events())]

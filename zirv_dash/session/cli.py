@@ -248,19 +248,19 @@ def _log_to_state_dir() -> None:
     root.setLevel(logging.INFO)
 
 
-def _attach(ref: str | None, takeover: bool, color_system: str = "") -> int:
+def _attach(ref: str | None, takeover: bool, color_system: str = "", typed: bytes = b"") -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise _Usage("zirv session attach: needs a terminal")
     import asyncio
 
     from zirv_dash.session.attach import attach
 
-    why = asyncio.run(attach(ref, takeover, color_system=color_system))
+    why = asyncio.run(attach(ref, takeover, color_system=color_system, typed=typed))
     print(f"\r\n[{why}]")
     return 0 if why != "runtime gone" else 1
 
 
-def attach_dashboard(agent: str, color_system: str = "") -> int:
+def attach_dashboard(agent: str, color_system: str = "", typed: bytes = b"") -> int:
     """`zirv chat` with `[session] persistent = true`: start the runtime if
     nothing listens, give it an orchestrator running `agent` if it holds no live
     session, and show its dashboard here (`Ctrl+A d` detaches)."""
@@ -286,7 +286,7 @@ def attach_dashboard(agent: str, color_system: str = "") -> int:
         live = [s for s in sessions if s["id"] != DASH_ID and s["state"] in ("starting", "running")]
         if not live:
             client.call("session.start", {"harness": agent, "name": "orchestrator"})
-        return _attach(DASH_ID, False, color_system)
+        return _attach(DASH_ID, False, color_system, typed)
 
     return _run("zirv chat", parse)
 

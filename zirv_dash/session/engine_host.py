@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from pathlib import Path
 
 from zirv_dash.dash.dashboard import Dashboard, DashError
 from zirv_dash.listeners import Listeners
@@ -52,6 +53,11 @@ class EngineHost:
     """`NativeHost` over an engine; `engine.start()` is the caller's (see `session.runtime`)."""
 
     capabilities = NATIVE_CAPABILITIES
+
+    @property
+    def repo(self) -> Path:
+        """The repository whose delegation records `delegation.list/get` read."""
+        return self.engine.dash.repo
 
     def __init__(self, engine: Engine, dashboard: DashFactory | None = None) -> None:
         self.engine = engine

@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from zirv_dash.session.delegation_methods import DELEGATION_HANDLERS
 from zirv_dash.session.host import HostError, StartSpec
 from zirv_dash.session.idempotency import Answer
 from zirv_dash.session.methods import (
@@ -306,4 +307,5 @@ _HANDLERS: dict[Method, _Handler] = {
     Method.SESSION_SCREEN: _screen,
     Method.EVENTS_SUBSCRIBE: _subscribe,
     **NATIVE_HANDLERS,
+    **DELEGATION_HANDLERS,
 }

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zirv_dash.session.delegation_frames import (
+    DelegationGetResult,
+    DelegationListResult,
+    DelegationRef,
+)
 from zirv_dash.session.protocol import (
     PROTOCOL_VERSION,
     ApprovalAnswer,
@@ -310,6 +315,18 @@ METHODS: dict[Method, MethodSpec] = {
         mutation=True,
         capability="native",
         summary="a native conversation: answer its open approval",
+    ),
+    Method.DELEGATION_LIST: MethodSpec(
+        NoParams,
+        DelegationListResult,
+        capability="native",
+        summary="this repository's delegations (handle, harness, state, owner, permit)",
+    ),
+    Method.DELEGATION_GET: MethodSpec(
+        DelegationRef,
+        DelegationGetResult,
+        capability="native",
+        summary="one delegation: its outcome, deliveries and bounded report",
     ),
 }
 

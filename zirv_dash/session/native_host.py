@@ -18,6 +18,7 @@ from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime.native_pane import NativeSessionPane
 from zirv_dash.session.host import HostError, Pending, Screen
 from zirv_dash.session.protocol import ErrorCode
+from zirv_dash.visible import visible
 
 _ANSWERS = ("once", "session", "deny")
 
@@ -43,9 +44,13 @@ def screen(pane: NativeSessionPane) -> Screen:
     route = snap.route
     status = tile_status(route.label, route.name, route.billing, state, snap.context_left, columns)
     lines = tile_lines(status, snap.transcript.items, snap.streaming, activity, columns, rows)
-    text = ["".join(part for part, _style in line)[:columns] for line in lines]
+    # Every part is already visible text; once more here, as this is what a
+    # client's terminal is sent.
+    text = [visible("".join(part for part, _style in line))[:columns] for line in lines]
     if snap.pending is not None:
-        text.append(f"approval needed: {snap.pending.tool} {snap.pending.scope}"[:columns])
+        request = snap.pending
+        note = f" ({request.note})" if request.note else ""
+        text.append(visible(f"approval needed{note}: {request.tool} {request.scope}")[:columns])
     text = text[-rows:] + [""] * max(0, rows - len(text))
     return Screen(columns, rows, (0, 0), text, len(session.events))
 

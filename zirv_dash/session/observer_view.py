@@ -14,9 +14,9 @@ it to a takeover).
 
 from __future__ import annotations
 
-from zirv_dash.session.repaint import sgr
 from zirv_dash.terminal import Attr, TerminalModel
-from zirv_dash.terminal.widths import char_width
+from zirv_dash.terminal.sgr_text import sgr
+from zirv_dash.terminal.widths import char_width, strip_marks
 
 STATUS_STYLE = "\x1b[0;7m"
 
@@ -29,7 +29,7 @@ def _crop(runs: list[tuple[str, Attr]], left: int, width: int) -> str:
     right = left + width
     last: Attr | None = None
     for text, attr in runs:
-        for char in text:
+        for char in strip_marks(text):  # the model's wide-cluster marks are not text
             cells = char_width(char)
             if cells == 0:  # a combining mark rides on the character before it
                 if left <= column - 1 < right and out:

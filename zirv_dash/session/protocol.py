@@ -51,6 +51,8 @@ class Method(_OpenEnum):
     SESSION_INTERRUPT = "session.interrupt"
     SESSION_PENDING = "session.pending"
     SESSION_APPROVE = "session.approve"
+    DELEGATION_LIST = "delegation.list"
+    DELEGATION_GET = "delegation.get"
     UNKNOWN = "unknown"
 
 

@@ -14,32 +14,9 @@ with its next full frame.
 from __future__ import annotations
 
 from zirv_dash.terminal import Attr, TerminalModel
-
-_FLAGS = (("bold", 1), ("dim", 2), ("italic", 3), ("underline", 4), ("blink", 5))
-_MORE_FLAGS = (("reverse", 7), ("strike", 9))
-
-
-def _color(value: str | int | None, base: int) -> str:
-    """`base` 30 for a foreground, 40 for a background."""
-    if value is None:
-        return ""
-    if isinstance(value, str):  # "#rrggbb"
-        red, green, blue = (int(value[i : i + 2], 16) for i in (1, 3, 5))
-        return f";{base + 8};2;{red};{green};{blue}"
-    if value < 8:
-        return f";{base + value}"
-    if value < 16:
-        return f";{base + 60 + value - 8}"
-    return f";{base + 8};5;{value}"
-
-
-def sgr(attr: Attr) -> str:
-    """One SGR sequence that sets exactly `attr` from any previous rendition."""
-    params = "0"
-    for name, code in _FLAGS + _MORE_FLAGS:
-        if getattr(attr, name):
-            params += f";{code}"
-    return f"\x1b[{params}{_color(attr.fg, 30)}{_color(attr.bg, 40)}m"
+from zirv_dash.terminal.links import LINK_END
+from zirv_dash.terminal.sgr_text import sgr
+from zirv_dash.terminal.widths import strip_marks
 
 
 def _modes(model: TerminalModel) -> list[str]:
@@ -67,14 +44,20 @@ def _modes(model: TerminalModel) -> list[str]:
 
 def repaint(model: TerminalModel) -> bytes:
     parts = ["\x1b[?1049h" if model.alternate_screen else "", "\x1b[H\x1b[2J"]
+    if model.grapheme_clusters:
+        parts.append("\x1b[?2027h")  # before the cells: it changes how they are drawn
     for y in range(model.rows):
         parts.append(f"\x1b[{y + 1};1H")
         last: Attr | None = None
         for text, attr in model.row_runs(y):
             if attr != last:
+                if attr.link is not (last.link if last else None):
+                    parts.append(attr.link.osc() if attr.link else LINK_END)
                 parts.append(sgr(attr))
                 last = attr
-            parts.append(text)
+            parts.append(strip_marks(text))
+        if last is not None and last.link is not None:
+            parts.append(LINK_END)
     parts.append("\x1b[0m")
     parts += _modes(model)
     x, y = model.cursor

@@ -61,6 +61,8 @@ class ValidationContext:
     steer: Callable[[SpawnRequest], tuple[SpawnRequest, str | None]] | None = None
     """Cross-harness fallback for a new pane: the request moved to another harness
     and why (None: it stays), checked like any request afterwards."""
+    permit: Callable[[SpawnRequest, Path], str | None] | None = None
+    """The writer-permit check: why a writing request may not run in this tree."""
     _repo_resolved: Path | None = None
     _roots: list[Path] | None = None
 
@@ -120,6 +122,8 @@ class Decision:
     """Advisories for the error log (e.g. unenforced --max-tool-calls)."""
     warnings: list[dict[str, str]] = field(default_factory=list)
     """What the requester's receipt should say (`capability_warnings`)."""
+    handle: str | None = None
+    """The delegation handle the launched pane runs under (set at launch)."""
 
     @property
     def run_dir(self) -> Path | None:
@@ -127,7 +131,7 @@ class Decision:
 
     def ack(self, short: str | None = None) -> SpawnAck:
         if self.ok:
-            return SpawnAck.spawned(short or "", self.warnings)
+            return SpawnAck.spawned(short or "", self.warnings, self.handle)
         return SpawnAck.refused(self.reason or "refused", self.retryable)
 
 
@@ -225,6 +229,9 @@ def validate(req: SpawnRequest, ctx: ValidationContext) -> Decision:
     adapter, refused = _adapter_check(req, ctx)  # 9. adapter gate, model
     if refused is not None:
         return refused
+    tree = workdir or cwd or ctx.repo
+    if ctx.permit is not None and (why_permit := ctx.permit(req, tree)):  # 10. writer permit
+        return _policy(why_permit)
     return _accepted(req, ctx, adapter, role, cwd, workdir, steered)
 
 

@@ -95,6 +95,13 @@ class SpawnRequest(records.Record, frozen=True, omit_defaults=True):
     parent_seat_generation: U64 | None = None
     worktree: bool = False
     """zirv-dash extension: run the pane in its own git worktree (branch `zirv/<short>`)."""
+    handle: str | None = None
+    """zirv-dash extension: the delegation handle the requester minted (its record
+    must exist in the dashboard's repository, else the dashboard mints its own)."""
+    resume: str | None = None
+    """zirv-dash extension: a follow-up of an ended claude worker resumes this
+    earlier attempt's conversation; only from the delegating pane's own channel,
+    only a session of that handle's attempts whose transcript exists."""
 
     @classmethod
     def from_json(cls, obj: object) -> SpawnRequest:
@@ -122,10 +129,16 @@ class SpawnAck(records.Record, frozen=True):
     retryable: bool = False
     budget_exhausted: bool = False
     capability_warnings: list[dict[str, str]] = msgspec.field(default_factory=list)
+    handle: str | None = None
+    """zirv-dash extension: the delegation handle the pane runs under."""
 
     @classmethod
-    def spawned(cls, short: str, warnings: Sequence[Mapping[str, str]] = ()) -> SpawnAck:
-        return cls(ok=True, short=short, capability_warnings=[dict(w) for w in warnings])
+    def spawned(
+        cls, short: str, warnings: Sequence[Mapping[str, str]] = (), handle: str | None = None
+    ) -> SpawnAck:
+        return cls(
+            ok=True, short=short, capability_warnings=[dict(w) for w in warnings], handle=handle
+        )
 
     @classmethod
     def refused(cls, reason: str, retryable: bool = False) -> SpawnAck:
@@ -136,6 +149,8 @@ class SpawnAck(records.Record, frozen=True):
         out: dict[str, Any] = msgspec.to_builtins(self)
         if not self.capability_warnings:
             del out["capability_warnings"]
+        if self.handle is None:
+            del out["handle"]
         return out
 
     @classmethod

@@ -11,7 +11,10 @@ same few escape sequences pays for the parse once.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .links import Link
 
 Color = str | int | None
 
@@ -21,7 +24,13 @@ class Attr(NamedTuple):
 
     ``fg``/``bg``: ``None`` is the terminal default, an ``int`` 0-255 is a palette
     index (0-15 are the ANSI colours, 8-15 the bright ones) and a ``str`` is a
-    truecolor ``"#rrggbb"``.
+    truecolor ``"#rrggbb"``.  ``underline`` is the underline style, as SGR
+    ``4:n`` numbers them: 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5
+    dashed.  ``ul_color`` (SGR 58/59) is a colour like ``fg``.  ``link`` is
+    the OSC 8 hyperlink the cell belongs to (see ``links``), ``zone`` the
+    part of a shell's command block it was drawn in (OSC 133, ``ZONES``);
+    SGR resets keep both.  New fields go at the end: the SGR code below
+    addresses them by position.
     """
 
     fg: Color = None
@@ -29,10 +38,14 @@ class Attr(NamedTuple):
     bold: bool = False
     dim: bool = False
     italic: bool = False
-    underline: bool = False
+    underline: int = 0
     reverse: bool = False
     strike: bool = False
     blink: bool = False
+    ul_color: Color = None
+    overline: bool = False
+    link: Link | None = None
+    zone: int = 0
 
 
 DEFAULT_ATTR = Attr()
@@ -55,18 +68,56 @@ elsewhere (the SGR graph) starts again with it, or it would keep drawing with
 renditions equal to, but no longer the same objects as, the newly interned ones."""
 
 
+def forget_renditions() -> None:
+    """Start the intern table and the SGR caches again (they hold renditions,
+    and with them hyperlinks, that no cell may use any more)."""
+    INTERN_GENERATION[0] += 1
+    _INTERN.clear()
+    _SGR_CACHE.clear()
+    FROM_DEFAULT.clear()
+    _INTERN[DEFAULT_ATTR] = DEFAULT_ATTR
+
+
 def intern_attr(attr: Attr) -> Attr:
     got = _INTERN.get(attr)
     if got is None:
         if len(_INTERN) > _CACHE_LIMIT:
-            INTERN_GENERATION[0] += 1
-            _INTERN.clear()
-            _SGR_CACHE.clear()
-            FROM_DEFAULT.clear()
-            _INTERN[DEFAULT_ATTR] = DEFAULT_ATTR
+            forget_renditions()
         _INTERN[attr] = attr
         got = attr
     return got
+
+
+ZONE_PROMPT = 1
+ZONE_INPUT = 2
+ZONES = {"A": ZONE_PROMPT, "B": ZONE_INPUT, "C": 0, "D": 0}
+"""OSC 133 marks and the zone the cells drawn after each belong to: the prompt
+(A), the command line typed (B), none after the command starts (C) or ends
+(D). Output is left unmarked on purpose: a marked rendition would keep a
+command's output off the model's fast paths (which draw in the default
+rendition only); it is told as the lines between a command line and the next
+prompt (``dash.shell_blocks``)."""
+
+
+def _reset(attr: Attr) -> Attr:
+    """What SGR 0 leaves of ``attr``: the default rendition, its link and zone."""
+    if attr.link is None and not attr.zone:
+        return DEFAULT_ATTR
+    return intern_attr(Attr(link=attr.link, zone=attr.zone))
+
+
+def with_zone(attr: Attr, zone: int) -> Attr:
+    """``attr`` drawing cells of shell zone ``zone``."""
+    if attr.zone == zone:
+        return attr
+    return intern_attr(attr._replace(zone=zone))
+
+
+def with_link(attr: Attr, link: Link | None) -> Attr:
+    """``attr`` drawing cells that belong to ``link`` (None: to no link)."""
+    if attr.link is link:
+        return attr
+    return intern_attr(attr._replace(link=link))
 
 
 def erase_attr(attr: Attr) -> Attr:
@@ -91,38 +142,42 @@ def _sgr_colon(st: list[object], field: str) -> None:
         return
     if p[0] == 4:
         if len(p) == 2 and 0 <= p[1] <= 5:
-            st[5] = p[1] != 0
+            st[5] = p[1]
         return
     if len(p) < 3 or p[0] not in (38, 48, 58):
         return
-    slot = 0 if p[0] == 38 else 1 if p[0] == 48 else -1
+    slot = 0 if p[0] == 38 else 1 if p[0] == 48 else _UL_COLOR
     if p[1] == 2:
         k = 2 if len(p) == 5 else 3
         if len(p) < k + 3:
             return
         r, g, b = p[k : k + 3]
-        if 0 <= r <= 255 and 0 <= g <= 255 and 0 <= b <= 255 and slot >= 0:
+        if 0 <= r <= 255 and 0 <= g <= 255 and 0 <= b <= 255:
             st[slot] = f"#{r:02x}{g:02x}{b:02x}"
-    elif p[1] == 5 and slot >= 0:
+    elif p[1] == 5:
         c = p[2]
         st[slot] = c if 0 <= c <= 255 else None
 
 
-_FLAGS = {
+_UL_COLOR = 9  # Attr.ul_color's position
+_FLAGS: dict[int, tuple[int, object]] = {
     1: (2, True),
     2: (3, True),
     3: (4, True),
-    4: (5, True),
-    21: (5, True),  # double underline
+    4: (5, 1),  # single underline (any other style is replaced, as in tmux)
+    21: (5, 2),  # double underline
     5: (8, True),
     6: (8, True),
     7: (6, True),
     9: (7, True),
     23: (4, False),
-    24: (5, False),
+    24: (5, 0),
     25: (8, False),
     27: (6, False),
     29: (7, False),
+    53: (10, True),  # overline
+    55: (10, False),
+    59: (_UL_COLOR, None),  # default underline colour
 }
 
 
@@ -150,7 +205,7 @@ def _apply_sgr_general(attr: Attr, params: str) -> Attr:
     ``38;2`` (the components are then read as ordinary codes); colon fields
     follow :func:`_sgr_colon`; unknown codes are ignored."""
     if not params:
-        return DEFAULT_ATTR
+        return _reset(attr)
     fields = params.split(";")
     for f in fields:
         if f and not f.isdigit() and not all(part.isdigit() or not part for part in f.split(":")):
@@ -169,7 +224,7 @@ def _apply_sgr_general(attr: Attr, params: str) -> Attr:
             i = _sgr_extended(st, fields, i + 1, code)
             continue
         if code == 0:
-            st = list(DEFAULT_ATTR)
+            st = list(_reset(attr))  # a reset ends no hyperlink or zone
         else:
             _sgr_code(st, code)
         i += 1
@@ -180,20 +235,18 @@ def _sgr_extended(st: list[object], fields: list[str], i: int, code: int) -> int
     """``38``/``48``/``58`` (fg, bg, underline colour) in the semicolon form,
     its type at ``fields[i]``; returns the index of the next field."""
     n = len(fields)
-    slot = 0 if code == 38 else 1 if code == 48 else -1
+    slot = 0 if code == 38 else 1 if code == 48 else _UL_COLOR
     typ = int(fields[i]) if i < n and fields[i].isdigit() else -1
     if typ == 2:
         rgb = [
             int(fields[i + k]) if i + k < n and fields[i + k].isdigit() else -1 for k in (1, 2, 3)
         ]
         if all(0 <= v <= 255 for v in rgb):
-            if slot >= 0:
-                st[slot] = "#{:02x}{:02x}{:02x}".format(*rgb)
+            st[slot] = "#{:02x}{:02x}{:02x}".format(*rgb)
             i += 3
     elif typ == 5:
         c = int(fields[i + 1]) if i + 1 < n and fields[i + 1].isdigit() else -1
-        if slot >= 0:
-            st[slot] = c if 0 <= c <= 255 else None
+        st[slot] = c if 0 <= c <= 255 else None
         i += 1
     return i + 1
 

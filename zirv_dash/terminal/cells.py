@@ -15,7 +15,7 @@ from operator import itemgetter
 
 from . import accel
 from .attr import Attr
-from .widths import char_width, narrow_run_full
+from .widths import lead_width, narrow_run_full
 
 Run = tuple[str, Attr]
 
@@ -94,7 +94,7 @@ def heal_boundary(row: list[str], x: int, ascii_first: bool = False) -> None:
     """
     if 0 < x < len(row) and row[x] == "":
         lead = row[x - 1]
-        if lead and lead != " " and char_width(lead[0]) == 2 and not (x == 1 and ascii_first):
+        if lead and lead != " " and lead_width(lead) == 2 and not (x == 1 and ascii_first):
             row[x - 1] = " "
         row[x] = " "
         k = x + 1
@@ -116,9 +116,9 @@ def render_cells(chars: list[str]) -> list[str]:
     for i, c in enumerate(chars):
         if c == "":
             prev = chars[i - 1] if i else ""
-            if not prev or char_width(prev[0]) != 2:
+            if not prev or lead_width(prev) != 2:
                 out[i] = " "
-        elif char_width(c[0]) == 2 and (i + 1 >= n or chars[i + 1] != ""):
+        elif lead_width(c) == 2 and (i + 1 >= n or chars[i + 1] != ""):
             out[i] = " "
     return out
 
@@ -126,5 +126,5 @@ def render_cells(chars: list[str]) -> list[str]:
 def heal_end(row: list[str]) -> None:
     """A wide character whose right half was pushed off the row becomes a blank."""
     last = row[-1]
-    if last and last != " " and char_width(last[0]) == 2:
+    if last and last != " " and lead_width(last) == 2:
         row[-1] = " "

@@ -6,9 +6,19 @@ from __future__ import annotations
 from .attr import Attr
 from .cells import heal_boundary
 from .erase import EraseOps
-from .widths import char_width
+from .widths import WIDE_END, WIDE_START, char_width, lead_width
 
 _MAX_CLUSTER = 21  # UTF-8 bytes in one cell (base + combining marks), as tmux
+_MAX_GRAPHEME = 64  # ... and with grapheme clustering (mode 2027): a family fits
+_VS16 = "\ufe0f"
+
+
+def _regional(ch: str) -> bool:
+    return "\U0001f1e6" <= ch <= "\U0001f1ff"
+
+
+def _skin_tone(ch: str) -> bool:
+    return "\U0001f3fb" <= ch <= "\U0001f3ff"
 
 
 class DrawOps(EraseOps):
@@ -109,6 +119,9 @@ class DrawOps(EraseOps):
         if w < 0:
             return  # not printable: tmux drops it too
         cols = self.columns
+        if self.graphemes and (ch == _VS16 or _regional(ch) or _skin_tone(ch)):
+            if self._grapheme(ch):
+                return
         if self.zwj:
             self._zwj_join(ch)
             return
@@ -153,6 +166,50 @@ class DrawOps(EraseOps):
         self.touched.add(y)
         self.x = x + w if x + w < cols or self.autowrap else cols - 1
 
+    def _grapheme(self, ch: str) -> bool:
+        """Mode 2027: ``ch`` continues the cluster before the cursor, as kitty,
+        WezTerm and Ghostty join them -- VS16 and a second regional indicator
+        make a narrow cluster 2 cells wide (a marked cell, ``WIDE_START``), a
+        skin tone joins the emoji it follows. False: ``ch`` starts a cell."""
+        x = min(self.x, self.columns) - 1
+        if x < 0:
+            return False
+        row = self.chars[self.y]
+        if row[x] == "" and x > 0:
+            x -= 1
+        cell = row[x]
+        if not cell or cell == " ":
+            return False
+        wide = lead_width(cell) == 2
+        if _skin_tone(ch) and not wide:
+            return False
+        if _regional(ch) and not (len(cell) == 1 and _regional(cell)):
+            return False
+        if wide or x + 1 >= self.columns:
+            # Already 2 cells (or no room to widen): the character joins it.
+            if cell[-1] == WIDE_END:
+                cell = cell[:-1] + ch + WIDE_END
+            elif wide:
+                # Marked, so the cell counts 2 however wide its characters are
+                # (a skin tone is a wide character of its own to tmux).
+                cell = WIDE_START + cell + ch + WIDE_END
+            else:
+                cell += ch
+            if len(cell.encode()) <= _MAX_GRAPHEME:
+                row[x] = cell
+                self.touched.add(self.y)
+            return True
+        # Widen: the cluster takes the next cell too, as a wide character does.
+        if x + 2 < self.columns:
+            heal_boundary(row, x + 2)
+        row[x] = WIDE_START + cell + ch + WIDE_END
+        row[x + 1] = ""
+        self.attrs[self.y][x + 1] = self.attrs[self.y][x]
+        self.touched.add(self.y)
+        end = x + 2
+        self.x = end if end < self.columns or self.autowrap else self.columns - 1
+        return True
+
     def _insert_blanks(self, x: int, n: int) -> None:
         row = self.chars[self.y]
         arow = self.attrs[self.y]
@@ -187,7 +244,7 @@ class DrawOps(EraseOps):
         row = self.chars[self.y]
         if row[x] == "" and x > 0:
             x -= 1
-        if len((row[x] + marks).encode()) > _MAX_CLUSTER:
+        if len((row[x] + marks).encode()) > (_MAX_GRAPHEME if self.graphemes else _MAX_CLUSTER):
             return False  # tmux caps a cell at 21 UTF-8 bytes (and: no quadratic growth)
         row[x] += marks
         self.touched.add(self.y)

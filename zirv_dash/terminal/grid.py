@@ -68,6 +68,7 @@ class Grid(Scrollback):
         self.saved = None
         self.last_char = ""
         self.zwj = False  # a zero width joiner is pending
+        self.graphemes = False  # mode 2027: grapheme clusters are one unit
         self.all_touched = True
 
     def _update_charset(self) -> None:

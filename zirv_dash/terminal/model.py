@@ -14,6 +14,7 @@ from .attr import DEFAULT_ATTR, Attr
 from .modes import SYNC_TIMEOUT
 from .parser import Parser
 from .screen import Run, Screen, make_runs, render_cells, render_runs
+from .widths import strip_marks
 
 _log = logging.getLogger(__name__)
 
@@ -99,7 +100,9 @@ class TerminalModel(Parser):
     def lines(self) -> list[str]:
         # DEC graphics cells carry a NUL marker (see screen.dec_cells); the
         # text shows their ASCII letter, exactly as tmux's capture-pane does.
-        return ["".join(row).replace("\0", "").rstrip(" ") for row in self._screen.chars]
+        return [
+            strip_marks("".join(row).replace("\0", "")).rstrip(" ") for row in self._screen.chars
+        ]
 
     def resize(self, columns: int, rows: int) -> None:
         s = self._screen
@@ -134,6 +137,21 @@ class TerminalModel(Parser):
 
     def history_text(self, i: int) -> str:
         return self._screen.history_text(i)
+
+    def zones(self, line: int) -> set[int]:
+        """The shell zones (OSC 133, ``attr.ZONES``) of the cells of ``line``,
+        numbered as in :meth:`line_wrapped`."""
+        s = self._screen
+        hist = len(s.history)
+        if 0 <= line < hist:
+            attrs = s.history[line][1]
+            if isinstance(attrs, Attr):
+                return {attrs.zone}
+            return {a.zone for a in attrs}
+        row = line - hist
+        if 0 <= row < s.rows:
+            return {a.zone for a in s.attrs[row]}
+        return set()
 
     def line_wrapped(self, line: int) -> bool:
         """Whether ``line`` continues on the next one (a soft wrap, made by

@@ -15,7 +15,7 @@ SYNC_TIMEOUT = 1.0
 
 _MOUSE_MODES = (1000, 1002, 1003)
 _PRIVATE_MODES_REPORTED = frozenset(
-    {1, 6, 7, 25, 47, 1047, 1049, 1000, 1002, 1003, 1004, 1006, 1015, 2004, 2026}
+    {1, 6, 7, 25, 47, 1047, 1049, 1000, 1002, 1003, 1004, 1006, 1015, 2004, 2026, 2027}
 )
 
 
@@ -65,6 +65,11 @@ class Modes:
         if self._mouse_urxvt:
             return "urxvt"
         return "x10"
+
+    @property
+    def grapheme_clusters(self) -> bool:
+        """Mode 2027: the child asked for grapheme clusters as one unit."""
+        return self._screen.graphemes
 
     @property
     def focus_events(self) -> bool:
@@ -120,6 +125,8 @@ class Modes:
             self._bracketed_paste = on
         elif mode == 2026:
             self._sync_since = time.monotonic() if on else None
+        elif mode == 2027:
+            scr.graphemes = on
         elif mode == 3:
             # DECCOLM: tmux does not change the width but clears and homes.
             scr._blank_rows(0, scr.rows)
@@ -144,6 +151,7 @@ class Modes:
             1015: self._mouse_urxvt,
             2004: self._bracketed_paste,
             2026: self.synchronized,
+            2027: s.graphemes,
         }.get(mode, False)
 
     def _decrqm(self, prefix: str, mode: int) -> None:

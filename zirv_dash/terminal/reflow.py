@@ -4,7 +4,7 @@ wrap flags, then cut again (pure list work, for `ResizeOps._reflow`)."""
 from __future__ import annotations
 
 from .attr import DEFAULT_ATTR, Attr
-from .widths import char_width
+from .widths import lead_width
 
 Line = tuple[list[str], list[Attr]]
 Rows = tuple[list[list[str]], list[list[Attr]], list[bool]]
@@ -32,7 +32,7 @@ def logical_lines(
         acc_a += a
         if w and i < last and acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:
             nxt = src_c[i + 1][0] if src_c[i + 1] else ""
-            if nxt and char_width(nxt[0]) == 2:
+            if nxt and lead_width(nxt) == 2:
                 # A wide character wrapped early: the blanks before it
                 # were never written (the gap, cells a tab skipped).
                 while acc_c and acc_c[-1] == " " and acc_a[-1] is DEFAULT_ATTR:

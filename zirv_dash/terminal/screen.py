@@ -43,6 +43,7 @@ class Screen(ResizeOps):
         and the saved cursor are reset and the screen is cleared (into the
         scrollback, like ED 2); the alternate screen is *not* left."""
         self.attr = DEFAULT_ATTR
+        self.graphemes = False
         self.erase_in_display(2)
         self.x = self.y = 0
         self.top, self.bottom = 0, self.rows - 1

@@ -12,7 +12,7 @@ from collections import deque
 
 from .attr import DEFAULT_ATTR, Attr
 from .cells import Run, heal_end, make_runs, render_cells, render_runs
-from .widths import narrow_run_full
+from .widths import narrow_run_full, strip_marks
 
 # A scrollback line: cell text, attribute(s), cells, bytes it costs, and
 # whether it wrapped onto the next line (for reflow).
@@ -206,7 +206,7 @@ class Scrollback:
     def history_text(self, i: int) -> str:
         body = self.history[i][0]
         text = body if isinstance(body, str) else "".join(body)
-        return text.replace("\0", "").rstrip(" ")
+        return strip_marks(text.replace("\0", "")).rstrip(" ")
 
     def _pop_history_row(self) -> tuple[list[str], list[Attr], bool]:
         """Take the newest scrollback line back as a screen row."""

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 
+from .attr import ZONES, forget_renditions, with_link, with_zone
+from .links import LinkTable
 from .modes import Modes
+from .osc_info import MAX_NOTES, MAX_TITLE, Note, clean_text, cwd_of, note_of
 from .screen import Screen
 
 # Terminators of string sequences, as tmux reads them: OSC may end with BEL,
@@ -17,7 +20,6 @@ from .screen import Screen
 # tmux does not take for a terminator.
 _OSC_END_RE = re.compile(r"[\x07\x18\x1a\x1b]")
 _DCS_END_RE = re.compile(r"[\x18\x1a\x1b]")
-_TITLE_JUNK_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 MAX_STRING = 65536  # longest OSC/DCS payload kept (the rest is ignored)
 
@@ -32,9 +34,24 @@ class StringSequences(Modes):
         self._str_kind = ""  # "]" OSC, "P" DCS, "_" APC, "^" PM, "X" SOS, "k" title
         self._str_buf: list[str] = []
         self._str_len = 0
-        # colours reported to OSC 10/11 queries (dark theme defaults)
-        self.default_fg_rgb = (0xD0, 0xD0, 0xD0)
-        self.default_bg_rgb = (0x00, 0x00, 0x00)
+        # Colours reported to OSC 10/11 queries: the outer terminal's, when it
+        # told us. None (unknown) leaves the query unanswered, as tmux does when
+        # its client never reported colours; an invented colour would make the
+        # child theme itself differently inside zirv than in tmux.
+        self.default_fg_rgb: tuple[int, int, int] | None = None
+        self.default_bg_rgb: tuple[int, int, int] | None = None
+        self.links = LinkTable(forget_renditions)
+        self.cwd: str | None = None
+        """The working directory the program last reported (OSC 7), None: never."""
+        self.shell_running: bool | None = None
+        """Shell integration (OSC 133): a command runs (C), or the shell is at its
+        prompt (A, B, D); None until the first mark."""
+        self.last_exit: int | None = None
+        """The exit status the last ``133;D`` gave (None: none given yet)."""
+        self.shell_marks = 0
+        """Marks seen: a reader notices a new one by the count changing."""
+        self._notes: list[Note] = []
+        self._kitty_notes: dict[str, list[str]] = {}
 
     def _string(self, text: str, i: int) -> int:
         """Consume the body of an OSC/DCS/APC/PM/SOS string starting at ``i``."""
@@ -72,6 +89,33 @@ class StringSequences(Modes):
             self._osc(body, terminator)
         return nxt
 
+    def _shell_mark(self, arg: str) -> None:
+        """``133;A`` prompt, ``B`` command line, ``C`` output, ``D[;status]`` end
+        (FinalTerm's marks, as fish, zsh, bash integrations and the WezTerm,
+        Ghostty and VS Code scripts send them; options after ``;`` ignored)."""
+        kind = arg[:1]
+        zone = ZONES.get(kind)
+        if zone is None or arg[1:2] not in ("", ";"):
+            return
+        scr = self._screen
+        scr.attr = with_zone(scr.attr, zone)
+        self.shell_marks += 1
+        self.shell_running = kind == "C"
+        if kind == "D":
+            status = arg[2:].split(";", 1)[0]
+            if status.isdigit() and len(status) <= 3:
+                self.last_exit = int(status)
+
+    def take_notifications(self) -> list[Note]:
+        """The notifications the program asked for since the last call (OSC 9,
+        777, 99), oldest first."""
+        notes, self._notes = self._notes, []
+        return notes
+
+    @property
+    def has_notifications(self) -> bool:
+        return bool(self._notes)
+
     def _keep_string(self, part: str) -> None:
         if self._str_len < MAX_STRING:
             self._str_buf.append(part[: MAX_STRING - self._str_len])
@@ -82,13 +126,28 @@ class StringSequences(Modes):
     def _osc(self, body: str, st: str) -> None:
         code, _, arg = body.partition(";")
         if code == "0" or code == "2":
-            self._title = _TITLE_JUNK_RE.sub("", arg)
+            self._title = clean_text(arg[: 4 * MAX_TITLE], MAX_TITLE)
+        elif code == "7":
+            cwd = cwd_of(arg)
+            if cwd is not None:
+                self.cwd = cwd
+        elif code in ("9", "777", "99"):
+            note = note_of(code, arg, self._kitty_notes)
+            if note is not None:
+                if len(self._notes) >= MAX_NOTES:
+                    del self._notes[0]  # a flood keeps the newest
+                self._notes.append(note)
+        elif code == "133":
+            self._shell_mark(arg)
+        elif code == "8":
+            scr = self._screen
+            scr.attr = with_link(scr.attr, self.links.parse(arg))
         elif code in ("10", "11", "12"):
             # Colour queries; "10;?;?" asks for fg and then bg.
             idx = int(code)
             for part in arg.split(";"):
-                if part == "?" and idx <= 12:
-                    rgb = self.default_bg_rgb if idx == 11 else self.default_fg_rgb
+                rgb = self.default_bg_rgb if idx == 11 else self.default_fg_rgb
+                if part == "?" and idx <= 12 and rgb is not None:
                     self._replies.append(f"\x1b]{idx};{_xrgb(rgb)}{st}")
                 idx += 1
         elif code == "4":
@@ -97,8 +156,7 @@ class StringSequences(Modes):
                 if fields[k + 1] == "?" and fields[k].isdigit() and int(fields[k]) < 256:
                     p = int(fields[k])
                     self._replies.append(f"\x1b]4;{p};{_xrgb(_palette_rgb(p))}{st}")
-        # OSC 1 (icon), 7 (cwd), 8 (hyperlinks: the text is drawn normally),
-        # 52 (clipboard), 133 (prompt marks) and everything else: ignored.
+        # OSC 1 (icon), 52 (clipboard), 133 (prompt marks) and everything else: ignored.
 
 
 def _xrgb(rgb: tuple[int, int, int]) -> str:

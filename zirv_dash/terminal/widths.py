@@ -94,6 +94,25 @@ def char_width(ch: str) -> int:
     return 2 if w > 1 else w
 
 
+WIDE_START = "\x01"
+WIDE_END = "\x02"
+"""A cell ``WIDE_START + cluster + WIDE_END`` is one 2-cell cluster (grapheme
+clustering, mode 2027: a VS16 emoji, a flag), whatever its characters' own
+widths. Neither control character is ever stored otherwise; ``strip_marks``
+removes them from text."""
+
+
+def lead_width(cell: str) -> int:
+    """Cells a row cell's lead takes: 2 for a marked cluster, else its first character's."""
+    return 2 if cell[0] == WIDE_START else char_width(cell[0])
+
+
+def strip_marks(text: str) -> str:
+    if WIDE_START not in text:
+        return text
+    return text.replace(WIDE_START, "").replace(WIDE_END, "")
+
+
 def cell_width(text: str) -> int:
     """Cells that ``text`` (a run from ``row_runs``/``history_runs``) covers.
 
@@ -106,7 +125,15 @@ def cell_width(text: str) -> int:
         return len(text)
     total = 0
     joined = False
+    marked = False
     for c in text:
+        if marked:
+            marked = c != WIDE_END
+            continue
+        if c == WIDE_START:
+            total += 2
+            marked = True
+            continue
         if joined:
             joined = False
             continue
