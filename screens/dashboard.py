@@ -44,7 +44,7 @@ from widgets.pane_area import PaneArea
 from widgets.pane_header import PaneHeader
 from widgets.sidebar import Sidebar
 from widgets.terminal_view import TerminalView
-from zirv_dash import clipboard, paths
+from zirv_dash import paths
 from zirv_dash.cli.launch import LaunchOptions
 from zirv_dash.cli.opening_frame import SIDEBAR_MIN_COLUMNS
 from zirv_dash.dash.dashboard import Dashboard
@@ -54,6 +54,7 @@ from zirv_dash.runtime.events import EngineEvent
 
 if TYPE_CHECKING:
     from widgets.native_pane import NativePane
+    from zirv_dash import clipboard
     from zirv_dash.remote import engine_links
 
 log = logging.getLogger("zirv.dashboard")
@@ -165,7 +166,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         if self.hosted:
             self.pane_views.mount_existing()
         else:
-            self.engine.start()
+            # Mail, handovers and context windows start once the first frame
+            # is drawn (`_start_services`): none of them is on the glass yet.
+            self.engine.start(services=False)
             if self.dash.panes:  # spawned before the UI loaded
                 self.pane_views.mount_existing()
         self.call_after_refresh(self._start_initial_panes)
@@ -212,6 +215,7 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         # The orchestrator exists (and named the token dir) before the channel is
         # watched and the restore offer counts live panes.
         self.engine.intake.begin()
+        self.call_after_refresh(self.engine.start_services)
 
     def on_resize(self, event: events.Resize) -> None:
         self.apply_layout()
