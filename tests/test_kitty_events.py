@@ -129,3 +129,22 @@ def test_a_terminal_that_does_not_answer_is_asked_for_nothing(
     finally:
         glass.close()
     assert b"\x1b[<u" not in glass.raw  # and nothing popped on the way out
+
+
+@pytest.mark.timeout(90)
+def test_the_outer_flags_are_restored_on_the_way_out(project: Path, tmp_path: Path) -> None:
+    glass = PtyGlass(project, tmp_path, COLORTERM="truecolor")
+    try:
+        glass.wait_for("▕$")
+        pushed = glass.wait_raw(f"\x1b[>{PUSH_FLAGS}u".encode())
+        # Ctrl+A q, then Enter and its release, as kitty sends them under those flags.
+        glass.write(b"\x1b[97;5u\x1b[113;;113u")
+        glass.wait_for("quit and shut down")
+        glass.write(b"\x1b[13u\x1b[13;1:3u")
+        left = glass.wait_raw(b"\x1b[?1049l", pushed)
+    finally:
+        glass.close()
+    # Popped (the terminal's stack back to what it was) before the alternate screen is left.
+    popped = glass.raw.find(b"\x1b[<u", pushed)
+    assert pushed < popped < left
+    assert glass.screen.keyboard_flags == 0
