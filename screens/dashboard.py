@@ -31,6 +31,7 @@ from screens.focus_report import FocusReporter
 from screens.handover_actions import HandoverActions
 from screens.input_router import WHEEL_STEP, InputRouter
 from screens.key_gate import NotReady
+from screens.kitty_input import event_type
 from screens.lifecycle_actions import LifecycleActions
 from screens.line_compositor import LineCompositor
 from screens.mail_actions import MailActions
@@ -304,13 +305,13 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             return  # forwarded to the native pane by the gate: Textual's own handling
         event.prevent_default()
         event.stop()
-        self.input.key(event.key, event.character)
+        self.input.key(event.key, event.character, event_type(event))
 
     def route_input(self, event: events.Key | events.Paste) -> Widget | NotReady | None:
         """Keys and pastes from the App's key gate, in arrival order; returns the
         widget the gate forwards it to instead (a native pane's), else None."""
         if isinstance(event, events.Key):
-            return self.input.key(event.key, event.character)
+            return self.input.key(event.key, event.character, event_type(event))
         return self.input.paste(event.text)
 
     def on_paste(self, event: events.Paste) -> None:

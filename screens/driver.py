@@ -7,6 +7,13 @@ an event to route, for nothing: no part of zirv reacts to a pointer that merely
 hovers. Clicks and the wheel need 1000, drag-selection needs motion only while
 a button is held (1002), and 1006 gives coordinates past column 223 (SGR).
 
+Textual asks every terminal for the kitty keyboard protocol without event
+types. Here it is asked for only where the terminal said it speaks it (the
+start-up probe's ``CSI ? u``, `outer_terminal`), then with event types too, so a
+child that wants key releases and repeats gets them (`kitty_input`); a
+terminal that did not answer is sent neither the push nor the pop, and an
+unknown one (no answer in time) gets Textual's request as before.
+
 Textual's input thread wakes ten times a second (`select(0.1)`) to look at its
 exit flag, which alone costs an idle dashboard a fraction of a percent of a
 core. Here the thread blocks until a key arrives, the parser's own timeout is
@@ -30,6 +37,8 @@ from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
+from screens.kitty_input import PUSH_FLAGS, KittyKey, without_event_type
+
 MOUSE_ON = (
     "\x1b[?1000h"  # button presses and releases, the wheel
     "\x1b[?1002h"  # motion while a button is held: drag-selection
@@ -42,6 +51,10 @@ MOUSE_OFF = (
     "\x1b[?1006l"
 )
 READ_SIZE = 4096
+TEXTUAL_KITTY_PUSH = "\x1b[>25u"
+"""What Textual 8 writes to enter the kitty keyboard protocol (flags 1|8|16)..."""
+TEXTUAL_KITTY_POP = "\x1b[<u"
+"""... and to leave it (before leaving the alternate screen)."""
 
 
 class WakingEvent(threading.Event):
@@ -98,6 +111,13 @@ class InputParser(XTermParser):
     newline-in-composer key, not an Esc that would cancel the draft)."""
 
     def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        typed = without_event_type(sequence) if sequence.startswith("\x1b[") else None
+        if typed is not None:
+            # A repeat or release: named by Textual as the press it repeats.
+            press, kind = typed
+            for key in super()._sequence_to_key_events(press, alt):
+                yield key if kind == 1 else KittyKey(key.key, key.character, kind)
+            return
         if alt and len(sequence) == 1 and sequence < " " and sequence not in KEEP_ALT:
             yield events.Key("escape", "\x1b")
             alt = False
@@ -119,6 +139,20 @@ class ButtonMotionDriver(LinuxDriver):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.exit_event: WakingEvent = WakingEvent()
+        options = getattr(self._app, "options", None)
+        kitty: bool | None = getattr(getattr(options, "outer", None), "kitty_keyboard", None)
+        self._kitty_push = (
+            TEXTUAL_KITTY_PUSH if kitty is None else f"\x1b[>{PUSH_FLAGS}u" if kitty else ""
+        )
+        """What replaces Textual's push: Textual's own (unknown), ours, or nothing."""
+
+    def write(self, data: str) -> None:
+        if data == TEXTUAL_KITTY_PUSH:
+            data = self._kitty_push
+        elif data == TEXTUAL_KITTY_POP and not self._kitty_push:
+            data = ""  # nothing was pushed: nothing to pop (the outer flags stay as they were)
+        if data:
+            super().write(data)
 
     def _enable_mouse_support(self) -> None:
         if not self._mouse:

@@ -16,6 +16,7 @@ from textual import events
 from textual.widget import Widget
 
 from screens.key_gate import NOT_READY, NotReady
+from zirv_dash.key_events import PRESS, RELEASE
 from zirv_dash.keymap import Verdict
 
 if TYPE_CHECKING:
@@ -60,11 +61,17 @@ class InputRouter:
             self._opening_since = now
         return now - self._opening_since < NATIVE_OPENING_WAIT
 
-    def key(self, key: str, character: str | None) -> Widget | NotReady | None:
+    def key(
+        self, key: str, character: str | None, event_type: int = PRESS
+    ) -> Widget | NotReady | None:
         """Run the key; returns the widget that should get it through Textual
         instead (a native pane's own keys), NOT_READY while that pane is still
-        opening, else None."""
+        opening, else None. A repeat (kitty event type 2) is a press here; a
+        release (3) only ever goes to the focused pane's child (`release`)."""
         screen = self._screen
+        if event_type == RELEASE:
+            self.release(key, character)
+            return None
         if self.opening():
             return NOT_READY
         if screen.roster.capturing:  # the roster's search field is editing
@@ -89,7 +96,7 @@ class InputRouter:
                 return None if native.type_now(key, character) else native
             if view is not None:
                 screen.engine.pump.hold_background(KEY_HOLD)  # its echo comes first
-                view.send_key(key, character)
+                view.send_key(key, character, event_type)
                 screen.broadcast.fan_out(key, character)
             return None  # typing costs nothing beyond the write
         if result.verdict is Verdict.LITERAL_PREFIX:
@@ -102,6 +109,17 @@ class InputRouter:
             screen.run_chord(result.action)
         screen.chrome.schedule()  # the armed prefix shows in the footer
         return None
+
+    def release(self, key: str, character: str | None) -> None:
+        """A key release, for the focused terminal pane's child: sent only if it
+        asked for event types and was sent the press (the view keeps those), so
+        the release of a chord's key, which the child never saw, stays here."""
+        screen = self._screen
+        if screen.roster.capturing or screen.keys.armed or screen.focused_native() is not None:
+            return
+        view = screen.review.focused_view()
+        if view is not None:
+            view.send_key(key, character, RELEASE)
 
     def paste(self, text: str) -> Widget | NotReady | None:
         if self.opening():

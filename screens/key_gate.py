@@ -30,6 +30,8 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
+from screens.kitty_input import is_release
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.message import Message
@@ -131,6 +133,11 @@ class KeyGate:
                     self._backlog.popleft()
                     if widget is not None:
                         self._backlog.appendleft(_Declined(item, widget))
+                    continue
+                if is_release(item):
+                    # A key release means something only to a pane's child
+                    # (the router's): an overlay's bindings would take it for a press.
+                    self._backlog.popleft()
                     continue
                 await self._until_ready(screen)
                 if self._app.screen is not screen:

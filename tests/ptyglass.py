@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import re
 import select
 import signal
 import struct
@@ -20,7 +21,15 @@ from zirv_dash.terminal import TerminalModel
 
 
 class PtyGlass:
-    def __init__(self, project: Path, tmp: Path, width: int = 100, height: int = 30, **env: str):
+    def __init__(
+        self,
+        project: Path,
+        tmp: Path,
+        width: int = 100,
+        height: int = 30,
+        answer_kitty: bool = True,
+        **env: str,
+    ):
         self.env = base_env(tmp / "state", tmp / "operator")
         self.env.update(env)
         self.width, self.height = width, height
@@ -33,6 +42,9 @@ class PtyGlass:
         os.set_blocking(fd, False)
         self.raw = bytearray()
         self.screen = TerminalModel(width, height)
+        self.answer_kitty = answer_kitty
+        """Answer ``CSI ? u`` (the kitty keyboard query) as kitty does; False:
+        as tmux 3.3a and xterm do, not at all."""
 
     def pump(self, seconds: float = 0.05) -> None:
         ready, _, _ = select.select([self.fd], [], [], seconds)
@@ -45,6 +57,8 @@ class PtyGlass:
         self.raw += chunk
         self.screen.feed(chunk)
         replies = self.screen.take_replies()  # DA1, cursor position: as a terminal answers
+        if not self.answer_kitty:
+            replies = re.sub(rb"\x1b\[\?[0-9]+u", b"", replies)
         if replies:
             os.write(self.fd, replies)
 

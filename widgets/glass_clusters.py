@@ -9,7 +9,8 @@ in others; regional indicators pair up or not. Left alone, every such
 cluster moves the rest of its row at the glass.
 
 So a *risky* cell (one holding U+200D, U+FE0F, a skin tone modifier or a
-regional indicator) is handed to Rich and Textual as a token of exactly its
+regional indicator, or marked 2 cells wide by mode 2027: current Unicode's
+width, which an older terminal may not know) is handed to Rich and Textual as a token of exactly its
 model width -- private-use characters of plane 16, one cell each, which no
 terminal program is expected to print (any it does print is tokenized too)
 -- and turned back into the cluster only where Textual writes the frame:
@@ -28,7 +29,9 @@ from zirv_dash.terminal.widths import WIDE_END, WIDE_START, char_width, lead_wid
 TOKEN_FIRST = 0x100000
 CONTINUATION = "\U0010fffd"
 MAX_TOKENS = 0xFFFD
-_RISKY = re.compile("[\u200d\ufe0f\U0001f3fb-\U0001f3ff\U0001f1e6-\U0001f1ff\U00100000-\U0010fffd]")
+_RISKY = re.compile(
+    "[\x01\u200d\ufe0f\U0001f3fb-\U0001f3ff\U0001f1e6-\U0001f1ff\U00100000-\U0010fffd]"
+)
 _TOKEN = re.compile("[\U00100000-\U0010fffc]\U0010fffd*")
 _index: dict[str, int] = {}
 _clusters: list[str] = []

@@ -38,6 +38,7 @@ from widgets.terminal_pointer import Pointer
 from widgets.terminal_style import fit_run as fit_run
 from widgets.terminal_style import overlay, without_theme_colors
 from widgets.terminal_style import run_segments as run_segments
+from zirv_dash import key_events
 from zirv_dash import keys as keycodes
 from zirv_dash.dash import selection as sel
 from zirv_dash.dash.hyperlinks import link_at
@@ -114,13 +115,18 @@ class TerminalView(Widget, can_focus=True):
         self._selection_text: dict[int, str] = {}
         self.frames = 0
         self._pointer = Pointer(self, self._send)
+        self._held: set[str] = set()
+        """Keys whose press the child was sent while it asked for event types."""
 
     # -- input for the child ----------------------------------------------------------
 
-    def send_key(self, key: str, character: str | None) -> None:
-        """A key for the child, encoded for its modes (cursor keys, kitty flags)."""
+    def send_key(self, key: str, character: str | None, event_type: int = key_events.PRESS) -> None:
+        """A key for the child, encoded for its modes (cursor keys, kitty flags;
+        a repeat or release as its flags ask, `key_events`)."""
         model = self.pane.model_view
-        data = keycodes.encode_key(key, character, model.app_cursor_keys, model.keyboard_flags)
+        data = key_events.encode_event(
+            key, character, model.app_cursor_keys, model.keyboard_flags, event_type, self._held
+        )
         if data:
             self._send(data, True)
 

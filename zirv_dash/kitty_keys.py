@@ -6,8 +6,8 @@ push, and what each changes in what it is sent:
 * 1 disambiguate: Esc, and keys held with Ctrl or Alt, as ``CSI code;mods u``
   (``keys._encode_kitty``);
 * 2 report event types: a press is event type 1, which is the default and is
-  not written; repeats and releases would be ``:2``/``:3`` after the
-  modifiers, but zirv's UI toolkit reports presses only, so none is sent;
+  not written; repeats and releases are ``:2``/``:3`` after the modifiers
+  (``key_events``), from a terminal that reports them;
 * 4 report alternate keys: the shifted key after the key's code,
   ``CSI 97:65;2u`` for Shift+A;
 * 8 report all keys as escape codes: text keys too (``CSI 97u`` for ``a``),
@@ -15,11 +15,12 @@ push, and what each changes in what it is sent:
 * 16 report associated text (with 8): the text a key makes as code points
   after the modifiers, ``CSI 97;;97u`` for ``a``, ``CSI 97;2;65u`` for Shift+A.
 
-The keys come from what the outer terminal sends: Textual asks it for the
-protocol itself (``CSI > 1|8|16 u``: kitty, WezTerm, Ghostty, foot, iTerm2),
-so Shift+Enter, Ctrl+I apart from Tab, and Ctrl+Shift letters arrive as
-such; a terminal without it (tmux 3.3a, xterm) sends legacy bytes and the
-child gets what can be told from them.
+The keys come from what the outer terminal sends: zirv asks a terminal that
+answers ``CSI ? u`` (kitty, WezTerm, Ghostty, foot, iTerm2) for the protocol
+with ``CSI > 1|2|8|16 u`` (``screens.driver``), so Shift+Enter, Ctrl+I apart
+from Tab, Ctrl+Shift letters, repeats and releases arrive as such; a terminal
+without it (tmux 3.3a, xterm) is asked for nothing, sends legacy bytes, and
+the child gets what can be told from them.
 """
 
 from __future__ import annotations

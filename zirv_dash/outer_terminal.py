@@ -12,6 +12,9 @@ Two facts, both decided the way tmux decides them:
   out the timeout on a terminal that ignores OSC 10/11. Keys typed before
   the answers came (the user starts typing while zirv starts) are read with
   them: they are kept, without the answers, for the UI to take as typed.
+* The kitty keyboard protocol, asked with ``CSI ? u`` before the DA1 (the way
+  its specification says to detect it): kitty, WezTerm, Ghostty, foot and
+  iTerm2 answer with their flags; tmux 3.3a and xterm answer only the DA1.
 
 No UI imports: this runs before the UI takes the terminal.
 """
@@ -32,8 +35,8 @@ from zirv_dash import outer_sgr
 
 RGB = tuple[int, int, int]
 
-QUERY = b"\x1b]10;?\x1b\\\x1b]11;?\x1b\\\x1b[c"
-"""OSC 10 and 11 colour queries, then DA1 as the end marker."""
+QUERY = b"\x1b]10;?\x1b\\\x1b]11;?\x1b\\\x1b[?u\x1b[c"
+"""OSC 10 and 11 colour queries, the kitty keyboard query, then DA1 as the end marker."""
 QUERY_TIMEOUT = 0.15
 """Longest wait for the answers; a terminal that says nothing costs this once."""
 
@@ -42,6 +45,7 @@ _COLOR_REPLY = re.compile(
     rb"(?:/[0-9a-fA-F]{1,4})?(?:\x07|\x1b\\)"
 )
 _DA1_REPLY = re.compile(rb"\x1b\[\?[0-9;]*c")
+_KITTY_REPLY = re.compile(rb"\x1b\[\?([0-9]+)u")
 
 # Terminals that draw 24-bit colour whatever their terminfo entry says.
 _TRUECOLOR_TERMS = ("xterm-kitty", "alacritty", "wezterm", "foot", "xterm-ghostty", "contour")
@@ -61,6 +65,10 @@ class OuterTerminal:
     typed: bytes = b""
     """Input read with the answers that was not an answer: keys typed before the
     UI started, which the UI takes before anything it reads itself."""
+    kitty_keyboard: bool | None = None
+    """The kitty keyboard protocol: True, the terminal answered ``CSI ? u``;
+    False, it answered the DA1 behind it but not that (tmux 3.3a, xterm);
+    None, nothing was heard (no terminal, or no answer in time)."""
 
 
 # -- truecolor ----------------------------------------------------------------------------
@@ -167,7 +175,7 @@ def not_replies(data: bytes, answered: bool = True) -> bytes:
     """What was read besides the answers (keys typed meanwhile), in order. Not
     `answered` (the timeout came first): the unfinished start of an answer at
     the end is not a key."""
-    rest = _DA1_REPLY.sub(b"", _COLOR_REPLY.sub(b"", data))
+    rest = _DA1_REPLY.sub(b"", _KITTY_REPLY.sub(b"", _COLOR_REPLY.sub(b"", data)))
     return rest if answered else _REPLY_START.sub(b"", rest)
 
 
@@ -190,15 +198,22 @@ def read_replies(fd: int, timeout: float) -> bytes:
             return data
 
 
-def query(fd: int, timeout: float = QUERY_TIMEOUT) -> tuple[tuple[RGB, RGB] | None, bytes]:
-    """Ask the terminal on `fd` for its default colours, in raw mode, and put
-    the terminal back as it was: (the colours or None, the keys typed meanwhile).
-    Anything that arrives too late is discarded with the mode change, so no
-    reply is left for the UI to read as keys."""
+@dataclass(frozen=True)
+class Answers:
+    colors: tuple[RGB, RGB] | None = None
+    typed: bytes = b""
+    kitty_keyboard: bool | None = None
+
+
+def query_all(fd: int, timeout: float = QUERY_TIMEOUT) -> Answers:
+    """Ask the terminal on `fd` for its default colours and the kitty keyboard
+    protocol, in raw mode, and put the terminal back as it was; the keys typed
+    meanwhile are kept. Anything that arrives too late is discarded with the
+    mode change, so no reply is left for the UI to read as keys."""
     try:
         saved = termios.tcgetattr(fd)
     except termios.error:
-        return None, b""
+        return Answers()
     answered = False
     data = b""
     try:
@@ -207,16 +222,22 @@ def query(fd: int, timeout: float = QUERY_TIMEOUT) -> tuple[tuple[RGB, RGB] | No
         data = read_replies(fd, timeout)
         colors, answered = parse_replies(data)
     except OSError:
-        return None, not_replies(data, answered=False)
+        return Answers(typed=not_replies(data, answered=False))
     finally:
         # TCSAFLUSH drops unread input: the tail of a reply that came late.
         termios.tcsetattr(fd, termios.TCSANOW if answered else termios.TCSAFLUSH, saved)
     # What was typed before raw mode went through the line discipline (ICRNL):
     # its Enter reads as LF, which the UI would take for Ctrl+J.
     typed = not_replies(data, answered).replace(b"\n", b"\r")
-    if 10 in colors and 11 in colors:
-        return (colors[10], colors[11]), typed
-    return None, typed
+    kitty = True if _KITTY_REPLY.search(data) else (False if answered else None)
+    pair = (colors[10], colors[11]) if 10 in colors and 11 in colors else None
+    return Answers(pair, typed, kitty)
+
+
+def query(fd: int, timeout: float = QUERY_TIMEOUT) -> tuple[tuple[RGB, RGB] | None, bytes]:
+    """(the colours or None, the keys typed meanwhile), as `query_all` found them."""
+    answers = query_all(fd, timeout)
+    return answers.colors, answers.typed
 
 
 def query_colors(fd: int, timeout: float = QUERY_TIMEOUT) -> tuple[RGB, RGB] | None:
@@ -224,17 +245,22 @@ def query_colors(fd: int, timeout: float = QUERY_TIMEOUT) -> tuple[RGB, RGB] | N
     return query(fd, timeout)[0]
 
 
-def query_tty(
-    path: str = "/dev/tty", timeout: float = QUERY_TIMEOUT
-) -> tuple[tuple[RGB, RGB] | None, bytes]:
+def query_tty_all(path: str = "/dev/tty", timeout: float = QUERY_TIMEOUT) -> Answers:
     try:
         fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
     except OSError:
-        return None, b""
+        return Answers()
     try:
-        return query(fd, timeout)
+        return query_all(fd, timeout)
     finally:
         os.close(fd)
+
+
+def query_tty(
+    path: str = "/dev/tty", timeout: float = QUERY_TIMEOUT
+) -> tuple[tuple[RGB, RGB] | None, bytes]:
+    answers = query_tty_all(path, timeout)
+    return answers.colors, answers.typed
 
 
 def query_tty_colors(
@@ -248,10 +274,11 @@ def probe(
 ) -> OuterTerminal:
     """Everything the dashboard wants to know, asked once at start-up."""
     env = os.environ if env is None else env
-    colors, typed = query_tty()
+    answers = query_tty_all()
     return OuterTerminal(
         color_system=color_system(setting, env),
-        colors=colors,
-        typed=typed,
+        colors=answers.colors,
+        typed=answers.typed,
         sgr=outer_sgr.detect(underline_styles, env),
+        kitty_keyboard=answers.kitty_keyboard,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .attr import Attr
 from .cells import heal_boundary
 from .erase import EraseOps
-from .widths import WIDE_END, WIDE_START, char_width, lead_width
+from .widths import WIDE_END, WIDE_START, char_width, lead_width, strip_marks, unicode_width
 
 _MAX_CLUSTER = 21  # UTF-8 bytes in one cell (base + combining marks), as tmux
 _MAX_GRAPHEME = 64  # ... and with grapheme clustering (mode 2027): a family fits
@@ -116,6 +116,13 @@ class DrawOps(EraseOps):
         """Draw one character of any width (wide, combining, zero width)."""
         self.last_char = ""  # REP only repeats ASCII (tmux)
         w = char_width(ch)
+        marked = False
+        if self.graphemes:
+            # Mode 2027: current Unicode's width. Wider than tmux's, the cell
+            # is marked so that it counts 2 wherever it is measured.
+            u = unicode_width(ch)
+            if u != w and not (u == 1 and w == 2):
+                w, marked = u, u == 2
         if w < 0:
             return  # not printable: tmux drops it too
         cols = self.columns
@@ -158,7 +165,7 @@ class DrawOps(EraseOps):
         else:
             heal_boundary(row, x)
             heal_boundary(row, x + w)
-        row[x] = ch
+        row[x] = WIDE_START + ch + WIDE_END if marked else ch
         arow[x] = attr
         if w == 2:
             row[x + 1] = ""
@@ -183,7 +190,8 @@ class DrawOps(EraseOps):
         wide = lead_width(cell) == 2
         if _skin_tone(ch) and not wide:
             return False
-        if _regional(ch) and not (len(cell) == 1 and _regional(cell)):
+        bare = strip_marks(cell)
+        if _regional(ch) and not (len(bare) == 1 and _regional(bare)):
             return False
         if wide or x + 1 >= self.columns:
             # Already 2 cells (or no room to widen): the character joins it.

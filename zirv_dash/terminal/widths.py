@@ -10,6 +10,13 @@ indicators and unassigned ones).  Elsewhere the ``wcwidth`` package is used.
 ``char_width`` returns 2 (wide), 1, 0 (zero width: combined onto the previous
 cell) or -1 (not printable: dropped, as tmux does).
 
+``unicode_width`` is the same question answered by current Unicode (the
+``wcwidth`` package's newest tables: emoji presentation and East Asian Wide of
+Unicode 16+, e.g. the trigrams U+2630-2637 and emoji newer than glibc's
+tables). Only a child that asked for grapheme clustering (mode 2027) gets
+those widths, as kitty, WezTerm and Ghostty give them; everything else keeps
+tmux's.
+
 For speed we also build, once, a regular-expression class of the characters
 below U+3000 that are certainly one cell wide (ASCII, Latin, Greek, Cyrillic,
 punctuation, arrows, box drawing, blocks, braille spinners ...).  Runs of
@@ -94,6 +101,17 @@ def char_width(ch: str) -> int:
     return 2 if w > 1 else w
 
 
+@lru_cache(maxsize=16384)
+def unicode_width(ch: str) -> int:
+    """``char_width`` by current Unicode (mode 2027): 2, 1, 0 or -1."""
+    from wcwidth import wcwidth  # lazily: CLI entry points never need its tables
+
+    w: int = wcwidth(ch, unicode_version="latest")
+    if w < 0:
+        return -1
+    return 2 if w > 1 else w
+
+
 WIDE_START = "\x01"
 WIDE_END = "\x02"
 """A cell ``WIDE_START + cluster + WIDE_END`` is one 2-cell cluster (grapheme
@@ -151,7 +169,10 @@ def _narrow_class() -> str:
     widths = _raw_widths(cps)
     ranges: list[tuple[int, int]] = []
     for cp, w in zip(cps, widths, strict=True):
-        if w != 1 or cp == 0x200D:
+        # One cell to tmux *and* to current Unicode: a character the two
+        # disagree on (a trigram, a spacing mark) takes the per-character path,
+        # where mode 2027 decides which width it gets.
+        if w != 1 or cp == 0x200D or unicode_width(chr(cp)) != 1:
             continue
         if ranges and ranges[-1][1] == cp - 1:
             ranges[-1] = (ranges[-1][0], cp)
