@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from zirv_dash import __version__
+from zirv_dash import PROTOCOL_VERSION, __version__
 
 HELP = """\
 zirv — run several AI coding agents side by side in one terminal.
@@ -193,8 +193,6 @@ def _dispatch(args: list[str]) -> int:
     if lowered in ("--help", "-h", "help", "h"):
         return print_help()
     if lowered in ("version", "v", "--version", "-v"):
-        from zirv_dash.session.protocol import PROTOCOL_VERSION
-
         print(f"zirv {__version__} (protocol {PROTOCOL_VERSION})")
         return 0
     if lowered in ("init", "i"):
