@@ -138,7 +138,7 @@ def load() -> dict[str, Host]:
 
 def save(hosts: dict[str, Host]) -> Path:
     """Write every host to the operator's file, private (0600) and atomically."""
-    import tomli_w
+    import tomlkit
 
     if len(hosts) > MAX_HOSTS:
         raise HostError(f"at most {MAX_HOSTS} hosts")
@@ -158,7 +158,7 @@ def save(hosts: dict[str, Host]) -> Path:
     }
     path = hosts_file()
     header = "# zirv's remote hosts (`zirv remote add|remove`); read from this file only.\n"
-    paths.atomic_write(path, header + tomli_w.dumps(doc), mode=0o600)
+    paths.atomic_write(path, header + tomlkit.dumps(doc), mode=0o600)
     return path
 
 
