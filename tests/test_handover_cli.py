@@ -295,7 +295,7 @@ def test_not_logged_in_harness_is_refused_unless_forced(
     fake_claude(tmp_path, env)
     done = run(tmp_path, env, "--agent", "claude", "--model", "deep")
     assert done.returncode == 1
-    assert "claude is not logged in: no ~/.claude/.credentials.json and no ANTHROPIC_API_KEY" in (
+    assert "claude is not logged in: no ~/.claude/.credentials.json or ANTHROPIC_API_KEY" in (
         done.stderr
     )
     assert "--force" in done.stderr

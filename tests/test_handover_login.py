@@ -73,7 +73,7 @@ async def test_first_enter_warns_second_goes_ahead(
         assert grok_rows, texts
         for i in grok_rows:
             assert (
-                "not logged in: no GROK_API_KEY and no apiKey in ~/.grok/user-settings.json"
+                "not logged in: no GROK_API_KEY or apiKey in ~/.grok/user-settings.json"
                 in (texts[i])
             )
         # The pane's own harness is never judged.

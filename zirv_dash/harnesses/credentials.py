@@ -117,7 +117,7 @@ def _claude(env: Env, home: Path, cwd: Path) -> str:
         return ""
     if Path("/etc/claude-code/managed-settings.json").exists():
         return ""
-    return f"no {_tilde(credentials, home)} and no ANTHROPIC_API_KEY"
+    return f"no {_tilde(credentials, home)} or ANTHROPIC_API_KEY"
 
 
 def _codex(env: Env, home: Path, cwd: Path) -> str:
@@ -148,7 +148,7 @@ def _codex(env: Env, home: Path, cwd: Path) -> str:
         return ""
     if config.get("model_provider", "openai") != "openai" or "model_providers" in config:
         return ""
-    return f"no {_tilde(auth, home)} and no OPENAI_API_KEY"
+    return f"no {_tilde(auth, home)} or OPENAI_API_KEY"
 
 
 def _gemini(env: Env, home: Path, cwd: Path) -> str:
@@ -184,7 +184,7 @@ def _gemini(env: Env, home: Path, cwd: Path) -> str:
     # /etc/gemini-cli holds its system settings (`getSystemSettingsPath`).
     if _dotenv_near(cwd, gemini_home, ".gemini") or Path("/etc/gemini-cli").exists():
         return ""
-    return f"no {_tilde(oauth, home)} and no GEMINI_API_KEY"
+    return f"no {_tilde(oauth, home)} or GEMINI_API_KEY"
 
 
 def _qwen(env: Env, home: Path, cwd: Path) -> str:
@@ -209,7 +209,7 @@ def _qwen(env: Env, home: Path, cwd: Path) -> str:
             return ""  # it may choose a way in (zirv does not judge its providers)
     if (folder / "oauth_creds.json").exists() or _dotenv_near(cwd, home, ".qwen"):
         return ""
-    return f"no auth chosen in {_tilde(settings_file, home)} and no OPENAI_API_KEY"
+    return f"no auth in {_tilde(settings_file, home)} or OPENAI_API_KEY/MODEL/BASE_URL"
 
 
 def _grok(env: Env, home: Path, cwd: Path) -> str:
@@ -224,7 +224,7 @@ def _grok(env: Env, home: Path, cwd: Path) -> str:
         return ""
     if (cwd / ".env").exists():
         return ""
-    return f"no GROK_API_KEY and no apiKey in {_tilde(settings_file, home)}"
+    return f"no GROK_API_KEY or apiKey in {_tilde(settings_file, home)}"
 
 
 def _droid(env: Env, home: Path, cwd: Path) -> str:
@@ -241,7 +241,7 @@ def _droid(env: Env, home: Path, cwd: Path) -> str:
     disabled = env.get("FACTORY_DISABLE_KEYRING", "").lower() in ("1", "true")
     if not disabled and _keyring_reachable(env):
         return ""
-    return f"no login in {_tilde(folder, home)} and no FACTORY_API_KEY"
+    return f"no login in {_tilde(folder, home)} or FACTORY_API_KEY"
 
 
 _CHECKS: dict[str, Callable[[Env, Path, Path], str]] = {
