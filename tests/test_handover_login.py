@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.app import App
+from textual.pilot import Pilot
 from textual.widgets import Label, OptionList
 
 from screens.app import ZirvApp
-from screens.handover import HandoverScreen
+from screens.handover import HandoverChoice, HandoverScreen
 from tests.apphelpers import dash_screen, make_app, tools_only_path, wait_for
+from zirv_dash.harnesses.catalogue import PickerRow
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -41,8 +45,8 @@ def confirm_text(picker: HandoverScreen) -> str:
     return str(picker.query_one("#handover-confirm", Label).render())
 
 
-async def open_picker(pilot: object, app: ZirvApp) -> HandoverScreen:
-    await pilot.press("ctrl+a", "o")  # type: ignore[attr-defined]
+async def open_picker(pilot: Pilot[Any], app: ZirvApp) -> HandoverScreen:
+    await pilot.press("ctrl+a", "o")
     await wait_for(pilot, lambda: isinstance(app.screen, HandoverScreen))
     assert isinstance(app.screen, HandoverScreen)
     return app.screen
@@ -97,7 +101,10 @@ async def test_first_enter_warns_second_goes_ahead(
         # and the successor that exits gives the pane back to the original.
         await pilot.press("enter")
         await wait_for(pilot, lambda: not isinstance(app.screen, HandoverScreen))
-        texts_logged = lambda: [e.text for e in dash.errors.entries]  # noqa: E731
+
+        def texts_logged() -> list[str]:
+            return [e.text for e in dash.errors.entries]
+
         await wait_for(
             pilot,
             lambda: any("warning: grok is not logged in" in t for t in texts_logged()),
@@ -106,3 +113,62 @@ async def test_first_enter_warns_second_goes_ahead(
             pilot, lambda: any(t.startswith("handover failed") for t in texts_logged()), 30
         )
         assert pane.agent == "demo" and pane.alive and pane.pty is original
+
+
+class PickerApp(App[None]):
+    """The picker alone, over an empty screen: what it dismisses with is kept."""
+
+    def __init__(self, rows: list[PickerRow], idle: bool) -> None:
+        super().__init__()
+        self.rows = rows
+        self.idle = idle
+        self.results: list[HandoverChoice | None] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(HandoverScreen("abcd1234", self.rows, self.idle), self.results.append)
+
+
+ROWS = [
+    PickerRow("demo", "standard", "demo-standard", True),
+    PickerRow("grok", "standard", "grok-4.3", False, login="no GROK_API_KEY"),
+]
+
+
+async def test_a_busy_pane_warns_on_enter_and_in_the_force_confirmation() -> None:
+    app = PickerApp(ROWS, idle=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HandoverScreen))
+        picker = app.screen
+        assert isinstance(picker, HandoverScreen)
+        picker.query_one("#handover-rows", OptionList).highlighted = 1
+        # f: the y/n confirmation says it is not logged in too; n backs out.
+        await pilot.press("f")
+        await wait_for(pilot, lambda: "force the switch to grok" in confirm_text(picker))
+        assert "grok is not logged in: no GROK_API_KEY" in confirm_text(picker)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: confirm_text(picker) == "")
+        # Moving off the warned row drops its warning.
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "⏎ again" in confirm_text(picker))
+        await pilot.press("up")
+        await wait_for(pilot, lambda: confirm_text(picker) == "")
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: "⏎ again" in confirm_text(picker))
+        assert app.results == []
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.results))
+        assert app.results == [HandoverChoice("grok", "standard", "grok-4.3")]
+
+
+async def test_forced_past_the_warning() -> None:
+    app = PickerApp(ROWS, idle=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HandoverScreen))
+        picker = app.screen
+        assert isinstance(picker, HandoverScreen)
+        picker.query_one("#handover-rows", OptionList).highlighted = 1
+        await pilot.press("f")
+        await wait_for(pilot, lambda: "not logged in" in confirm_text(picker))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: bool(app.results))
+        assert app.results == [HandoverChoice("grok", "standard", "grok-4.3", force=True)]
