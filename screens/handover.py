@@ -50,9 +50,11 @@ def row_text(row: PickerRow) -> Text:
     text = f"{row.agent} / {row.tier} ({row.model})"
     if row.note:
         text += f"  {row.note}"
+    if row.current:
+        text += "  ● current · ⏎ fresh"
     if row.login:
         return Text.assemble(text, (f"  not logged in: {row.login}", Style(bold=True)))
-    return Text(f"{text}  ● current · ⏎ fresh" if row.current else text)
+    return Text(text)
 
 
 def login_warning(row: PickerRow) -> str:

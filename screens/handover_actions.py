@@ -39,12 +39,11 @@ class HandoverActions:
         )
         swaps = screen.engine.swaps
         # Judged before the successor starts (its files, the environment), so the
-        # first handover to a CLI with no credentials warns too. The pane's own
-        # harness runs already: not judged.
+        # first handover to a CLI with no credentials warns too.
         login = {
-            r.agent: swaps.trial.login_missing(r.agent, pane.cwd)
+            r.agent: swaps.trial.login_missing(r.agent, pane.cwd, running=pane.agent)
             for r in rows
-            if not r.reason and r.agent != pane.agent
+            if not r.reason
         }
         rows = [replace(r, login=login.get(r.agent, "")) for r in rows]
         book = swaps.book

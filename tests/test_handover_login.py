@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +82,6 @@ async def test_first_enter_warns_second_goes_ahead(
                 "not logged in: no GROK_API_KEY or apiKey in ~/.grok/user-settings.json"
                 in (texts[i])
             )
-        # The pane's own harness is never judged.
-        assert not any("not logged in" in t for t in texts if t.startswith("demo "))
 
         options = picker.query_one("#handover-rows", OptionList)
         options.highlighted = grok_rows[0]
@@ -113,6 +113,29 @@ async def test_first_enter_warns_second_goes_ahead(
             pilot, lambda: any(t.startswith("handover failed") for t in texts_logged()), 30
         )
         assert pane.agent == "demo" and pane.alive and pane.pty is original
+
+
+async def test_the_panes_own_harness_is_not_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grok pane runs, so grok's files are not judged; codex's are."""
+    for name in ("OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    bin_dir = tmp_path / "bin"
+    sleep = shutil.which("sleep", path=os.defpath)  # PATH holds the fakes only
+    (bin_dir / "grok").write_text(f"#!/bin/sh\necho '> '\nexec {sleep} 60\n")
+    (bin_dir / "codex").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "codex").chmod(0o755)
+    app = make_app(tmp_path / "repo", agent="grok", session_ids=[ORCH])
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = dash_screen(app).dash
+        await wait_for(pilot, lambda: bool(dash.panes) and dash.panes[0].alive)
+        picker = await open_picker(pilot, app)
+        texts = row_texts(picker)
+        assert any(t.startswith("grok / ") for t in texts), texts
+        assert not any("not logged in" in t for t in texts if t.startswith("grok / "))
+        codex = [t for t in texts if t.startswith("codex / ")]
+        assert codex and all("not logged in: no ~/.codex/auth.json" in t for t in codex)
 
 
 class PickerApp(App[None]):

@@ -147,10 +147,13 @@ class SwapTrials:
                     return f"pane {pane.short} shows {agent}'s login screen"
         return ""
 
-    def login_missing(self, agent: str, cwd: str | None = None) -> str:
+    def login_missing(self, agent: str, cwd: str | None = None, running: str | None = None) -> str:
         """Why `agent` looks not logged in before it starts, or "" (logged in, or
         zirv cannot tell): its credentials clearly absent from its own files and
-        the environment its pane gets, or a login screen this dashboard saw."""
+        the environment its pane gets, or a login screen this dashboard saw.
+        `running`: the pane's harness now; it runs, so its files are not judged."""
+        if agent == running:
+            return self.login_screen_seen(agent)
         adapter = adapters.get(agent)
         env = dict(os.environ, **(adapter.extra_env if adapter else {}))
         return credentials.missing(agent, env, cwd) or self.login_screen_seen(agent)

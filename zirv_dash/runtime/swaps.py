@@ -133,7 +133,7 @@ class SwapScheduler:
             swap.precheck(pane, request.agent, request.model, dash.gate, fresh=fresh)
         except HandoverRefused as exc:
             return self._refuse(request, str(exc))
-        login = self.trial.login_missing(request.agent, pane.cwd)
+        login = self.trial.login_missing(request.agent, pane.cwd, running=pane.agent)
         if login:
             # Said before it starts; its trial still decides (one may have logged in since).
             dash.error(
