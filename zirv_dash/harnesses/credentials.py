@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -138,6 +137,8 @@ def _codex(env: Env, home: Path, cwd: Path) -> str:
     auth = codex_home / "auth.json"
     if auth.exists():
         return ""
+    import tomllib  # only when codex's own files must be read
+
     try:
         config = tomllib.loads((codex_home / "config.toml").read_text(encoding="utf-8"))
     except FileNotFoundError:
