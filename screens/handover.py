@@ -4,7 +4,8 @@ One row per (enabled, ready harness × resolvable tier) from the catalogue, the
 current one marked and highlighted when it opens; every other installed harness
 has a row too, dimmed with the reason it cannot be chosen. Enter swaps — at once
 when the pane is idle, otherwise at its next idle boundary; `f` forces the swap
-now after a y/n confirmation. Esc cancels.
+now after a y/n confirmation. A row whose harness is clearly not logged in says
+so: its first Enter warns, a second one goes ahead. Esc cancels.
 """
 
 from __future__ import annotations
@@ -49,7 +50,18 @@ def row_text(row: PickerRow) -> Text:
     text = f"{row.agent} / {row.tier} ({row.model})"
     if row.note:
         text += f"  {row.note}"
-    return Text(f"{text}  ● current · ⏎ fresh" if row.current else text)
+    if row.current:
+        text += "  ● current · ⏎ fresh"
+    if row.login:
+        return Text.assemble(text, (f"  not logged in: {row.login}", Style(bold=True)))
+    return Text(text)
+
+
+def login_warning(row: PickerRow) -> str:
+    return (
+        f"{row.agent} is not logged in: {row.login}. It will likely stop at its login "
+        "screen and the pane stay as it is. ⏎ again to hand over anyway, esc to back out"
+    )
 
 
 class HandoverScreen(DialogScreen[HandoverChoice | None]):
@@ -70,6 +82,8 @@ class HandoverScreen(DialogScreen[HandoverChoice | None]):
         self.idle = idle
         self.busy_note = busy_note
         self.confirming: HandoverChoice | None = None
+        self.login_warned: int | None = None
+        """The not-logged-in row whose warning is shown: Enter on it again goes ahead."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
@@ -113,12 +127,13 @@ class HandoverScreen(DialogScreen[HandoverChoice | None]):
         options.highlighted = start
         options.focus()
 
+    def _row(self) -> PickerRow | None:
+        at = self.query_one("#handover-rows", PickList).highlighted
+        return None if at is None else self.rows[at]
+
     def _choice(self, force: bool) -> HandoverChoice | None:
-        options = self.query_one("#handover-rows", PickList)
-        if options.highlighted is None:
-            return None
-        row = self.rows[options.highlighted]
-        if row.reason:
+        row = self._row()
+        if row is None or row.reason:
             return None
         model = None if row.model == NO_MODEL else row.model
         return HandoverChoice(row.agent, row.tier, model, force, fresh=row.current)
@@ -128,8 +143,22 @@ class HandoverScreen(DialogScreen[HandoverChoice | None]):
         if self.confirming is not None:
             return
         choice = self._choice(force=False)
-        if choice is not None:
-            self.dismiss(choice)
+        if choice is None:
+            return
+        at = self.query_one("#handover-rows", PickList).highlighted
+        row = self.rows[at] if at is not None else None
+        if row is not None and row.login and self.login_warned != at:
+            self.login_warned = at
+            self._say("#handover-confirm", login_warning(row))
+            return
+        self.dismiss(choice)
+
+    @on(PickList.OptionHighlighted, "#handover-rows")
+    def _moved(self, event: PickList.OptionHighlighted) -> None:
+        if self.login_warned is not None and event.option_index != self.login_warned:
+            self.login_warned = None  # the warning was for another row
+            if self.confirming is None:
+                self._say("#handover-confirm", "")
 
     def on_key(self, event: events.Key) -> None:
         if not self.query("#handover-rows"):
@@ -150,15 +179,20 @@ class HandoverScreen(DialogScreen[HandoverChoice | None]):
             if choice is not None:
                 self.confirming = choice
                 model = choice.model or NO_MODEL
+                row = self._row()
+                login = row.login if row is not None else ""
+                warning = f"{choice.agent} is not logged in: {login}. " if login else ""
                 self._say(
                     "#handover-confirm",
-                    f"force the switch to {choice.agent} ({model}) now, interrupting the "
-                    "pane's current turn? y/n",
+                    f"{warning}force the switch to {choice.agent} ({model}) now, interrupting "
+                    "the pane's current turn? y/n",
                 )
 
     def action_cancel(self) -> None:
-        if self.confirming is not None:  # esc backs out of the confirmation first
+        if self.confirming is not None or self.login_warned is not None:
+            # esc backs out of the confirmation (or the login warning) first
             self.confirming = None
+            self.login_warned = None
             self._say("#handover-confirm", "")
             return
         self.dismiss(None)

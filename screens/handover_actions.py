@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from zirv_dash.harnesses import catalogue
@@ -36,7 +37,16 @@ class HandoverActions:
         rows = catalogue.picker_rows(
             screen.options.settings, gate.enabled, pane.agent, pane.model, gate.refusal
         )
-        book = screen.engine.swaps.book
+        swaps = screen.engine.swaps
+        # Judged before the successor starts (its files, the environment), so the
+        # first handover to a CLI with no credentials warns too.
+        login = {
+            r.agent: swaps.trial.login_missing(r.agent, pane.cwd, running=pane.agent)
+            for r in rows
+            if not r.reason
+        }
+        rows = [replace(r, login=login.get(r.agent, "")) for r in rows]
+        book = swaps.book
         note = ""
         if book.busy(short):
             note = f"a handover of pane {short} is in progress"

@@ -274,3 +274,48 @@ def test_request_for_what_the_pane_already_runs_is_a_no_op(
     assert done.returncode == 0, done.stderr
     assert "already runs demo/demo-deep; nothing to do" in done.stdout
     assert not (sessions(tmp_path) / f"{SHORT}.handover-req").exists()
+
+
+def fake_claude(tmp_path: Path, env: dict[str, str]) -> None:
+    """A `claude` on PATH and a HOME with none of its credentials."""
+    claude = tmp_path / "bin" / "claude"
+    claude.write_text("#!/bin/sh\nexit 0\n")
+    claude.chmod(0o755)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    for name in list(env):
+        if name.startswith(("ANTHROPIC_", "CLAUDE_")):
+            del env[name]
+    env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
+
+
+def test_not_logged_in_harness_is_refused_unless_forced(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    write_record(tmp_path)
+    fake_claude(tmp_path, env)
+    done = run(tmp_path, env, "--agent", "claude", "--model", "deep")
+    assert done.returncode == 1
+    assert "claude is not logged in: no ~/.claude/.credentials.json or ANTHROPIC_API_KEY" in (
+        done.stderr
+    )
+    assert "--force" in done.stderr
+    assert not (sessions(tmp_path) / f"{SHORT}.handover-req").exists()  # nothing started
+
+    dry = run(tmp_path, env, "--agent", "claude", "--model", "deep", "--dry-run")
+    assert dry.returncode == 1 and "claude is not logged in" in field(dry.stdout, "status")
+
+    # Logged in (its credentials file, as `claude /login` leaves it): no word of it.
+    put = tmp_path / "home" / ".claude" / ".credentials.json"
+    put.parent.mkdir(parents=True)
+    put.write_text("{}")
+    dry = run(tmp_path, env, "--agent", "claude", "--model", "deep", "--dry-run")
+    assert dry.returncode == 0 and "not logged in" not in dry.stdout + dry.stderr
+    put.unlink()
+
+    # --force warns and goes ahead.
+    proc = start(tmp_path, env, "--agent", "claude", "--model", "deep", "--force")
+    request = answer(tmp_path, {"ok": True, "to_agent": "claude", "to_model": "x"})
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert request["target_agent"] == "claude"
+    assert "warning: claude is not logged in" in err

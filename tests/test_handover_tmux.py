@@ -37,8 +37,16 @@ def test_orchestrator_handed_to_a_cli_that_exits_at_once_is_kept(
     tmux.wait_for("Idle", timeout=30)  # idle: the swap starts at once, and answers after
     env = dict(tmux.env, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     env.pop("ZIRV_TEST_MARK", None)
+    env.pop("GROK_API_KEY", None)
+    # Clearly not logged in (no GROK_API_KEY, no ~/.grok): refused before it starts.
     got = subprocess.run(
         [*ZIRV, "ctx", "handover", "--agent", "grok"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=90,
+    )  # fmt: skip
+    assert got.returncode == 1 and "grok is not logged in" in got.stderr, got.stderr
+    # Forced, it starts, exits at once and the orchestrator is kept.
+    got = subprocess.run(
+        [*ZIRV, "ctx", "handover", "--agent", "grok", "--force"],
         cwd=project, env=env, capture_output=True, text=True, timeout=90,
     )  # fmt: skip
     assert got.returncode == 1, got.stdout + got.stderr

@@ -134,8 +134,13 @@ async def test_a_worker_handed_over_from_the_cli_keeps_its_original_and_the_cli_
         worker = dash.panes[1]
         await wait_for(pilot, lambda: "Done." in screen_text(worker), timeout=20)
         pid = await idle_demo(pilot, worker)
+        # Not logged in (no GROK_API_KEY): refused before it starts...
         code, out, err = await cli(tmp_path, worker.short, "--agent", "grok")
+        assert code == 1 and "grok is not logged in" in err, out + err
+        # ...and, forced, it starts, fails its trial and the worker is kept.
+        code, out, err = await cli(tmp_path, worker.short, "--agent", "grok", "--force")
         assert code == 1, out
+        assert "warning: grok is not logged in" in err
         assert "handover failed: grok exited with code 1" in err
         assert "GROK_API_KEY is not set" in err and "handover done" not in out
         assert worker.alive and worker.agent == "demo"
@@ -144,8 +149,11 @@ async def test_a_worker_handed_over_from_the_cli_keeps_its_original_and_the_cli_
 
 
 async def test_a_successor_at_its_login_screen_is_not_handed_the_pane(
-    tmp_path: Path, fake_bin: Path
+    tmp_path: Path, fake_bin: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A session bus: droid's login may be in the keyring, so its files cannot
+    # tell (`harnesses.credentials`); only its login screen says so.
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent")
     app = live_app(tmp_path, session_ids=[ORCH])
     async with app.run_test(size=(120, 40)) as pilot:
         screen = dash_screen(app)
@@ -166,7 +174,8 @@ async def test_a_successor_at_its_login_screen_is_not_handed_the_pane(
         assert screen.engine.swaps.request(orch.short, "droid", None).ok
         warned = [e.text for e in dash.errors.entries if "warning" in e.text]
         assert warned == [
-            f"handover: warning: droid showed its login screen at a handover earlier; "
+            "handover: warning: droid is not logged in: droid showed its login screen at a "
+            f"handover earlier; "
             f"pane {orch.short} is kept if it still is"
         ]
         await wait_for(pilot, lambda: len(failures(app)) == 2, timeout=20)

@@ -5,6 +5,8 @@ repository's orchestrator — and asks the dashboard hosting it to swap, through
 `<state>/sessions/<short>.handover-req`, waiting for `<short>.handover-ack`.
 `--dry-run` prints the resolution and what the real run would do, changes
 nothing, and exits as the real run would (1 for no live session or a refusal).
+A successor harness that is clearly not logged in (`harnesses.credentials`) is
+warned about before anything starts, and the run stops there unless `--force`.
 
 Exit status: 0 done (or a dry run that would go ahead), 1 refused / failed / no
 answer (or a dry run that would be), 2 usage or config error.
@@ -21,7 +23,7 @@ from zirv_dash import paths
 from zirv_dash.config.layers import ConfigError, load_adapter_gate, load_settings
 from zirv_dash.handover import files as handover_files
 from zirv_dash.handover import plan as handover_plan
-from zirv_dash.harnesses import adapters, catalogue
+from zirv_dash.harnesses import adapters, catalogue, credentials
 from zirv_dash.panes import registry
 from zirv_dash.panes.registry import SessionRecord
 
@@ -103,7 +105,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--dry-run", action="store_true", help="print the swap; change nothing")
     parser.add_argument(
-        "--force", action="store_true", help="swap now even if the pane is mid-turn"
+        "--force",
+        action="store_true",
+        help="swap now even if the pane is mid-turn, or its harness looks not logged in",
     )
     return parser
 
@@ -167,6 +171,9 @@ def _run(args: argparse.Namespace) -> int:
         handover_plan.check_harness(agent)
     except handover_files.HandoverRefused as exc:
         refusal = str(exc)
+    login = _login_missing(agent, target)
+    if login and not refusal and not args.force:
+        refusal = f"{login} (--force hands over anyway)"
     if args.dry_run:
         blockers = _blockers(args.prefix, target, refusal)
         _print_dry_run(args, res, target, _dry_status(blockers, target, res))
@@ -177,10 +184,24 @@ def _run(args: argparse.Namespace) -> int:
     if refusal:
         print(f"handover refused: {refusal}", file=sys.stderr)
         return 1
+    if login:
+        print(f"handover: warning: {login}; going ahead (--force)", file=sys.stderr)
     if _nothing_to_do(target, res):
         print(f"handover: pane {target.short} already runs {res.agent}/{res.model}; nothing to do")
         return 0
     return _request_and_wait(target, res, force=args.force)
+
+
+def _login_missing(agent: str, target: SessionRecord | None) -> str:
+    """ "<agent> is not logged in: <what is missing>", or "" (logged in, cannot
+    tell, or the pane runs that harness already). The environment is this
+    command's: run from a pane, it is the one the pane's successor gets."""
+    if target is not None and target.agent == agent:
+        return ""
+    adapter = adapters.get(agent)
+    env = dict(os.environ, **(adapter.extra_env if adapter else {}))
+    missing = credentials.missing(agent, env)
+    return f"{agent} is not logged in: {missing}" if missing else ""
 
 
 def _no_session(prefix: str | None) -> str:

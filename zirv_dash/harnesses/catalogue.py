@@ -173,6 +173,9 @@ class PickerRow:
     note: str = ""
     """What `–` means here: a vendor CLI zirv cannot pass a model to starts
     with its own default (the operator should know the model is not chosen)."""
+    login: str = ""
+    """What this harness clearly lacks to be logged in ("" : it has it, or zirv
+    cannot tell): the row can be chosen, after a warning."""
 
 
 # --- lookups ------------------------------------------------------------------------

@@ -5,6 +5,7 @@ a failed one's original is put back into its pane."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 
 from zirv_dash.attention.patterns import NEEDS_LOGIN
@@ -12,7 +13,7 @@ from zirv_dash.attention.states import PaneState
 from zirv_dash.handover import swap
 from zirv_dash.handover.files import HandoverAck
 from zirv_dash.handover.swap import SwapBook
-from zirv_dash.harnesses import adapters
+from zirv_dash.harnesses import adapters, credentials
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime import successor_trial as trial
 from zirv_dash.runtime.handover_delivery import DELIVERY
@@ -145,3 +146,14 @@ class SwapTrials:
                 if pane.reason() == NEEDS_LOGIN:
                     return f"pane {pane.short} shows {agent}'s login screen"
         return ""
+
+    def login_missing(self, agent: str, cwd: str | None = None, running: str | None = None) -> str:
+        """Why `agent` looks not logged in before it starts, or "" (logged in, or
+        zirv cannot tell): its credentials clearly absent from its own files and
+        the environment its pane gets, or a login screen this dashboard saw.
+        `running`: the pane's harness now; it runs, so its files are not judged."""
+        if agent == running:
+            return self.login_screen_seen(agent)
+        adapter = adapters.get(agent)
+        env = dict(os.environ, **(adapter.extra_env if adapter else {}))
+        return credentials.missing(agent, env, cwd) or self.login_screen_seen(agent)

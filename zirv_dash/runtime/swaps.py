@@ -133,10 +133,13 @@ class SwapScheduler:
             swap.precheck(pane, request.agent, request.model, dash.gate, fresh=fresh)
         except HandoverRefused as exc:
             return self._refuse(request, str(exc))
-        login = self.trial.login_screen_seen(request.agent)
+        login = self.trial.login_missing(request.agent, pane.cwd, running=pane.agent)
         if login:
             # Said before it starts; its trial still decides (one may have logged in since).
-            dash.error(f"handover: warning: {login}; pane {short} is kept if it still is")
+            dash.error(
+                f"handover: warning: {request.agent} is not logged in: {login}; "
+                f"pane {short} is kept if it still is"
+            )
         if force or pane.is_idle():
             book.pending.pop(short, None)  # superseded by this one
             self._start(pane, request)
