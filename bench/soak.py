@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import latency  # noqa: E402
+import session_latency  # noqa: E402
 from idle import rss_mb  # noqa: E402
 from ptyterm import PtyTerminal, percentile  # noqa: E402
 
@@ -172,18 +172,7 @@ def soak_attach(cycles: int, tmp: Path) -> bool:
     env = latency.base_env(state)
     env["PYTHONPATH"] = str(HERE.parent)
     os.environ["ZIRV_CTX_STATE_DIR"] = str(state)
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    assert serve.stdout is not None
-    if "listening at" not in serve.stdout.readline():
-        raise SystemExit("the runtime did not start")
+    serve = session_latency._serve(repo, env, session_latency.HEADLESS)
     from zirv_dash.session import endpoint
 
     path = endpoint.socket_path()
@@ -226,16 +215,7 @@ def soak_attach(cycles: int, tmp: Path) -> bool:
         time.sleep(1.0)  # let the runtime close what the last clients left
         end_rss, end_fds = rss_mb([runtime]), fds(runtime)
     finally:
-        from zirv_dash.session import cli
-
-        try:
-            cli.stop_runtime(timeout=30)
-        except Exception:  # noqa: BLE001 - the bench still reports what it measured
-            pass
-        try:
-            serve.wait(30)
-        except subprocess.TimeoutExpired:
-            serve.kill()
+        session_latency._unserve(serve)
     growth = (end_rss - base_rss) / base_rss * 100
     print(f"attach/detach: {cycles} cycles ({warm} warm-up), {failures} failed")
     print(

@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import latency  # noqa: E402
+import session_latency  # noqa: E402
 from ptyterm import PtyTerminal, percentile  # noqa: E402
 
 # textual-serve's page assigns `fitAddon` on the object that holds the xterm.js
@@ -92,35 +93,6 @@ SCREEN = """(() => {
   }
   return rows.join('\\n');
 })()"""
-
-
-def start_runtime(repo: Path, env: dict[str, str]) -> subprocess.Popen[str]:
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "zirv_dash.session.cli", "session", "serve"],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    assert serve.stdout is not None
-    if "listening at" not in serve.stdout.readline():
-        raise SystemExit("the runtime did not start")
-    return serve
-
-
-def stop_runtime(serve: subprocess.Popen[str]) -> None:
-    from zirv_dash.session import cli
-
-    try:
-        cli.stop_runtime(timeout=30)
-    except Exception:  # noqa: BLE001 - the figures are already taken
-        pass
-    try:
-        serve.wait(30)
-    except subprocess.TimeoutExpired:
-        serve.kill()
 
 
 def terminal_client(sid: str, keys: int, env: dict[str, str], repo: Path) -> list[float]:
@@ -215,7 +187,7 @@ def main() -> int:
         env = latency.base_env(state)
         env["PYTHONPATH"] = str(HERE.parent)
         os.environ["ZIRV_CTX_STATE_DIR"] = str(state)  # this process's client calls
-        serve = start_runtime(repo, env)
+        serve = session_latency._serve(repo, env, session_latency.HEADLESS)
         web: subprocess.Popen[str] | None = None
         try:
             params = {"harness": "shell", "columns": latency.COLS, "rows": latency.ROWS}
@@ -228,7 +200,7 @@ def main() -> int:
             if web is not None and web.poll() is None:
                 web.terminate()
                 web.wait(20)
-            stop_runtime(serve)
+            session_latency._unserve(serve)
     print(f"key-to-glyph latency, {args.keys} keys, one every {args.gap_ms:.0f} ms (ms)")
     print(f"{'client':<22}{'p50':>8}{'p99':>8}{'lost':>6}")
     rows = (

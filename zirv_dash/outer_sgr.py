@@ -40,11 +40,13 @@ ALL = SgrSupport(True, True, True)
 NONE = SgrSupport()
 
 
-def terminfo_caps(term: str, env: Mapping[str, str]) -> set[str]:
-    """The names of TERM's terminfo capabilities (extended ones included), as
-    infocmp lists them; empty when infocmp or the entry is missing."""
+def infocmp_lines(term: str, env: Mapping[str, str]) -> list[str]:
+    """TERM's terminfo entry as `infocmp -1 -x` lists it (extended capabilities
+    included), a capability a line; empty when infocmp or the entry is missing.
+    infocmp rather than curses: curses reads one TERM per process, and the
+    extended capabilities need `-x`."""
     if not term:
-        return set()
+        return []
     keep = {k: v for k, v in env.items() if k in ("PATH", "TERMINFO", "TERMINFO_DIRS", "HOME")}
     try:
         out = subprocess.run(
@@ -56,11 +58,14 @@ def terminfo_caps(term: str, env: Mapping[str, str]) -> set[str]:
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return set()
-    if out.returncode != 0:
-        return set()
+        return []
+    return out.stdout.splitlines() if out.returncode == 0 else []
+
+
+def terminfo_caps(term: str, env: Mapping[str, str]) -> set[str]:
+    """The names of TERM's terminfo capabilities (extended ones included)."""
     names = set()
-    for line in out.stdout.splitlines()[1:]:  # the first line names the entry
+    for line in infocmp_lines(term, env)[1:]:  # the first line names the entry
         cap = line.strip().rstrip(",")
         names.add(cap.split("=", 1)[0].split("#", 1)[0])
     return names

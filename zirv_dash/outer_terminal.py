@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import re
 import select
-import subprocess
 import termios
 import time
 import tty
@@ -75,27 +74,8 @@ class OuterTerminal:
 
 
 def terminfo_rgb(term: str, env: Mapping[str, str]) -> bool:
-    """Whether TERM's terminfo entry has the ``Tc`` or ``RGB`` flag (tmux's test).
-
-    infocmp rather than curses: curses reads one TERM per process, and the
-    extended flags need ``-x``. A missing infocmp or entry means "no"."""
-    if not term:
-        return False
-    keep = {k: v for k, v in env.items() if k in ("PATH", "TERMINFO", "TERMINFO_DIRS", "HOME")}
-    try:
-        out = subprocess.run(
-            ["infocmp", "-1", "-x", term],
-            capture_output=True,
-            text=True,
-            timeout=2,
-            env=keep,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    if out.returncode != 0:
-        return False
-    for line in out.stdout.splitlines():
+    """Whether TERM's terminfo entry has the ``Tc`` or ``RGB`` flag (tmux's test)."""
+    for line in outer_sgr.infocmp_lines(term, env):
         cap = line.strip().rstrip(",")
         # A boolean flag, or RGB as a number/string (some entries give bits per colour).
         if cap in ("Tc", "RGB") or cap.startswith(("RGB#", "RGB=")):
