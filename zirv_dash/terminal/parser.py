@@ -17,6 +17,7 @@ goes through, and a call per step costs measurable throughput
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .attr import apply_sgr
 from .dispatch import MAX_PENDING
@@ -48,9 +49,14 @@ class Parser(StyledRuns):
         # It is split in C and drawn with slice assignments, not token by token.
         self._styled = _styled_run_re()
 
+    def _runs_match(self) -> Callable[[str, int], re.Match[str] | None]:
+        """The styled-run matcher for the screen's mode: under mode 2027 some
+        characters take another width, and its runs leave them out."""
+        return (_styled_run_re(True) if self._screen.graphemes else self._styled).match
+
     def _parse(self, text: str) -> None:
         scr = self._screen
-        styled_match = self._styled.match
+        styled_match = self._runs_match()
         csi_match = _CSI_RE.match
         n = len(text)
         i = 0
@@ -96,6 +102,8 @@ class Parser(StyledRuns):
                         scr.last_char = ""
                     else:
                         self._csi(params, inter, final)
+                        if final in "hl":  # a mode (2027 among them) may change widths
+                            styled_match = self._runs_match()
                     continue
                 if text.startswith("\x1b[", i):
                     # Incomplete or malformed CSI.  C0 controls inside a CSI
@@ -111,6 +119,7 @@ class Parser(StyledRuns):
                         i += len(whole)
                         if m is not None:
                             self._csi(*m.groups())
+                            styled_match = self._runs_match()
                         continue
                     pm = _CSI_PREFIX_C0_RE.match(text, i)
                     assert pm is not None
@@ -160,11 +169,13 @@ class Parser(StyledRuns):
         """Complete lines of plain text at ``i`` (a log scrolling by), fed in
         one go; returns the index after them."""
         cols = self._screen.columns
-        pattern = _LINES_RE.get(cols)
+        graphemes = self._screen.graphemes
+        pattern = _LINES_RE.get((cols, graphemes))
         if pattern is None:
             if len(_LINES_RE) > 16:
                 _LINES_RE.clear()
-            pattern = _LINES_RE[cols] = re.compile(f"(?:[{narrow_class()}]{{0,{cols}}}\r\n)+")
+            cls = narrow_class(graphemes)
+            pattern = _LINES_RE[cols, graphemes] = re.compile(f"(?:[{cls}]{{0,{cols}}}\r\n)+")
         m = pattern.match(text, i)
         if m is None:
             return i
@@ -175,13 +186,13 @@ class Parser(StyledRuns):
 
 
 # Runs of whole lines of single-width text, per screen width.
-_LINES_RE: dict[int, re.Pattern[str]] = {}
+_LINES_RE: dict[tuple[int, bool], re.Pattern[str]] = {}
 
 
-def _styled_run_re() -> re.Pattern[str]:
-    global _STYLED_RE
-    if _STYLED_RE is None:
-        cls = narrow_class()
+def _styled_run_re(current_unicode: bool = False) -> re.Pattern[str]:
+    found = _STYLED_RE.get(current_unicode)
+    if found is None:
+        cls = narrow_class(current_unicode)
         # Text, then (sequence, text) pairs, every repetition possessive:
         # no sequence starts with a character of the class, so nothing could
         # be given back anyway, and sre keeps no backtracking state (half
@@ -190,8 +201,9 @@ def _styled_run_re() -> re.Pattern[str]:
         # "ESC [ <[0-9;:]*> m|H|K" (an SGR, and CUP and EL forms tested when
         # first met, see StyledRuns._draw_styled): a third cheaper to match
         # than the three forms written out.
-        _STYLED_RE = re.compile(f"[{cls}]*+(?:\x1b\\[[0-9;:]*+[mHK][{cls}]*+)*+")
-    return _STYLED_RE
+        found = re.compile(f"[{cls}]*+(?:\x1b\\[[0-9;:]*+[mHK][{cls}]*+)*+")
+        _STYLED_RE[current_unicode] = found
+    return found
 
 
-_STYLED_RE: re.Pattern[str] | None = None
+_STYLED_RE: dict[bool, re.Pattern[str]] = {}

@@ -284,7 +284,7 @@ class StyledRuns(Dispatcher):
             stop = pos
         if pos == i:
             return i, stop  # no whole line
-        m = _sgr_lines_re().match(text, i, stop)
+        m = _sgr_lines_re(scr.graphemes).match(text, i, stop)
         if m is None:
             return i, i
         tried = m.end()
@@ -405,16 +405,18 @@ def _split_sgr(block: str) -> list[str]:
     return _SGR_SPLIT(block)
 
 
-def _sgr_lines_re() -> re.Pattern[str]:
-    """Whole lines of single-width text and SGR sequences, each ended by CR LF."""
-    global _SGR_LINES_RE
-    if _SGR_LINES_RE is None:
-        cls = narrow_class()
-        _SGR_LINES_RE = re.compile(f"(?:[{cls}]*+(?:\x1b\\[[0-9;:]*+m[{cls}]*+)*+\r\n)++")
-    return _SGR_LINES_RE
+def _sgr_lines_re(current_unicode: bool = False) -> re.Pattern[str]:
+    """Whole lines of single-width text and SGR sequences, each ended by CR LF
+    (single-width by current Unicode too under mode 2027)."""
+    found = _SGR_LINES_RE.get(current_unicode)
+    if found is None:
+        cls = narrow_class(current_unicode)
+        found = re.compile(f"(?:[{cls}]*+(?:\x1b\\[[0-9;:]*+m[{cls}]*+)*+\r\n)++")
+        _SGR_LINES_RE[current_unicode] = found
+    return found
 
 
-_SGR_LINES_RE: re.Pattern[str] | None = None
+_SGR_LINES_RE: dict[bool, re.Pattern[str]] = {}
 
 
 # CUP tables by screen size, shared by the models of that size (a few sizes).

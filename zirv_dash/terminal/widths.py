@@ -164,15 +164,17 @@ def cell_width(text: str) -> int:
     return total
 
 
-def _narrow_class() -> str:
+def _narrow_class(current_unicode: bool) -> str:
     cps = [cp for cp in range(0x20, _NARROW_LIMIT) if not (0x7F <= cp <= 0x9F)]
     widths = _raw_widths(cps)
     ranges: list[tuple[int, int]] = []
     for cp, w in zip(cps, widths, strict=True):
-        # One cell to tmux *and* to current Unicode: a character the two
-        # disagree on (a trigram, a spacing mark) takes the per-character path,
-        # where mode 2027 decides which width it gets.
-        if w != 1 or cp == 0x200D or unicode_width(chr(cp)) != 1:
+        # For mode 2027, one cell to tmux *and* to current Unicode: a character
+        # the two disagree on (a trigram, a spacing mark) takes the
+        # per-character path, where the mode gives it its width. Without the
+        # mode tmux's widths alone decide (and wcwidth's tables are not loaded:
+        # this class is built for the first pane, before the first frame).
+        if w != 1 or cp == 0x200D or (current_unicode and unicode_width(chr(cp)) != 1):
             continue
         if ranges and ranges[-1][1] == cp - 1:
             ranges[-1] = (ranges[-1][0], cp)
@@ -187,16 +189,17 @@ def _narrow_class() -> str:
     return "".join(parts)
 
 
-_narrow_cls: str | None = None
+_narrow_cls: dict[bool, str] = {}
 
 
-def narrow_class() -> str:
-    """Regex character-class body (without brackets) of single-cell
-    characters (built lazily, once: CLI entry points never need it)."""
-    global _narrow_cls
-    if _narrow_cls is None:
-        _narrow_cls = _narrow_class()
-    return _narrow_cls
+def narrow_class(current_unicode: bool = False) -> str:
+    """Regex character-class body (without brackets) of single-cell characters,
+    by tmux's widths or, `current_unicode` (mode 2027), by current Unicode's
+    too (each built lazily, once: CLI entry points never need them)."""
+    found = _narrow_cls.get(current_unicode)
+    if found is None:
+        found = _narrow_cls[current_unicode] = _narrow_class(current_unicode)
+    return found
 
 
 _narrow_full: re.Pattern[str] | None = None
