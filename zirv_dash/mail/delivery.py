@@ -29,7 +29,7 @@ from zirv_dash import paths
 from zirv_dash.attention.states import PaneState
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.mail import mailbox as mail
-from zirv_dash.mail import nudge
+from zirv_dash.mail import nudge, nudge_queue
 from zirv_dash.mail.injection import (
     SUBMIT_DELAY,
     Injection,
@@ -39,6 +39,7 @@ from zirv_dash.mail.injection import (
     operator_typed,
     unconfirmed_text,
 )
+from zirv_dash.mail.nudge_queue import QueuedNudge
 from zirv_dash.panes.pane import Pane
 
 log = logging.getLogger("zirv.delivery")
@@ -66,7 +67,10 @@ class DeliveryEngine:
     def __init__(self, dash: Dashboard) -> None:
         self.dash = dash
         self.inflight: dict[str, Injection] = {}
-        self.nudges: dict[str, deque[str]] = {}
+        self.nudges: dict[str, deque[QueuedNudge]] = {}
+        """Operator nudges waiting per pane; each also on disk (`nudge_queue`)."""
+        self._nudges_loaded: set[str] = set()
+        """Panes whose on-disk nudges (left by an earlier dashboard) were read."""
         self.unread: dict[str, int] = {}
         """Unread messages per pane short id, as of the last sweep."""
         self.waiting: set[str] = set()
@@ -212,20 +216,50 @@ class DeliveryEngine:
     # -- operator nudges -----------------------------------------------------------------
 
     def nudge(self, pane: Pane, text: str, now: float | None = None) -> NudgeResult:
-        """Type an operator nudge now if the pane can take it, else queue it."""
+        """Type an operator nudge now if the pane can take it, else queue it
+        (durably: a restarted dashboard delivers it to the restored pane)."""
         now = time.monotonic() if now is None else now
         if not pane.alive:
             self.dash.error(f"nudge: target ended before it could be delivered ({pane.short})")
             return NudgeResult.ENDED
-        queue = self.nudges.setdefault(pane.short, deque())
+        queue = self._queue(pane.short)
         if not queue and self.injectable(pane, now):
             line = mail.injection_line(
                 OPERATOR_NUDGE_LABEL, text, self.dash.settings.mail.max_delivered_bytes
             )
             if self.inject(pane, line, kind="nudge", now=now):
                 return NudgeResult.DELIVERED
-        queue.append(text)
+        queue.append(self._store_nudge(pane.short, text))
         return NudgeResult.QUEUED
+
+    def _queue(self, short: str) -> deque[QueuedNudge]:
+        """The pane's queue, first seeded with what an earlier dashboard left on disk."""
+        queue = self.nudges.setdefault(short, deque())
+        if short not in self._nudges_loaded:
+            self._nudges_loaded.add(short)
+            if self.dash.manage_state:
+                known = {item.path for item in queue}
+                queue.extendleft(
+                    reversed([i for i in nudge_queue.pending(short) if i.path not in known])
+                )
+        return queue
+
+    def _store_nudge(self, short: str, text: str) -> QueuedNudge:
+        if not self.dash.manage_state:
+            return QueuedNudge(text)
+        try:
+            return QueuedNudge(text, nudge_queue.enqueue(short, text))
+        except (OSError, ValueError) as exc:
+            self.dash.error(f"nudge for {short} kept in memory only (not stored: {exc})")
+            return QueuedNudge(text)
+
+    def load_nudges(self) -> None:
+        """Pick up nudges left on disk for live panes seen for the first time (a
+        restored pane after a restart): one directory listing per pane, once."""
+        for pane in self.dash.live_panes:
+            if pane.short not in self._nudges_loaded:
+                if not self._queue(pane.short):
+                    del self.nudges[pane.short]
 
     def deliver_nudges(self, now: float | None = None) -> int:
         """One queued nudge per injectable pane; returns how many were typed."""
@@ -238,15 +272,17 @@ class DeliveryEngine:
             pane = self.dash.pane_by_short(short)
             if pane is None or not pane.alive:
                 self.dash.error(f"nudge: target ended before it could be delivered ({short})")
+                for item in queue:
+                    nudge_queue.remove(item)
                 del self.nudges[short]
                 continue
             if not self.injectable(pane, now):
                 continue
             line = mail.injection_line(
-                OPERATOR_NUDGE_LABEL, queue[0], self.dash.settings.mail.max_delivered_bytes
+                OPERATOR_NUDGE_LABEL, queue[0].text, self.dash.settings.mail.max_delivered_bytes
             )
             if self.inject(pane, line, kind="nudge", now=now):
-                queue.popleft()
+                nudge_queue.remove(queue.popleft())
                 typed += 1
                 if not queue:
                     del self.nudges[short]
@@ -380,6 +416,7 @@ class DeliveryEngine:
         """Everything a mailbox/registry change calls for; returns notices."""
         now = time.monotonic() if now is None else now
         notices = self.claim_markers()
+        self.load_nudges()
         self.poll(now)
         self.deliver_nudges(now)
         self.sweep_mail(now)
