@@ -104,9 +104,7 @@ class PaneActions:
             if form.worktree:
                 screen.engine.worktrees.spawn(form.agent, form.prompt, form.model)
                 return
-            pane = screen.engine.spawn(
-                form.agent, prompt=form.prompt, model=form.model, cwd=form.cwd
-            )
+            pane = screen.engine.spawn_for_operator(form.agent, form.prompt, form.model, form.cwd)
             if pane is not None:
                 dash.notify(f"spawned {pane.agent} as {pane.short}")
 
