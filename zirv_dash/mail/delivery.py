@@ -15,7 +15,9 @@ Sweeps (`sweep`) are cheap enough to run on every mailbox or registry change:
 they claim ``.nudge`` markers, deliver queued operator nudges, and give every
 injectable worker pane at most one unread message (consumed only once it has
 been typed). The orchestrator never gets bodies, only a one-line advisory per
-new newest-unread message.
+new newest-unread message — except that a native pane gets the report of one of
+its own delegations as the bounded outcome (`reports`, set by the runtime),
+once, and not at all when its `wait`/`result` already returned that outcome.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
+from collections.abc import Callable
 from enum import Enum
+from typing import Protocol
 
 from zirv_dash import paths
 from zirv_dash.attention.states import PaneState
@@ -54,6 +58,24 @@ SYSTEM_AGENT = "zirv"
 """`from_agent` of the dashboard's own mail (`mail.sent_since` ignores it)."""
 
 
+class HeldReport(Protocol):
+    """A worker's report-back mail to the native session that delegated it
+    (`delegation.report_notes.Report`: the mail floor cannot import it)."""
+
+    @property
+    def consumed(self) -> bool: ...
+
+    def label(self) -> str: ...
+
+    def note(self) -> str: ...
+
+    def consume(self) -> None: ...
+
+
+ReportFinder = Callable[[str, str], HeldReport | None]
+"""(mail body, the pane's short) → the report it is, or None."""
+
+
 class NudgeResult(Enum):
     DELIVERED = "delivered"
     QUEUED = "queued"
@@ -79,6 +101,10 @@ class DeliveryEngine:
         """Panes whose mail waits for what the operator typed there (a draft), since when."""
         self._advised: dict[str, set[str]] = {}
         self._attention_skipped: set[str] = set()
+        self.reports: ReportFinder | None = None
+        """Set by the runtime: finds reports of a native pane's own delegations."""
+        self.reports_waiting: set[str] = set()
+        """Native panes with a report held until their turn ends."""
 
     # -- who can take text ------------------------------------------------------------
 
@@ -211,7 +237,8 @@ class DeliveryEngine:
 
     def pending_panes(self) -> set[str]:
         """Panes that have something waiting for them (mail or queued nudges)."""
-        return self.waiting | {s for s, q in self.nudges.items() if q}
+        held = self.waiting | self.reports_waiting
+        return held | {s for s, q in self.nudges.items() if q}
 
     # -- operator nudges -----------------------------------------------------------------
 
@@ -331,7 +358,11 @@ class DeliveryEngine:
                 return typed
             for problem in problems:
                 log.warning("%s", problem)
-            self.unread[pane.short] = len(unread)
+            held = 0  # a native pane's reports held for the end of its turn
+            if pane.kind == "native" and self.reports is not None:
+                unread, held, typed_report = self._native_reports(pane, unread, now)
+                typed += typed_report
+            self.unread[pane.short] = len(unread) + held
             if pane.agent in NO_MAIL_HARNESSES:
                 self.waiting.discard(pane.short)
                 continue
@@ -350,13 +381,14 @@ class DeliveryEngine:
             self.draft_held.pop(pane.short, None)
             if self._deliver(pane, unread[0], now):
                 typed += 1
-                self.unread[pane.short] = len(unread) - 1
+                self.unread[pane.short] = len(unread) - 1 + held
             if len(unread) > 1:
                 self.waiting.add(pane.short)
             else:
                 self.waiting.discard(pane.short)
         alive = {p.short for p in self.dash.live_panes}
         self.waiting &= alive
+        self.reports_waiting &= alive
         for short in list(self.draft_held):
             if short not in alive:
                 del self.draft_held[short]
@@ -364,6 +396,57 @@ class DeliveryEngine:
             if short not in alive:
                 del self.unread[short]
         return typed
+
+    def _native_reports(
+        self, pane: Pane, unread: list[mail.Message], now: float
+    ) -> tuple[list[mail.Message], int, int]:
+        """A native pane's reports of its own delegations: each is the bounded
+        outcome itself, typed at most once (by its delivery identity) and only
+        at the end of a turn — and not at all when `wait` or `result` already
+        gave the model that outcome (the mail is then marked read, no turn
+        starts). Returns the other messages, how many reports wait and how many
+        were typed."""
+        assert self.reports is not None
+        rest: list[mail.Message] = []
+        held = typed = 0
+        for message in unread:
+            report = self.reports(message.body, pane.short)
+            if report is None:
+                rest.append(message)
+                continue
+            if report.consumed:
+                self._consume_report(pane, message, "its outcome already reached the model")
+                continue
+            # Never steered into a running turn (it may be the `wait` about to
+            # return this very outcome) nor queued behind an approval.
+            if typed or not pane.at_input_prompt():
+                held += 1
+                continue
+            line = mail.injection_line(
+                report.label(), report.note(), self.dash.settings.mail.max_delivered_bytes
+            )
+            if not self.inject(pane, line, kind="report", now=now):
+                held += 1
+                continue
+            try:
+                report.consume()
+            except OSError as exc:
+                self.dash.error(f"report {message.id}: typed, identity not consumed: {exc}")
+            self._consume_report(pane, message, "typed")
+            typed += 1
+        if held:
+            self.reports_waiting.add(pane.short)
+        else:
+            self.reports_waiting.discard(pane.short)
+        return rest, held, typed
+
+    def _consume_report(self, pane: Pane, message: mail.Message, why: str) -> None:
+        try:
+            mail.consume(message, reader=pane.short)
+        except OSError as exc:
+            self.dash.error(f"mail {message.id}: not marked read: {exc}")
+            return
+        log.info("report %s for %s consumed (%s)", message.id, pane.short, why)
 
     def _deliver(self, pane: Pane, message: mail.Message, now: float) -> bool:
         parent = paths.short_id(pane.spec.requested_by) if pane.spec.requested_by else None
@@ -436,7 +519,7 @@ class DeliveryEngine:
         if not ready:
             return changed
         self.deliver_nudges(now)
-        mail_ready = ready & self.waiting
+        mail_ready = ready & (self.waiting | self.reports_waiting)
         if mail_ready:
             self.sweep_mail(now, only=mail_ready)
         return True
