@@ -96,3 +96,39 @@ def test_a_nudge_typed_at_once_leaves_nothing_on_disk(
     drive(dash, engine, lambda: pane.is_idle())
     assert engine.nudge(pane, "now") is NudgeResult.DELIVERED
     assert not nudge_queue.pending(pane.short)
+
+
+def test_a_cli_nudge_held_by_a_dialog_survives_a_dashboard_restart(
+    tmp_path: Path, boards: list[Dashboard]
+) -> None:
+    """`zirv ctx nudge` stores its text as mail first: a restarted dashboard
+    delivers it once, after the restored pane's dialog is answered."""
+    import os
+    import subprocess
+    import sys
+
+    first = board(tmp_path)
+    boards.append(first)
+    engine = DeliveryEngine(first)
+    pane = at_dialog(first, engine)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZIRV_CTX_SESSION")}
+    got = subprocess.run(
+        [sys.executable, "-m", "zirv_dash.cli.main", "ctx", "nudge", pane.short, "-m", "cli note"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert got.returncode == 0, got.stdout + got.stderr
+    engine.sweep()
+    assert "cli note" not in text(pane)
+    first.shutdown_all(grace=0.2)
+
+    second = board(tmp_path)
+    boards.append(second)
+    fresh = DeliveryEngine(second)
+    restored = at_dialog(second, fresh)
+    fresh.sweep()
+    assert "cli note" not in text(restored) and restored.short in fresh.waiting
+    restored.send(b"y", typed=False)
+    drive(second, fresh, lambda: "Working on: [zirv ▸ mail" in text(restored))
+    drive(second, fresh, lambda: restored.is_idle())
+    fresh.sweep()
+    assert text(restored).count("Working on: [zirv ▸ mail") == 1  # once
