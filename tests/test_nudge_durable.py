@@ -5,6 +5,11 @@ boundary, and never types it into the dialog (real demo panes on real PTYs)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,27 +52,47 @@ def at_dialog(dash: Dashboard, engine: DeliveryEngine) -> Pane:
     return pane
 
 
-def test_a_nudge_held_by_a_dialog_survives_a_dashboard_restart(
+KILLED_WITH_A_NUDGE = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pathlib import Path
+    from tests.test_nudge_durable import SESSION, at_dialog, board
+    from zirv_dash.mail.delivery import DeliveryEngine, NudgeResult
+
+    dash = board(Path(sys.argv[1]))
+    engine = DeliveryEngine(dash)
+    pane = at_dialog(dash, engine)
+    assert engine.nudge(pane, "check the\\nfailing test") is NudgeResult.QUEUED
+    engine.sweep()
+    assert "failing test" not in "\\n".join(pane.model_view.lines())
+    print(pane.short, pane.pty.pid, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # the dashboard dies with the nudge queued
+    """
+)
+
+
+def test_a_nudge_held_by_a_dialog_survives_a_dashboard_killed_with_9(
     tmp_path: Path, boards: list[Dashboard]
 ) -> None:
-    first = board(tmp_path)
-    boards.append(first)
-    engine = DeliveryEngine(first)
-    pane = at_dialog(first, engine)
-    assert engine.nudge(pane, "check the\nfailing test") is NudgeResult.QUEUED
-    [stored] = nudge_queue.pending(pane.short)
+    got = subprocess.run(
+        [sys.executable, "-c", KILLED_WITH_A_NUDGE, str(tmp_path)],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert got.returncode == -signal.SIGKILL, got.stderr[-2000:]
+    short, child = got.stdout.split()
+    try:
+        os.kill(int(child), signal.SIGKILL)  # its demo child, if the hangup left it
+    except ProcessLookupError:
+        pass
+    [stored] = nudge_queue.pending(short)
     assert stored.text == "check the\nfailing test"
     assert stored.path is not None and stored.path.stat().st_mode & 0o777 == 0o600
-    engine.sweep()
-    assert "failing test" not in text(pane)  # never typed into the dialog
-    # The dashboard dies: its panes end, its in-memory queue is gone.
-    first.shutdown_all(grace=0.2)
 
     second = board(tmp_path)
     boards.append(second)
     fresh = DeliveryEngine(second)
     restored = at_dialog(second, fresh)  # restored: same session, and a dialog again
-    assert restored.short == pane.short
+    assert restored.short == short
     fresh.sweep()
     deadline = time.monotonic() + 0.6
     drive(second, fresh, lambda: time.monotonic() > deadline)
@@ -83,7 +108,7 @@ def test_a_nudge_held_by_a_dialog_survives_a_dashboard_restart(
     drive(second, fresh, lambda: time.monotonic() > deadline)
     assert text(restored).count(f"Working on: {NOTE}") == 1
     # A third dashboard finds nothing to deliver.
-    assert not DeliveryEngine(second).nudges and not nudge_queue.pending(pane.short)
+    assert not DeliveryEngine(second).nudges and not nudge_queue.pending(short)
 
 
 def test_a_nudge_typed_at_once_leaves_nothing_on_disk(
@@ -103,10 +128,6 @@ def test_a_cli_nudge_held_by_a_dialog_survives_a_dashboard_restart(
 ) -> None:
     """`zirv ctx nudge` stores its text as mail first: a restarted dashboard
     delivers it once, after the restored pane's dialog is answered."""
-    import os
-    import subprocess
-    import sys
-
     first = board(tmp_path)
     boards.append(first)
     engine = DeliveryEngine(first)

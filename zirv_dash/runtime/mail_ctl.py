@@ -139,6 +139,8 @@ class MailController:
 
     def state_changed(self) -> None:
         """A pane changed state: something waiting may be injectable now."""
+        if self._engine.quitting:
+            return  # panes ending at quit must not drop the nudges waiting on disk
         if self.delivery.inflight or self.delivery.pending_panes():
             self.retry()
 
