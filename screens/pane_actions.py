@@ -112,7 +112,14 @@ class PaneActions:
         focused = dash.focused_pane
         here = focused.current_cwd if focused is not None and focused.model_view.cwd else None
         screen.app.push_screen(
-            SpawnScreen(str(dash.repo), dash.gate, screen.options.settings, here=here), done
+            SpawnScreen(
+                str(dash.repo),
+                dash.gate,
+                screen.options.settings,
+                here=here,
+                writer_refusal=screen.engine.intake.operator_refusal,
+            ),
+            done,
         )
 
     def action_diff_review(self) -> None:

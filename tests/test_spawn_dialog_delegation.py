@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, Label, OptionList
 
 from screens.app import ZirvApp
 from screens.spawn import SpawnScreen
@@ -28,26 +29,25 @@ def live_app(repo: Path) -> ZirvApp:
     return app
 
 
-async def spawn_from_dialog(app: ZirvApp, pilot: object, *, worktree: bool = False) -> None:
-    await pilot.press("ctrl+a", "s")  # type: ignore[attr-defined]
+async def open_dialog(app: ZirvApp, pilot: Any) -> SpawnScreen:
+    await pilot.press("ctrl+a", "s")
     await wait_for(pilot, lambda: isinstance(app.screen, SpawnScreen))
     dialog = app.screen
     assert isinstance(dialog, SpawnScreen)
     options = dialog.query_one("#harness", OptionList)
     options.highlighted = next(i for i, (name, _) in enumerate(dialog.choices) if name == "demo")
     dialog.query_one("#prompt", Input).value = "write things"
-    dialog.query_one("#worktree", TickBox).value = worktree
-    dialog.action_submit()
-    await wait_for(pilot, lambda: not isinstance(app.screen, SpawnScreen))
+    return dialog
 
 
 async def test_dialog_panes_get_records_and_the_writer_permit(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     app = live_app(repo)
     async with app.run_test(size=(120, 40)) as pilot:
-        dash = dash_screen(app).dash
+        screen = dash_screen(app)
+        dash = screen.dash
         await wait_for(pilot, lambda: len(dash.panes) == 1)
-        await spawn_from_dialog(app, pilot)
+        (await open_dialog(app, pilot)).action_submit()
         await wait_for(pilot, lambda: len(dash.panes) == 2)
         first = dash.panes[1]
         record = records.by_short(repo, first.short)
@@ -62,25 +62,34 @@ async def test_dialog_panes_get_records_and_the_writer_permit(tmp_path: Path) ->
             str(repo),
         )
 
-        # A second writer into the same tree: refused, naming the holder.
-        await spawn_from_dialog(app, pilot)
-        await wait_for(
-            pilot, lambda: any("already has a writer" in e.text for e in dash.errors.entries)
-        )
-        assert len(dash.panes) == 2
-        (refusal,) = [e.text for e in dash.errors.entries if "already has a writer" in e.text]
-        assert record.handle in refusal and first.short in refusal and "owner operator" in refusal
+        # A second writer into the same tree: refused in the dialog, naming the
+        # holder and offering a worktree of its own; the dialog stays open.
+        dialog = await open_dialog(app, pilot)
+        dialog.action_submit()
+        await pilot.pause()
+        assert app.screen is dialog and len(dash.panes) == 2
+        refusal = str(dialog.query_one("#error", Label).render())
+        assert "already has a writer" in refusal and record.handle in refusal
+        assert first.short in refusal and "owner operator" in refusal
         assert "own git worktree" in refusal
 
-        # With a worktree of its own it runs, and holds that tree's permit.
-        await spawn_from_dialog(app, pilot, worktree=True)
+        # With the worktree box ticked it runs, and holds that tree's permit.
+        dialog.query_one("#worktree", TickBox).value = True
+        dialog.action_submit()
         await wait_for(pilot, lambda: len(dash.panes) == 3, timeout=30)
         third = dash.panes[2]
         await wait_for(pilot, lambda: records.by_short(repo, third.short) is not None)
         other = records.by_short(repo, third.short)
-        assert (
-            other is not None and other.worktree and other.permit == str(Path(third.cwd).resolve())
+        assert other is not None and other.worktree
+        assert other.permit == str(Path(third.cwd).resolve())
+
+        # Past the dialog (a race with another writer), the engine refuses too.
+        assert screen.engine.spawn_for_operator("demo", None, None, str(repo)) is None
+        assert any(
+            "already has a writer" in e.text and record.handle in e.text
+            for e in dash.errors.entries
         )
+        assert len(dash.panes) == 3
 
         # The first ends: its record ends and its permit is given back.
         assert first.pty is not None
@@ -89,3 +98,8 @@ async def test_dialog_panes_get_records_and_the_writer_permit(tmp_path: Path) ->
             pilot, lambda: records.read(repo, record.handle).state == "ended", timeout=20
         )
         assert records.read(repo, record.handle).permit is None
+        # … so the tree takes a new writer from the dialog.
+        (await open_dialog(app, pilot)).action_submit()
+        await wait_for(pilot, lambda: len(dash.panes) == 4)
+        fourth = records.by_short(repo, dash.panes[3].short)
+        assert fourth is not None and fourth.permit == str(repo)
