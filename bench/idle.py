@@ -1,5 +1,7 @@
 """Idle cost: CPU of the dashboard process tree with 9 idle panes over 30 s, and its
-memory — next to tmux holding the same 9 idle shells.
+memory — next to tmux holding the same 9 idle shells, and to the bare Textual
+app (`echo_app.py`, no panes) whose main-process RSS is the floor of issue 33's
+goal: the dashboard's main RSS ≤ 1.25x it.
 
     python bench/idle.py [--seconds 30] [--panes 9]
 """
@@ -21,6 +23,9 @@ from ptyterm import PtyTerminal  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
+RSS_GOAL = 1.25
+"""Issue 33: the dashboard's main-process RSS with 9 idle panes, at most this
+times the bare Textual app's."""
 
 
 def tree(root: int) -> list[int]:
@@ -120,6 +125,24 @@ def dashboard(panes: int, seconds: float, tmp: Path) -> Sample:
         term.close()
 
 
+def bare_textual(seconds: float, tmp: Path) -> Sample:
+    """The bare Textual app of `echo_app.py`, idle on the same terminal size:
+    what the UI toolkit alone holds in memory."""
+    app = str(Path(__file__).resolve().parent / "echo_app.py")
+    term = PtyTerminal([sys.executable, app], 120, 40, base_env(tmp / "state"))
+    try:
+        term.read_for(2.0)
+        import threading
+
+        reader = threading.Thread(target=lambda: term.read_for(seconds + 1), daemon=True)
+        reader.start()
+        measured = sample(term.pid, seconds)
+        reader.join()
+        return measured
+    finally:
+        term.close()
+
+
 def tmux(panes: int, seconds: float, tmp: Path) -> Sample | None:
     if shutil.which("tmux") is None:
         return None
@@ -167,14 +190,22 @@ def main() -> int:
         tmp = Path(tmpdir)
         (tmp / "d").mkdir()
         (tmp / "t").mkdir()
+        (tmp / "b").mkdir()
         ours = dashboard(args.panes, args.seconds, tmp / "d")
         theirs = tmux(args.panes, args.seconds, tmp / "t")
+        bare = bare_textual(min(args.seconds, 10.0), tmp / "b")
     print(f"idle cost, {args.panes} idle shell panes, {args.seconds:.0f} s")
     heads = f"{'CPU % of a core':>18}{'RSS main MB':>14}{'RSS tree MB':>14}{'wake-ups/s':>12}"
     print(f"{'':<8}{heads}")
-    for name, row in (("zirv", ours), ("tmux", theirs)):
+    for name, row in (("zirv", ours), ("tmux", theirs), ("textual", bare)):
         if row is not None:
             print(f"{name:<8}{row[0]:>18.2f}{row[1]:>14.1f}{row[2]:>14.1f}{row[3]:>12.1f}")
+    ratio = ours[1] / bare[1]
+    met = "yes" if ratio <= RSS_GOAL else "no"
+    print(
+        f"main RSS vs the bare Textual app (textual: echo_app.py, no panes): "
+        f"{ratio:.2f}x (goal <= {RSS_GOAL}x: {met})"
+    )
     return 0
 
 

@@ -32,7 +32,7 @@ def roster_rows(
             selected=p is focused,
             dim=not p.alive,
             marker=screen.broadcast.marker(p.short),
-            badge=screen.engine.mail.badge(p),
+            badge=screen.engine.mail_badge(p),
             note=p.ended_note(),
             context=_context_mark(screen, p),
         )
@@ -46,7 +46,7 @@ def _tab_badge(screen: DashboardHost, pane: Pane) -> str:
     health = screen.dash.health.get(pane.short)
     advises = health is not None and health.verdict not in (None, "healthy")
     warn = ADVISE_MARK if advises and pane.alive else ""
-    return " ".join(b for b in (screen.engine.mail.badge(pane), warn) if b)
+    return " ".join(b for b in (screen.engine.mail_badge(pane), warn) if b)
 
 
 def _context_mark(screen: DashboardHost, pane: Pane) -> str:
@@ -115,7 +115,7 @@ def pane_header_facts(
         stopped = state is PaneState.STOPPED
         words = focused.ended_words()
         extra = words.removeprefix("stopped by ") if stopped else f"exit {focused.exit_code}"
-    extra = extra or screen.engine.swaps.note(focused)
+    extra = extra or screen.engine.swap_note(focused)
     return PaneHeaderFacts(
         harness=focused.agent,
         role=focused.role,

@@ -44,7 +44,7 @@ from widgets.pane_area import PaneArea
 from widgets.pane_header import PaneHeader
 from widgets.sidebar import Sidebar
 from widgets.terminal_view import TerminalView
-from zirv_dash import clipboard, paths
+from zirv_dash import paths
 from zirv_dash.cli.launch import LaunchOptions
 from zirv_dash.cli.opening_frame import SIDEBAR_MIN_COLUMNS
 from zirv_dash.dash.dashboard import Dashboard
@@ -54,6 +54,8 @@ from zirv_dash.runtime.events import EngineEvent
 
 if TYPE_CHECKING:
     from widgets.native_pane import NativePane
+    from zirv_dash import clipboard
+    from zirv_dash.remote import engine_links
 
 log = logging.getLogger("zirv.dashboard")
 
@@ -127,6 +129,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             ),
         )
         self._unsubscribe: Callable[[], None] | None = None
+        self.remote_links: engine_links.EngineLinks | None = None
+        """The links to the operator's remote hosts, for an in-process dashboard (a
+        runtime that hosts the dashboard opens its own: remote/engine_links.py)."""
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -161,7 +166,9 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         if self.hosted:
             self.pane_views.mount_existing()
         else:
-            self.engine.start()
+            # Mail, handovers and context windows start once the first frame
+            # is drawn (`_start_services`): none of them is on the glass yet.
+            self.engine.start(services=False)
             if self.dash.panes:  # spawned before the UI loaded
                 self.pane_views.mount_existing()
         self.call_after_refresh(self._start_initial_panes)
@@ -174,6 +181,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
+        if self.remote_links is not None:
+            self.remote_links.close_now()  # detach: the remote sessions run on
         if not self.hosted:
             self.engine.close()
         self.input.close()
@@ -197,9 +206,16 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
         for agent, prompt in opts.initial_panes:
             self.engine.spawn(agent, prompt=prompt, focus=False)
         self.engine.focus(0)
+        if opts.manage_state:
+            # Imported here: no cost on the first frame (ssh links start after it).
+            from zirv_dash.remote.engine_links import EngineLinks
+
+            self.remote_links = EngineLinks(self.engine)
+            self.remote_links.start()
         # The orchestrator exists (and named the token dir) before the channel is
         # watched and the restore offer counts live panes.
         self.engine.intake.begin()
+        self.call_after_refresh(self.engine.start_services)
 
     def on_resize(self, event: events.Resize) -> None:
         self.apply_layout()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zirv_dash.handover import swap
 from zirv_dash.harnesses import catalogue
 
 if TYPE_CHECKING:
@@ -26,6 +25,7 @@ class HandoverActions:
     def open(self, short: str) -> None:
         """The handover picker for pane `short` (the context menu's `handover`)."""
         from screens.handover import HandoverChoice, HandoverScreen
+        from zirv_dash.handover import swap  # not before the first frame (ARCHITECTURE.md)
 
         screen = self._screen
         pane = screen.dash.pane_by_short(short)

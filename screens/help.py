@@ -18,6 +18,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult, RenderResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -180,6 +181,8 @@ def arrange(screen: Screen[Any], size: Size) -> bool:
         for rack in screen.query(ToastRack):
             rack.show(notifications)
     screen.update_node_styles(animate=False)
+    if isinstance(screen, HelpScreen):
+        screen.styled_for = screen.style_key()
     screen._refresh_layout(size)
     screen._layout_required = False  # done just now, at the size it will be shown
     return False
@@ -210,6 +213,8 @@ class HelpScreen(DialogScreen[None]):
         self._background = BackgroundCache()
         self.painted_at: Size | None = None
         """The size at which `prepare` last rendered it off the stack."""
+        self.styled_for: tuple[object, ...] | None = None
+        """What the overlay's styles were last brought up to date under (`style_key`)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as dialog:
@@ -217,6 +222,23 @@ class HelpScreen(DialogScreen[None]):
             with VerticalScroll():
                 yield Static(self.body, id="help-body")
             yield KeyHints([("esc", "close")], classes="dialog-footer")
+
+    def style_key(self) -> tuple[object, ...]:
+        """What the overlay's styles depend on besides its own widgets: the theme,
+        the ANSI mode, whether the terminal has focus, which widget has it."""
+        app = self.app
+        return (app.theme, app.ansi_color, app.app_focus, self.focused)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Textual's own handler (Screen's, which runs after this one) restyles
+        # every node of a pushed screen: ~2 ms on the key that opens the help,
+        # though `prepare` (or its last showing) styled it under the same theme
+        # and focus, and nothing of it changed while it was off the stack (its
+        # keymap is fixed while it is installed). Restyled only when they differ.
+        key = self.style_key()
+        if event.refresh_styles and key == self.styled_for:
+            event.refresh_styles = False
+        self.styled_for = key
 
     def render(self) -> RenderResult:  # type: ignore[override]  # a Visual, as Widget allows
         # The dimmed dashboard behind: tinted per style, strip to strip, and

@@ -48,9 +48,13 @@ class HelpWarmup:
         self._timer = self._screen.set_timer(delay, lambda: self._warm(steps), name="help-warmup")
 
     def _on_dashboard_layout(self, _screen: object) -> None:
+        if self._timer is not None:
+            return  # a step is armed already (the first one, at the first frame)
+        # Imported here, not above: the first frame's layout finds the first step
+        # armed and must not load the help (ARCHITECTURE.md, the import graph).
         from screens.help import is_ready
 
-        if self._timer is None and not is_ready(self._screen.app, HELP_SCREEN):
+        if not is_ready(self._screen.app, HELP_SCREEN):
             self._warm_in(HELP_WARMUP)
 
     def _warm(self, steps: int) -> None:

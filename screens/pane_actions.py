@@ -94,12 +94,19 @@ class PaneActions:
 
     def action_spawn(self) -> None:
         from screens.spawn import SpawnRequestForm, SpawnScreen
+        from zirv_dash.remote.engine_links import links_of
 
         screen = self._screen
         dash = screen.dash
 
+        links = links_of(screen.engine)
+
         def done(form: SpawnRequestForm | None) -> None:
             if form is None:
+                return
+            if form.host and links is not None:
+                # The pane shows through the link when that runtime announces it.
+                links.spawn(form.host, form.agent, form.prompt, form.model)
                 return
             if form.worktree:
                 screen.engine.worktrees.spawn(form.agent, form.prompt, form.model)
@@ -111,12 +118,14 @@ class PaneActions:
         # Spawn here: in the directory the focused pane reports (OSC 7), if any.
         focused = dash.focused_pane
         here = focused.current_cwd if focused is not None and focused.model_view.cwd else None
+        hosts = [link.host.name for link in links.links] if links is not None else []
         screen.app.push_screen(
             SpawnScreen(
                 str(dash.repo),
                 dash.gate,
                 screen.options.settings,
                 here=here,
+                hosts=hosts,
                 writer_refusal=screen.engine.intake.operator_refusal,
             ),
             done,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zirv_dash import clipboard
-
 if TYPE_CHECKING:
     from screens.host import DashboardHost
     from widgets.terminal_view import TerminalView
+
+    # At run time imported by the copy itself: not before the first frame
+    # (ARCHITECTURE.md, "The first frame's import graph").
+    from zirv_dash import clipboard
 
 
 class ReviewActions:
@@ -39,6 +41,8 @@ class ReviewActions:
     def _platform_copy(self, text: str, osc_written: bool) -> None:
         app = self._screen.app
 
+        from zirv_dash import clipboard
+
         def run() -> None:
             result = clipboard.run_platform_copy(text)
             app.call_from_thread(self._copy_done, osc_written, result)
@@ -46,6 +50,8 @@ class ReviewActions:
         self._screen.run_worker(run, thread=True, group="clipboard", exit_on_error=False)
 
     def _copy_done(self, osc_written: bool, result: clipboard.CommandResult) -> None:
+        from zirv_dash import clipboard
+
         outcome = clipboard.outcome(osc_written, result)
         text = clipboard.describe(outcome, osc_written, result)
         self.last_copy = (outcome, text)

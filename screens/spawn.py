@@ -1,4 +1,5 @@
-"""Spawn dialog: harness, optional model, optional first prompt, working directory.
+"""Spawn dialog: harness, optional model, optional first prompt, working directory,
+and, when the operator has remote hosts, the host whose runtime runs it.
 
 The harness list shows every enabled harness (as many rows as the terminal
 allows, the rest reached with the arrow keys). Letters typed on the list filter
@@ -9,7 +10,7 @@ which file disabled it. A dialog opened at the pane cap says so at once.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -48,6 +49,14 @@ class SpawnRequestForm:
     cwd: str
     worktree: bool = False
     """Run it in a git worktree of its own (branch zirv/<short>)."""
+    host: str = ""
+    """A remote host (`zirv remote list`) whose runtime runs it; "" for this machine."""
+
+
+REMOTE_LIMITS = (
+    "a remote host's pane starts in its runtime's repository: no worktree of its own"
+    " there (not carried by the link)"
+)
 
 
 def harness_choices(gate: AdapterGate) -> list[tuple[str, bool]]:
@@ -100,9 +109,12 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
         settings: Settings,
         live_panes: int | None = None,
         here: str | None = None,
+        hosts: Sequence[str] = (),
         writer_refusal: Callable[[str, str], str | None] | None = None,
     ) -> None:
         super().__init__()
+        self.hosts = list(hosts)
+        """The operator's remote hosts; the host field shows only when there are some."""
         self.writer_refusal = writer_refusal
         """(harness, cwd) → why it may not write there (another live writer), or None."""
         self.repo = repo
@@ -128,6 +140,9 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             yield Label("working directory", classes="field-label")
             yield Input(value=shorten_home(self.here), id="cwd")
             yield TickBox("own git worktree (branch zirv/<short>)", id="worktree", compact=True)
+            if self.hosts:
+                yield Label("host (optional)", classes="field-label")
+                yield Input(placeholder=f"this machine, or: {', '.join(self.hosts)}", id="host")
             yield Label("", id="error", classes="dialog-error", markup=False)
             yield KeyHints(FOOTER, classes="dialog-footer")
 
@@ -250,6 +265,9 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             return
         option = harness.get_option_at_index(harness.highlighted)
         agent = option.id or ""
+        if self.hosts and (host := self.query_one("#host", Input).value.strip()):
+            self._submit_remote(agent, host)
+            return
         adapter = adapters.ADAPTERS.get(agent)
         if adapter is not None and not adapter.installed():
             self._error(adapter.missing_words())
@@ -274,6 +292,22 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             self._error(refusal)  # the dialog stays open: tick the worktree box, or cancel
             return
         self.dismiss(SpawnRequestForm(agent, model, prompt, cwd, worktree))
+
+    def _submit_remote(self, agent: str, host: str) -> None:
+        """A pane in `host`'s runtime: whether the harness is installed is for that
+        host to say (this machine's PATH says nothing about it)."""
+        if host not in self.hosts:
+            self._error(f"no host named {host!r}; known: {', '.join(self.hosts)}")
+            return
+        prompt = self.query_one("#prompt", Input).value.strip() or None
+        model = self.query_one("#model", Input).value.strip() or None
+        if self.query_one("#worktree", TickBox).value:
+            self._error(REMOTE_LIMITS)
+            return
+        if (prompt or "").startswith("-") or (model or "").startswith("-"):
+            self._error("a prompt or model may not begin with '-'")
+            return
+        self.dismiss(SpawnRequestForm(agent, model, prompt, "", host=host))
 
     def _error(self, text: str) -> None:
         label = self.query_one("#error", Label)

@@ -642,6 +642,8 @@ def test_a_click_whose_press_and_release_arrive_in_one_read_acts_in_the_picker(
     tmux.text(f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m")
     tmux.keys("Enter")  # the clicked row, not the current one (a fresh conversation)
     tmux.wait_for("demo ▸ orchestrator · demo-cheap")
+    # The successor has proved itself (its trial is over) before the next handover.
+    tmux.wait_for("→ demo/demo-cheap", timeout=30)
     tmux.keys("C-a", "o")
     x, y = _row_at(tmux.wait_for("demo / deep"), "demo / deep")
     click = f"\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"

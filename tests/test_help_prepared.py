@@ -99,3 +99,30 @@ async def test_arranged_again_after_a_resize(tmp_path: Path) -> None:
         await _show_help(pilot, help_screen)
         assert help_screen._compositor._full_map is arranged
         assert help_screen.query_one("#help-body").size.width == body_width(100) - SCROLLBAR
+
+
+async def test_a_showing_restyles_the_help_only_when_its_theme_changed(tmp_path: Path) -> None:
+    """Styled while prepared, the overlay is not restyled node by node on the key
+    that opens it; a theme changed while it was off the stack restyles it."""
+    app = make_app(tmp_path, agent="shell")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: is_ready(app, HELP_SCREEN), timeout=20)
+        help_screen = app.get_screen(HELP_SCREEN)
+        assert isinstance(help_screen, HelpScreen)
+        restyled: list[object] = []
+        update = help_screen.update_node_styles
+
+        def counted(animate: bool = True) -> None:
+            restyled.append(app.theme)
+            update(animate)
+
+        help_screen.update_node_styles = counted  # type: ignore[method-assign]
+        await _show_help(pilot, help_screen)
+        assert restyled == []
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is not help_screen)
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        restyled.clear()
+        await _show_help(pilot, help_screen)
+        assert app.theme in restyled

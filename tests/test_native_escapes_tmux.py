@@ -45,5 +45,6 @@ def test_a_models_title_and_clipboard_sequences_do_not_reach_the_terminal(
     assert "pwned" not in title
     assert dash.run("list-buffers") == ""
     assert "␛]2;pwned-title␇" in screen and "␛]52;c;aGVsbG8=␇" in screen
-    dash.keys("C-q")
-    dash.wait_for("EXITED 0", timeout=30)
+    dash.keys("C-q")  # idle: the conversation ends; the dashboard stays on its row
+    dash.wait_for("Exited", timeout=30)
+    dash.quit()

@@ -210,8 +210,11 @@ async def test_an_orchestrator_ended_with_ctrl_q_comes_back_at_the_next_launch(
         await wait_for(pilot, lambda: session.pending is not None, timeout=20)
         session.answer(session.pending.call_id, "deny")  # type: ignore[union-attr]
         await wait_for(pilot, lambda: session.state == "completed", timeout=20)
-        await pilot.press("ctrl+q")  # idle: it ends; it was the only pane, so the dash closes
-        await wait_for(pilot, lambda: not first.is_running, timeout=20)
+        await pilot.press("ctrl+q")  # idle: it ends at once (no question)
+        await wait_for(pilot, lambda: not orch.alive, timeout=20)
+        # The dashboard stays on the ended pane (its exit shown) until it is quit.
+        assert first.is_running
+        await quit_app(pilot, first)
     second = managed(repo)
     async with second.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(second.screen, RestoreScreen), timeout=20)

@@ -85,10 +85,11 @@ def test_a_folded_group_shows_only_its_header_until_a_search_reveals_matches() -
 
 @dataclass
 class FakePaneFacts:
-    """The two facts the resolver reads off a pane (a real Pane has more)."""
+    """The facts the resolver reads off a pane (a real Pane has more)."""
 
     short: str
     cwd: str
+    remote_host: str = ""
 
 
 def test_groups_follow_real_checkouts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,6 +26,8 @@ GLYPHS: dict[PaneState, tuple[str, Style]] = {
     PaneState.DONE_UNSEEN: ("◆", Style(color="magenta", bold=True)),
     # Quiet, but not known to wait at its prompt: never drawn as idle.
     PaneState.UNKNOWN: ("?", Style(color="yellow")),
+    # A remote host's pane whose link is down (it runs on there).
+    PaneState.DISCONNECTED: ("⇣", Style(color="red")),
     # Ended rows: a clean exit, a failure and a stop each read differently.
     PaneState.EXITED: ("✓", Style(color="green", dim=True)),
     PaneState.FAILED: ("✗", Style(color="red", bold=True)),

@@ -18,6 +18,9 @@ class PaneState(StrEnum):
     """Ended with a non-zero exit code (or could not start)."""
     STOPPED = "stopped"
     """Ended by a signal (a stop, a kill, a hang-up)."""
+    DISCONNECTED = "disconnected"
+    """A remote host's pane whose link is down: its agent keeps running there,
+    so it is neither idle nor ended; the dashboard reconnects."""
     UNKNOWN = "unknown"
     """Quiet, but nothing establishes that it waits at its prompt: no turn
     signal, the screen is not its recognised input prompt, and the operator

@@ -140,6 +140,9 @@ class AttentionTracker:
         """Shell integration (OSC 133): a command runs (True), the shell is at its
         prompt (False); None while the child never sent the marks."""
         self._shell_prompt_at: float | None = None
+        self.unreachable: str | None = None
+        """Why its terminal cannot be reached now (a remote host's link is down,
+        `zirv_dash.remote.pane`): it reads as disconnected until that clears."""
         self._held_since: float | None = None
         """While its output is left unread (`hold`): since when."""
         self._reported = PaneState.STARTING
@@ -340,6 +343,8 @@ class AttentionTracker:
         t = self._seen(t)
         if self._exit_code is not None:
             return ended_state(self._exit_code)
+        if self.unreachable is not None:
+            return PaneState.DISCONNECTED
         if self._needs_you(t) is not None:
             return PaneState.NEEDS_YOU
         if self._last_output is None:
@@ -380,6 +385,8 @@ class AttentionTracker:
         state = self.state(t)
         if state is PaneState.NEEDS_YOU:
             return self._needs_you(t)
+        if state is PaneState.DISCONNECTED:
+            return self.unreachable
         code = self._exit_code
         if state is PaneState.FAILED and code is not None:
             return f"exit code {code}"

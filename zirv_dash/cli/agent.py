@@ -48,6 +48,10 @@ __all__ = [
 
 
 def main(argv: list[str]) -> int:
+    if any(arg == "--host" or arg.startswith("--host=") for arg in argv):
+        from zirv_dash.cli.remote_agent import remote_agent_main  # a remote host's runtime
+
+        return remote_agent_main(argv)
     try:
         args = parse_args(argv)
     except UsageError as exc:

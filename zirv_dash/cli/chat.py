@@ -396,8 +396,15 @@ def hosted_dashboard(engine: Engine, link: DashLink, columns: int, rows: int) ->
 
 def session_main(argv: list[str]) -> int:
     """`zirv session …`, with the runtime hosting the dashboard (`dash`)."""
+    from zirv_dash.cli.remote_session import remote_session_main, wants_host
     from zirv_dash.session import cli as session_cli
 
+    if argv[:1] in (["attach"], ["list"]) and wants_host(argv):
+        return remote_session_main(argv)
+    if argv[:1] == ["proxy"]:  # what `zirv remote` runs over ssh (session/proxy.py)
+        from zirv_dash.session.proxy import proxy_main
+
+        return proxy_main(argv[1:])
     if argv[:1] == ["web"]:
         import importlib
 
@@ -405,12 +412,19 @@ def session_main(argv: list[str]) -> int:
         result: int = web.web_main(argv[1:])
         return result
 
-    def host() -> Host:
-        from zirv_dash.session.runtime import open_host
+    return session_cli.session_main(argv, host_factory=runtime_host)
 
-        return open_host(dashboard=hosted_dashboard)
 
-    return session_cli.session_main(argv, host_factory=host)
+def runtime_host() -> Host:
+    """The runtime `zirv session serve` runs here: the engine, the hosted dashboard,
+    and the links to the operator's remote hosts (their panes show in that
+    dashboard; they are never served on as this runtime's sessions)."""
+    from zirv_dash.remote.engine_links import open_runtime_links
+    from zirv_dash.session.runtime import open_host
+
+    host = open_host(dashboard=hosted_dashboard)
+    open_runtime_links(host)
+    return host
 
 
 def run_single(agent: str, model: str | None, repo: os.PathLike[str] | str, notice: str) -> int:

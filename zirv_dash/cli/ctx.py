@@ -22,6 +22,7 @@ from typing import Any
 from zirv_dash import paths
 from zirv_dash.cli.ctx_args import Parser
 from zirv_dash.cli.ctx_common import (
+    err,
     identity,
     my_short,
     my_slug,
@@ -60,6 +61,9 @@ def status_main(argv: list[str]) -> int:
 def _status(argv: list[str]) -> int:
     parser = Parser(prog="zirv ctx status", description="List live sessions and unread mail.")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--all-hosts", action="store_true", help="also every remote host's sessions (over ssh)"
+    )
     parser.add_argument("--agents", action="store_true", help="this repository's delegations")
     args = parse_args(parser, argv)
     if isinstance(args, int):
@@ -71,6 +75,13 @@ def _status(argv: list[str]) -> int:
         code = ctx_agents.print_agents(args.json, problems)
         report_problems("status", problems)
         return code
+    remote: list[dict[str, Any]] = []
+    if args.all_hosts:
+        from zirv_dash.remote import status as remote_status  # only --all-hosts needs ssh
+
+        remote, unreadable = remote_status.all_hosts()
+        if unreadable:
+            err("status", unreadable)
     records = registry.list_sessions(sweep=True, problems=problems)
     sockets = registry.orphan_sockets(records)
     _, agent = identity()
@@ -90,6 +101,8 @@ def _status(argv: list[str]) -> int:
         mail_counts["direct"] = direct
         out = _status_json(rows, sockets, mail_counts, problems, escaped, now)
         out["fallback"] = fallback
+        if args.all_hosts:
+            out["hosts"] = remote
         out["permits"] = [
             {"tree": r["permit"], "handle": r["handle"], "harness": r["harness"], "pane": r["pane"]}
             for r in ctx_agents.agent_rows(paths.repo_root(), problems)
@@ -114,6 +127,10 @@ def _status(argv: list[str]) -> int:
     lines.append(f"mail: {broadcast + direct} unread{split}")
     lines.extend(fallback)
     lines.extend(ctx_agents.permit_lines(problems))
+    if args.all_hosts:
+        from zirv_dash.remote import status as remote_status
+
+        lines.extend(remote_status.lines(remote) or ["hosts: none (see `zirv remote add`)"])
     print("\n".join(lines))
     return 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from zirv_dash import __version__
+from zirv_dash import PROTOCOL_VERSION, __version__
 
 HELP = """\
 zirv — run several AI coding agents side by side in one terminal.
@@ -34,7 +34,7 @@ Usage:
   zirv session serve|list [--json]|attach [NAME|ID] [--takeover]|detach NAME|ID
   zirv session stop NAME|ID [--yes] | stop --runtime
                              the persistent runtime: sessions outlive this terminal
-  zirv ctx status [--json]   list live sessions and unread mail
+  zirv ctx status [--json] [--all-hosts]  live sessions and unread mail (and every host's)
   zirv ctx send --message TEXT [--to-session PREFIX] [--all]
   zirv ctx inbox [--peek]    read (and consume) this repo's mail
   zirv ctx nudge PREFIX --message TEXT
@@ -84,6 +84,7 @@ TOP_VERBS: dict[str, str] = {
     "session": "zirv_dash.cli.chat:session_main",
     "native": "zirv_dash.cli.chat:native_main",
     "setup": "zirv_dash.cli.setup_cmd:setup_main",
+    "remote": "zirv_dash.cli.remote:remote_main",
 }
 
 
@@ -192,7 +193,7 @@ def _dispatch(args: list[str]) -> int:
     if lowered in ("--help", "-h", "help", "h"):
         return print_help()
     if lowered in ("version", "v", "--version", "-v"):
-        print(f"zirv {__version__}")
+        print(f"zirv {__version__} (protocol {PROTOCOL_VERSION})")
         return 0
     if lowered in ("init", "i"):
         return init_main(args[1:])

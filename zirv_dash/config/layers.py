@@ -249,6 +249,8 @@ def _pricing(
 ) -> dict[str, dict[str, float]]:
     """`[pricing]` checked as prices (`context.pricing.merge_overrides` says what a
     price is); ConfigError naming the key and the file it came from."""
+    if not table:
+        return {}  # nothing to check: the pricing table is not loaded for it
     from zirv_dash.context.pricing import PricingError, merge_overrides
 
     try:

@@ -293,6 +293,15 @@ class Dashboard(PaneEnding):
         self._added(pane, focus)
         return pane
 
+    def adopt(self, pane: Pane, *, focus: bool = False) -> None:
+        """A pane opened elsewhere (a remote host's session, `zirv_dash.remote`):
+        nothing is spawned or registered here, and the pane limit does not apply
+        (it counts what this machine runs); the roster and focus as for any pane."""
+        if self.default_colors is not None:
+            pane.model_view.default_fg_rgb, pane.model_view.default_bg_rgb = self.default_colors
+        self.panes.append(pane)
+        self._added(pane, focus)
+
     def _added(self, pane: Pane, focus: bool) -> None:
         for hook in self.on_pane_added:
             hook(pane)

@@ -90,6 +90,8 @@ class PaneEnding(PaneRecords, EscapeWatch):
             pty = pane.pty
             if pty is None or (pane.exit_code is not None and pty.session_ended()):
                 continue
+            if pane.remote_host:
+                continue  # it runs in its host's runtime: quitting here detaches it
             ladder = pty.stop_for(
                 pane.agent,
                 pane.adapter.quit_sequence,

@@ -38,6 +38,10 @@ class RowFacts:
     branch: str = ""
 
 
+HOST_GROUP = "host:"
+"""The key prefix of a remote host's group (its panes, whatever their directories)."""
+
+
 @dataclass(frozen=True)
 class RowGroup:
     """The group one pane belongs to."""
@@ -116,8 +120,8 @@ def layout(
     placed: set[str] = set()
     for key in visible:
         group = groups.get(key)
-        if group is None or sizes[group.key] < 2:
-            lines.append(RowLine(key))
+        if group is None or (sizes[group.key] < 2 and not group.key.startswith(HOST_GROUP)):
+            lines.append(RowLine(key))  # a group of one, unless a host's: its row says where
             continue
         if group.key in placed:
             continue
@@ -139,6 +143,8 @@ class PaneLike(Protocol):
     def short(self) -> str: ...
     @property
     def cwd(self) -> str: ...
+    @property
+    def remote_host(self) -> str: ...
 
 
 def _common_dir(git_dir: Path) -> Path:
@@ -191,6 +197,11 @@ class GroupResolver:
         live = set()
         for pane in panes:
             live.add(pane.short)
+            if pane.remote_host:
+                # A remote host's panes are one group, whatever their directories.
+                host = pane.remote_host
+                out[pane.short] = RowGroup(f"{HOST_GROUP}{host}", f"@{host}", "")
+                continue
             found = self.group(pane.short, pane.cwd, now)
             if found is not None:
                 out[pane.short] = found

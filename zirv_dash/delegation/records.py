@@ -25,7 +25,6 @@ import contextlib
 import fcntl
 import os
 import re
-import secrets
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -131,7 +130,9 @@ def repo_dir(repo: Path) -> Path:
 
 
 def new_handle() -> str:
-    return "d-" + secrets.token_hex(6)
+    # os.urandom, not `secrets`: that module loads hmac and hashlib, which the
+    # dashboard's first frame does not need (ARCHITECTURE.md, the import graph).
+    return "d-" + os.urandom(6).hex()
 
 
 def identity(handle: str, attempt: int, kind: str) -> str:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from zirv_dash import paths, spawn
 from zirv_dash.dash.dashboard import Dashboard
-from zirv_dash.intake.steering import steerer
 from zirv_dash.intake.sweep import Owner, Spawner
 from zirv_dash.panes.pane import Pane
 
@@ -20,6 +19,10 @@ def validation_context(
     permit: Callable[[spawn.SpawnRequest, Path], str | None] | None = None,
 ) -> spawn.ValidationContext:
     """Validation facts from the live settings and panes."""
+    # Steering reads the usage windows and the pricing table: loaded with the
+    # first request, not before the dashboard's first frame (ARCHITECTURE.md).
+    from zirv_dash.intake.steering import steerer
+
     settings = dash.settings.dash
     live = dash.live_panes
     return spawn.ValidationContext(

@@ -10,21 +10,32 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from zirv_dash import paths
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.harnesses.native_kind import NATIVE
-from zirv_dash.native import reopen
 from zirv_dash.panes.pane import Pane
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 log = logging.getLogger("zirv.intake")
 
 NO_JOURNAL = "no conversation in its journal"
 
 
+def reopen_module() -> ModuleType:
+    """`native.reopen`, loaded for an ended native row only: it opens the SQLite
+    journals, which the dashboard's first frame never needs (ARCHITECTURE.md)."""
+    from zirv_dash.native import reopen
+
+    return reopen
+
+
 def restorable(pane: Pane) -> bool:
     """An ended native pane whose journal holds a conversation."""
-    return pane.agent == NATIVE and not pane.alive and reopen.reopenable(pane.short)
+    return pane.agent == NATIVE and not pane.alive and reopen_module().reopenable(pane.short)
 
 
 def reopen_ended(dash: Dashboard, spawner: Callable[..., Pane], pane: Pane) -> Pane | None:
@@ -37,7 +48,7 @@ def reopen_ended(dash: Dashboard, spawner: Callable[..., Pane], pane: Pane) -> P
     session_id = paths.new_session_id()
     new_short = paths.short_id(session_id)
     try:
-        reopen.move(short, new_short)
+        reopen_module().move(short, new_short)
     except OSError as exc:
         dash.error(f"restore {short}: its journal could not be reopened ({exc})")
         return None
@@ -62,6 +73,6 @@ def reopen_ended(dash: Dashboard, spawner: Callable[..., Pane], pane: Pane) -> P
 
 def _give_back(new: str, old: str) -> None:
     try:
-        reopen.move(new, old)
+        reopen_module().move(new, old)
     except OSError as exc:  # the conversation is still in the new name's journal
         log.warning("native journal %s could not be given back to %s: %s", new, old, exc)

@@ -12,9 +12,9 @@ from zirv_dash.dash import roster
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.harnesses import adapters
 from zirv_dash.harnesses.native_kind import NATIVE, NATIVE_ADAPTER
+from zirv_dash.intake.native_reopen import reopen_module
 from zirv_dash.intake.views import RestoreIntake
 from zirv_dash.mail import mailbox as mail
-from zirv_dash.native import reopen
 from zirv_dash.panes.pane import Pane
 from zirv_dash.textcheck import text_problem
 
@@ -60,7 +60,7 @@ class RosterRestore:
             self.dash.error(problem)
         # A native conversation with nothing said is not worth offering (the
         # fresh orchestrator the last launch made and nobody used).
-        panes = [p for p in panes if p.agent != NATIVE or reopen.reopenable(p.short)]
+        panes = [p for p in panes if p.agent != NATIVE or reopen_module().reopenable(p.short)]
         offer, kept = roster.partition_live(panes, state=self.intake.state)
         offer += self._unfinished_native(panes)
         for entry in kept:
@@ -79,7 +79,7 @@ class RosterRestore:
         skip = {p.short for p in listed} | {p.short for p in self.dash.panes}
         out: list[roster.RosterPane] = []
         max_age = self.dash.settings.dash.roster_max_age_secs
-        for convo in reopen.unfinished(self.dash.repo, skip, max_age):
+        for convo in reopen_module().unfinished(self.dash.repo, skip, max_age):
             entry = roster.RosterPane(
                 agent=NATIVE,
                 session_id=convo.session_id,
@@ -179,6 +179,8 @@ class RosterRestore:
         """Every live pane, then unanswered and deferred entries (de-duplicated on write)."""
         out: list[roster.RosterPane] = []
         for pane in self.dash.live_panes:
+            if pane.remote_host:
+                continue  # it lives on in its host's runtime; nothing to restore here
             before = self.restored_from.get(pane.short)
             parent = self.intake.parents.get(pane.short)
             out.append(
@@ -208,7 +210,7 @@ class RosterRestore:
         out: list[roster.RosterPane] = []
         for row in self.dash.ended:
             pane = row.pane
-            if pane.agent != NATIVE or pane.alive or not reopen.reopenable(pane.short):
+            if pane.agent != NATIVE or pane.alive or not reopen_module().reopenable(pane.short):
                 continue
             out.append(
                 roster.RosterPane(

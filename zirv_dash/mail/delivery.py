@@ -118,6 +118,8 @@ class DeliveryEngine:
         if pane.short in self.inflight or operator_typed(pane, now):
             return False
         pane.check_screen(now)  # a prompt that just appeared must count
+        if pane.remote_host and not pane.at_input_prompt():
+            return False  # over the link: only at a known prompt, with the link up and ours
         return pane.is_idle(now)
 
     # -- typing -----------------------------------------------------------------------
@@ -321,6 +323,8 @@ class DeliveryEngine:
         """Claim the ``.nudge`` markers of our live panes; returns the notices."""
         notices = []
         for pane in self.dash.live_panes:
+            if pane.remote_host:
+                continue  # its markers are its host's, claimed by that runtime
             try:
                 sender = nudge.claim_marker(pane.short)
             except (OSError, ValueError) as exc:
@@ -344,7 +348,13 @@ class DeliveryEngine:
             self.waiting.clear()
             return 0
         typed = 0
-        live = [p for p in self.dash.live_panes if only is None or p.short in only]
+        # A remote host's pane gets its mail from its own repository's mailbox,
+        # typed by its own runtime there: this mailbox is never copied to it.
+        live = [
+            p
+            for p in self.dash.live_panes
+            if not p.remote_host and (only is None or p.short in only)
+        ]
         # Workers first, so the orchestrator is only advised of what they left.
         live.sort(key=lambda p: p.role == "orchestrator")
         for pane in live:

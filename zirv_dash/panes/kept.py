@@ -26,6 +26,6 @@ CHILD_FIELDS = (
     "started_mono", "last_output_at", "_release_pending", "last_input_at", "turn_signal_at",
     "user_typed_since_turn", "typed_at_dialog", "exit_code", "exited_at", "spawn_error",
     "scroll_offset", "tracker", "_screen_checked_at", "_screen_dirty", "_repaint",
-    "_failed_mono", "awaiting_frame",
+    "_failed_mono", "awaiting_frame", "_shell_marks",
 )  # fmt: skip
 """What `Pane.install_successor` replaces: all `_fresh_child` sets, and the child."""

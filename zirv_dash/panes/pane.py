@@ -38,6 +38,9 @@ class Pane:
     kind = "pty"
     """The pane kind: "pty" (a child on a PTY) or "native" (zirv's own session,
     `zirv_dash.runtime.native_pane`), recorded in the restore roster."""
+    remote_host = ""
+    """The host whose runtime holds it (`zirv_dash.remote.pane`); empty for this
+    machine's panes. A remote pane outlives this dashboard: quitting detaches it."""
 
     def __init__(
         self,

@@ -16,6 +16,7 @@ STATE_WORDS = {
     PaneState.FAILED: "failed",
     PaneState.STOPPED: "stopped",
     PaneState.UNKNOWN: "unknown",
+    PaneState.DISCONNECTED: "disconnected",
 }
 
 

@@ -20,7 +20,7 @@ import functools
 import logging
 import signal
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zirv_dash import keys as keycodes
 from zirv_dash.dash.dashboard import Dashboard, DashError
@@ -28,9 +28,8 @@ from zirv_dash.listeners import Listeners
 from zirv_dash.panes.pane import Pane
 from zirv_dash.runtime import events as ev
 from zirv_dash.runtime.childwatch import ChildWatch
-from zirv_dash.runtime.context_ctl import ContextController
 from zirv_dash.runtime.fdwatch import FdWatch
-from zirv_dash.runtime.mail_ctl import MailController
+from zirv_dash.runtime.lazy import Lazy, built
 from zirv_dash.runtime.native_pane import NativePaneKind, NativeSessionPane
 from zirv_dash.runtime.orchestration import fleet_for
 from zirv_dash.runtime.pane_io import PaneIO
@@ -38,9 +37,13 @@ from zirv_dash.runtime.pump import Pump
 from zirv_dash.runtime.scheduling import Scheduling
 from zirv_dash.runtime.states import STATE_FRESH, StatePoller
 from zirv_dash.runtime.stops import StopController
-from zirv_dash.runtime.swaps import SwapScheduler
 from zirv_dash.runtime.watch import StateWatcher
 from zirv_dash.runtime.worktrees import WorktreeController
+
+if TYPE_CHECKING:
+    from zirv_dash.runtime.context_ctl import ContextController
+    from zirv_dash.runtime.mail_ctl import MailController
+    from zirv_dash.runtime.swaps import SwapScheduler
 
 log = logging.getLogger("zirv.engine")
 
@@ -49,6 +52,14 @@ TICK_SECS = 1.0
 
 
 class Engine(Scheduling):
+    # The services: built on first use (`runtime.lazy`), started by
+    # `start_services()`. A dashboard starts them after its first frame, so the
+    # import graph up to that frame holds none of them (ARCHITECTURE.md, "The
+    # first frame's import graph").
+    mail: Lazy[MailController] = Lazy("zirv_dash.runtime.mail_ctl", "MailController")
+    swaps: Lazy[SwapScheduler] = Lazy("zirv_dash.runtime.swaps", "SwapScheduler")
+    context: Lazy[ContextController] = Lazy("zirv_dash.runtime.context_ctl", "ContextController")
+
     def __init__(self, dash: Dashboard, *, session_ids: list[str] | None = None) -> None:
         self.dash = dash
         self.session_ids = list(session_ids or [])
@@ -70,11 +81,10 @@ class Engine(Scheduling):
         self.states = StatePoller(self, self._state_changed)
         self.pump = Pump(self)
         self.io = PaneIO(self, self.pump, self.states)
-        self.mail = MailController(self)
         self.stops = StopController(self)
-        self.swaps = SwapScheduler(self)
         self.worktrees = WorktreeController(self)
-        self.context = ContextController(self)
+        self.services_started = False
+        """Mail, handovers and context windows are running (`start_services`)."""
         # Imported here: the intake controller pulls in the spawn protocol.
         from zirv_dash.runtime.intake_ctl import IntakeController
 
@@ -95,6 +105,14 @@ class Engine(Scheduling):
     def emit(self, event: ev.EngineEvent) -> None:
         self._subscribers.emit(event)
 
+    def mail_badge(self, pane: Pane) -> str:
+        """A pane's unread-mail badge; "" while mail is not built (nothing read yet)."""
+        return self.mail.badge(pane) if built(self, "mail") else ""
+
+    def swap_note(self, pane: Pane) -> str:
+        """A pane's pending-handover note; "" while no handover was ever asked."""
+        return self.swaps.note(pane) if built(self, "swaps") else ""
+
     def _dash_said(self, kind: str, text: str) -> None:
         self.emit(ev.ErrorRaised(text) if kind == "error" else ev.Notice(text))
 
@@ -108,8 +126,11 @@ class Engine(Scheduling):
     def started(self) -> bool:
         return self._loop is not None
 
-    def start(self) -> None:
-        """Begin serving on the running loop (earlier panes: `runtime.prespawn`)."""
+    def start(self, *, services: bool = True) -> None:
+        """Begin serving on the running loop (earlier panes: `runtime.prespawn`).
+
+        `services=False` leaves mail, handovers and context windows to a later
+        `start_services()` (a dashboard calls it once its first frame is drawn)."""
         self._loop = asyncio.get_running_loop()
         self._fds = FdWatch(self._loop)
         self.children = ChildWatch(self._loop, self.schedule_reap)
@@ -123,6 +144,15 @@ class Engine(Scheduling):
         self.call_later("tick", TICK_SECS, self._tick)
         self.states.start()
         self.intake.start()
+        if services:
+            self.start_services()
+
+    def start_services(self) -> None:
+        """Start mail delivery, the handover scheduler and the context watches:
+        each catches up on the panes and requests that exist by now."""
+        if self.services_started or self.closed or self._loop is None:
+            return
+        self.services_started = True
         self.mail.start()
         self.swaps.start()
         self.context.start()
@@ -134,7 +164,8 @@ class Engine(Scheduling):
         self.closed = True
         self.quitting = True
         self.intake.close()
-        self.context.close()
+        if built(self, "context"):
+            self.context.close()
         self.watcher.close()
         pump = self.pump.close()
         if pump is not None:
@@ -175,9 +206,10 @@ class Engine(Scheduling):
             # Exits SIGCHLD did not report (another loop in this process may hold
             # the handler); a reap is a waitpid per pane, escapes are rate-limited.
             self.schedule_reap()
-        self.mail.tick()
         self.intake.tick()
-        self.swaps.tick()
+        if self.services_started:
+            self.mail.tick()
+            self.swaps.tick()
 
     # -- fds (runtime.pane_io) ---------------------------------------------------------
 
@@ -235,11 +267,20 @@ class Engine(Scheduling):
         pane = self.dash.spawn(agent, focus=focus, **kw)
         self.watch(pane)
         self.emit(ev.PaneAdded(pane.short, focus))
-        self.context.sync()
+        if self.services_started:
+            self.context.sync()
         if focus:
             self.emit(ev.FocusChanged(pane.short))
         self.poll_states()
         return pane
+
+    def adopt_pane(self, pane: Pane, *, focus: bool = False) -> None:
+        """A pane opened elsewhere (a remote host's session) joins the roster: its
+        I/O is watched and shown like any pane's (Dashboard.adopt)."""
+        self.dash.adopt(pane, focus=focus)
+        self.watch(pane)
+        self.emit(ev.PaneAdded(pane.short, focus))
+        self.poll_states()
 
     def pane(self, short: str) -> Pane | None:
         return self.dash.pane_by_short(short)
@@ -328,6 +369,8 @@ class Engine(Scheduling):
 
     def _state_changed(self, pane: Pane) -> None:
         """After a pane's StateChanged: what waited for a state may go ahead."""
+        if not self.services_started:
+            return  # `start_services` catches up on every pane's state
         self.swaps.state_changed(pane)
         self.mail.state_changed()
         self.context.state_changed(pane)
@@ -343,7 +386,8 @@ class Engine(Scheduling):
         self._reap_pending = False
         if self.quitting:
             return []  # the shutdown owns the children now
-        self.swaps.before_reap()  # a failed successor gives its pane back, not ends it
+        if built(self, "swaps"):  # none built: no handover ran, no successor to give back
+            self.swaps.before_reap()  # a failed successor gives its pane back, not ends it
         for pane in self.dash.panes:
             # Stop watching a finished child's PTY and socket before reaping
             # closes them: a reader left on a closed fd would later swallow the
@@ -398,7 +442,8 @@ class Engine(Scheduling):
             native = [p for p in self.dash.panes if isinstance(p, NativeSessionPane)]
             await asyncio.gather(*(p.close_session() for p in native), return_exceptions=True)
             await asyncio.to_thread(self.dash.shutdown_all)
-            await asyncio.to_thread(self.swaps.stop_kept)
+            if built(self, "swaps"):  # a kept predecessor exists only after a handover
+                await asyncio.to_thread(self.swaps.stop_kept)
         finally:
             # Whatever happened above, the dashboard closes; the caller then
             # makes sure nothing is left running.

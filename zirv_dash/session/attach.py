@@ -23,6 +23,7 @@ import select
 import signal
 import termios
 import tty
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from zirv_dash.session.client import Client, RemoteError
@@ -269,11 +270,14 @@ async def attach(
     out_fd: int = 1,
     color_system: str = "",
     typed: bytes = b"",
+    connect: Callable[[], Awaitable[Client]] | None = None,
 ) -> str:
     """Attach until detached or the session ends; returns why ("detached", "exited",
     "runtime gone"). `typed`: keys typed before this client read the terminal (the
-    start-up probe kept them), sent ahead of any read here."""
-    client = await Client.connect()
+    start-up probe kept them), sent ahead of any read here. `connect` opens the
+    client (default: this machine's runtime; `zirv session attach --host` passes
+    one over ssh)."""
+    client = await (connect() if connect is not None else Client.connect())
     loop = asyncio.get_running_loop()
     saved = termios.tcgetattr(in_fd)
     try:

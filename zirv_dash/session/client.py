@@ -81,8 +81,13 @@ class Client:
         first = await asyncio.wait_for(reader.readline(), CONNECT_TIMEOUT)
         client.hello = check_hello(decode_incoming(first))
         client.revision = client.hello.revision
-        client._task = asyncio.create_task(client._read_loop())
+        client.start_reading()
         return client
+
+    def start_reading(self) -> None:
+        """Read frames from now on (the hello already read and checked): for a
+        stream opened elsewhere too (`zirv_dash.remote.client_link`, over ssh)."""
+        self._task = asyncio.create_task(self._read_loop())
 
     @property
     def client_id(self) -> str:

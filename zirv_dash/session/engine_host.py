@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from zirv_dash.dash.dashboard import Dashboard, DashError
@@ -73,6 +73,8 @@ class EngineHost:
         self._published: dict[str, SessionFacts] = {}
         self._ended: dict[str, asyncio.Event] = {}
         self._closed_seen = asyncio.Event()
+        self.on_close: list[Callable[[], Awaitable[None]]] = []
+        """Run first on close: the links to remote hosts (detached, not ended)."""
         self.topology: TopologyWriter | None = None
         """Writes the roster at every change (`session.topology`), once restored."""
         self.on_restore: Callable[[ev.RestoreOffered], None] | None = None
@@ -105,7 +107,9 @@ class EngineHost:
     # -- reads --------------------------------------------------------------------------
 
     def sessions(self) -> list[SessionFacts]:
-        listed = [self._facts(pane) for pane in self.dash.panes]
+        # A remote host's pane (zirv_dash.remote) is that host's session, shown in
+        # the hosted dashboard; it is never served on as one of this runtime's.
+        listed = [self._facts(pane) for pane in self.dash.panes if not pane.remote_host]
         if self.dash_session is not None:
             listed.insert(0, self.dash_session.facts())
         return listed
@@ -114,7 +118,7 @@ class EngineHost:
         if session_id == DASH_ID and self.dash_session is not None:
             return self.dash_session.facts()
         pane = self.engine.pane(session_id)
-        return self._facts(pane) if pane is not None else None
+        return self._facts(pane) if pane is not None and not pane.remote_host else None
 
     def screen(self, session_id: str) -> Screen:
         if (hosted := self._hosted(session_id)) is not None:
@@ -152,6 +156,9 @@ class EngineHost:
                 ErrorCode.UNSUPPORTED,
                 f"harness {spec.harness!r} runs its own command line; argv must be empty",
             )
+        for what, value in (("prompt", spec.prompt), ("model", spec.model)):
+            if value.startswith("-"):  # never a harness option
+                raise HostError(ErrorCode.BAD_PARAMS, f"a {what} may not begin with '-'")
         dash = self.dash
         saved = dash.pane_columns, dash.pane_rows
         # The child starts at the size asked for (the engine's default size is
@@ -163,7 +170,14 @@ class EngineHost:
         has_orchestrator = any(p.role == "orchestrator" for p in dash.live_panes)
         role = "worker" if has_orchestrator else "orchestrator"
         try:
-            pane = self.engine.open_pane(spec.harness, focus=False, cwd=spec.cwd, role=role)
+            pane = self.engine.open_pane(
+                spec.harness,
+                focus=False,
+                cwd=spec.cwd,
+                role=role,
+                prompt=spec.prompt or None,
+                model=spec.model or None,
+            )
         except DashError as exc:
             raise HostError(ErrorCode.FAILED, str(exc)) from exc
         finally:
@@ -209,6 +223,9 @@ class EngineHost:
     async def close(self) -> None:
         """End every pane (the termination ladder, verified), write the restore
         roster, and release everything the engine opened."""
+        for closing in self.on_close:
+            with contextlib.suppress(Exception):
+                await closing()
         if self.dash_session is not None:
             await self.dash_session.close()
         if self.topology is not None:
@@ -245,6 +262,8 @@ class EngineHost:
     # -- engine events ----------------------------------------------------------------
 
     def _on_output(self, pane: Pane, chunk: bytes) -> None:
+        if pane.remote_host:
+            return
         self._tapped[pane.short] = self._tapped.get(pane.short, 0) + len(chunk)
         self._emit(SessionOutput(pane.short, chunk))
 
@@ -309,7 +328,7 @@ class EngineHost:
 
     def _pane(self, session_id: str) -> Pane:
         pane = self.engine.pane(session_id)
-        if pane is None:
+        if pane is None or pane.remote_host:
             raise HostError(ErrorCode.NOT_FOUND, f"no session {session_id!r}")
         return pane
 
@@ -385,11 +404,15 @@ class EngineHost:
         return SessionState.EXITED if pane.exit_code == 0 else SessionState.FAILED
 
     def _publish(self, pane: Pane, kind: str) -> None:
+        if pane.remote_host:
+            return
         facts = self._facts(pane)
         self._published[pane.short] = facts
         self._emit(SessionEvent(kind, facts))
 
     def _publish_if_changed(self, pane: Pane) -> None:
+        if pane.remote_host:
+            return
         facts = self._facts(pane)
         before = self._published.get(pane.short)
         if before == facts:

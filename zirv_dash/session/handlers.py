@@ -152,6 +152,8 @@ async def _start(server: ServerView, conn: ConnectionView, params: StartParams) 
         cwd=params.cwd,
         columns=params.columns,
         rows=params.rows,
+        prompt=params.prompt,
+        model=params.model,
     )
     return GetResult(session=server.facts(await server.host.start(spec)))
 

@@ -37,6 +37,8 @@ class StartSpec:
     cwd: str | None = None
     columns: int = 80
     rows: int = 24
+    prompt: str = ""
+    model: str = ""
 
 
 @dataclass(frozen=True)

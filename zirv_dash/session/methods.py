@@ -72,6 +72,10 @@ class StartParams(Frame, frozen=True):
     cwd: str | None = None
     columns: int = 80
     rows: int = 24
+    prompt: str = ""
+    """The harness's first prompt, as `zirv agent HARNESS PROMPT` gives it (a host
+    that advertises `START_PROMPT`; another refuses a start that carries one)."""
+    model: str = ""
 
 
 class StopParams(Frame, frozen=True):
@@ -331,5 +335,7 @@ METHODS: dict[Method, MethodSpec] = {
 }
 
 CAPABILITIES: tuple[str, ...] = ("core", "events", "session.attach")
-NATIVE_CAPABILITIES: tuple[str, ...] = (*CAPABILITIES, "native")
+START_PROMPT = "session.start.prompt"
+"""`session.start` takes a first prompt and model (a delegation over `zirv agent --host`)."""
+NATIVE_CAPABILITIES: tuple[str, ...] = (*CAPABILITIES, "native", START_PROMPT)
 """A runtime that also holds native conversations (the engine's)."""

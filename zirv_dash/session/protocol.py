@@ -16,7 +16,8 @@ from typing import Any
 
 import msgspec
 
-PROTOCOL_VERSION = 1
+from zirv_dash import PROTOCOL_VERSION as PROTOCOL_VERSION
+
 MAX_FRAME_BYTES = 1024 * 1024
 """The largest line either side accepts; a longer one is refused and the
 connection dropped (the reader never buffers more than this)."""

@@ -127,6 +127,8 @@ class PtyHost:
     async def start(self, spec: StartSpec) -> SessionFacts:
         if not spec.argv:
             raise HostError(ErrorCode.BAD_PARAMS, "argv is empty")
+        if spec.prompt or spec.model:
+            raise HostError(ErrorCode.UNSUPPORTED, "this runtime takes no prompt or model")
         columns, rows = max(2, spec.columns), max(2, spec.rows)
         try:
             pty = PtySession(spec.argv, cwd=spec.cwd, env=self._env, columns=columns, rows=rows)
