@@ -111,9 +111,7 @@ class PaneActions:
             if form.worktree:
                 screen.engine.worktrees.spawn(form.agent, form.prompt, form.model)
                 return
-            pane = screen.engine.spawn(
-                form.agent, prompt=form.prompt, model=form.model, cwd=form.cwd
-            )
+            pane = screen.engine.spawn_for_operator(form.agent, form.prompt, form.model, form.cwd)
             if pane is not None:
                 dash.notify(f"spawned {pane.agent} as {pane.short}")
 
@@ -122,7 +120,14 @@ class PaneActions:
         here = focused.current_cwd if focused is not None and focused.model_view.cwd else None
         hosts = [link.host.name for link in links.links] if links is not None else []
         screen.app.push_screen(
-            SpawnScreen(str(dash.repo), dash.gate, screen.options.settings, here=here, hosts=hosts),
+            SpawnScreen(
+                str(dash.repo),
+                dash.gate,
+                screen.options.settings,
+                here=here,
+                hosts=hosts,
+                writer_refusal=screen.engine.intake.operator_refusal,
+            ),
             done,
         )
 

@@ -10,7 +10,7 @@ which file disabled it. A dialog opened at the pane cap says so at once.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -110,10 +110,13 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
         live_panes: int | None = None,
         here: str | None = None,
         hosts: Sequence[str] = (),
+        writer_refusal: Callable[[str, str], str | None] | None = None,
     ) -> None:
         super().__init__()
         self.hosts = list(hosts)
         """The operator's remote hosts; the host field shows only when there are some."""
+        self.writer_refusal = writer_refusal
+        """(harness, cwd) → why it may not write there (another live writer), or None."""
         self.repo = repo
         self.here = here or repo
         """The working directory offered: the focused pane's (OSC 7), else the repo."""
@@ -282,6 +285,12 @@ class SpawnScreen(DialogScreen[SpawnRequestForm | None]):
             self._error("that model name is not valid")
             return
         worktree = self.query_one("#worktree", TickBox).value
+        refusal = (
+            None if worktree or self.writer_refusal is None else self.writer_refusal(agent, cwd)
+        )
+        if refusal:
+            self._error(refusal)  # the dialog stays open: tick the worktree box, or cancel
+            return
         self.dismiss(SpawnRequestForm(agent, model, prompt, cwd, worktree))
 
     def _submit_remote(self, agent: str, host: str) -> None:

@@ -96,3 +96,37 @@ def test_auto_register_off_is_the_operators_alone(tmp_path: Path, bindir: Path) 
     (repo / ".zirv" / "ctx.toml").write_text("[mcp]\nauto_register = false\n")
     with pytest.raises(ConfigError, match="mcp.auto_register"):
         load_settings(repo)
+
+
+def test_a_handover_successor_gets_the_bridge_bound_to_the_panes_session(
+    tmp_path: Path, bindir: Path
+) -> None:
+    """codex handed over to claude: the successor's own launch registers the bridge
+    (the plan's argv is built afresh and never carried it)."""
+    from zirv_dash.handover import swap
+    from zirv_dash.runtime.swaps import start_successor
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    dash = Dashboard(load_settings(repo), repo, manage_state=True)
+    successor = None
+    try:
+        pane = dash.spawn("codex", prompt="hello there")
+        plan = swap.prepare(swap.capture(pane), "claude", None, dash.gate)
+        assert not any(a.startswith("--mcp-config") for a in plan.argv)
+        successor = start_successor(dash, pane, plan)
+        out = tmp_path / "argv.claude"
+        for _ in range(500):
+            if out.exists() and out.read_text().endswith("\n"):
+                break
+            time.sleep(0.02)
+        argv = out.read_text().splitlines()
+        [flag] = [a for a in argv if a.startswith("--mcp-config=")]
+        doc = json.loads(Path(flag.split("=", 1)[1]).read_text())
+        args = doc["mcpServers"]["zirv"]["args"]
+        assert args[-4:] == ["--repo", str(repo.resolve()), "--session", pane.session_id]
+        assert flag in successor.plan.argv  # installed with it: the record and a restore see it
+    finally:
+        if successor is not None:
+            successor.pty.force_stop()
+        close(dash)

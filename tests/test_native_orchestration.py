@@ -85,7 +85,7 @@ def script(srv: ProviderServer, provider: str) -> list[str]:
     replies.append(call("wait", lambda: {"handles": [handle()], "timeout_s": 30}))
     replies.append(call("result", lambda: {"handle": handle()}))
     replies.append(final)
-    # The report-back mail's advisory may start one more turn: it is answered too.
+    # A spare reply: the report-back itself starts no turn after `wait`/`result`.
     noted = anthropic_stream("Noted.") if provider == "anthropic" else openai_text("Noted.")
     replies.append(Reply(chunks=noted))
     srv.replies = replies

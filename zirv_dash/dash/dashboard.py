@@ -234,16 +234,20 @@ class Dashboard(PaneEnding):
         return pane
 
     def _register_mcp(self, pane: Pane) -> None:
-        """zirv's MCP bridge for this launch of a claude or codex pane (launch-only,
-        bound to its session; `[mcp] auto_register = false` turns it off)."""
+        pane.spec.argv = [*pane.spec.argv, *self.mcp_args(pane.agent, pane.session_id)]
+
+    def mcp_args(self, agent: str, session_id: str) -> list[str]:
+        """zirv's MCP bridge for one launch of a claude or codex child (launch-only,
+        bound to `session_id`; `[mcp] auto_register = false` turns it off): the
+        pane's first child and every handover successor alike."""
         if not self.manage_state or not self.settings.mcp.auto_register:
-            return
+            return []
         try:
-            extra = mcp_launch.launch_args(pane.agent, pane.session_id, self.repo)
+            return mcp_launch.launch_args(agent, session_id, self.repo)
         except OSError as exc:
-            self.error(f"pane {pane.short}: zirv's MCP bridge not registered ({exc})")
-            return
-        pane.spec.argv = [*pane.spec.argv, *extra]
+            short = paths.short_id(session_id)
+            self.error(f"pane {short}: zirv's MCP bridge not registered ({exc})")
+            return []
 
     def _spawn_native(
         self,

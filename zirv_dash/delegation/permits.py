@@ -18,18 +18,20 @@ from zirv_dash.delegation import records
 from zirv_dash.delegation.outcomes import pid_alive
 from zirv_dash.delegation.records import Delegation
 
+CLI_HINT = "pass --worktree for a tree of its own, or --mode read-only"
+
 
 @dataclass(frozen=True)
 class Refusal:
     tree: str
     holder: Delegation
 
-    def reason(self) -> str:
+    def reason(self, hint: str = CLI_HINT) -> str:
         h = self.holder
         pane = f" as {h.current.short}" if h.current is not None else ""
         return (
             f"{self.tree} already has a writer: delegation {h.handle} ({h.harness}{pane}, "
-            f"owner {h.owner}); pass --worktree for a tree of its own, or --mode read-only"
+            f"owner {h.owner}); {hint}"
         )
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from zirv_dash import spawn
-from zirv_dash.delegation import permits, records
+from zirv_dash.delegation import outcomes, permits, records
 from zirv_dash.delegation.records import Delegation, RecordProblem
 from zirv_dash.delegation.transcripts import claude_transcript
 from zirv_dash.mail import mailbox as mail
@@ -193,6 +193,9 @@ class DelegationService:
             if done:
                 for _, ident in done:
                     self.seen.add(ident)
+                    # Durably: the report-back mail of this outcome then starts
+                    # no second turn (`report_notes`), across a restart too.
+                    outcomes.consume(self.repo, ident)
                 said = "; ".join(f"{self._line(r)} ({ident})" for r, ident in done)
                 return ToolResult(True, f"ready: {said}\n" + "\n".join(lines))
             if loop.time() >= deadline:
@@ -202,6 +205,9 @@ class DelegationService:
 
     async def result(self, handle: str) -> ToolResult:
         record = self._mine(handle)
+        if record.outcome is not None and record.outcome.identity:
+            outcomes.consume(self.repo, record.outcome.identity)  # as `wait` does
+            record = self._mine(handle)
         return ToolResult(True, f"{self._line(record)}\n{json.dumps(manifest(record))}")
 
     async def follow_up(self, handle: str, message: str) -> ToolResult:

@@ -21,6 +21,12 @@ from zirv_dash.panes.pane import Pane
 
 log = logging.getLogger("zirv.intake")
 ACCESS = {"writing": "write", "read-only": "read-only"}
+OPERATOR = "operator"
+"""The owner of a pane the operator opened in the dashboard (the spawn dialog)."""
+NO_PERMIT_HARNESSES = frozenset({"shell"})
+"""The operator's own shell is recorded but takes no writer permit: it is their
+terminal, not a delegated writer."""
+DIALOG_HINT = "tick “own git worktree” for a tree of its own"
 
 
 class Delegations:
@@ -44,7 +50,33 @@ class Delegations:
             return None
         return permits.Refusal(permits.tree_key(tree), holder).reason()
 
+    def operator_refusal(self, agent: str, tree: str | Path) -> str | None:
+        """Why a pane the operator opens from the spawn dialog may not write into
+        `tree` (another live delegation holds its permit), or None."""
+        if not self.enabled or agent in NO_PERMIT_HARNESSES:
+            return None
+        holder = permits.holder(self.repo, tree)
+        if holder is None:
+            return None
+        return permits.Refusal(permits.tree_key(tree), holder).reason(DIALOG_HINT)
+
     # -- launch ----------------------------------------------------------------------------
+
+    def operator_pane(
+        self, pane: Pane, *, prompt: str | None, model: str | None, worktree: bool
+    ) -> str | None:
+        """A spawn-dialog pane: a handle and record like `zirv agent`'s, owned by
+        the operator (`zirv ctx status --agents` lists it; its permit applies)."""
+        req = spawn.SpawnRequest(
+            agent=pane.agent,
+            prompt=prompt or "",
+            cwd=pane.cwd,
+            requested_by=OPERATOR,
+            model=model,
+            worktree=worktree,
+            mode="read-only" if pane.agent in NO_PERMIT_HARNESSES else "writing",
+        )
+        return self.launched(pane, req, OPERATOR)
 
     def launched(self, pane: Pane, req: spawn.SpawnRequest, owner: str) -> str | None:
         """Adopt the request's handle (a launch receipt of this repository no other

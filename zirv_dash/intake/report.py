@@ -48,6 +48,11 @@ class ReportBack:
         killed in between leaves it for the next one to publish."""
         requester = self.to.get(pane.short)
         if requester is None:
+            if ended and self.delegations is not None:  # a spawn-dialog pane: no mail,
+                # but its record ends and its permit is given back
+                self.delegations.persist(
+                    pane, "ended", tail=screen_tail(pane), result_path=None, to=None
+                )
             return False
         if pane.short in self.reported:
             if ended and self.delegations is not None:  # on record, no second mail

@@ -15,7 +15,9 @@ Sweeps (`sweep`) are cheap enough to run on every mailbox or registry change:
 they claim ``.nudge`` markers, deliver queued operator nudges, and give every
 injectable worker pane at most one unread message (consumed only once it has
 been typed). The orchestrator never gets bodies, only a one-line advisory per
-new newest-unread message.
+new newest-unread message — except that a native pane gets the report of one of
+its own delegations as the bounded outcome (`reports`, set by the runtime),
+once, and not at all when its `wait`/`result` already returned that outcome.
 """
 
 from __future__ import annotations
@@ -23,13 +25,15 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
+from collections.abc import Callable
 from enum import Enum
+from typing import Protocol
 
 from zirv_dash import paths
 from zirv_dash.attention.states import PaneState
 from zirv_dash.dash.dashboard import Dashboard
 from zirv_dash.mail import mailbox as mail
-from zirv_dash.mail import nudge
+from zirv_dash.mail import nudge, nudge_queue
 from zirv_dash.mail.injection import (
     SUBMIT_DELAY,
     Injection,
@@ -39,6 +43,7 @@ from zirv_dash.mail.injection import (
     operator_typed,
     unconfirmed_text,
 )
+from zirv_dash.mail.nudge_queue import QueuedNudge
 from zirv_dash.panes.pane import Pane
 
 log = logging.getLogger("zirv.delivery")
@@ -51,6 +56,24 @@ DRAFT_HELD_SECS = 60.0
 """Mail waiting this long for what the operator typed in a pane says so on its row."""
 SYSTEM_AGENT = "zirv"
 """`from_agent` of the dashboard's own mail (`mail.sent_since` ignores it)."""
+
+
+class HeldReport(Protocol):
+    """A worker's report-back mail to the native session that delegated it
+    (`delegation.report_notes.Report`: the mail floor cannot import it)."""
+
+    @property
+    def consumed(self) -> bool: ...
+
+    def label(self) -> str: ...
+
+    def note(self) -> str: ...
+
+    def consume(self) -> None: ...
+
+
+ReportFinder = Callable[[str, str], HeldReport | None]
+"""(mail body, the pane's short) → the report it is, or None."""
 
 
 class NudgeResult(Enum):
@@ -66,7 +89,10 @@ class DeliveryEngine:
     def __init__(self, dash: Dashboard) -> None:
         self.dash = dash
         self.inflight: dict[str, Injection] = {}
-        self.nudges: dict[str, deque[str]] = {}
+        self.nudges: dict[str, deque[QueuedNudge]] = {}
+        """Operator nudges waiting per pane; each also on disk (`nudge_queue`)."""
+        self._nudges_loaded: set[str] = set()
+        """Panes whose on-disk nudges (left by an earlier dashboard) were read."""
         self.unread: dict[str, int] = {}
         """Unread messages per pane short id, as of the last sweep."""
         self.waiting: set[str] = set()
@@ -75,6 +101,10 @@ class DeliveryEngine:
         """Panes whose mail waits for what the operator typed there (a draft), since when."""
         self._advised: dict[str, set[str]] = {}
         self._attention_skipped: set[str] = set()
+        self.reports: ReportFinder | None = None
+        """Set by the runtime: finds reports of a native pane's own delegations."""
+        self.reports_waiting: set[str] = set()
+        """Native panes with a report held until their turn ends."""
 
     # -- who can take text ------------------------------------------------------------
 
@@ -209,25 +239,56 @@ class DeliveryEngine:
 
     def pending_panes(self) -> set[str]:
         """Panes that have something waiting for them (mail or queued nudges)."""
-        return self.waiting | {s for s, q in self.nudges.items() if q}
+        held = self.waiting | self.reports_waiting
+        return held | {s for s, q in self.nudges.items() if q}
 
     # -- operator nudges -----------------------------------------------------------------
 
     def nudge(self, pane: Pane, text: str, now: float | None = None) -> NudgeResult:
-        """Type an operator nudge now if the pane can take it, else queue it."""
+        """Type an operator nudge now if the pane can take it, else queue it
+        (durably: a restarted dashboard delivers it to the restored pane)."""
         now = time.monotonic() if now is None else now
         if not pane.alive:
             self.dash.error(f"nudge: target ended before it could be delivered ({pane.short})")
             return NudgeResult.ENDED
-        queue = self.nudges.setdefault(pane.short, deque())
+        queue = self._queue(pane.short)
         if not queue and self.injectable(pane, now):
             line = mail.injection_line(
                 OPERATOR_NUDGE_LABEL, text, self.dash.settings.mail.max_delivered_bytes
             )
             if self.inject(pane, line, kind="nudge", now=now):
                 return NudgeResult.DELIVERED
-        queue.append(text)
+        queue.append(self._store_nudge(pane.short, text))
         return NudgeResult.QUEUED
+
+    def _queue(self, short: str) -> deque[QueuedNudge]:
+        """The pane's queue, first seeded with what an earlier dashboard left on disk."""
+        queue = self.nudges.setdefault(short, deque())
+        if short not in self._nudges_loaded:
+            self._nudges_loaded.add(short)
+            if self.dash.manage_state:
+                known = {item.path for item in queue}
+                queue.extendleft(
+                    reversed([i for i in nudge_queue.pending(short) if i.path not in known])
+                )
+        return queue
+
+    def _store_nudge(self, short: str, text: str) -> QueuedNudge:
+        if not self.dash.manage_state:
+            return QueuedNudge(text)
+        try:
+            return QueuedNudge(text, nudge_queue.enqueue(short, text))
+        except (OSError, ValueError) as exc:
+            self.dash.error(f"nudge for {short} kept in memory only (not stored: {exc})")
+            return QueuedNudge(text)
+
+    def load_nudges(self) -> None:
+        """Pick up nudges left on disk for live panes seen for the first time (a
+        restored pane after a restart): one directory listing per pane, once."""
+        for pane in self.dash.live_panes:
+            if pane.short not in self._nudges_loaded:
+                if not self._queue(pane.short):
+                    del self.nudges[pane.short]
 
     def deliver_nudges(self, now: float | None = None) -> int:
         """One queued nudge per injectable pane; returns how many were typed."""
@@ -240,15 +301,17 @@ class DeliveryEngine:
             pane = self.dash.pane_by_short(short)
             if pane is None or not pane.alive:
                 self.dash.error(f"nudge: target ended before it could be delivered ({short})")
+                for item in queue:
+                    nudge_queue.remove(item)
                 del self.nudges[short]
                 continue
             if not self.injectable(pane, now):
                 continue
             line = mail.injection_line(
-                OPERATOR_NUDGE_LABEL, queue[0], self.dash.settings.mail.max_delivered_bytes
+                OPERATOR_NUDGE_LABEL, queue[0].text, self.dash.settings.mail.max_delivered_bytes
             )
             if self.inject(pane, line, kind="nudge", now=now):
-                queue.popleft()
+                nudge_queue.remove(queue.popleft())
                 typed += 1
                 if not queue:
                     del self.nudges[short]
@@ -305,7 +368,11 @@ class DeliveryEngine:
                 return typed
             for problem in problems:
                 log.warning("%s", problem)
-            self.unread[pane.short] = len(unread)
+            held = 0  # a native pane's reports held for the end of its turn
+            if pane.kind == "native" and self.reports is not None:
+                unread, held, typed_report = self._native_reports(pane, unread, now)
+                typed += typed_report
+            self.unread[pane.short] = len(unread) + held
             if pane.agent in NO_MAIL_HARNESSES:
                 self.waiting.discard(pane.short)
                 continue
@@ -324,13 +391,14 @@ class DeliveryEngine:
             self.draft_held.pop(pane.short, None)
             if self._deliver(pane, unread[0], now):
                 typed += 1
-                self.unread[pane.short] = len(unread) - 1
+                self.unread[pane.short] = len(unread) - 1 + held
             if len(unread) > 1:
                 self.waiting.add(pane.short)
             else:
                 self.waiting.discard(pane.short)
         alive = {p.short for p in self.dash.live_panes}
         self.waiting &= alive
+        self.reports_waiting &= alive
         for short in list(self.draft_held):
             if short not in alive:
                 del self.draft_held[short]
@@ -338,6 +406,57 @@ class DeliveryEngine:
             if short not in alive:
                 del self.unread[short]
         return typed
+
+    def _native_reports(
+        self, pane: Pane, unread: list[mail.Message], now: float
+    ) -> tuple[list[mail.Message], int, int]:
+        """A native pane's reports of its own delegations: each is the bounded
+        outcome itself, typed at most once (by its delivery identity) and only
+        at the end of a turn — and not at all when `wait` or `result` already
+        gave the model that outcome (the mail is then marked read, no turn
+        starts). Returns the other messages, how many reports wait and how many
+        were typed."""
+        assert self.reports is not None
+        rest: list[mail.Message] = []
+        held = typed = 0
+        for message in unread:
+            report = self.reports(message.body, pane.short)
+            if report is None:
+                rest.append(message)
+                continue
+            if report.consumed:
+                self._consume_report(pane, message, "its outcome already reached the model")
+                continue
+            # Never steered into a running turn (it may be the `wait` about to
+            # return this very outcome) nor queued behind an approval.
+            if typed or not pane.at_input_prompt():
+                held += 1
+                continue
+            line = mail.injection_line(
+                report.label(), report.note(), self.dash.settings.mail.max_delivered_bytes
+            )
+            if not self.inject(pane, line, kind="report", now=now):
+                held += 1
+                continue
+            try:
+                report.consume()
+            except OSError as exc:
+                self.dash.error(f"report {message.id}: typed, identity not consumed: {exc}")
+            self._consume_report(pane, message, "typed")
+            typed += 1
+        if held:
+            self.reports_waiting.add(pane.short)
+        else:
+            self.reports_waiting.discard(pane.short)
+        return rest, held, typed
+
+    def _consume_report(self, pane: Pane, message: mail.Message, why: str) -> None:
+        try:
+            mail.consume(message, reader=pane.short)
+        except OSError as exc:
+            self.dash.error(f"mail {message.id}: not marked read: {exc}")
+            return
+        log.info("report %s for %s consumed (%s)", message.id, pane.short, why)
 
     def _deliver(self, pane: Pane, message: mail.Message, now: float) -> bool:
         parent = paths.short_id(pane.spec.requested_by) if pane.spec.requested_by else None
@@ -390,6 +509,7 @@ class DeliveryEngine:
         """Everything a mailbox/registry change calls for; returns notices."""
         now = time.monotonic() if now is None else now
         notices = self.claim_markers()
+        self.load_nudges()
         self.poll(now)
         self.deliver_nudges(now)
         self.sweep_mail(now)
@@ -409,7 +529,7 @@ class DeliveryEngine:
         if not ready:
             return changed
         self.deliver_nudges(now)
-        mail_ready = ready & self.waiting
+        mail_ready = ready & (self.waiting | self.reports_waiting)
         if mail_ready:
             self.sweep_mail(now, only=mail_ready)
         return True

@@ -242,6 +242,26 @@ class Engine(Scheduling):
             self.dash.error(f"spawn: {exc}")
             return None
 
+    def spawn_for_operator(
+        self, agent: str, prompt: str | None, model: str | None, cwd: str
+    ) -> Pane | None:
+        """A pane from the spawn dialog: refused (said on the error log) when
+        another live delegation holds the tree's writer permit; else opened and
+        given a delegation record owned by the operator, as `zirv agent` does."""
+        refusal = self.intake.operator_refusal(agent, cwd)
+        if refusal is not None:
+            self.dash.error(f"spawn: {refusal}")
+            return None
+        pane = self.spawn(agent, prompt=prompt, model=model, cwd=cwd)
+        if pane is not None:
+            self.intake.operator_pane(pane, prompt, model)
+        return pane
+
+    def operator_pane(
+        self, pane: Pane, prompt: str | None, model: str | None, worktree: bool = False
+    ) -> None:
+        self.intake.operator_pane(pane, prompt, model, worktree)
+
     def open_pane(self, agent: str, *, focus: bool = True, **kw: Any) -> Pane:
         """Dashboard.spawn plus I/O and an event; raises DashError when refused."""
         pane = self.dash.spawn(agent, focus=focus, **kw)

@@ -54,6 +54,10 @@ class OpeningHost(Host, Protocol):
 
     def open_pane(self, agent: str, *, focus: bool = True, **kw: Any) -> Pane: ...
 
+    def operator_pane(
+        self, pane: Pane, prompt: str | None, model: str | None, worktree: bool = ...
+    ) -> None: ...
+
 
 class IntakeHost(WatchingHost, OpeningHost, Protocol):
     """The intake: opens, ends, replaces and focuses rows."""

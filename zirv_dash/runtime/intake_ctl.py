@@ -108,6 +108,18 @@ class IntakeController:
         if not self._engine.watcher.settled():
             self.sweep()  # the watcher is not (yet) covering the channel
 
+    # -- the spawn dialog ------------------------------------------------------------------
+
+    def operator_refusal(self, agent: str, tree: str) -> str | None:
+        return self.intake.delegations.operator_refusal(agent, tree)
+
+    def operator_pane(
+        self, pane: Pane, prompt: str | None, model: str | None, worktree: bool = False
+    ) -> None:
+        """Record a pane the operator opened (a record that cannot be written is
+        said on the error log; the pane runs on)."""
+        self.intake.delegations.operator_pane(pane, prompt=prompt, model=model, worktree=worktree)
+
     # -- rows --------------------------------------------------------------------------
 
     def pane_ended(self, pane: Pane) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from zirv_dash import paths
 from zirv_dash.config import layers as config
+from zirv_dash.delegation import report_notes
 from zirv_dash.harnesses import adapters
 from zirv_dash.mail import mailbox as mail
 from zirv_dash.mail.delivery import NUDGE_QUEUED, DeliveryEngine, NudgeResult
@@ -97,6 +98,8 @@ class MailController:
     def __init__(self, engine: WatchingHost) -> None:
         self._engine = engine
         self.delivery = DeliveryEngine(engine.dash)
+        if engine.dash.manage_state:  # delegation records are kept only then
+            self.delivery.reports = report_notes.finder(engine.dash.repo)
         self._watch_started = 0.0
         self.known_panes: frozenset[str] = frozenset()
         self._sweeping = False
@@ -136,6 +139,8 @@ class MailController:
 
     def state_changed(self) -> None:
         """A pane changed state: something waiting may be injectable now."""
+        if self._engine.quitting:
+            return  # panes ending at quit must not drop the nudges waiting on disk
         if self.delivery.inflight or self.delivery.pending_panes():
             self.retry()
 

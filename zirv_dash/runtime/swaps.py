@@ -13,6 +13,7 @@ arrive through a watcher route, with the tick as a fallback, and are answered wi
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
@@ -292,6 +293,9 @@ def start_successor(dash: Dashboard, pane: Pane, plan: handover_plan.SwapPlan) -
         parent_session=pane.spec.requested_by,
         extra=plan.env_extra,
     )
+    # The successor is a new launch: it gets the bridge as the first child did
+    # (the plan's argv is built afresh for the target harness, without it).
+    plan = dataclasses.replace(plan, argv=[*plan.argv, *dash.mcp_args(plan.agent, pane.session_id)])
     return swap.start_successor(
         plan,
         pane.cwd,

@@ -41,6 +41,7 @@ class WorktreeController:
         except DashError as exc:
             dash.error(f"spawn: {exc}")
             return
+        self._engine.operator_pane(pane, prompt, model, worktree=True)
         dash.notify(f"spawned {pane.agent} as {pane.short} in worktree zirv/{pane.short}")
 
     def pane_ended(self, pane: Pane) -> None:
