@@ -26,6 +26,7 @@ def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("draw_pieces", "cells_of", "split_sgr"):
         monkeypatch.setattr(styled, name, None)
     monkeypatch.setattr(accel, "make_runs", None)
+    monkeypatch.setattr(accel, "narrow_lines", None)
 
 
 def _feed(data: bytes, chunks: list[int], cols: int = COLS, rows: int = ROWS) -> TerminalModel:

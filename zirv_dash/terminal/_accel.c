@@ -477,12 +477,155 @@ fail:
     return NULL;
 }
 
+/* Whether every item of cells[a:b] equals ``attr`` (as list.count compares:
+   identity first).  -1 on an error. */
+static int
+all_equal(PyObject *cells, Py_ssize_t a, Py_ssize_t b, PyObject *attr)
+{
+    for (Py_ssize_t j = a; j < b; j++) {
+        if (j >= PyList_GET_SIZE(cells))
+            return 0;
+        PyObject *c = PyList_GET_ITEM(cells, j);
+        if (c == attr)
+            continue;
+        Py_INCREF(c);
+        int same = PyObject_RichCompareBool(c, attr, Py_EQ);
+        Py_DECREF(c);
+        if (same <= 0)
+            return same;
+    }
+    return 1;
+}
+
+/* One scrollback line of narrow_lines (see there); a new reference, or NULL. */
+static PyObject *
+narrow_line(PyObject *text, PyObject *cells, Py_ssize_t s, Py_ssize_t cols, PyObject *dflt,
+            Py_ssize_t overhead, PyObject *empty)
+{
+    Py_ssize_t w = PyUnicode_GET_LENGTH(text), e = s + w;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t keep = w;
+    while (keep > 0 && PyUnicode_READ(kind, data, keep - 1) == ' ')
+        keep--;
+    if (s < 0 || e > PyList_GET_SIZE(cells) || w > cols || cols < 1) {
+        PyErr_SetString(PyExc_ValueError, "narrow_lines: a line wider than a row or past its cells");
+        return NULL;
+    }
+    PyObject *a0;
+    int uniform;
+    if (w < cols) {
+        a0 = dflt;
+        uniform = w > 0 && PyList_GET_ITEM(cells, s) != dflt ? 0 : all_equal(cells, s, e, dflt);
+    } else {
+        a0 = PyList_GET_ITEM(cells, s);
+        uniform = PyList_GET_ITEM(cells, e - 1) == a0 ? all_equal(cells, s, e, a0) : 0;
+    }
+    if (uniform < 0)
+        return NULL;
+    int plain = uniform && a0 == dflt;
+    if (keep < w && !plain) {
+        int rest = all_equal(cells, s + keep, e, dflt);
+        if (rest < 0)
+            return NULL;
+        if (!rest)
+            keep = cols; /* coloured trailing blanks are visible */
+    }
+    if (keep == 0)
+        return Py_NewRef(empty);
+    PyObject *body = keep < cols ? PyUnicode_Substring(text, 0, keep)
+                     : w >= cols ? Py_NewRef(text)
+                                 : PyObject_CallMethod(text, "ljust", "n", cols);
+    if (body == NULL)
+        return NULL;
+    size_t body_size = _PySys_GetSizeOf(body);
+    if (body_size == (size_t)-1) {
+        Py_DECREF(body);
+        return NULL;
+    }
+    PyObject *attrs;
+    Py_ssize_t cost = overhead + (Py_ssize_t)body_size;
+    if (uniform) {
+        attrs = Py_NewRef(a0);
+    } else {
+        Py_ssize_t n = keep <= w ? keep : cols;
+        attrs = PyTuple_New(n);
+        if (attrs == NULL) {
+            Py_DECREF(body);
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < n; j++) {
+            PyObject *c = j < w ? PyList_GET_ITEM(cells, s + j) : dflt;
+            PyTuple_SET_ITEM(attrs, j, Py_NewRef(c));
+        }
+        size_t attrs_size = _PySys_GetSizeOf(attrs);
+        if (attrs_size == (size_t)-1) {
+            Py_DECREF(body);
+            Py_DECREF(attrs);
+            return NULL;
+        }
+        cost += (Py_ssize_t)attrs_size;
+    }
+    return Py_BuildValue("NNnnO", body, attrs, keep, cost, Py_False);
+}
+
+/* narrow_lines(lines, cells, starts, count, cols, default, overhead, empty)
+       -> (list[HistLine], int)
+   What Scrollback._push_narrow makes of each of lines[:count] (line k's
+   cells from cells[starts[k]]), and the bytes they cost together; the
+   caller appends them and trims the history once. */
+static PyObject *
+narrow_lines(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1]) ||
+        !PyList_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "narrow_lines: unexpected arguments");
+        return NULL;
+    }
+    PyObject *lines = args[0], *cells = args[1], *starts = args[2], *dflt = args[5];
+    PyObject *empty = args[7];
+    Py_ssize_t count, cols, overhead;
+    if (get_ssize(args[3], &count) < 0 || get_ssize(args[4], &cols) < 0 ||
+        get_ssize(args[6], &overhead) < 0)
+        return NULL;
+    if (count < 0 || count > PyList_GET_SIZE(lines) || count > PyList_GET_SIZE(starts)) {
+        PyErr_SetString(PyExc_ValueError, "narrow_lines: count past the lines");
+        return NULL;
+    }
+    PyObject *out = PyList_New(count);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t total = 0, k = 0;
+    for (; k < count; k++) {
+        PyObject *text = PyList_GET_ITEM(lines, k);
+        Py_ssize_t s;
+        if (!PyUnicode_Check(text) || get_ssize(PyList_GET_ITEM(starts, k), &s) < 0)
+            break;
+        PyObject *line = narrow_line(text, cells, s, cols, dflt, overhead, empty);
+        if (line == NULL)
+            break;
+        total += PyLong_AsSsize_t(PyTuple_GET_ITEM(line, 3));
+        PyList_SET_ITEM(out, k, line);
+    }
+    if (k < count) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "narrow_lines: a line is not a str");
+        for (; k < count; k++)
+            PyList_SET_ITEM(out, k, Py_NewRef(Py_None));
+        Py_DECREF(out);
+        return NULL;
+    }
+    return Py_BuildValue("Nn", out, total);
+}
+
 static PyMethodDef methods[] = {
     {"make_runs", (PyCFunction)(void (*)(void))make_runs, METH_FASTCALL,
      "Group a row's cells into (text, attr) runs (see cells.py)."},
     {"cells_of", (PyCFunction)(void (*)(void))cells_of, METH_FASTCALL,
      "One Attr per character of the texts, from their nodes (see styled.py)."},
     {"split_sgr", split_sgr, METH_O, "Split text and SGR sequences (see styled.py)."},
+    {"narrow_lines", (PyCFunction)(void (*)(void))narrow_lines, METH_FASTCALL,
+     "Scrollback lines of highlighted lines scrolling through (see scrollback.py)."},
     {"draw_pieces", (PyCFunction)(void (*)(void))draw_pieces, METH_FASTCALL,
      "Perform the common pieces of a styled run (see styled.py)."},
     {NULL, NULL, 0, NULL},

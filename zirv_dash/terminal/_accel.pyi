@@ -23,3 +23,14 @@ def draw_pieces(
 def cells_of(nodes: list[dict[str, Any]], texts: list[str], /) -> list[Any]: ...
 def split_sgr(block: str, /) -> list[str] | None: ...
 def make_runs(chars: list[str], attrs: list[Any], end: int, /) -> list[tuple[str, Any]]: ...
+def narrow_lines(
+    lines: list[str],
+    cells: list[Any],
+    starts: list[int],
+    count: int,
+    cols: int,
+    default: Any,
+    overhead: int,
+    empty: Any,
+    /,
+) -> tuple[list[Any], int]: ...

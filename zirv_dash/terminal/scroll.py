@@ -162,9 +162,8 @@ class ScrollOps(Grid):
         chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
         n_old = self._push_rows_above(len(lines))
         through = len(lines) - n_old
-        push = self._push_narrow
-        for k in range(through):
-            push(lines[k], cells, starts[k])
+        if through:
+            self._push_narrow_lines(lines[:through], cells, starts[:through])
         blank_c, blank_a = chars[rows - 1], attrs[rows - 1]
         new_a: list[list[Attr]] = []
         for k in range(through, len(lines)):
