@@ -251,3 +251,38 @@ def test_hostile_arguments_raise_or_stop_never_crash() -> None:
 
     attrs.extend(Shrinks() for _ in range(50))
     assert len(accel.make_runs(["a"] * 50, attrs, 50)) <= 1  # type: ignore[arg-type]
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_row_lines_are_the_records_push_history_makes(seed: int) -> None:
+    """``_accel.row_lines`` against ``Scrollback._row_line``: the same record
+    for every row of ASCII cells, None (left to Python) for any other."""
+    assert accel.row_lines is not None
+    from zirv_dash.terminal.screen import Screen
+    from zirv_dash.terminal.scrollback import _EMPTY_LINE, _LINE_OVERHEAD
+
+    rng = random.Random(seed)
+    pens = [DEFAULT_ATTR, *(apply_sgr(DEFAULT_ATTR, p) for p in ("1", "31", "44", "7;33"))]
+    pool = [" ", " ", "a", "m", "é", "", "e\u0301", "~"]
+    for _ in range(300):
+        cols = rng.randint(1, 10)
+        chars = [rng.choice(pool if rng.random() < 0.3 else pool[:4]) for _ in range(cols)]
+        if rng.random() < 0.5:
+            attrs = [rng.choice(pens)] * cols
+        else:
+            attrs = [rng.choice(pens) for _ in range(cols)]
+        if rng.random() < 0.3:
+            attrs[-rng.randint(1, cols) :] = [DEFAULT_ATTR] * 1
+            attrs = (attrs + [DEFAULT_ATTR] * cols)[:cols]
+        wrapped = rng.random() < 0.3
+        screen = Screen(cols, 2, 1 << 20)
+        (got,) = accel.row_lines(
+            [chars], [attrs], [wrapped], DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE
+        )
+        ascii_cells = all(len(c) == 1 and c < "\x80" for c in chars)
+        assert (got is None) == (not ascii_cells), chars
+        if got is not None:
+            assert got == screen._row_line(chars, attrs, wrapped), (chars, attrs, wrapped)  # noqa: SLF001
+    with pytest.raises(ValueError):
+        accel.row_lines([["a"]], [], [False], DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE)

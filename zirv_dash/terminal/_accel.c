@@ -512,42 +512,50 @@ narrow_line(PyObject *text, PyObject *cells, Py_ssize_t s, Py_ssize_t cols, PyOb
         PyErr_SetString(PyExc_ValueError, "narrow_lines: a line wider than a row or past its cells");
         return NULL;
     }
-    PyObject *a0;
+    PyObject *a0; /* held: a comparison may run Python code that empties the list */
     int uniform;
     if (w < cols) {
-        a0 = dflt;
+        a0 = Py_NewRef(dflt);
         uniform = w > 0 && PyList_GET_ITEM(cells, s) != dflt ? 0 : all_equal(cells, s, e, dflt);
     } else {
-        a0 = PyList_GET_ITEM(cells, s);
+        a0 = Py_NewRef(PyList_GET_ITEM(cells, s));
         uniform = PyList_GET_ITEM(cells, e - 1) == a0 ? all_equal(cells, s, e, a0) : 0;
     }
-    if (uniform < 0)
-        return NULL;
-    int plain = uniform && a0 == dflt;
-    if (keep < w && !plain) {
+    int plain = uniform > 0 && a0 == dflt;
+    if (uniform >= 0 && keep < w && !plain) {
         int rest = all_equal(cells, s + keep, e, dflt);
         if (rest < 0)
-            return NULL;
-        if (!rest)
+            uniform = -1;
+        else if (!rest)
             keep = cols; /* coloured trailing blanks are visible */
     }
-    if (keep == 0)
-        return Py_NewRef(empty);
+    if (uniform >= 0 && e > PyList_GET_SIZE(cells)) {
+        PyErr_SetString(PyExc_ValueError, "narrow_lines: the cells changed");
+        uniform = -1;
+    }
+    if (uniform < 0 || keep == 0) {
+        Py_DECREF(a0);
+        return uniform < 0 ? NULL : Py_NewRef(empty);
+    }
     PyObject *body = keep < cols ? PyUnicode_Substring(text, 0, keep)
                      : w >= cols ? Py_NewRef(text)
                                  : PyObject_CallMethod(text, "ljust", "n", cols);
-    if (body == NULL)
+    if (body == NULL) {
+        Py_DECREF(a0);
         return NULL;
+    }
     size_t body_size = _PySys_GetSizeOf(body);
     if (body_size == (size_t)-1) {
         Py_DECREF(body);
+        Py_DECREF(a0);
         return NULL;
     }
     PyObject *attrs;
     Py_ssize_t cost = overhead + (Py_ssize_t)body_size;
     if (uniform) {
-        attrs = Py_NewRef(a0);
+        attrs = a0; /* the reference goes along */
     } else {
+        Py_DECREF(a0);
         Py_ssize_t n = keep <= w ? keep : cols;
         attrs = PyTuple_New(n);
         if (attrs == NULL) {
@@ -597,11 +605,18 @@ narrow_lines(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     Py_ssize_t total = 0, k = 0;
     for (; k < count; k++) {
+        /* Sizes read again: a comparison may run Python code. */
+        if (k >= PyList_GET_SIZE(lines) || k >= PyList_GET_SIZE(starts)) {
+            PyErr_SetString(PyExc_ValueError, "narrow_lines: the lines changed");
+            break;
+        }
         PyObject *text = PyList_GET_ITEM(lines, k);
         Py_ssize_t s;
         if (!PyUnicode_Check(text) || get_ssize(PyList_GET_ITEM(starts, k), &s) < 0)
             break;
+        Py_INCREF(text);
         PyObject *line = narrow_line(text, cells, s, cols, dflt, overhead, empty);
+        Py_DECREF(text);
         if (line == NULL)
             break;
         total += PyLong_AsSsize_t(PyTuple_GET_ITEM(line, 3));
@@ -618,6 +633,138 @@ narrow_lines(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("Nn", out, total);
 }
 
+/* One scrollback line of row_lines (see there): a new reference; Py_None
+   (a new reference too) when the row is not one of ASCII cells; NULL on an
+   error. */
+static PyObject *
+row_line(PyObject *chars, PyObject *attrs, PyObject *wrapped_obj, PyObject *dflt,
+         Py_ssize_t overhead, PyObject *empty)
+{
+    if (!PyList_CheckExact(chars) || !PyList_CheckExact(attrs))
+        Py_RETURN_NONE;
+    Py_ssize_t cols = PyList_GET_SIZE(chars);
+    if (cols < 1 || PyList_GET_SIZE(attrs) != cols)
+        Py_RETURN_NONE;
+    PyObject *text = PyUnicode_New(cols, 127);
+    if (text == NULL)
+        return NULL;
+    Py_UCS1 *out = PyUnicode_1BYTE_DATA(text);
+    for (Py_ssize_t j = 0; j < cols; j++) {
+        PyObject *c = PyList_GET_ITEM(chars, j);
+        if (!PyUnicode_CheckExact(c) || PyUnicode_GET_LENGTH(c) != 1 ||
+            PyUnicode_READ_CHAR(c, 0) >= 0x80) {
+            Py_DECREF(text);
+            Py_RETURN_NONE; /* a wide half, a mark, a cluster or not ASCII: Python's */
+        }
+        out[j] = (Py_UCS1)PyUnicode_READ_CHAR(c, 0);
+    }
+    PyObject *body = NULL, *cell_attrs = NULL, *result = NULL;
+    /* Held: a comparison may run Python code that empties the row. */
+    PyObject *a0 = Py_NewRef(PyList_GET_ITEM(attrs, 0));
+    int wrapped = PyObject_IsTrue(wrapped_obj);
+    if (wrapped < 0)
+        goto done;
+    int uniform = PyList_GET_ITEM(attrs, cols - 1) == a0 ? all_equal(attrs, 0, cols, a0) : 0;
+    if (uniform < 0)
+        goto done;
+    int plain = uniform && a0 == dflt;
+    Py_ssize_t keep = cols;
+    while (keep > 0 && out[keep - 1] == ' ')
+        keep--;
+    if (keep < cols) {
+        int visible = wrapped;
+        if (!visible && !plain) {
+            int rest = all_equal(attrs, keep, cols, dflt);
+            if (rest < 0)
+                goto done;
+            visible = !rest;
+        }
+        if (visible)
+            keep = cols; /* coloured trailing blanks; a wrapped row's blanks */
+    }
+    if (PyList_GET_SIZE(attrs) != cols) {
+        result = Py_NewRef(Py_None); /* it changed under us: Python's */
+        goto done;
+    }
+    if (keep == 0) {
+        result = Py_NewRef(empty);
+        goto done;
+    }
+    body = keep < cols ? PyUnicode_Substring(text, 0, keep) : Py_NewRef(text);
+    if (body == NULL)
+        goto done;
+    size_t size = _PySys_GetSizeOf(body);
+    if (size == (size_t)-1)
+        goto done;
+    Py_ssize_t cost = overhead + (Py_ssize_t)size;
+    if (uniform) {
+        cell_attrs = Py_NewRef(a0);
+    } else {
+        PyObject *cells = PyList_GetSlice(attrs, 0, keep);
+        cell_attrs = cells == NULL ? NULL : PyList_AsTuple(cells);
+        Py_XDECREF(cells);
+        if (cell_attrs == NULL)
+            goto done;
+        size = _PySys_GetSizeOf(cell_attrs);
+        if (size == (size_t)-1)
+            goto done;
+        cost += (Py_ssize_t)size;
+    }
+    result = Py_BuildValue("OOnnO", body, cell_attrs, keep, cost, wrapped_obj);
+done:
+    Py_DECREF(text);
+    Py_DECREF(a0);
+    Py_XDECREF(body);
+    Py_XDECREF(cell_attrs);
+    return result;
+}
+
+/* row_lines(chars, attrs, wrapped, default, overhead, empty) -> list
+   What Scrollback._push_history makes of each row (chars[k], attrs[k],
+   wrapped[k]) whose cells are all ASCII characters, None for any other
+   (the caller makes those in Python); the caller keeps them all. */
+static PyObject *
+row_lines(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1]) ||
+        !PyList_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "row_lines: unexpected arguments");
+        return NULL;
+    }
+    Py_ssize_t overhead;
+    if (get_ssize(args[4], &overhead) < 0)
+        return NULL;
+    /* Copies: a comparison may run Python code, which could change the lists. */
+    PyObject *chars = PyList_AsTuple(args[0]), *attrs = PyList_AsTuple(args[1]);
+    PyObject *wrapped = PyList_AsTuple(args[2]), *out = NULL;
+    if (chars == NULL || attrs == NULL || wrapped == NULL)
+        goto done;
+    Py_ssize_t count = PyTuple_GET_SIZE(chars);
+    if (PyTuple_GET_SIZE(attrs) != count || PyTuple_GET_SIZE(wrapped) != count) {
+        PyErr_SetString(PyExc_ValueError, "row_lines: lists of different lengths");
+        goto done;
+    }
+    out = PyList_New(count);
+    if (out == NULL)
+        goto done;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *line = row_line(PyTuple_GET_ITEM(chars, k), PyTuple_GET_ITEM(attrs, k),
+                                  PyTuple_GET_ITEM(wrapped, k), args[3], overhead, args[5]);
+        if (line == NULL) {
+            for (; k < count; k++)
+                PyList_SET_ITEM(out, k, Py_NewRef(Py_None));
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, k, line);
+    }
+done:
+    Py_XDECREF(chars);
+    Py_XDECREF(attrs);
+    Py_XDECREF(wrapped);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"make_runs", (PyCFunction)(void (*)(void))make_runs, METH_FASTCALL,
      "Group a row's cells into (text, attr) runs (see cells.py)."},
@@ -626,6 +773,8 @@ static PyMethodDef methods[] = {
     {"split_sgr", split_sgr, METH_O, "Split text and SGR sequences (see styled.py)."},
     {"narrow_lines", (PyCFunction)(void (*)(void))narrow_lines, METH_FASTCALL,
      "Scrollback lines of highlighted lines scrolling through (see scrollback.py)."},
+    {"row_lines", (PyCFunction)(void (*)(void))row_lines, METH_FASTCALL,
+     "Scrollback lines of rows of ASCII cells (see scrollback.py)."},
     {"draw_pieces", (PyCFunction)(void (*)(void))draw_pieces, METH_FASTCALL,
      "Perform the common pieces of a styled run (see styled.py)."},
     {NULL, NULL, 0, NULL},

@@ -34,3 +34,12 @@ def narrow_lines(
     empty: Any,
     /,
 ) -> tuple[list[Any], int]: ...
+def row_lines(
+    chars: list[list[str]],
+    attrs: list[list[Any]],
+    wrapped: list[bool],
+    default: Any,
+    overhead: int,
+    empty: Any,
+    /,
+) -> list[Any]: ...

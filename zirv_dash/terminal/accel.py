@@ -44,9 +44,11 @@ cells_of: Callable[[list[Node], list[str]], list[Attr]] | None = None
 split_sgr: Callable[[str], list[str] | None] | None = None
 make_runs: Callable[[list[str], list[Attr], int], list[tuple[str, Attr]]] | None = None
 narrow_lines: Callable[..., tuple[list[Any], int]] | None = None
+row_lines: Callable[..., list[Any]] | None = None
 if _module is not None:
     draw_pieces = _module.draw_pieces
     cells_of = _module.cells_of
     split_sgr = _module.split_sgr
     make_runs = _module.make_runs
     narrow_lines = _module.narrow_lines
+    row_lines = _module.row_lines

@@ -51,8 +51,7 @@ class ScrollOps(Grid):
         cols = self.columns
         chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
         if top == 0 and not self.alt and self.history_limit > 0:
-            for k in range(n):
-                self._push_history(chars[k], attrs[k], wrapped[k])
+            self._push_rows(chars[:n], attrs[:n], wrapped[:n])
         ea = erase_attr(self.attr)
         del chars[top : top + n]
         del attrs[top : top + n]
@@ -104,8 +103,7 @@ class ScrollOps(Grid):
             and self._push_text_rows(chars[:n_old])
         ):
             return n_old
-        for y in range(n_old):
-            self._push_history(chars[y], attrs[y], wrapped[y])
+        self._push_rows(chars[:n_old], attrs[:n_old], wrapped[:n_old])
         return n_old
 
     def _push_text_rows(self, rows: list[list[str]]) -> bool:

@@ -67,7 +67,26 @@ class Scrollback:
 
     def _push_history(self, chars: list[str], attrs: list[Attr], wrapped: bool = False) -> None:
         """Append a row to the scrollback and drop the oldest lines past the
-        byte budget.
+        byte budget (the record: :meth:`_row_line`)."""
+        self._keep_line(self._row_line(chars, attrs, wrapped))
+
+    def _push_rows(
+        self, chars: list[list[str]], attrs: list[list[Attr]], wrapped: list[bool]
+    ) -> None:
+        """:meth:`_push_history` of each row, the history trimmed once after
+        them all (which leaves the same lines as trimming after each)."""
+        if accel.row_lines is not None:
+            # Rows of ASCII cells in C, the same records; None for the others.
+            recs = accel.row_lines(chars, attrs, wrapped, DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE)
+            for k, rec in enumerate(recs):
+                if rec is None:
+                    recs[k] = self._row_line(chars[k], attrs[k], wrapped[k])
+        else:
+            recs = list(map(self._row_line, chars, attrs, wrapped))
+        self._keep_lines(recs, sum(map(_cost_of, recs)))
+
+    def _row_line(self, chars: list[str], attrs: list[Attr], wrapped: bool) -> HistLine:
+        """The scrollback record of a row.
 
         A line is stored as ``(text, attrs, cells, cost, wrapped)`` with the
         trailing default blanks cut off.  ``text`` is a ``str`` whose
@@ -116,7 +135,7 @@ class Scrollback:
                     else:
                         cost = line_cost(body, cell_attrs)
                     line = (body, cell_attrs, keep, cost, wrapped)
-        self._keep_line(line)
+        return line
 
     def _keep_line(self, line: HistLine) -> None:
         """Add one line to the history and drop the oldest past the budget."""
@@ -145,8 +164,13 @@ class Scrollback:
         else:
             recs = list(map(self._narrow_line, lines, repeat(cells), starts))
             cost = sum(map(_cost_of, recs))
+        self._keep_lines(recs, cost)
+
+    def _keep_lines(self, lines: list[HistLine], cost: int) -> None:
+        """Add lines costing ``cost`` together to the history and drop the
+        oldest past the budget."""
         hist = self.history
-        hist.extend(recs)
+        hist.extend(lines)
         self.history_bytes += cost
         limit = self.history_limit
         while self.history_bytes > limit and hist:
