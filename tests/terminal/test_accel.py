@@ -286,3 +286,26 @@ def test_row_lines_are_the_records_push_history_makes(seed: int) -> None:
             assert got == screen._row_line(chars, attrs, wrapped), (chars, attrs, wrapped)  # noqa: SLF001
     with pytest.raises(ValueError):
         accel.row_lines([["a"]], [], [False], DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE)
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_sgr_lines_end_is_where_the_expression_ends(seed: int) -> None:
+    """``_accel.sgr_lines_end`` against ``styled._sgr_lines_re``: the same end
+    (-1 for no match), or None when a character past ASCII comes first."""
+    assert accel.sgr_lines_end is not None
+    rng = random.Random(seed)
+    pieces = ["ab", " ", "\r\n", "\x1b[1;31m", "\x1b[m", "\x1b[38:5:1m", "\x1b[1", "\x1b[2K"]
+    pieces += ["\x1b", "\r", "\n", "\t", "\x7f", "é", "m", "[", "\x1b[12"]
+    pattern = styled._sgr_lines_re()
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        i = rng.randint(0, len(text))
+        stop = rng.randint(i, len(text))
+        got = accel.sgr_lines_end(text, i, stop)
+        m = pattern.match(text, i, stop)
+        want = -1 if m is None else m.end()
+        if got is None:
+            assert any(c > "\x7f" for c in text[i:stop]), (text, i, stop)
+        else:
+            assert got == want, (text, i, stop)

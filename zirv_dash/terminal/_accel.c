@@ -765,6 +765,68 @@ done:
     return out;
 }
 
+/* sgr_lines_end(text, i, stop) -> int | None
+   Where styled.py's _sgr_lines_re, ``(?:[N]*+(?:ESC\[[0-9;:]*+m[N]*+)*+\r\n)++``
+   with N the single-width characters, matched at ``i`` with ``stop`` as its
+   end, ends: -1 when it does not match.  Every repetition is possessive, so
+   one forward scan finds the same end.  It knows N only for ASCII (the
+   printable characters): on a character past U+007F before the end is
+   known it returns None, and the caller runs the expression. */
+static PyObject *
+sgr_lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "sgr_lines_end(text: str, i: int, stop: int)");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    Py_ssize_t p, stop, len = PyUnicode_GET_LENGTH(text);
+    if (get_ssize(args[1], &p) < 0 || get_ssize(args[2], &stop) < 0)
+        return NULL;
+    if (stop > len)
+        stop = len;
+    if (p < 0 || p > stop) {
+        PyErr_SetString(PyExc_ValueError, "sgr_lines_end: i outside the text");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t good = -1; /* the end of the last whole line matched */
+    for (;;) {
+        for (;;) {
+            while (p < stop) {
+                Py_UCS4 c = PyUnicode_READ(kind, data, p);
+                if (c >= 0x80)
+                    Py_RETURN_NONE;
+                if (c < 0x20 || c == 0x7f)
+                    break;
+                p++;
+            }
+            /* an SGR, then more text; a sequence not complete is no match */
+            if (p + 1 >= stop || PyUnicode_READ(kind, data, p) != 0x1b ||
+                PyUnicode_READ(kind, data, p + 1) != '[')
+                break;
+            Py_ssize_t q = p + 2;
+            while (q < stop) {
+                Py_UCS4 c = PyUnicode_READ(kind, data, q);
+                if (!((c >= '0' && c <= '9') || c == ';' || c == ':'))
+                    break;
+                q++;
+            }
+            if (q >= stop || PyUnicode_READ(kind, data, q) != 'm')
+                break;
+            p = q + 1;
+        }
+        if (p + 1 < stop && PyUnicode_READ(kind, data, p) == '\r' &&
+            PyUnicode_READ(kind, data, p + 1) == '\n') {
+            p += 2;
+            good = p;
+            continue;
+        }
+        return PyLong_FromSsize_t(good);
+    }
+}
+
 static PyMethodDef methods[] = {
     {"make_runs", (PyCFunction)(void (*)(void))make_runs, METH_FASTCALL,
      "Group a row's cells into (text, attr) runs (see cells.py)."},
@@ -775,6 +837,8 @@ static PyMethodDef methods[] = {
      "Scrollback lines of highlighted lines scrolling through (see scrollback.py)."},
     {"row_lines", (PyCFunction)(void (*)(void))row_lines, METH_FASTCALL,
      "Scrollback lines of rows of ASCII cells (see scrollback.py)."},
+    {"sgr_lines_end", (PyCFunction)(void (*)(void))sgr_lines_end, METH_FASTCALL,
+     "Where whole lines of text and SGR sequences end (see styled.py)."},
     {"draw_pieces", (PyCFunction)(void (*)(void))draw_pieces, METH_FASTCALL,
      "Perform the common pieces of a styled run (see styled.py)."},
     {NULL, NULL, 0, NULL},

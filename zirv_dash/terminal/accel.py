@@ -45,6 +45,7 @@ split_sgr: Callable[[str], list[str] | None] | None = None
 make_runs: Callable[[list[str], list[Attr], int], list[tuple[str, Attr]]] | None = None
 narrow_lines: Callable[..., tuple[list[Any], int]] | None = None
 row_lines: Callable[..., list[Any]] | None = None
+sgr_lines_end: Callable[[str, int, int], int | None] | None = None
 if _module is not None:
     draw_pieces = _module.draw_pieces
     cells_of = _module.cells_of
@@ -52,3 +53,4 @@ if _module is not None:
     make_runs = _module.make_runs
     narrow_lines = _module.narrow_lines
     row_lines = _module.row_lines
+    sgr_lines_end = _module.sgr_lines_end

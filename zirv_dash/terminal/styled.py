@@ -38,7 +38,7 @@ from functools import reduce
 from itertools import repeat
 from operator import iadd, itemgetter, mul
 
-from .accel import cells_of, draw_pieces, split_sgr
+from .accel import cells_of, draw_pieces, sgr_lines_end, split_sgr
 from .attr import Attr, erase_attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
@@ -284,11 +284,13 @@ class StyledRuns(Dispatcher):
             stop = pos
         if pos == i:
             return i, stop  # no whole line
-        m = _sgr_lines_re().match(text, i, stop)
-        if m is None:
+        tried = sgr_lines_end(text, i, stop) if sgr_lines_end is not None else None
+        if tried is None:  # no build, or a character it does not know: the expression
+            m = _sgr_lines_re().match(text, i, stop)
+            tried = -1 if m is None else m.end()
+        if tried < 0:
             return i, i
-        tried = m.end()
-        block = m.group()
+        block = text[i:tried]
         parts = _split_sgr(block)
         texts = parts[::2]
         lines = "".join(texts).split("\r\n")
