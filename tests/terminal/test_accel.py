@@ -23,7 +23,7 @@ SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 
 
 def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("draw_pieces", "cells_of", "split_sgr"):
+    for name in ("draw_pieces", "cells_of", "split_sgr", "sgr_lines_end", "walk_nodes"):
         monkeypatch.setattr(styled, name, None)
     monkeypatch.setattr(accel, "make_runs", None)
     monkeypatch.setattr(accel, "narrow_lines", None)
@@ -309,3 +309,19 @@ def test_sgr_lines_end_is_where_the_expression_ends(seed: int) -> None:
             assert any(c > "\x7f" for c in text[i:stop]), (text, i, stop)
         else:
             assert got == want, (text, i, stop)
+
+
+@needs_build
+def test_walk_nodes_follows_known_transitions_only() -> None:
+    """``_accel.walk_nodes`` is ``sgr_graph.walk`` while every transition is
+    known, and None (the Python walk fills them) at the first one missing."""
+    assert accel.walk_nodes is not None
+    sgr_graph.reset()
+    start = sgr_graph.node_for(DEFAULT_ATTR)
+    params = ["1;31", "0", "38;5;9", "", "4:3"]
+    assert accel.walk_nodes(start, params) is None  # nothing is known yet
+    want = sgr_graph.walk(start, params)  # fills the graph
+    got = accel.walk_nodes(start, params)
+    assert got is not None and all(a is b for a, b in zip(got, want, strict=True))
+    assert accel.walk_nodes(start, [*params, "7"]) is None
+    assert accel.walk_nodes(start, []) == [start]

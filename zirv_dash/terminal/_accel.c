@@ -827,6 +827,52 @@ sgr_lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs
     }
 }
 
+/* walk_nodes(start, params) -> list | None
+   sgr_graph.walk while every transition is in the graph: the nodes after
+   each SGR of ``params``, ``start`` first, each one dict lookup as
+   ``accumulate(params, dict.get, initial=start)`` makes it; None at the
+   first transition missing (the caller fills them in Python). */
+static PyObject *
+walk_nodes(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "walk_nodes(start: dict, params: list)");
+        return NULL;
+    }
+    /* A copy: a lookup may run Python code, which could change the list. */
+    PyObject *params = PyList_AsTuple(args[1]);
+    if (params == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(params);
+    PyObject *out = PyList_New(n + 1);
+    if (out == NULL) {
+        Py_DECREF(params);
+        return NULL;
+    }
+    PyObject *node = args[0];
+    PyList_SET_ITEM(out, 0, Py_NewRef(node));
+    Py_ssize_t k = 0;
+    for (; k < n; k++) {
+        PyObject *nxt = PyDict_Check(node)
+                            ? PyDict_GetItemWithError(node, PyTuple_GET_ITEM(params, k))
+                            : NULL;
+        if (nxt == NULL || !PyDict_Check(nxt))
+            break;
+        PyList_SET_ITEM(out, k + 1, Py_NewRef(nxt)); /* held by the list from here */
+        node = nxt;
+    }
+    Py_DECREF(params);
+    if (k < n) {
+        for (; k < n; k++)
+            PyList_SET_ITEM(out, k + 1, Py_NewRef(Py_None));
+        Py_DECREF(out);
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"make_runs", (PyCFunction)(void (*)(void))make_runs, METH_FASTCALL,
      "Group a row's cells into (text, attr) runs (see cells.py)."},
@@ -839,6 +885,8 @@ static PyMethodDef methods[] = {
      "Scrollback lines of rows of ASCII cells (see scrollback.py)."},
     {"sgr_lines_end", (PyCFunction)(void (*)(void))sgr_lines_end, METH_FASTCALL,
      "Where whole lines of text and SGR sequences end (see styled.py)."},
+    {"walk_nodes", (PyCFunction)(void (*)(void))walk_nodes, METH_FASTCALL,
+     "The SGR graph's nodes along known transitions (see sgr_graph.py)."},
     {"draw_pieces", (PyCFunction)(void (*)(void))draw_pieces, METH_FASTCALL,
      "Perform the common pieces of a styled run (see styled.py)."},
     {NULL, NULL, 0, NULL},

@@ -46,6 +46,7 @@ make_runs: Callable[[list[str], list[Attr], int], list[tuple[str, Attr]]] | None
 narrow_lines: Callable[..., tuple[list[Any], int]] | None = None
 row_lines: Callable[..., list[Any]] | None = None
 sgr_lines_end: Callable[[str, int, int], int | None] | None = None
+walk_nodes: Callable[[Node, list[str]], list[Node] | None] | None = None
 if _module is not None:
     draw_pieces = _module.draw_pieces
     cells_of = _module.cells_of
@@ -54,3 +55,4 @@ if _module is not None:
     narrow_lines = _module.narrow_lines
     row_lines = _module.row_lines
     sgr_lines_end = _module.sgr_lines_end
+    walk_nodes = _module.walk_nodes

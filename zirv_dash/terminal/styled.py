@@ -38,7 +38,7 @@ from functools import reduce
 from itertools import repeat
 from operator import iadd, itemgetter, mul
 
-from .accel import cells_of, draw_pieces, sgr_lines_end, split_sgr
+from .accel import cells_of, draw_pieces, sgr_lines_end, split_sgr, walk_nodes
 from .attr import Attr, erase_attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
@@ -239,7 +239,7 @@ class StyledRuns(Dispatcher):
             split = list(map(str.partition, pieces[1:], repeat("m")))
             texts = [pieces[0], *map(_third, split)]
             params = list(map(_first, split))
-        nodes = walk(node_for(scr.attr), params)
+        nodes = _walk(node_for(scr.attr), params)
         last: Attr = nodes[-1][ATTR]
         body = "".join(texts)
         if body:
@@ -304,7 +304,7 @@ class StyledRuns(Dispatcher):
             block = block[: len(block) - len(block.split("\r\n", good)[-1])]
             parts = _split_sgr(block)
             texts = parts[::2]
-        nodes = walk(node_for(scr.attr), parts[1::2])
+        nodes = _walk(node_for(scr.attr), parts[1::2])
         # One attribute per character of the text, CR LF pairs included:
         # the CR's is the rendition the line ends in.
         cells = _cells(nodes, texts)
@@ -388,6 +388,15 @@ class StyledRuns(Dispatcher):
             scr.draw_cells(dec_cells(body), cell_attrs)
         else:
             scr.draw_cells(body, cell_attrs)
+
+
+def _walk(start: Node, params: list[str]) -> list[Node]:
+    """``sgr_graph.walk``, in C while every transition is in the graph."""
+    if walk_nodes is not None:
+        nodes = walk_nodes(start, params)
+        if nodes is not None:
+            return nodes
+    return walk(start, params)
 
 
 def _cells(nodes: list[Node], texts: list[str]) -> list[Attr]:
