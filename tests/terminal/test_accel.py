@@ -15,8 +15,9 @@ import pytest
 
 from tests.terminal.model_state import model_state
 from tests.terminal.test_styled_runs import COLS, ROWS, _stream
-from zirv_dash.terminal import TerminalModel, accel, accel_build, sgr_graph, styled
+from zirv_dash.terminal import TerminalModel, accel, accel_build, parser, sgr_graph, styled
 from zirv_dash.terminal.attr import DEFAULT_ATTR, apply_sgr
+from zirv_dash.terminal.widths import narrow_class
 
 needs_build = pytest.mark.skipif(not accel.ENABLED, reason="no build of the C accelerator here")
 SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
@@ -25,8 +26,11 @@ SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("draw_pieces", "cells_of", "split_sgr", "sgr_lines_end", "walk_nodes"):
         monkeypatch.setattr(styled, name, None)
+    monkeypatch.setattr(parser, "lines_end", None)
     monkeypatch.setattr(accel, "make_runs", None)
     monkeypatch.setattr(accel, "narrow_lines", None)
+    monkeypatch.setattr(accel, "row_lines", None)
+    monkeypatch.setattr(accel, "text_lines", None)
 
 
 def _feed(data: bytes, chunks: list[int], cols: int = COLS, rows: int = ROWS) -> TerminalModel:
@@ -325,3 +329,38 @@ def test_walk_nodes_follows_known_transitions_only() -> None:
     assert got is not None and all(a is b for a, b in zip(got, want, strict=True))
     assert accel.walk_nodes(start, [*params, "7"]) is None
     assert accel.walk_nodes(start, []) == [start]
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_lines_end_is_where_the_expression_ends(seed: int) -> None:
+    """``_accel.lines_end`` against the parser's expression for whole lines
+    of plain text (None only when a character past ASCII comes first), and
+    ``_accel.text_lines`` against the Python records of such lines."""
+    assert accel.lines_end is not None and accel.text_lines is not None
+    from zirv_dash.terminal.screen import Screen
+
+    rng = random.Random(seed)
+    pieces = ["ab", " ", "  ", "\r\n", "\r", "\n", "\t", "\x1b[m", "é", "x" * 7, "\x7f"]
+    for _ in range(2000):
+        cols = rng.randint(0, 9)
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        i = rng.randint(0, len(text))
+        pattern = re.compile(f"(?:[{narrow_class()}]{{0,{cols}}}\r\n)+")
+        m = pattern.match(text, i)
+        got = accel.lines_end(text, i, cols)
+        if got is None:
+            assert any(c > "\x7f" for c in text[i:]), (text, i, cols)
+        else:
+            assert got == (-1 if m is None else m.end()), (text, i, cols)
+    lines = ["", " ", "ab  ", "a b", "é  ", "  x", "x" * 9]
+    fast, slow = Screen(9, 2, 1 << 20), Screen(9, 2, 1 << 20)
+    fast._push_text_lines(lines)  # noqa: SLF001
+    accel_text_lines = accel.text_lines
+    try:
+        accel.text_lines = None
+        slow._push_text_lines(lines)  # noqa: SLF001
+    finally:
+        accel.text_lines = accel_text_lines
+    assert list(fast.history) == list(slow.history)
+    assert fast.history_bytes == slow.history_bytes

@@ -873,6 +873,107 @@ walk_nodes(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* lines_end(text, i, cols) -> int | None
+   Where parser.py's _LINES_RE, ``(?:[N]{0,cols}\r\n)+`` with N the
+   single-width characters, matched at ``i`` ends: -1 when it does not match.
+   No CR is in N, so giving characters back never helps and one forward scan
+   finds the same end.  Like sgr_lines_end it knows N only for ASCII and
+   returns None on any other character met before the end is known. */
+static PyObject *
+lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "lines_end(text: str, i: int, cols: int)");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    Py_ssize_t p, cols, stop = PyUnicode_GET_LENGTH(text);
+    if (get_ssize(args[1], &p) < 0 || get_ssize(args[2], &cols) < 0)
+        return NULL;
+    if (p < 0 || p > stop || cols < 0) {
+        PyErr_SetString(PyExc_ValueError, "lines_end: i outside the text or cols < 0");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t good = -1;
+    for (;;) {
+        Py_ssize_t start = p;
+        while (p < stop && p - start <= cols) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, p);
+            if (c >= 0x80)
+                Py_RETURN_NONE;
+            if (c < 0x20 || c == 0x7f)
+                break;
+            p++;
+        }
+        if (p - start <= cols && p + 1 < stop && PyUnicode_READ(kind, data, p) == '\r' &&
+            PyUnicode_READ(kind, data, p + 1) == '\n') {
+            p += 2;
+            good = p;
+            continue;
+        }
+        return PyLong_FromSsize_t(good);
+    }
+}
+
+/* text_lines(lines, default, overhead, empty) -> (list[HistLine], int)
+   What Scrollback._push_text_lines keeps of each line of single-width text
+   in the default rendition, and the bytes they cost together. */
+static PyObject *
+text_lines(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyList_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "text_lines: unexpected arguments");
+        return NULL;
+    }
+    Py_ssize_t overhead;
+    if (get_ssize(args[2], &overhead) < 0)
+        return NULL;
+    PyObject *lines = args[0], *dflt = args[1], *empty = args[3];
+    Py_ssize_t count = PyList_GET_SIZE(lines), total = 0, k = 0;
+    PyObject *out = PyList_New(count);
+    if (out == NULL)
+        return NULL;
+    for (; k < count; k++) {
+        PyObject *text = PyList_GET_ITEM(lines, k); /* nothing here runs Python code */
+        if (!PyUnicode_Check(text)) {
+            PyErr_SetString(PyExc_TypeError, "text_lines: a line is not a str");
+            break;
+        }
+        int kind = PyUnicode_KIND(text);
+        const void *data = PyUnicode_DATA(text);
+        Py_ssize_t keep = PyUnicode_GET_LENGTH(text);
+        while (keep > 0 && PyUnicode_READ(kind, data, keep - 1) == ' ')
+            keep--;
+        PyObject *line;
+        if (keep == 0) {
+            line = Py_NewRef(empty);
+        } else {
+            PyObject *body = PyUnicode_Substring(text, 0, keep);
+            if (body == NULL)
+                break;
+            size_t size = _PySys_GetSizeOf(body);
+            if (size == (size_t)-1) {
+                Py_DECREF(body);
+                break;
+            }
+            line = Py_BuildValue("NOnnO", body, dflt, keep, overhead + (Py_ssize_t)size, Py_False);
+            if (line == NULL)
+                break;
+        }
+        total += PyLong_AsSsize_t(PyTuple_GET_ITEM(line, 3));
+        PyList_SET_ITEM(out, k, line);
+    }
+    if (k < count) {
+        for (; k < count; k++)
+            PyList_SET_ITEM(out, k, Py_NewRef(Py_None));
+        Py_DECREF(out);
+        return NULL;
+    }
+    return Py_BuildValue("Nn", out, total);
+}
+
 static PyMethodDef methods[] = {
     {"make_runs", (PyCFunction)(void (*)(void))make_runs, METH_FASTCALL,
      "Group a row's cells into (text, attr) runs (see cells.py)."},
@@ -887,6 +988,10 @@ static PyMethodDef methods[] = {
      "Where whole lines of text and SGR sequences end (see styled.py)."},
     {"walk_nodes", (PyCFunction)(void (*)(void))walk_nodes, METH_FASTCALL,
      "The SGR graph's nodes along known transitions (see sgr_graph.py)."},
+    {"lines_end", (PyCFunction)(void (*)(void))lines_end, METH_FASTCALL,
+     "Where whole lines of plain text end (see parser.py)."},
+    {"text_lines", (PyCFunction)(void (*)(void))text_lines, METH_FASTCALL,
+     "Scrollback lines of plain text lines (see scrollback.py)."},
     {"draw_pieces", (PyCFunction)(void (*)(void))draw_pieces, METH_FASTCALL,
      "Perform the common pieces of a styled run (see styled.py)."},
     {NULL, NULL, 0, NULL},

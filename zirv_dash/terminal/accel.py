@@ -47,6 +47,8 @@ narrow_lines: Callable[..., tuple[list[Any], int]] | None = None
 row_lines: Callable[..., list[Any]] | None = None
 sgr_lines_end: Callable[[str, int, int], int | None] | None = None
 walk_nodes: Callable[[Node, list[str]], list[Node] | None] | None = None
+lines_end: Callable[[str, int, int], int | None] | None = None
+text_lines: Callable[..., tuple[list[Any], int]] | None = None
 if _module is not None:
     draw_pieces = _module.draw_pieces
     cells_of = _module.cells_of
@@ -56,3 +58,5 @@ if _module is not None:
     row_lines = _module.row_lines
     sgr_lines_end = _module.sgr_lines_end
     walk_nodes = _module.walk_nodes
+    lines_end = _module.lines_end
+    text_lines = _module.text_lines

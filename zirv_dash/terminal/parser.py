@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from .accel import lines_end
 from .attr import apply_sgr
 from .dispatch import MAX_PENDING
 from .screen import Screen, dec_cells
@@ -160,18 +161,21 @@ class Parser(StyledRuns):
         """Complete lines of plain text at ``i`` (a log scrolling by), fed in
         one go; returns the index after them."""
         cols = self._screen.columns
-        pattern = _LINES_RE.get(cols)
-        if pattern is None:
-            if len(_LINES_RE) > 16:
-                _LINES_RE.clear()
-            pattern = _LINES_RE[cols] = re.compile(f"(?:[{narrow_class()}]{{0,{cols}}}\r\n)+")
-        m = pattern.match(text, i)
-        if m is None:
+        end = lines_end(text, i, cols) if lines_end is not None else None
+        if end is None:  # no build, or a character it does not know: the expression
+            pattern = _LINES_RE.get(cols)
+            if pattern is None:
+                if len(_LINES_RE) > 16:
+                    _LINES_RE.clear()
+                pattern = _LINES_RE[cols] = re.compile(f"(?:[{narrow_class()}]{{0,{cols}}}\r\n)+")
+            m = pattern.match(text, i)
+            end = -1 if m is None else m.end()
+        if end < 0:
             return i
-        lines = m.group().split("\r\n")
+        lines = text[i:end].split("\r\n")
         lines.pop()  # what follows the last CR LF: not part of the match
         self._screen.feed_lines(lines)
-        return m.end()
+        return end
 
 
 # Runs of whole lines of single-width text, per screen width.

@@ -214,6 +214,10 @@ class Scrollback:
         """Append lines of single-width text in the default rendition, not
         wrapped -- what :meth:`_push_history` makes of such rows, without the
         rows."""
+        if accel.text_lines is not None:
+            recs, cost = accel.text_lines(lines, DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE)
+            self._keep_lines(recs, cost)
+            return
         hist = self.history
         total = self.history_bytes
         overhead = _LINE_OVERHEAD
