@@ -27,6 +27,7 @@ def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("draw_pieces", "cells_of", "split_sgr", "sgr_lines_end", "walk_nodes"):
         monkeypatch.setattr(styled, name, None)
     monkeypatch.setattr(parser, "lines_end", None)
+    monkeypatch.setattr(parser, "styled_end", None)
     monkeypatch.setattr(accel, "make_runs", None)
     monkeypatch.setattr(accel, "narrow_lines", None)
     monkeypatch.setattr(accel, "row_lines", None)
@@ -364,3 +365,24 @@ def test_lines_end_is_where_the_expression_ends(seed: int) -> None:
         accel.text_lines = accel_text_lines
     assert list(fast.history) == list(slow.history)
     assert fast.history_bytes == slow.history_bytes
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_styled_end_is_where_the_expression_ends(seed: int) -> None:
+    """``_accel.styled_end`` against the parser's styled-run expression (None
+    only when a character past ASCII comes first)."""
+    assert accel.styled_end is not None
+    rng = random.Random(seed)
+    pieces = ["ab", " ", "\r\n", "\x1b[1;31m", "\x1b[m", "\x1b[12;5H", "\x1b[2K", "\x1b[1"]
+    pieces += ["\x1b[?25l", "\x1b", "\t", "\x7f", "é", "中", "m", "\x1b[3J", "\x1b[5:1H"]
+    pattern = parser._styled_run_re()  # noqa: SLF001
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        i = rng.randint(0, len(text))
+        got = accel.styled_end(text, i)
+        m = pattern.match(text, i)
+        if got is None:
+            assert any(c > "\x7f" for c in text[i:]), (text, i)
+        else:
+            assert m is not None and got == m.end(), (text, i)

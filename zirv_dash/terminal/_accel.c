@@ -974,6 +974,58 @@ text_lines(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("Nn", out, total);
 }
 
+/* styled_end(text, i) -> int | None
+   Where parser.py's styled-run expression, ``[N]*+(?:ESC\[[0-9;:]*+[mHK][N]*+)*+``
+   with N the single-width characters, matched at ``i`` ends (it may match
+   nothing).  Possessive throughout: one forward scan finds the same end.
+   It knows N only for ASCII: None on any other character met before the
+   end is known, and the caller runs the expression. */
+static PyObject *
+styled_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "styled_end(text: str, i: int)");
+        return NULL;
+    }
+    PyObject *text = args[0];
+    Py_ssize_t p, stop = PyUnicode_GET_LENGTH(text);
+    if (get_ssize(args[1], &p) < 0)
+        return NULL;
+    if (p < 0 || p > stop) {
+        PyErr_SetString(PyExc_ValueError, "styled_end: i outside the text");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (;;) {
+        while (p < stop) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, p);
+            if (c >= 0x80)
+                Py_RETURN_NONE;
+            if (c < 0x20 || c == 0x7f)
+                break;
+            p++;
+        }
+        if (p + 1 >= stop || PyUnicode_READ(kind, data, p) != 0x1b ||
+            PyUnicode_READ(kind, data, p + 1) != '[')
+            break;
+        Py_ssize_t q = p + 2;
+        while (q < stop) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, q);
+            if (!((c >= '0' && c <= '9') || c == ';' || c == ':'))
+                break;
+            q++;
+        }
+        if (q >= stop)
+            break;
+        Py_UCS4 f = PyUnicode_READ(kind, data, q);
+        if (f != 'm' && f != 'H' && f != 'K')
+            break;
+        p = q + 1;
+    }
+    return PyLong_FromSsize_t(p);
+}
+
 static PyMethodDef methods[] = {
     {"make_runs", (PyCFunction)(void (*)(void))make_runs, METH_FASTCALL,
      "Group a row's cells into (text, attr) runs (see cells.py)."},
@@ -992,6 +1044,8 @@ static PyMethodDef methods[] = {
      "Where whole lines of plain text end (see parser.py)."},
     {"text_lines", (PyCFunction)(void (*)(void))text_lines, METH_FASTCALL,
      "Scrollback lines of plain text lines (see scrollback.py)."},
+    {"styled_end", (PyCFunction)(void (*)(void))styled_end, METH_FASTCALL,
+     "Where a styled run ends (see parser.py)."},
     {"draw_pieces", (PyCFunction)(void (*)(void))draw_pieces, METH_FASTCALL,
      "Perform the common pieces of a styled run (see styled.py)."},
     {NULL, NULL, 0, NULL},

@@ -46,8 +46,10 @@ make_runs: Callable[[list[str], list[Attr], int], list[tuple[str, Attr]]] | None
 narrow_lines: Callable[..., tuple[list[Any], int]] | None = None
 row_lines: Callable[..., list[Any]] | None = None
 sgr_lines_end: Callable[[str, int, int], int | None] | None = None
+styled_end: Callable[[str, int], int | None] | None = None
 walk_nodes: Callable[[Node, list[str]], list[Node] | None] | None = None
 lines_end: Callable[[str, int, int], int | None] | None = None
+styled_end: Callable[[str, int], int | None] | None = None
 text_lines: Callable[..., tuple[list[Any], int]] | None = None
 if _module is not None:
     draw_pieces = _module.draw_pieces
@@ -59,4 +61,5 @@ if _module is not None:
     sgr_lines_end = _module.sgr_lines_end
     walk_nodes = _module.walk_nodes
     lines_end = _module.lines_end
+    styled_end = _module.styled_end
     text_lines = _module.text_lines

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .accel import lines_end
+from .accel import lines_end, styled_end
 from .attr import apply_sgr
 from .dispatch import MAX_PENDING
 from .screen import Screen, dec_cells
@@ -59,9 +59,13 @@ class Parser(StyledRuns):
         if self._str_kind:
             i = self._string(text, 0)
         while i < n:
-            m = styled_match(text, i)
-            if m is not None and m.end() > i:
-                j = m.end()
+            # Where the styled run at i ends: in C for ASCII text, else (or
+            # without the build) the expression.
+            j = styled_end(text, i) if styled_end is not None else None
+            if j is None:
+                m = styled_match(text, i)
+                j = i if m is None else m.end()
+            if j > i:
                 seg = text[i:j]
                 if "\x1b" in seg:
                     self._draw_styled(seg)
