@@ -46,7 +46,6 @@ make_runs: Callable[[list[str], list[Attr], int], list[tuple[str, Attr]]] | None
 narrow_lines: Callable[..., tuple[list[Any], int]] | None = None
 row_lines: Callable[..., list[Any]] | None = None
 sgr_lines_end: Callable[[str, int, int], int | None] | None = None
-styled_end: Callable[[str, int], int | None] | None = None
 walk_nodes: Callable[[Node, list[str]], list[Node] | None] | None = None
 lines_end: Callable[[str, int, int], int | None] | None = None
 styled_end: Callable[[str, int], int | None] | None = None
