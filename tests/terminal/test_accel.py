@@ -17,7 +17,7 @@ from tests.terminal.model_state import model_state
 from tests.terminal.test_styled_runs import COLS, ROWS, _stream
 from zirv_dash.terminal import TerminalModel, accel, accel_build, parser, sgr_graph, styled
 from zirv_dash.terminal.attr import DEFAULT_ATTR, apply_sgr
-from zirv_dash.terminal.widths import narrow_class
+from zirv_dash.terminal.widths import narrow_class, narrow_table
 
 needs_build = pytest.mark.skipif(not accel.ENABLED, reason="no build of the C accelerator here")
 SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
@@ -297,23 +297,19 @@ def test_row_lines_are_the_records_push_history_makes(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_sgr_lines_end_is_where_the_expression_ends(seed: int) -> None:
     """``_accel.sgr_lines_end`` against ``styled._sgr_lines_re``: the same end
-    (-1 for no match), or None when a character past ASCII comes first."""
+    (-1 for no match), "é" and "─" single-width, "中" and U+200D not."""
     assert accel.sgr_lines_end is not None
     rng = random.Random(seed)
     pieces = ["ab", " ", "\r\n", "\x1b[1;31m", "\x1b[m", "\x1b[38:5:1m", "\x1b[1", "\x1b[2K"]
-    pieces += ["\x1b", "\r", "\n", "\t", "\x7f", "é", "m", "[", "\x1b[12"]
+    pieces += ["\x1b", "\r", "\n", "\t", "\x7f", "é", "m", "[", "\x1b[12", "─", "中", "\u200d"]
     pattern = styled._sgr_lines_re()
     for _ in range(2000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         i = rng.randint(0, len(text))
         stop = rng.randint(i, len(text))
-        got = accel.sgr_lines_end(text, i, stop)
+        got = accel.sgr_lines_end(text, i, stop, narrow_table())
         m = pattern.match(text, i, stop)
-        want = -1 if m is None else m.end()
-        if got is None:
-            assert any(c > "\x7f" for c in text[i:stop]), (text, i, stop)
-        else:
-            assert got == want, (text, i, stop)
+        assert got == (-1 if m is None else m.end()), (text, i, stop)
 
 
 @needs_build
@@ -336,24 +332,21 @@ def test_walk_nodes_follows_known_transitions_only() -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_lines_end_is_where_the_expression_ends(seed: int) -> None:
     """``_accel.lines_end`` against the parser's expression for whole lines
-    of plain text (None only when a character past ASCII comes first), and
+    of plain text, and
     ``_accel.text_lines`` against the Python records of such lines."""
     assert accel.lines_end is not None and accel.text_lines is not None
     from zirv_dash.terminal.screen import Screen
 
     rng = random.Random(seed)
-    pieces = ["ab", " ", "  ", "\r\n", "\r", "\n", "\t", "\x1b[m", "é", "x" * 7, "\x7f"]
+    pieces = ["ab", " ", "  ", "\r\n", "\r", "\n", "\t", "\x1b[m", "é", "x" * 7, "\x7f", "─", "中"]
     for _ in range(2000):
         cols = rng.randint(0, 9)
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
         i = rng.randint(0, len(text))
         pattern = re.compile(f"(?:[{narrow_class()}]{{0,{cols}}}\r\n)+")
         m = pattern.match(text, i)
-        got = accel.lines_end(text, i, cols)
-        if got is None:
-            assert any(c > "\x7f" for c in text[i:]), (text, i, cols)
-        else:
-            assert got == (-1 if m is None else m.end()), (text, i, cols)
+        got = accel.lines_end(text, i, cols, narrow_table())
+        assert got == (-1 if m is None else m.end()), (text, i, cols)
     lines = ["", " ", "ab  ", "a b", "é  ", "  x", "x" * 9]
     fast, slow = Screen(9, 2, 1 << 20), Screen(9, 2, 1 << 20)
     fast._push_text_lines(lines)  # noqa: SLF001
@@ -370,19 +363,26 @@ def test_lines_end_is_where_the_expression_ends(seed: int) -> None:
 @needs_build
 @pytest.mark.parametrize("seed", range(4))
 def test_styled_end_is_where_the_expression_ends(seed: int) -> None:
-    """``_accel.styled_end`` against the parser's styled-run expression (None
-    only when a character past ASCII comes first)."""
+    """``_accel.styled_end`` against the parser's styled-run expression."""
     assert accel.styled_end is not None
     rng = random.Random(seed)
     pieces = ["ab", " ", "\r\n", "\x1b[1;31m", "\x1b[m", "\x1b[12;5H", "\x1b[2K", "\x1b[1"]
-    pieces += ["\x1b[?25l", "\x1b", "\t", "\x7f", "é", "中", "m", "\x1b[3J", "\x1b[5:1H"]
+    pieces += [
+        "\x1b[?25l",
+        "\x1b",
+        "\t",
+        "\x7f",
+        "é",
+        "中",
+        "m",
+        "\x1b[3J",
+        "\x1b[5:1H",
+        "\U0001f600",
+    ]
     pattern = parser._styled_run_re()  # noqa: SLF001
     for _ in range(2000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
         i = rng.randint(0, len(text))
-        got = accel.styled_end(text, i)
+        got = accel.styled_end(text, i, narrow_table())
         m = pattern.match(text, i)
-        if got is None:
-            assert any(c > "\x7f" for c in text[i:]), (text, i)
-        else:
-            assert m is not None and got == m.end(), (text, i)
+        assert m is not None and got == m.end(), (text, i)

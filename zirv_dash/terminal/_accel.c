@@ -765,23 +765,37 @@ done:
     return out;
 }
 
-/* sgr_lines_end(text, i, stop) -> int | None
+/* The table of single-width characters a scan tests against (widths.narrow_table). */
+static int
+get_table(PyObject *o, const unsigned char **table, Py_ssize_t *ntable)
+{
+    if (!PyBytes_CheckExact(o)) {
+        PyErr_SetString(PyExc_TypeError, "the table of narrow characters must be bytes");
+        return -1;
+    }
+    *table = (const unsigned char *)PyBytes_AS_STRING(o); /* bytes: immutable */
+    *ntable = PyBytes_GET_SIZE(o);
+    return 0;
+}
+
+/* sgr_lines_end(text, i, stop, table) -> int
    Where styled.py's _sgr_lines_re, ``(?:[N]*+(?:ESC\[[0-9;:]*+m[N]*+)*+\r\n)++``
    with N the single-width characters, matched at ``i`` with ``stop`` as its
    end, ends: -1 when it does not match.  Every repetition is possessive, so
-   one forward scan finds the same end.  It knows N only for ASCII (the
-   printable characters): on a character past U+007F before the end is
-   known it returns None, and the caller runs the expression. */
+   one forward scan finds the same end.  N is ``table`` (widths.narrow_table:
+   byte c is 1 for a character of the class). */
 static PyObject *
 sgr_lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "sgr_lines_end(text: str, i: int, stop: int)");
+    if (nargs != 4 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "sgr_lines_end(text: str, i: int, stop: int, table)");
         return NULL;
     }
     PyObject *text = args[0];
-    Py_ssize_t p, stop, len = PyUnicode_GET_LENGTH(text);
-    if (get_ssize(args[1], &p) < 0 || get_ssize(args[2], &stop) < 0)
+    Py_ssize_t p, stop, len = PyUnicode_GET_LENGTH(text), ntable;
+    const unsigned char *table;
+    if (get_ssize(args[1], &p) < 0 || get_ssize(args[2], &stop) < 0 ||
+        get_table(args[3], &table, &ntable) < 0)
         return NULL;
     if (stop > len)
         stop = len;
@@ -796,9 +810,7 @@ sgr_lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs
         for (;;) {
             while (p < stop) {
                 Py_UCS4 c = PyUnicode_READ(kind, data, p);
-                if (c >= 0x80)
-                    Py_RETURN_NONE;
-                if (c < 0x20 || c == 0x7f)
+                if (c >= ntable || !table[c])
                     break;
                 p++;
             }
@@ -873,22 +885,23 @@ walk_nodes(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
-/* lines_end(text, i, cols) -> int | None
+/* lines_end(text, i, cols, table) -> int
    Where parser.py's _LINES_RE, ``(?:[N]{0,cols}\r\n)+`` with N the
    single-width characters, matched at ``i`` ends: -1 when it does not match.
    No CR is in N, so giving characters back never helps and one forward scan
-   finds the same end.  Like sgr_lines_end it knows N only for ASCII and
-   returns None on any other character met before the end is known. */
+   finds the same end.  N is ``table``, as for sgr_lines_end. */
 static PyObject *
 lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "lines_end(text: str, i: int, cols: int)");
+    if (nargs != 4 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "lines_end(text: str, i: int, cols: int, table)");
         return NULL;
     }
     PyObject *text = args[0];
-    Py_ssize_t p, cols, stop = PyUnicode_GET_LENGTH(text);
-    if (get_ssize(args[1], &p) < 0 || get_ssize(args[2], &cols) < 0)
+    Py_ssize_t p, cols, stop = PyUnicode_GET_LENGTH(text), ntable;
+    const unsigned char *table;
+    if (get_ssize(args[1], &p) < 0 || get_ssize(args[2], &cols) < 0 ||
+        get_table(args[3], &table, &ntable) < 0)
         return NULL;
     if (p < 0 || p > stop || cols < 0) {
         PyErr_SetString(PyExc_ValueError, "lines_end: i outside the text or cols < 0");
@@ -901,9 +914,7 @@ lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         Py_ssize_t start = p;
         while (p < stop && p - start <= cols) {
             Py_UCS4 c = PyUnicode_READ(kind, data, p);
-            if (c >= 0x80)
-                Py_RETURN_NONE;
-            if (c < 0x20 || c == 0x7f)
+            if (c >= ntable || !table[c])
                 break;
             p++;
         }
@@ -974,22 +985,22 @@ text_lines(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("Nn", out, total);
 }
 
-/* styled_end(text, i) -> int | None
+/* styled_end(text, i, table) -> int
    Where parser.py's styled-run expression, ``[N]*+(?:ESC\[[0-9;:]*+[mHK][N]*+)*+``
    with N the single-width characters, matched at ``i`` ends (it may match
    nothing).  Possessive throughout: one forward scan finds the same end.
-   It knows N only for ASCII: None on any other character met before the
-   end is known, and the caller runs the expression. */
+   N is ``table``, as for sgr_lines_end. */
 static PyObject *
 styled_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "styled_end(text: str, i: int)");
+    if (nargs != 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "styled_end(text: str, i: int, table)");
         return NULL;
     }
     PyObject *text = args[0];
-    Py_ssize_t p, stop = PyUnicode_GET_LENGTH(text);
-    if (get_ssize(args[1], &p) < 0)
+    Py_ssize_t p, stop = PyUnicode_GET_LENGTH(text), ntable;
+    const unsigned char *table;
+    if (get_ssize(args[1], &p) < 0 || get_table(args[2], &table, &ntable) < 0)
         return NULL;
     if (p < 0 || p > stop) {
         PyErr_SetString(PyExc_ValueError, "styled_end: i outside the text");
@@ -1000,9 +1011,7 @@ styled_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     for (;;) {
         while (p < stop) {
             Py_UCS4 c = PyUnicode_READ(kind, data, p);
-            if (c >= 0x80)
-                Py_RETURN_NONE;
-            if (c < 0x20 || c == 0x7f)
+            if (c >= ntable || !table[c])
                 break;
             p++;
         }

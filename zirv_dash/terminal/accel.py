@@ -45,10 +45,10 @@ split_sgr: Callable[[str], list[str] | None] | None = None
 make_runs: Callable[[list[str], list[Attr], int], list[tuple[str, Attr]]] | None = None
 narrow_lines: Callable[..., tuple[list[Any], int]] | None = None
 row_lines: Callable[..., list[Any]] | None = None
-sgr_lines_end: Callable[[str, int, int], int | None] | None = None
+sgr_lines_end: Callable[[str, int, int, bytes], int] | None = None
 walk_nodes: Callable[[Node, list[str]], list[Node] | None] | None = None
-lines_end: Callable[[str, int, int], int | None] | None = None
-styled_end: Callable[[str, int], int | None] | None = None
+lines_end: Callable[[str, int, int, bytes], int] | None = None
+styled_end: Callable[[str, int, bytes], int] | None = None
 text_lines: Callable[..., tuple[list[Any], int]] | None = None
 if _module is not None:
     draw_pieces = _module.draw_pieces

@@ -23,7 +23,7 @@ from .attr import apply_sgr
 from .dispatch import MAX_PENDING
 from .screen import Screen, dec_cells
 from .styled import StyledRuns
-from .widths import narrow_class
+from .widths import narrow_class, narrow_table
 
 _CUP_RE = re.compile(r"\d{0,4};\d{0,4}")
 _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
@@ -52,6 +52,7 @@ class Parser(StyledRuns):
     def _parse(self, text: str) -> None:
         scr = self._screen
         styled_match = self._styled.match
+        narrow = narrow_table() if styled_end is not None else b""
         csi_match = _CSI_RE.match
         n = len(text)
         i = 0
@@ -59,10 +60,11 @@ class Parser(StyledRuns):
         if self._str_kind:
             i = self._string(text, 0)
         while i < n:
-            # Where the styled run at i ends: in C for ASCII text, else (or
-            # without the build) the expression.
-            j = styled_end(text, i) if styled_end is not None else None
-            if j is None:
+            # Where the styled run at i ends: in C where it was built (the
+            # same end, one forward scan), else the expression.
+            if styled_end is not None:
+                j = styled_end(text, i, narrow)
+            else:
                 m = styled_match(text, i)
                 j = i if m is None else m.end()
             if j > i:
@@ -165,8 +167,9 @@ class Parser(StyledRuns):
         """Complete lines of plain text at ``i`` (a log scrolling by), fed in
         one go; returns the index after them."""
         cols = self._screen.columns
-        end = lines_end(text, i, cols) if lines_end is not None else None
-        if end is None:  # no build, or a character it does not know: the expression
+        if lines_end is not None:
+            end = lines_end(text, i, cols, narrow_table())  # in C, the same end
+        else:
             pattern = _LINES_RE.get(cols)
             if pattern is None:
                 if len(_LINES_RE) > 16:

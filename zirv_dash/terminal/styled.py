@@ -43,7 +43,7 @@ from .attr import Attr, erase_attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
 from .sgr_graph import ATTR, CELL, ERASE, Node, cell_of, link, node_for, step, walk
-from .widths import narrow_class
+from .widths import narrow_class, narrow_table
 
 # Splits a styled run into [text, sequence, text, ..., sequence, text], each
 # sequence without its "ESC [" ("1;31m", "12;5H", "2K").  The run is already
@@ -284,8 +284,9 @@ class StyledRuns(Dispatcher):
             stop = pos
         if pos == i:
             return i, stop  # no whole line
-        tried = sgr_lines_end(text, i, stop) if sgr_lines_end is not None else None
-        if tried is None:  # no build, or a character it does not know: the expression
+        if sgr_lines_end is not None:
+            tried = sgr_lines_end(text, i, stop, narrow_table())  # in C, the same end
+        else:
             m = _sgr_lines_re().match(text, i, stop)
             tried = -1 if m is None else m.end()
         if tried < 0:

@@ -146,7 +146,12 @@ def cell_width(text: str) -> int:
     return total
 
 
-def _narrow_class() -> str:
+def _narrow_ranges() -> list[tuple[int, int]]:
+    """The single-cell characters, as inclusive code point ranges (computed
+    once: the class and the table below are both made from them)."""
+    global _ranges
+    if _ranges is not None:
+        return _ranges
     cps = [cp for cp in range(0x20, _NARROW_LIMIT) if not (0x7F <= cp <= 0x9F)]
     widths = _raw_widths(cps)
     ranges: list[tuple[int, int]] = []
@@ -157,6 +162,15 @@ def _narrow_class() -> str:
             ranges[-1] = (ranges[-1][0], cp)
         else:
             ranges.append((cp, cp))
+    _ranges = ranges
+    return ranges
+
+
+_ranges: list[tuple[int, int]] | None = None
+
+
+def _narrow_class() -> str:
+    ranges = _narrow_ranges()
     parts = []
     for a, b in ranges:
         if a == b:
@@ -176,6 +190,22 @@ def narrow_class() -> str:
     if _narrow_cls is None:
         _narrow_cls = _narrow_class()
     return _narrow_cls
+
+
+_narrow_tbl: bytes | None = None
+
+
+def narrow_table() -> bytes:
+    """The characters of ``narrow_class()`` as a table: byte ``cp`` is 1 when
+    code point ``cp`` is one of them (none past the table is); what the C
+    accelerator's scans test a character against."""
+    global _narrow_tbl
+    if _narrow_tbl is None:
+        table = bytearray(_NARROW_LIMIT)
+        for a, b in _narrow_ranges():
+            table[a : b + 1] = b"\x01" * (b - a + 1)
+        _narrow_tbl = bytes(table)
+    return _narrow_tbl
 
 
 _narrow_full: re.Pattern[str] | None = None
