@@ -477,6 +477,25 @@ fail:
     return NULL;
 }
 
+/* A scrollback record made here, taken out of the cycle collector's lists
+   (``NULL`` passes through).  A record holds a str, ints, a bool and
+   interned Attrs (or a tuple of them), none of which can ever lead back to
+   it, so it can be in no reference cycle; untracked, the collector does not
+   walk the history's tens of thousands of them on every full collection
+   (CPython does the same to tuples of untracked items by itself). */
+static PyObject *
+untracked(PyObject *record)
+{
+    if (record != NULL && PyTuple_CheckExact(record)) {
+        PyObject *attrs = PyTuple_GET_ITEM(record, 1);
+        if (PyTuple_CheckExact(attrs) && PyObject_GC_IsTracked(attrs))
+            PyObject_GC_UnTrack(attrs);
+        if (PyObject_GC_IsTracked(record))
+            PyObject_GC_UnTrack(record);
+    }
+    return record;
+}
+
 /* Whether every item of cells[a:b] equals ``attr`` (as list.count compares:
    identity first).  -1 on an error. */
 static int
@@ -574,7 +593,7 @@ narrow_line(PyObject *text, PyObject *cells, Py_ssize_t s, Py_ssize_t cols, PyOb
         }
         cost += (Py_ssize_t)attrs_size;
     }
-    return Py_BuildValue("NNnnO", body, attrs, keep, cost, Py_False);
+    return untracked(Py_BuildValue("NNnnO", body, attrs, keep, cost, Py_False));
 }
 
 /* narrow_lines(lines, cells, starts, count, cols, default, overhead, empty)
@@ -710,7 +729,7 @@ row_line(PyObject *chars, PyObject *attrs, PyObject *wrapped_obj, PyObject *dflt
             goto done;
         cost += (Py_ssize_t)size;
     }
-    result = Py_BuildValue("OOnnO", body, cell_attrs, keep, cost, wrapped_obj);
+    result = untracked(Py_BuildValue("OOnnO", body, cell_attrs, keep, cost, wrapped_obj));
 done:
     Py_DECREF(text);
     Py_DECREF(a0);
@@ -778,6 +797,27 @@ get_table(PyObject *o, const unsigned char **table, Py_ssize_t *ntable)
     return 0;
 }
 
+/* The first index from ``p`` (up to ``stop``) of a character not in
+   ``table``: the run of single-width characters there. */
+static Py_ssize_t
+narrow_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t stop, const unsigned char *table,
+           Py_ssize_t ntable)
+{
+    if (kind == PyUnicode_1BYTE_KIND && ntable >= 256) {
+        const Py_UCS1 *d = (const Py_UCS1 *)data;
+        while (p < stop && table[d[p]])
+            p++;
+        return p;
+    }
+    while (p < stop) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, p);
+        if (c >= (Py_UCS4)ntable || !table[c])
+            break;
+        p++;
+    }
+    return p;
+}
+
 /* sgr_lines_end(text, i, stop, table) -> int
    Where styled.py's _sgr_lines_re, ``(?:[N]*+(?:ESC\[[0-9;:]*+m[N]*+)*+\r\n)++``
    with N the single-width characters, matched at ``i`` with ``stop`` as its
@@ -808,12 +848,7 @@ sgr_lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs
     Py_ssize_t good = -1; /* the end of the last whole line matched */
     for (;;) {
         for (;;) {
-            while (p < stop) {
-                Py_UCS4 c = PyUnicode_READ(kind, data, p);
-                if (c >= ntable || !table[c])
-                    break;
-                p++;
-            }
+            p = narrow_run(kind, data, p, stop, table, ntable);
             /* an SGR, then more text; a sequence not complete is no match */
             if (p + 1 >= stop || PyUnicode_READ(kind, data, p) != 0x1b ||
                 PyUnicode_READ(kind, data, p + 1) != '[')
@@ -912,12 +947,9 @@ lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t good = -1;
     for (;;) {
         Py_ssize_t start = p;
-        while (p < stop && p - start <= cols) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, p);
-            if (c >= ntable || !table[c])
-                break;
-            p++;
-        }
+        /* at most cols + 1 characters: one more than a line may hold */
+        Py_ssize_t lim = stop - start > cols + 1 ? start + cols + 1 : stop;
+        p = narrow_run(kind, data, p, lim, table, ntable);
         if (p - start <= cols && p + 1 < stop && PyUnicode_READ(kind, data, p) == '\r' &&
             PyUnicode_READ(kind, data, p + 1) == '\n') {
             p += 2;
@@ -969,7 +1001,8 @@ text_lines(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
                 Py_DECREF(body);
                 break;
             }
-            line = Py_BuildValue("NOnnO", body, dflt, keep, overhead + (Py_ssize_t)size, Py_False);
+            line = untracked(Py_BuildValue("NOnnO", body, dflt, keep,
+                                           overhead + (Py_ssize_t)size, Py_False));
             if (line == NULL)
                 break;
         }
@@ -1009,12 +1042,7 @@ styled_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     for (;;) {
-        while (p < stop) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, p);
-            if (c >= ntable || !table[c])
-                break;
-            p++;
-        }
+        p = narrow_run(kind, data, p, stop, table, ntable);
         if (p + 1 >= stop || PyUnicode_READ(kind, data, p) != 0x1b ||
             PyUnicode_READ(kind, data, p + 1) != '[')
             break;

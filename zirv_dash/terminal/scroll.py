@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import accel
 from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .grid import Grid
 from .widths import narrow_run_full
@@ -98,7 +99,8 @@ class ScrollOps(Grid):
         chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
         cols = self.columns
         if (
-            not any(wrapped[:n_old])
+            accel.row_lines is None  # with it, _push_rows makes these records in C
+            and not any(wrapped[:n_old])
             and attrs[:n_old].count([DEFAULT_ATTR] * cols) == n_old
             and self._push_text_rows(chars[:n_old])
         ):
