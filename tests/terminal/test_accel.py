@@ -24,7 +24,14 @@ SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 
 
 def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("draw_pieces", "cells_of", "split_sgr", "sgr_lines_end", "walk_nodes"):
+    for name in (
+        "draw_pieces",
+        "cells_of",
+        "split_sgr",
+        "sgr_lines_end",
+        "walk_nodes",
+        "sgr_cells",
+    ):
         monkeypatch.setattr(styled, name, None)
     monkeypatch.setattr(parser, "lines_end", None)
     monkeypatch.setattr(parser, "styled_end", None)
@@ -386,3 +393,29 @@ def test_styled_end_is_where_the_expression_ends(seed: int) -> None:
         got = accel.styled_end(text, i, narrow_table())
         m = pattern.match(text, i)
         assert m is not None and got == m.end(), (text, i)
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_sgr_cells_is_the_split_walk_and_cells(seed: int) -> None:
+    """``_accel.sgr_cells`` against ``_split_sgr``, ``walk`` and ``_cells``:
+    the same text, cells and end node once the graph knows every SGR, and
+    None before (or when an ESC starts anything else)."""
+    assert accel.sgr_cells is not None
+    rng = random.Random(seed)
+    sgr_graph.reset()
+    start = sgr_graph.node_for(DEFAULT_ATTR)
+    pieces = ["ab", " ", "é─", "m", "\r\n", "\x1b[1;31m", "\x1b[m", "\x1b[0m", "\x1b[38:5:1m"]
+    pieces += ["\x1b[4:3m", "\x1b[38;2;1;2;3m", "\x1b[;m", "\x1b[1m", "\x1b[31m"]
+    for _ in range(500):
+        block = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        texts, params = SGR_SPLIT(block)[::2], SGR_SPLIT(block)[1::2]
+        first = accel.sgr_cells(block, start)
+        nodes = sgr_graph.walk(start, params)  # fills the graph
+        got = accel.sgr_cells(block, start)
+        assert got is not None and (first is None or first[1:] == got[1:])
+        assert got[0] == "".join(texts)
+        assert got[1] == styled._cells(nodes, texts)  # noqa: SLF001
+        assert all(a is b for a, b in zip(got[1], styled._cells(nodes, texts), strict=True))  # noqa: SLF001
+        assert got[2] is nodes[-1]
+    assert accel.sgr_cells("a\x1b[2Kb", start) is None

@@ -1063,6 +1063,139 @@ styled_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return PyLong_FromSsize_t(p);
 }
 
+/* sgr_cells(block, start) -> (str, list, dict) | None
+   For a block of single-width text and SGR sequences (what _sgr_lines_re
+   matched): its text without the sequences, one Attr per character of it
+   and the node the block ends in -- what styled.py makes with _split_sgr,
+   sgr_graph.walk and _cells, in one pass: every SGR is the same lookup of
+   its parameters in the node it follows.  None when a transition is not in
+   the graph yet, or an ESC starts anything else (the caller then does it
+   in Python, which fills the graph).  A lookup just made is remembered for
+   the rest of the call by its node and characters (a small table holding
+   its key, compared character by character), so a repeated SGR costs no
+   new string and no hash: the same node either way, as dict lookups of an
+   unchanged graph give (str keys run no Python code). */
+#define SGR_MEMO 64
+typedef struct {
+    PyObject *node, *key, *next; /* borrowed: the call's list of keys and nodes holds them */
+} Memo;
+
+static PyObject *
+sgr_cells(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "sgr_cells(block: str, start: dict)");
+        return NULL;
+    }
+    PyObject *block = args[0], *node = args[1]; /* borrowed: each node met is held by keys */
+    Py_ssize_t len = PyUnicode_GET_LENGTH(block);
+    int kind = PyUnicode_KIND(block);
+    const void *data = PyUnicode_DATA(block);
+    Memo memo[SGR_MEMO];
+    memset(memo, 0, sizeof memo);
+    /* The keys made here and the nodes met, held while the memo points at them. */
+    PyObject *keys = PyList_New(0);
+    PyObject *cells = PyList_New(0);
+    _PyUnicodeWriter w;
+    _PyUnicodeWriter_Init(&w);
+    w.min_length = len;
+    PyObject *attr = NULL;
+    if (keys == NULL || cells == NULL)
+        goto fail;
+    {
+        PyObject *cell = PyDict_GetItemWithError(node, CELL_KEY);
+        if (cell == NULL || !PyTuple_CheckExact(cell) || PyTuple_GET_SIZE(cell) != 1)
+            goto none;
+        attr = PyTuple_GET_ITEM(cell, 0);
+    }
+    Py_ssize_t pos = 0;
+    for (;;) {
+        Py_ssize_t esc = PyUnicode_FindChar(block, 0x1b, pos, len, 1);
+        if (esc == -2)
+            goto fail;
+        Py_ssize_t end = esc < 0 ? len : esc;
+        if (end > pos) {
+            if (_PyUnicodeWriter_WriteSubstring(&w, block, pos, end) < 0)
+                goto fail;
+            for (Py_ssize_t j = pos; j < end; j++)
+                if (PyList_Append(cells, attr) < 0)
+                    goto fail;
+        }
+        if (esc < 0)
+            break;
+        if (esc + 1 >= len || PyUnicode_READ(kind, data, esc + 1) != '[')
+            goto none;
+        Py_ssize_t q = esc + 2;
+        Py_uhash_t h = 5381;
+        for (; q < len; q++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, q);
+            if (!((c >= '0' && c <= '9') || c == ';' || c == ':'))
+                break;
+            h = h * 33 + c;
+        }
+        if (q >= len || PyUnicode_READ(kind, data, q) != 'm')
+            goto none;
+        Py_ssize_t klen = q - (esc + 2);
+        Memo *m = &memo[(h ^ ((Py_uhash_t)node >> 4)) % SGR_MEMO];
+        PyObject *nxt = NULL;
+        if (m->node == node && PyUnicode_GET_LENGTH(m->key) == klen) {
+            int same = 1;
+            for (Py_ssize_t j = 0; j < klen && same; j++)
+                same = PyUnicode_READ_CHAR(m->key, j) == PyUnicode_READ(kind, data, esc + 2 + j);
+            if (same)
+                nxt = m->next;
+        }
+        if (nxt == NULL) {
+            PyObject *key = PyUnicode_Substring(block, esc + 2, q);
+            if (key == NULL)
+                goto fail;
+            int rc = PyList_Append(keys, key);
+            Py_DECREF(key);
+            if (rc < 0)
+                goto fail;
+            nxt = PyDict_GetItemWithError(node, key);
+            if (nxt == NULL) {
+                if (PyErr_Occurred())
+                    goto fail;
+                goto none;
+            }
+            if (!PyDict_Check(nxt))
+                goto none;
+            if (PyList_Append(keys, nxt) < 0 || PyList_Append(keys, node) < 0)
+                goto fail;
+            m->node = node;
+            m->key = key;
+            m->next = nxt;
+        }
+        node = nxt;
+        PyObject *cell = PyDict_GetItemWithError(node, CELL_KEY);
+        if (cell == NULL || !PyTuple_CheckExact(cell) || PyTuple_GET_SIZE(cell) != 1) {
+            if (PyErr_Occurred())
+                goto fail;
+            goto none;
+        }
+        attr = PyTuple_GET_ITEM(cell, 0);
+        pos = q + 1;
+    }
+    PyObject *text = _PyUnicodeWriter_Finish(&w);
+    Py_DECREF(keys);
+    if (text == NULL) {
+        Py_DECREF(cells);
+        return NULL;
+    }
+    return Py_BuildValue("NNO", text, cells, node);
+none:
+    _PyUnicodeWriter_Dealloc(&w);
+    Py_XDECREF(keys);
+    Py_XDECREF(cells);
+    Py_RETURN_NONE;
+fail:
+    _PyUnicodeWriter_Dealloc(&w);
+    Py_XDECREF(keys);
+    Py_XDECREF(cells);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"make_runs", (PyCFunction)(void (*)(void))make_runs, METH_FASTCALL,
      "Group a row's cells into (text, attr) runs (see cells.py)."},
@@ -1083,6 +1216,8 @@ static PyMethodDef methods[] = {
      "Scrollback lines of plain text lines (see scrollback.py)."},
     {"styled_end", (PyCFunction)(void (*)(void))styled_end, METH_FASTCALL,
      "Where a styled run ends (see parser.py)."},
+    {"sgr_cells", (PyCFunction)(void (*)(void))sgr_cells, METH_FASTCALL,
+     "Text, per-cell Attrs and end node of a block of text and SGRs (see styled.py)."},
     {"draw_pieces", (PyCFunction)(void (*)(void))draw_pieces, METH_FASTCALL,
      "Perform the common pieces of a styled run (see styled.py)."},
     {NULL, NULL, 0, NULL},

@@ -50,6 +50,7 @@ walk_nodes: Callable[[Node, list[str]], list[Node] | None] | None = None
 lines_end: Callable[[str, int, int, bytes], int] | None = None
 styled_end: Callable[[str, int, bytes], int] | None = None
 text_lines: Callable[..., tuple[list[Any], int]] | None = None
+sgr_cells: Callable[[str, Node], tuple[str, list[Attr], Node] | None] | None = None
 if _module is not None:
     draw_pieces = _module.draw_pieces
     cells_of = _module.cells_of
@@ -62,3 +63,4 @@ if _module is not None:
     lines_end = _module.lines_end
     styled_end = _module.styled_end
     text_lines = _module.text_lines
+    sgr_cells = _module.sgr_cells

@@ -38,7 +38,7 @@ from functools import reduce
 from itertools import repeat
 from operator import iadd, itemgetter, mul
 
-from .accel import cells_of, draw_pieces, sgr_lines_end, split_sgr, walk_nodes
+from .accel import cells_of, draw_pieces, sgr_cells, sgr_lines_end, split_sgr, walk_nodes
 from .attr import Attr, erase_attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
@@ -292,23 +292,33 @@ class StyledRuns(Dispatcher):
         if tried < 0:
             return i, i
         block = text[i:tried]
-        parts = _split_sgr(block)
-        texts = parts[::2]
-        lines = "".join(texts).split("\r\n")
-        lines.pop()  # after the last CR LF: nothing
-        widths = list(map(len, lines))
-        if max(widths) > cols:
-            # Only the lines before the first one that wraps: walking and
-            # building cells is the costly part.
-            good = next(k for k, w in enumerate(widths) if w > cols)
-            del lines[good:]
-            block = block[: len(block) - len(block.split("\r\n", good)[-1])]
+        # The text and one attribute per character of it, CR LF pairs
+        # included (the CR's is the rendition the line ends in): in one C
+        # pass while every SGR of the block is in the graph and no line
+        # wraps, else split, walked and built below.
+        fused = sgr_cells(block, node_for(scr.attr)) if sgr_cells is not None else None
+        if fused is not None:
+            lines = fused[0].split("\r\n")
+            lines.pop()  # after the last CR LF: nothing
+            cells = fused[1]
+            if max(map(len, lines)) > cols:
+                fused = None
+        if fused is None:
             parts = _split_sgr(block)
             texts = parts[::2]
-        nodes = _walk(node_for(scr.attr), parts[1::2])
-        # One attribute per character of the text, CR LF pairs included:
-        # the CR's is the rendition the line ends in.
-        cells = _cells(nodes, texts)
+            lines = "".join(texts).split("\r\n")
+            lines.pop()
+            widths = list(map(len, lines))
+            if max(widths) > cols:
+                # Only the lines before the first one that wraps: walking and
+                # building cells is the costly part.
+                good = next(k for k, w in enumerate(widths) if w > cols)
+                del lines[good:]
+                block = block[: len(block) - len(block.split("\r\n", good)[-1])]
+                parts = _split_sgr(block)
+                texts = parts[::2]
+            nodes = _walk(node_for(scr.attr), parts[1::2])
+            cells = _cells(nodes, texts)
         starts: list[int] = []
         s = 0
         for line in lines:
