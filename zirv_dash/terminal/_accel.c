@@ -12,6 +12,13 @@
  * terminal semantics of its own: everything it does, the Python loop does
  * the same way (tests/terminal/test_accel.py compares the two on random
  * streams), and the model is whole without it.
+ *
+ * The other functions here are the same kind of step: forward scans that
+ * find where the parser's possessive expressions end (styled_end,
+ * sgr_lines_end, lines_end), the split-walk-cells pass of highlighted lines
+ * (sgr_cells, walk_nodes, split_sgr, cells_of), the scrollback records of
+ * lines and rows (narrow_lines, row_lines, text_lines) and a row's runs
+ * (make_runs).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

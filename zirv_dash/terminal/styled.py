@@ -18,9 +18,10 @@ written with list slice assignments:
   without ever being rows (``_sgr_lines``, ``Screen.feed_styled_lines``).
 
 Where it was built, a C accelerator (``accel``, ``_accel.c``) takes the
-common pieces of a TUI's run, splits SGR-only blocks and builds the per-cell
-attributes; it performs the same lookups and writes as the Python code here,
-which runs alone without it.
+common pieces of a TUI's run, finds where a stretch of highlighted lines
+ends, splits, walks and builds the per-cell attributes of SGR-only blocks; it
+performs the same lookups and writes as the Python code here, which runs
+alone without it.
 
 Every shortcut leaves exactly the state that performing each sequence on its
 own leaves (``tests/terminal/test_styled_runs.py`` compares them;
