@@ -15,17 +15,30 @@ import pytest
 
 from tests.terminal.model_state import model_state
 from tests.terminal.test_styled_runs import COLS, ROWS, _stream
-from zirv_dash.terminal import TerminalModel, accel, accel_build, sgr_graph, styled
+from zirv_dash.terminal import TerminalModel, accel, accel_build, parser, sgr_graph, styled
 from zirv_dash.terminal.attr import DEFAULT_ATTR, apply_sgr
+from zirv_dash.terminal.widths import narrow_class, narrow_table
 
 needs_build = pytest.mark.skipif(not accel.ENABLED, reason="no build of the C accelerator here")
 SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m").split
 
 
 def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("draw_pieces", "cells_of", "split_sgr"):
+    for name in (
+        "draw_pieces",
+        "cells_of",
+        "split_sgr",
+        "sgr_lines_end",
+        "walk_nodes",
+        "sgr_cells",
+    ):
         monkeypatch.setattr(styled, name, None)
+    monkeypatch.setattr(parser, "lines_end", None)
+    monkeypatch.setattr(parser, "styled_end", None)
     monkeypatch.setattr(accel, "make_runs", None)
+    monkeypatch.setattr(accel, "narrow_lines", None)
+    monkeypatch.setattr(accel, "row_lines", None)
+    monkeypatch.setattr(accel, "text_lines", None)
 
 
 def _feed(data: bytes, chunks: list[int], cols: int = COLS, rows: int = ROWS) -> TerminalModel:
@@ -250,3 +263,159 @@ def test_hostile_arguments_raise_or_stop_never_crash() -> None:
 
     attrs.extend(Shrinks() for _ in range(50))
     assert len(accel.make_runs(["a"] * 50, attrs, 50)) <= 1  # type: ignore[arg-type]
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_row_lines_are_the_records_push_history_makes(seed: int) -> None:
+    """``_accel.row_lines`` against ``Scrollback._row_line``: the same record
+    for every row of ASCII cells, None (left to Python) for any other."""
+    assert accel.row_lines is not None
+    from zirv_dash.terminal.screen import Screen
+    from zirv_dash.terminal.scrollback import _EMPTY_LINE, _LINE_OVERHEAD
+
+    rng = random.Random(seed)
+    pens = [DEFAULT_ATTR, *(apply_sgr(DEFAULT_ATTR, p) for p in ("1", "31", "44", "7;33"))]
+    pool = [" ", " ", "a", "m", "é", "", "e\u0301", "~"]
+    for _ in range(300):
+        cols = rng.randint(1, 10)
+        chars = [rng.choice(pool if rng.random() < 0.3 else pool[:4]) for _ in range(cols)]
+        if rng.random() < 0.5:
+            attrs = [rng.choice(pens)] * cols
+        else:
+            attrs = [rng.choice(pens) for _ in range(cols)]
+        if rng.random() < 0.3:
+            attrs[-rng.randint(1, cols) :] = [DEFAULT_ATTR] * 1
+            attrs = (attrs + [DEFAULT_ATTR] * cols)[:cols]
+        wrapped = rng.random() < 0.3
+        screen = Screen(cols, 2, 1 << 20)
+        (got,) = accel.row_lines(
+            [chars], [attrs], [wrapped], DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE
+        )
+        ascii_cells = all(len(c) == 1 and c < "\x80" for c in chars)
+        assert (got is None) == (not ascii_cells), chars
+        if got is not None:
+            assert got == screen._row_line(chars, attrs, wrapped), (chars, attrs, wrapped)  # noqa: SLF001
+    with pytest.raises(ValueError):
+        accel.row_lines([["a"]], [], [False], DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE)
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_sgr_lines_end_is_where_the_expression_ends(seed: int) -> None:
+    """``_accel.sgr_lines_end`` against ``styled._sgr_lines_re``: the same end
+    (-1 for no match), "é" and "─" single-width, "中" and U+200D not."""
+    assert accel.sgr_lines_end is not None
+    rng = random.Random(seed)
+    pieces = ["ab", " ", "\r\n", "\x1b[1;31m", "\x1b[m", "\x1b[38:5:1m", "\x1b[1", "\x1b[2K"]
+    pieces += ["\x1b", "\r", "\n", "\t", "\x7f", "é", "m", "[", "\x1b[12", "─", "中", "\u200d"]
+    pattern = styled._sgr_lines_re()
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        i = rng.randint(0, len(text))
+        stop = rng.randint(i, len(text))
+        got = accel.sgr_lines_end(text, i, stop, narrow_table())
+        m = pattern.match(text, i, stop)
+        assert got == (-1 if m is None else m.end()), (text, i, stop)
+
+
+@needs_build
+def test_walk_nodes_follows_known_transitions_only() -> None:
+    """``_accel.walk_nodes`` is ``sgr_graph.walk`` while every transition is
+    known, and None (the Python walk fills them) at the first one missing."""
+    assert accel.walk_nodes is not None
+    sgr_graph.reset()
+    start = sgr_graph.node_for(DEFAULT_ATTR)
+    params = ["1;31", "0", "38;5;9", "", "4:3"]
+    assert accel.walk_nodes(start, params) is None  # nothing is known yet
+    want = sgr_graph.walk(start, params)  # fills the graph
+    got = accel.walk_nodes(start, params)
+    assert got is not None and all(a is b for a, b in zip(got, want, strict=True))
+    assert accel.walk_nodes(start, [*params, "7"]) is None
+    assert accel.walk_nodes(start, []) == [start]
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_lines_end_is_where_the_expression_ends(seed: int) -> None:
+    """``_accel.lines_end`` against the parser's expression for whole lines
+    of plain text, and
+    ``_accel.text_lines`` against the Python records of such lines."""
+    assert accel.lines_end is not None and accel.text_lines is not None
+    from zirv_dash.terminal.screen import Screen
+
+    rng = random.Random(seed)
+    pieces = ["ab", " ", "  ", "\r\n", "\r", "\n", "\t", "\x1b[m", "é", "x" * 7, "\x7f", "─", "中"]
+    for _ in range(2000):
+        cols = rng.randint(0, 9)
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        i = rng.randint(0, len(text))
+        pattern = re.compile(f"(?:[{narrow_class()}]{{0,{cols}}}\r\n)+")
+        m = pattern.match(text, i)
+        got = accel.lines_end(text, i, cols, narrow_table())
+        assert got == (-1 if m is None else m.end()), (text, i, cols)
+    lines = ["", " ", "ab  ", "a b", "é  ", "  x", "x" * 9]
+    fast, slow = Screen(9, 2, 1 << 20), Screen(9, 2, 1 << 20)
+    fast._push_text_lines(lines)  # noqa: SLF001
+    accel_text_lines = accel.text_lines
+    try:
+        accel.text_lines = None
+        slow._push_text_lines(lines)  # noqa: SLF001
+    finally:
+        accel.text_lines = accel_text_lines
+    assert list(fast.history) == list(slow.history)
+    assert fast.history_bytes == slow.history_bytes
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_styled_end_is_where_the_expression_ends(seed: int) -> None:
+    """``_accel.styled_end`` against the parser's styled-run expression."""
+    assert accel.styled_end is not None
+    rng = random.Random(seed)
+    pieces = ["ab", " ", "\r\n", "\x1b[1;31m", "\x1b[m", "\x1b[12;5H", "\x1b[2K", "\x1b[1"]
+    pieces += [
+        "\x1b[?25l",
+        "\x1b",
+        "\t",
+        "\x7f",
+        "é",
+        "中",
+        "m",
+        "\x1b[3J",
+        "\x1b[5:1H",
+        "\U0001f600",
+    ]
+    pattern = parser._styled_run_re()  # noqa: SLF001
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        i = rng.randint(0, len(text))
+        got = accel.styled_end(text, i, narrow_table())
+        m = pattern.match(text, i)
+        assert m is not None and got == m.end(), (text, i)
+
+
+@needs_build
+@pytest.mark.parametrize("seed", range(4))
+def test_sgr_cells_is_the_split_walk_and_cells(seed: int) -> None:
+    """``_accel.sgr_cells`` against ``_split_sgr``, ``walk`` and ``_cells``:
+    the same text, cells and end node once the graph knows every SGR, and
+    None before (or when an ESC starts anything else)."""
+    assert accel.sgr_cells is not None
+    rng = random.Random(seed)
+    sgr_graph.reset()
+    start = sgr_graph.node_for(DEFAULT_ATTR)
+    pieces = ["ab", " ", "é─", "m", "\r\n", "\x1b[1;31m", "\x1b[m", "\x1b[0m", "\x1b[38:5:1m"]
+    pieces += ["\x1b[4:3m", "\x1b[38;2;1;2;3m", "\x1b[;m", "\x1b[1m", "\x1b[31m"]
+    for _ in range(500):
+        block = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        texts, params = SGR_SPLIT(block)[::2], SGR_SPLIT(block)[1::2]
+        first = accel.sgr_cells(block, start)
+        nodes = sgr_graph.walk(start, params)  # fills the graph
+        got = accel.sgr_cells(block, start)
+        assert got is not None and (first is None or first[1:] == got[1:])
+        assert got[0] == "".join(texts)
+        assert got[1] == styled._cells(nodes, texts)  # noqa: SLF001
+        assert all(a is b for a, b in zip(got[1], styled._cells(nodes, texts), strict=True))  # noqa: SLF001
+        assert got[2] is nodes[-1]
+    assert accel.sgr_cells("a\x1b[2Kb", start) is None

@@ -158,7 +158,8 @@ def test_a_line_ended_in_a_background_colours_the_next_row() -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_a_record_pushed_without_its_row_equals_the_rows(seed: int) -> None:
-    """``_push_narrow`` against ``_push_history`` of the row it stands for."""
+    """``_push_narrow`` (and ``_push_narrow_lines``, the C build of it where
+    there is one) against ``_push_history`` of the row it stands for."""
     rng = random.Random(seed)
     pens = [DEFAULT_ATTR, *(apply_sgr(DEFAULT_ATTR, p) for p in ("1", "31", "44", "7;33"))]
     chars_pool = [" ", "a", "é", "─", "\xa0", "m"]
@@ -174,10 +175,15 @@ def test_a_record_pushed_without_its_row_equals_the_rows(seed: int) -> None:
         flat = [rng.choice(pens) for _ in range(pad)] + cells + [DEFAULT_ATTR]
         a = Screen(cols, 2, 1 << 20)
         b = Screen(cols, 2, 1 << 20)
+        c = Screen(cols, 2, 1 << 20)
         a._push_narrow(text, flat, pad)  # noqa: SLF001
         b._push_history(list(text.ljust(cols)), cells + [DEFAULT_ATTR] * (cols - w))  # noqa: SLF001
+        # the batch of them, in C where the accelerator is built
+        c._push_narrow_lines([text, text], flat, [pad, pad])  # noqa: SLF001
         assert list(a.history) == list(b.history), (text, cells, cols)
         assert a.history_bytes == b.history_bytes
+        assert list(c.history) == list(a.history) * 2, (text, cells, cols)
+        assert c.history_bytes == 2 * a.history_bytes
 
 
 @pytest.mark.parametrize("first_wide", [True, False])

@@ -70,8 +70,8 @@ class EraseOps(ScrollOps):
                 # tmux scrolls the used part of the screen into the history
                 # instead of discarding it, so `clear` keeps earlier output.
                 last = self._last_used_row()
-                for y in range(last + 1):
-                    self._push_history(self.chars[y], self.attrs[y], self.wrapped[y])
+                n = last + 1
+                self._push_rows(self.chars[:n], self.attrs[:n], self.wrapped[:n])
             self._blank_rows(0, self.rows)
         elif mode == 3:
             self.clear_history()

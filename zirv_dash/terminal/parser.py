@@ -19,11 +19,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .accel import lines_end, styled_end
 from .attr import apply_sgr
 from .dispatch import MAX_PENDING
 from .screen import Screen, dec_cells
 from .styled import StyledRuns
-from .widths import narrow_class
+from .widths import narrow_class, narrow_table
 
 _CUP_RE = re.compile(r"\d{0,4};\d{0,4}")
 _CSI_RE = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
@@ -54,9 +55,14 @@ class Parser(StyledRuns):
         characters take another width, and its runs leave them out."""
         return (_styled_run_re(True) if self._screen.graphemes else self._styled).match
 
+    def _runs_table(self) -> bytes:
+        """The same, as the table the C scans test characters against."""
+        return narrow_table(self._screen.graphemes) if styled_end is not None else b""
+
     def _parse(self, text: str) -> None:
         scr = self._screen
         styled_match = self._runs_match()
+        narrow = self._runs_table()
         csi_match = _CSI_RE.match
         n = len(text)
         i = 0
@@ -64,9 +70,14 @@ class Parser(StyledRuns):
         if self._str_kind:
             i = self._string(text, 0)
         while i < n:
-            m = styled_match(text, i)
-            if m is not None and m.end() > i:
-                j = m.end()
+            # Where the styled run at i ends: in C where it was built (the
+            # same end, one forward scan), else the expression.
+            if styled_end is not None:
+                j = styled_end(text, i, narrow)
+            else:
+                m = styled_match(text, i)
+                j = i if m is None else m.end()
+            if j > i:
                 seg = text[i:j]
                 if "\x1b" in seg:
                     self._draw_styled(seg)
@@ -104,6 +115,7 @@ class Parser(StyledRuns):
                         self._csi(params, inter, final)
                         if final in "hl":  # a mode (2027 among them) may change widths
                             styled_match = self._runs_match()
+                            narrow = self._runs_table()
                     continue
                 if text.startswith("\x1b[", i):
                     # Incomplete or malformed CSI.  C0 controls inside a CSI
@@ -120,6 +132,7 @@ class Parser(StyledRuns):
                         if m is not None:
                             self._csi(*m.groups())
                             styled_match = self._runs_match()
+                            narrow = self._runs_table()
                         continue
                     pm = _CSI_PREFIX_C0_RE.match(text, i)
                     assert pm is not None
@@ -170,19 +183,23 @@ class Parser(StyledRuns):
         one go; returns the index after them."""
         cols = self._screen.columns
         graphemes = self._screen.graphemes
-        pattern = _LINES_RE.get((cols, graphemes))
-        if pattern is None:
-            if len(_LINES_RE) > 16:
-                _LINES_RE.clear()
-            cls = narrow_class(graphemes)
-            pattern = _LINES_RE[cols, graphemes] = re.compile(f"(?:[{cls}]{{0,{cols}}}\r\n)+")
-        m = pattern.match(text, i)
-        if m is None:
+        if lines_end is not None:
+            end = lines_end(text, i, cols, narrow_table(graphemes))  # in C, the same end
+        else:
+            pattern = _LINES_RE.get((cols, graphemes))
+            if pattern is None:
+                if len(_LINES_RE) > 16:
+                    _LINES_RE.clear()
+                cls = narrow_class(graphemes)
+                pattern = _LINES_RE[cols, graphemes] = re.compile(f"(?:[{cls}]{{0,{cols}}}\r\n)+")
+            m = pattern.match(text, i)
+            end = -1 if m is None else m.end()
+        if end < 0:
             return i
-        lines = m.group().split("\r\n")
+        lines = text[i:end].split("\r\n")
         lines.pop()  # what follows the last CR LF: not part of the match
         self._screen.feed_lines(lines)
-        return m.end()
+        return end
 
 
 # Runs of whole lines of single-width text, per screen width.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import accel
 from .attr import DEFAULT_ATTR, Attr, erase_attr
 from .grid import Grid
 from .widths import narrow_run_full
@@ -51,8 +52,7 @@ class ScrollOps(Grid):
         cols = self.columns
         chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
         if top == 0 and not self.alt and self.history_limit > 0:
-            for k in range(n):
-                self._push_history(chars[k], attrs[k], wrapped[k])
+            self._push_rows(chars[:n], attrs[:n], wrapped[:n])
         ea = erase_attr(self.attr)
         del chars[top : top + n]
         del attrs[top : top + n]
@@ -99,13 +99,13 @@ class ScrollOps(Grid):
         chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
         cols = self.columns
         if (
-            not any(wrapped[:n_old])
+            accel.row_lines is None  # with it, _push_rows makes these records in C
+            and not any(wrapped[:n_old])
             and attrs[:n_old].count([DEFAULT_ATTR] * cols) == n_old
             and self._push_text_rows(chars[:n_old])
         ):
             return n_old
-        for y in range(n_old):
-            self._push_history(chars[y], attrs[y], wrapped[y])
+        self._push_rows(chars[:n_old], attrs[:n_old], wrapped[:n_old])
         return n_old
 
     def _push_text_rows(self, rows: list[list[str]]) -> bool:
@@ -162,9 +162,8 @@ class ScrollOps(Grid):
         chars, attrs, wrapped = self.chars, self.attrs, self.wrapped
         n_old = self._push_rows_above(len(lines))
         through = len(lines) - n_old
-        push = self._push_narrow
-        for k in range(through):
-            push(lines[k], cells, starts[k])
+        if through:
+            self._push_narrow_lines(lines[:through], cells, starts[:through])
         blank_c, blank_a = chars[rows - 1], attrs[rows - 1]
         new_a: list[list[Attr]] = []
         for k in range(through, len(lines)):

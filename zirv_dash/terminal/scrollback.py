@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import sys
 from collections import deque
+from itertools import repeat
+from operator import itemgetter
 
+from . import accel
 from .attr import DEFAULT_ATTR, Attr
 from .cells import Run, heal_end, make_runs, render_cells, render_runs
 from .widths import narrow_run_full, strip_marks
@@ -25,6 +28,7 @@ HistLine = tuple[str | tuple[str, ...], Attr | tuple[Attr, ...], int, int, bool]
 _LINE_OVERHEAD = sys.getsizeof(("", DEFAULT_ATTR, 0, 0, False)) + 8 + 2 * sys.getsizeof(1 << 40)
 _EMPTY_LINE: HistLine = ("", DEFAULT_ATTR, 0, _LINE_OVERHEAD, False)
 _getsizeof = sys.getsizeof
+_cost_of = itemgetter(3)
 
 
 def line_cost(body: str | tuple[str, ...], attrs: Attr | tuple[Attr, ...]) -> int:
@@ -63,7 +67,26 @@ class Scrollback:
 
     def _push_history(self, chars: list[str], attrs: list[Attr], wrapped: bool = False) -> None:
         """Append a row to the scrollback and drop the oldest lines past the
-        byte budget.
+        byte budget (the record: :meth:`_row_line`)."""
+        self._keep_line(self._row_line(chars, attrs, wrapped))
+
+    def _push_rows(
+        self, chars: list[list[str]], attrs: list[list[Attr]], wrapped: list[bool]
+    ) -> None:
+        """:meth:`_push_history` of each row, the history trimmed once after
+        them all (which leaves the same lines as trimming after each)."""
+        if accel.row_lines is not None:
+            # Rows of ASCII cells in C, the same records; None for the others.
+            recs = accel.row_lines(chars, attrs, wrapped, DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE)
+            for k, rec in enumerate(recs):
+                if rec is None:
+                    recs[k] = self._row_line(chars[k], attrs[k], wrapped[k])
+        else:
+            recs = list(map(self._row_line, chars, attrs, wrapped))
+        self._keep_lines(recs, sum(map(_cost_of, recs)))
+
+    def _row_line(self, chars: list[str], attrs: list[Attr], wrapped: bool) -> HistLine:
+        """The scrollback record of a row.
 
         A line is stored as ``(text, attrs, cells, cost, wrapped)`` with the
         trailing default blanks cut off.  ``text`` is a ``str`` whose
@@ -112,7 +135,7 @@ class Scrollback:
                     else:
                         cost = line_cost(body, cell_attrs)
                     line = (body, cell_attrs, keep, cost, wrapped)
-        self._keep_line(line)
+        return line
 
     def _keep_line(self, line: HistLine) -> None:
         """Add one line to the history and drop the oldest past the budget."""
@@ -129,6 +152,33 @@ class Scrollback:
         ``text`` (at most a row wide) with the attributes ``cells[s : s +
         len(text)]``, blank and default past it, not wrapped -- without the
         row (a highlighted log line scrolling straight through)."""
+        self._keep_line(self._narrow_line(text, cells, s))
+
+    def _push_narrow_lines(self, lines: list[str], cells: list[Attr], starts: list[int]) -> None:
+        """:meth:`_push_narrow` of each line (line ``k``'s attributes from
+        ``cells[starts[k]]``), the history trimmed once after them all: the
+        same lines are left as trimming after each (the newest that fit)."""
+        if accel.narrow_lines is not None:
+            args = (len(lines), self.columns, DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE)
+            recs, cost = accel.narrow_lines(lines, cells, starts, *args)
+        else:
+            recs = list(map(self._narrow_line, lines, repeat(cells), starts))
+            cost = sum(map(_cost_of, recs))
+        self._keep_lines(recs, cost)
+
+    def _keep_lines(self, lines: list[HistLine], cost: int) -> None:
+        """Add lines costing ``cost`` together to the history and drop the
+        oldest past the budget."""
+        hist = self.history
+        hist.extend(lines)
+        self.history_bytes += cost
+        limit = self.history_limit
+        while self.history_bytes > limit and hist:
+            self.history_bytes -= hist.popleft()[3]
+
+    def _narrow_line(self, text: str, cells: list[Attr], s: int) -> HistLine:
+        """The record :meth:`_push_narrow` keeps (``_accel.narrow_lines``
+        makes the same in C)."""
         cols = self.columns
         w = len(text)
         e = s + w
@@ -158,12 +208,16 @@ class Scrollback:
                     cell_attrs = (*cells[s:e], *[DEFAULT_ATTR] * (cols - w))
                 cost = _LINE_OVERHEAD + _getsizeof(body) + _getsizeof(cell_attrs)
                 line = (body, cell_attrs, keep, cost, False)
-        self._keep_line(line)
+        return line
 
     def _push_text_lines(self, lines: list[str]) -> None:
         """Append lines of single-width text in the default rendition, not
         wrapped -- what :meth:`_push_history` makes of such rows, without the
         rows."""
+        if accel.text_lines is not None:
+            recs, cost = accel.text_lines(lines, DEFAULT_ATTR, _LINE_OVERHEAD, _EMPTY_LINE)
+            self._keep_lines(recs, cost)
+            return
         hist = self.history
         total = self.history_bytes
         overhead = _LINE_OVERHEAD

@@ -18,9 +18,10 @@ written with list slice assignments:
   without ever being rows (``_sgr_lines``, ``Screen.feed_styled_lines``).
 
 Where it was built, a C accelerator (``accel``, ``_accel.c``) takes the
-common pieces of a TUI's run, splits SGR-only blocks and builds the per-cell
-attributes; it performs the same lookups and writes as the Python code here,
-which runs alone without it.
+common pieces of a TUI's run, finds where a stretch of highlighted lines
+ends, splits, walks and builds the per-cell attributes of SGR-only blocks; it
+performs the same lookups and writes as the Python code here, which runs
+alone without it.
 
 Every shortcut leaves exactly the state that performing each sequence on its
 own leaves (``tests/terminal/test_styled_runs.py`` compares them;
@@ -38,12 +39,12 @@ from functools import reduce
 from itertools import repeat
 from operator import iadd, itemgetter, mul
 
-from .accel import cells_of, draw_pieces, split_sgr
+from .accel import cells_of, draw_pieces, sgr_cells, sgr_lines_end, split_sgr, walk_nodes
 from .attr import Attr, erase_attr
 from .dispatch import Dispatcher
 from .screen import Screen, dec_cells
 from .sgr_graph import ATTR, CELL, ERASE, Node, cell_of, link, node_for, step, walk
-from .widths import narrow_class
+from .widths import narrow_class, narrow_table
 
 # Splits a styled run into [text, sequence, text, ..., sequence, text], each
 # sequence without its "ESC [" ("1;31m", "12;5H", "2K").  The run is already
@@ -239,7 +240,7 @@ class StyledRuns(Dispatcher):
             split = list(map(str.partition, pieces[1:], repeat("m")))
             texts = [pieces[0], *map(_third, split)]
             params = list(map(_first, split))
-        nodes = walk(node_for(scr.attr), params)
+        nodes = _walk(node_for(scr.attr), params)
         last: Attr = nodes[-1][ATTR]
         body = "".join(texts)
         if body:
@@ -284,28 +285,42 @@ class StyledRuns(Dispatcher):
             stop = pos
         if pos == i:
             return i, stop  # no whole line
-        m = _sgr_lines_re(scr.graphemes).match(text, i, stop)
-        if m is None:
+        if sgr_lines_end is not None:
+            table = narrow_table(scr.graphemes)
+            tried = sgr_lines_end(text, i, stop, table)  # in C, the same end
+        else:
+            m = _sgr_lines_re(scr.graphemes).match(text, i, stop)
+            tried = -1 if m is None else m.end()
+        if tried < 0:
             return i, i
-        tried = m.end()
-        block = m.group()
-        parts = _split_sgr(block)
-        texts = parts[::2]
-        lines = "".join(texts).split("\r\n")
-        lines.pop()  # after the last CR LF: nothing
-        widths = list(map(len, lines))
-        if max(widths) > cols:
-            # Only the lines before the first one that wraps: walking and
-            # building cells is the costly part.
-            good = next(k for k, w in enumerate(widths) if w > cols)
-            del lines[good:]
-            block = block[: len(block) - len(block.split("\r\n", good)[-1])]
+        block = text[i:tried]
+        # The text and one attribute per character of it, CR LF pairs
+        # included (the CR's is the rendition the line ends in): in one C
+        # pass while every SGR of the block is in the graph and no line
+        # wraps, else split, walked and built below.
+        fused = sgr_cells(block, node_for(scr.attr)) if sgr_cells is not None else None
+        if fused is not None:
+            lines = fused[0].split("\r\n")
+            lines.pop()  # after the last CR LF: nothing
+            cells = fused[1]
+            if max(map(len, lines)) > cols:
+                fused = None
+        if fused is None:
             parts = _split_sgr(block)
             texts = parts[::2]
-        nodes = walk(node_for(scr.attr), parts[1::2])
-        # One attribute per character of the text, CR LF pairs included:
-        # the CR's is the rendition the line ends in.
-        cells = _cells(nodes, texts)
+            lines = "".join(texts).split("\r\n")
+            lines.pop()
+            widths = list(map(len, lines))
+            if max(widths) > cols:
+                # Only the lines before the first one that wraps: walking and
+                # building cells is the costly part.
+                good = next(k for k, w in enumerate(widths) if w > cols)
+                del lines[good:]
+                block = block[: len(block) - len(block.split("\r\n", good)[-1])]
+                parts = _split_sgr(block)
+                texts = parts[::2]
+            nodes = _walk(node_for(scr.attr), parts[1::2])
+            cells = _cells(nodes, texts)
         starts: list[int] = []
         s = 0
         for line in lines:
@@ -386,6 +401,15 @@ class StyledRuns(Dispatcher):
             scr.draw_cells(dec_cells(body), cell_attrs)
         else:
             scr.draw_cells(body, cell_attrs)
+
+
+def _walk(start: Node, params: list[str]) -> list[Node]:
+    """``sgr_graph.walk``, in C while every transition is in the graph."""
+    if walk_nodes is not None:
+        nodes = walk_nodes(start, params)
+        if nodes is not None:
+            return nodes
+    return walk(start, params)
 
 
 def _cells(nodes: list[Node], texts: list[str]) -> list[Attr]:

@@ -164,7 +164,12 @@ def cell_width(text: str) -> int:
     return total
 
 
-def _narrow_class(current_unicode: bool) -> str:
+def _narrow_ranges(current_unicode: bool) -> list[tuple[int, int]]:
+    """The single-cell characters, as inclusive code point ranges (computed
+    once for each kind: the class and the table below are both made from them)."""
+    found = _ranges.get(current_unicode)
+    if found is not None:
+        return found
     cps = [cp for cp in range(0x20, _NARROW_LIMIT) if not (0x7F <= cp <= 0x9F)]
     widths = _raw_widths(cps)
     ranges: list[tuple[int, int]] = []
@@ -173,15 +178,23 @@ def _narrow_class(current_unicode: bool) -> str:
         # the two disagree on (a trigram, a spacing mark) takes the
         # per-character path, where the mode gives it its width. Without the
         # mode tmux's widths alone decide (and wcwidth's tables are not loaded:
-        # this class is built for the first pane, before the first frame).
+        # these are built for the first pane, before the first frame).
         if w != 1 or cp == 0x200D or (current_unicode and unicode_width(chr(cp)) != 1):
             continue
         if ranges and ranges[-1][1] == cp - 1:
             ranges[-1] = (ranges[-1][0], cp)
         else:
             ranges.append((cp, cp))
+    _ranges[current_unicode] = ranges
+    return ranges
+
+
+_ranges: dict[bool, list[tuple[int, int]]] = {}
+
+
+def _narrow_class(current_unicode: bool) -> str:
     parts = []
-    for a, b in ranges:
+    for a, b in _narrow_ranges(current_unicode):
         if a == b:
             parts.append(re.escape(chr(a)))
         else:
@@ -199,6 +212,22 @@ def narrow_class(current_unicode: bool = False) -> str:
     found = _narrow_cls.get(current_unicode)
     if found is None:
         found = _narrow_cls[current_unicode] = _narrow_class(current_unicode)
+    return found
+
+
+_narrow_tbl: dict[bool, bytes] = {}
+
+
+def narrow_table(current_unicode: bool = False) -> bytes:
+    """The characters of ``narrow_class(current_unicode)`` as a table: byte
+    ``cp`` is 1 when code point ``cp`` is one of them (none past the table is);
+    what the C accelerator's scans test a character against."""
+    found = _narrow_tbl.get(current_unicode)
+    if found is None:
+        table = bytearray(_NARROW_LIMIT)
+        for a, b in _narrow_ranges(current_unicode):
+            table[a : b + 1] = b"\x01" * (b - a + 1)
+        found = _narrow_tbl[current_unicode] = bytes(table)
     return found
 
 
