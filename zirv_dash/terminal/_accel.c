@@ -825,6 +825,35 @@ narrow_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t stop, const unsi
     return p;
 }
 
+/* Where ``[N]*+(?:ESC\[[0-9;:]*+F[N]*+)*+`` matched at ``p`` ends, F one of
+   the characters of ``finals``: single-width text and the sequences that
+   may sit inside a styled run (a sequence not complete ends it). The scan
+   both styled_end and sgr_lines_end make. */
+static Py_ssize_t
+styled_run(int kind, const void *data, Py_ssize_t p, Py_ssize_t stop,
+           const unsigned char *table, Py_ssize_t ntable, const char *finals)
+{
+    for (;;) {
+        p = narrow_run(kind, data, p, stop, table, ntable);
+        if (p + 1 >= stop || PyUnicode_READ(kind, data, p) != 0x1b ||
+            PyUnicode_READ(kind, data, p + 1) != '[')
+            return p;
+        Py_ssize_t q = p + 2;
+        while (q < stop) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, q);
+            if (!((c >= '0' && c <= '9') || c == ';' || c == ':'))
+                break;
+            q++;
+        }
+        if (q >= stop)
+            return p;
+        Py_UCS4 f = PyUnicode_READ(kind, data, q);
+        if (f == 0 || f > 0x7f || strchr(finals, (int)f) == NULL)
+            return p;
+        p = q + 1;
+    }
+}
+
 /* sgr_lines_end(text, i, stop, table) -> int
    Where styled.py's _sgr_lines_re, ``(?:[N]*+(?:ESC\[[0-9;:]*+m[N]*+)*+\r\n)++``
    with N the single-width characters, matched at ``i`` with ``stop`` as its
@@ -854,23 +883,7 @@ sgr_lines_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t good = -1; /* the end of the last whole line matched */
     for (;;) {
-        for (;;) {
-            p = narrow_run(kind, data, p, stop, table, ntable);
-            /* an SGR, then more text; a sequence not complete is no match */
-            if (p + 1 >= stop || PyUnicode_READ(kind, data, p) != 0x1b ||
-                PyUnicode_READ(kind, data, p + 1) != '[')
-                break;
-            Py_ssize_t q = p + 2;
-            while (q < stop) {
-                Py_UCS4 c = PyUnicode_READ(kind, data, q);
-                if (!((c >= '0' && c <= '9') || c == ';' || c == ':'))
-                    break;
-                q++;
-            }
-            if (q >= stop || PyUnicode_READ(kind, data, q) != 'm')
-                break;
-            p = q + 1;
-        }
+        p = styled_run(kind, data, p, stop, table, ntable, "m"); /* text and SGRs */
         if (p + 1 < stop && PyUnicode_READ(kind, data, p) == '\r' &&
             PyUnicode_READ(kind, data, p + 1) == '\n') {
             p += 2;
@@ -1048,26 +1061,7 @@ styled_end(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    for (;;) {
-        p = narrow_run(kind, data, p, stop, table, ntable);
-        if (p + 1 >= stop || PyUnicode_READ(kind, data, p) != 0x1b ||
-            PyUnicode_READ(kind, data, p + 1) != '[')
-            break;
-        Py_ssize_t q = p + 2;
-        while (q < stop) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, q);
-            if (!((c >= '0' && c <= '9') || c == ';' || c == ':'))
-                break;
-            q++;
-        }
-        if (q >= stop)
-            break;
-        Py_UCS4 f = PyUnicode_READ(kind, data, q);
-        if (f != 'm' && f != 'H' && f != 'K')
-            break;
-        p = q + 1;
-    }
-    return PyLong_FromSsize_t(p);
+    return PyLong_FromSsize_t(styled_run(kind, data, p, stop, table, ntable, "mHK"));
 }
 
 /* sgr_cells(block, start) -> (str, list, dict) | None
