@@ -151,3 +151,22 @@ def chars(text: str) -> list[str]:
 
 def screen_text(pane: Pane) -> str:
     return "\n".join(pane.model_view.lines())
+
+
+def native_app(tmp_path: Path) -> tuple[Path, Any]:
+    """A repository and a managed dashboard whose orchestrator is a native pane."""
+    repo = tmp_path / "repo"
+    (repo / ".zirv").mkdir(parents=True)
+    return repo, make_app(repo, agent="native", manage_state=True)
+
+
+async def ready_orchestrator(pilot: Any, app: Any) -> tuple[Any, Any, Any]:
+    """(screen, orchestrator pane, its native view) once its composer has the focus."""
+    from widgets.native_composer import NativeComposer
+
+    screen = dash_screen(app)
+    await wait_for(pilot, lambda: bool(screen.native_views))
+    orch = screen.dash.panes[0]
+    view = screen.native_views[orch.short]
+    await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+    return screen, orch, view

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.apphelpers import dash_screen, make_app, wait_for
+from tests.apphelpers import dash_screen, make_app, native_app, ready_orchestrator, wait_for
 from tests.fixtures.native.server import (
     ProviderServer,
     Reply,
@@ -165,15 +165,9 @@ async def test_close_then_follow_up_opens_a_new_attempt_on_the_same_handle(
     replies.append(Reply(chunks=openai_text("Both attempts done.")))
     replies.append(Reply(chunks=openai_text("Noted.")))
     server.replies = replies
-    repo = tmp_path / "repo"
-    (repo / ".zirv").mkdir(parents=True)
-    app = make_app(repo, agent="native", manage_state=True)
+    repo, app = native_app(tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
-        screen = dash_screen(app)
-        await wait_for(pilot, lambda: bool(screen.native_views))
-        orch = screen.dash.panes[0]
-        view = screen.native_views[orch.short]
-        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        screen, orch, view = await ready_orchestrator(pilot, app)
         await pilot.press(*"work", "enter")
         dialog = view.query_one(NativeApproval)
         for expected in ("delegate to demo (write)", "close worker", "follow up"):

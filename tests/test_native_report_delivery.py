@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.apphelpers import dash_screen, make_app, wait_for
+from tests.apphelpers import native_app, ready_orchestrator, wait_for
 from tests.fixtures.native.server import ProviderServer, Reply, openai_text, openai_tool, serve
 from tests.test_native_orchestration import HANDLE, LazyReplies, sent
 from tests.test_native_pane_loopback import configure
-from widgets.native_composer import NativeComposer
 from widgets.native_transcript import TranscriptView
 from zirv_dash.delegation import records
 from zirv_dash.mail import mailbox as mail
@@ -59,15 +58,9 @@ async def test_no_extra_turn_when_wait_already_gave_the_outcome(
     replies.append(Reply(chunks=openai_text("All done.")))
     # No reply for a fifth request: a spurious turn would show in `seen`.
     server.replies = replies
-    repo = tmp_path / "repo"
-    (repo / ".zirv").mkdir(parents=True)
-    app = make_app(repo, agent="native", manage_state=True)
+    repo, app = native_app(tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
-        screen = dash_screen(app)
-        await wait_for(pilot, lambda: bool(screen.native_views))
-        orch = screen.dash.panes[0]
-        view = screen.native_views[orch.short]
-        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        screen, orch, view = await ready_orchestrator(pilot, app)
         await pilot.press(*"get a hello from a worker", "enter")
         await wait_for(pilot, lambda: view.query_one(_approval()).ready, timeout=20)
         await pilot.press("1")
@@ -92,15 +85,9 @@ async def test_a_report_to_an_idle_orchestrator_is_the_outcome_itself(
     replies.append(Reply(chunks=openai_text("Delegated; I will hear back.")))
     replies.append(Reply(chunks=openai_text("Got the report.")))
     server.replies = replies
-    repo = tmp_path / "repo"
-    (repo / ".zirv").mkdir(parents=True)
-    app = make_app(repo, agent="native", manage_state=True)
+    repo, app = native_app(tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
-        screen = dash_screen(app)
-        await wait_for(pilot, lambda: bool(screen.native_views))
-        orch = screen.dash.panes[0]
-        view = screen.native_views[orch.short]
-        await wait_for(pilot, lambda: isinstance(app.focused, NativeComposer))
+        screen, orch, view = await ready_orchestrator(pilot, app)
         await pilot.press(*"delegate and stop", "enter")
         await wait_for(pilot, lambda: view.query_one(_approval()).ready, timeout=20)
         await pilot.press("1")
