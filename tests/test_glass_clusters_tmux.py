@@ -14,14 +14,19 @@ pytestmark = [pytest.mark.tmux, pytest.mark.timeout(90)]
 
 # The family last: its fourth joiner does not fit tmux's 21-byte cell and stays
 # pending, glued onto the next non-ASCII character (tmux 3.3a, and the model).
-SAMPLE = r"""
+# Each row is one printf, so one write: tmux 3.3a forgets a pending joiner at
+# the end of each read, so a family split across two writes lands in a plain
+# pane as 2 or 4 cells depending on how the reads fall.
+SAMPLE = (
+    r"""
 printf 'G\360\237\221\215\360\237\217\275H|2\n'
 printf 'E\342\235\244\357\270\217F|3\n'
 printf 'C\360\237\207\272\360\237\207\270D|4\n'
-printf 'A\360\237\221\250\342\200\215\360\237\221\251\342\200\215'
-printf '\360\237\221\247\342\200\215\360\237\221\246B|1\n'
+printf 'A\360\237\221\250\342\200\215\360\237\221\251\342\200\215"""
+    r"""\360\237\221\247\342\200\215\360\237\221\246B|1\n'
 printf 'GLASS''-END\n'
 """
+)
 
 
 def positions(capture: str) -> list[tuple[int, str]]:
