@@ -46,13 +46,27 @@ def sent(srv: ProviderServer) -> str:
     return json.dumps(srv.seen[-1].body)
 
 
+def strings(node: Any) -> list[str]:
+    """Every string in a request body (the tool results are among them)."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [text for value in node.values() for text in strings(value)]
+    if isinstance(node, list):
+        return [text for value in node for text in strings(value)]
+    return []
+
+
 def quoted_line(srv: ProviderServer) -> str:
-    """A line of the worker's report, from the manifest the model was sent."""
-    text = sent(srv)
-    found = re.search(r'\\"last_lines\\": \[(.*?)\]', text)
-    assert found is not None, text[-2000:]
-    lines = [s for s in json.loads("[" + found.group(1).replace('\\"', '"') + "]") if s.strip()]
-    return lines[-1].strip()
+    """The last line of the worker's report that says something (not its idle
+    prompt), from the `result` manifest the model was last sent."""
+    for text in reversed(strings(srv.seen[-1].body)):
+        if '"last_lines"' in text:
+            manifest = json.loads(text[text.index("{") :])
+            said = [line.strip() for line in manifest["last_lines"] if re.search(r"\w", line)]
+            assert said, manifest
+            return said[-1]
+    raise AssertionError(sent(srv)[-2000:])
 
 
 def script(srv: ProviderServer, provider: str) -> list[str]:
@@ -140,7 +154,8 @@ async def test_delegate_wait_result_and_an_answer_quoting_the_report(
         assert record.current.short == worker.short
         shown = transcript.plain()
         assert f"worker {worker.short} (demo, {record.handle})" in shown
-        assert said and said[0] in " ".join(shown.split())
+        assert said and "Done." in said[0]  # the report itself, not the idle prompt
+        assert said[0] in " ".join(shown.split())
 
 
 async def test_close_then_follow_up_opens_a_new_attempt_on_the_same_handle(
