@@ -20,6 +20,7 @@ from typing import ClassVar
 
 from rich.color import ColorSystem
 from textual import constants, events
+from textual._context import active_app, active_message_pump
 from textual.app import App
 from textual.binding import BindingType
 from textual.driver import Driver
@@ -39,6 +40,10 @@ HIDE_CURSOR = "\x1b[?25l"
 SHOW_CURSOR = "\x1b[?25h"
 
 
+SWITCH_INTERVAL = 0.0005
+"""Seconds of Python before the loop's thread hands the GIL to a waiting thread."""
+
+
 class ZirvApp(App[int], inherit_bindings=False):
     TITLE = "zirv"
     ENABLE_COMMAND_PALETTE = False
@@ -52,6 +57,9 @@ class ZirvApp(App[int], inherit_bindings=False):
         self.dashboard: Dashboard | None = None
         """Set by the dashboard screen; used to stop children if the UI dies."""
         self.key_gate = KeyGate(self, self._deliver_input)
+        self.input_ready = False
+        """The dashboard screen is mounted: keys from the driver go straight to
+        the gate (`take_input`), no longer through the message queue."""
         system = _COLOR_SYSTEMS.get(options.outer.color_system or "")
         if system is not None:
             # Textual builds its console from TEXTUAL_COLOR_SYSTEM or Rich's guess
@@ -126,6 +134,27 @@ class ZirvApp(App[int], inherit_bindings=False):
         self._cursor_shape_sent = -1
         self._cursor_shown = True  # hidden again before the frame draws
 
+    def take_input(self, event: InputEvent) -> None:
+        """A key or paste from the terminal's driver, on the loop: to the gate,
+        as `on_event` hands it (the driver skips the message queue for these)."""
+        if self._closing or self._closed:
+            return  # as the closed queue would drop it
+        if not self.input_ready or not self._message_queue.empty():
+            # Before the dashboard is up (keys typed at start), or behind keys
+            # still queued that way: the queue, in order.
+            self.post_message(event)
+            return
+        # The context the app's own message loop runs its handlers in.
+        app_token = active_app.set(self)
+        pump_token = active_message_pump.set(self)
+        try:
+            self.key_gate.offer(event)
+        except Exception as error:  # noqa: BLE001 - as a handler's error would
+            self._handle_exception(error)
+        finally:
+            active_message_pump.reset(pump_token)
+            active_app.reset(app_token)
+
     async def on_event(self, event: events.Event) -> None:
         # Every key and paste from the terminal passes the gate first, so a
         # chord that opens an overlay owns the keys typed after it (in order).
@@ -165,6 +194,12 @@ class ZirvApp(App[int], inherit_bindings=False):
         gc.freeze()
         gc.set_threshold(50_000, 20, 100)
         gc.enable()
+        # A frame is written by Textual's output thread and a key read by its
+        # input thread; each waits for the loop's thread to let go of the GIL,
+        # by default after up to 5 ms of Python (a frame being rendered). Those
+        # threads are idle nearly always, so asking for the GIL back sooner
+        # costs nothing until one of them has a key or a frame to pass on.
+        sys.setswitchinterval(SWITCH_INTERVAL)
         self.app_resume_signal.subscribe(self, self._resumed)
 
         self.push_screen(DashboardScreen(self.options))

@@ -173,6 +173,8 @@ class DashboardScreen(Screen[None], inherit_bindings=False):
             if self.dash.panes:  # spawned before the UI loaded
                 self.pane_views.mount_existing()
         self.call_after_refresh(self._start_initial_panes)
+        if hasattr(self.app, "input_ready"):
+            self.app.input_ready = True  # keys may come straight to the gate now
 
     @property
     def hosted(self) -> bool:

@@ -27,7 +27,8 @@ import os
 import selectors
 import threading
 from codecs import getincrementaldecoder
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from textual import events
@@ -36,7 +37,9 @@ from textual._parser import ParseError
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
 
+from screens.direct_writer import DirectWriter
 from screens.kitty_input import PUSH_FLAGS, KittyKey, without_event_type
 
 MOUSE_ON = (
@@ -145,14 +148,57 @@ class ButtonMotionDriver(LinuxDriver):
             TEXTUAL_KITTY_PUSH if kitty is None else f"\x1b[>{PUSH_FLAGS}u" if kitty else ""
         )
         """What replaces Textual's push: Textual's own (unknown), ours, or nothing."""
+        self._collecting: list[str] | None = None
+        """Writes held for one write, inside `at_once`."""
 
     def write(self, data: str) -> None:
         if data == TEXTUAL_KITTY_PUSH:
             data = self._kitty_push
         elif data == TEXTUAL_KITTY_POP and not self._kitty_push:
             data = ""  # nothing was pushed: nothing to pop (the outer flags stay as they were)
-        if data:
+        if not data:
+            return
+        if self._collecting is not None:
+            self._collecting.append(data)
+        else:
             super().write(data)
+
+    def process_message(self, message: Message) -> None:
+        # Keys and pastes go to the app's key gate on the loop's next turn
+        # rather than through the app's message queue: one loop turn and one
+        # dispatch fewer between a key and its bytes reaching the pane. Every
+        # key and paste takes this one path, so their order holds.
+        take = getattr(self._app, "take_input", None)
+        if take is not None and isinstance(message, events.Key | events.Paste):
+            message.set_sender(self._app)
+            self._loop.call_soon_threadsafe(take, message)
+            return
+        super().process_message(message)
+
+    def start_application_mode(self) -> None:
+        super().start_application_mode()  # type: ignore[no-untyped-call]
+        # Textual's output thread, for one that can tell when it is idle
+        # (`direct_writer`): what Textual queued so far is written first.
+        old, file = self._writer_thread, self._file
+        if old is not None and file is not None and not isinstance(old, DirectWriter):
+            old.stop()
+            self._writer_thread = DirectWriter(file)
+            self._writer_thread.start()
+
+    @contextmanager
+    def at_once(self) -> Iterator[None]:
+        """Everything written inside goes out as one write: from this thread
+        at once when the output thread is idle (`direct_writer`), else queued."""
+        collected: list[str] = []
+        self._collecting = collected
+        try:
+            yield
+        finally:
+            self._collecting = None
+            data = "".join(collected)
+            writer = self._writer_thread
+            if data and not (isinstance(writer, DirectWriter) and writer.write_now(data)):
+                LinuxDriver.write(self, data)
 
     def _enable_mouse_support(self) -> None:
         if not self._mouse:

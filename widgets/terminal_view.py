@@ -33,6 +33,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from widgets.echo_path import draw_rows_now
 from widgets.glass_clusters import GENERATION as CLUSTER_TOKENS
 from widgets.terminal_pointer import Pointer
 from widgets.terminal_style import fit_run as fit_run
@@ -113,7 +114,10 @@ class TerminalView(Widget, can_focus=True):
         """(start, end) in absolute lines (scrollback then screen, see
         zirv_dash.dash.selection), start inclusive, end exclusive."""
         self._selection_text: dict[int, str] = {}
+        self._rich_style_kept: Style | None = None
         self.frames = 0
+        self.direct_frames = 0
+        """Of those, frames drawn at once (`echo_path`), not on Textual's next update."""
         self._pointer = Pointer(self, self._send)
         self._held: set[str] = set()
         """Keys whose press the child was sent while it asked for event types."""
@@ -199,10 +203,13 @@ class TerminalView(Widget, can_focus=True):
                 dirty.add(self._last_cursor[1])
             dirty.add(cursor[1])
             self._last_cursor = cursor
+        self.frames += 1
+        if draw_rows_now(self, dirty):
+            self.direct_frames += 1
+            return
         width = self.size.width
         for row in dirty:
             self.refresh(Region(0, row, width, 1))
-        self.frames += 1
 
     def full_refresh(self) -> None:
         self._row_cache.clear()
@@ -265,12 +272,13 @@ class TerminalView(Widget, can_focus=True):
             return cached[1]
         runs = model.history_runs(line) if line < history else model.row_runs(line - history)
         segments = run_segments(runs)
-        strip = Strip(segments).apply_style(self.rich_style)
+        base = self._base_style()
+        strip = Strip(segments).apply_style(base)
         if cursor_x >= 0:
             strip = overlay(strip, cursor_x, cursor_x + 1, CURSOR_STYLE)
         for start, stop, style in marks:
             strip = overlay(strip, start, stop, style)
-        strip = strip.adjust_cell_length(width, self.rich_style)
+        strip = strip.adjust_cell_length(width, base)
         if corner:
             mark = corner
             strip = Strip.join(
@@ -281,6 +289,19 @@ class TerminalView(Widget, can_focus=True):
             ).crop(0, width)
         self._row_cache[y] = (key, strip)
         return strip
+
+    def _base_style(self) -> Style:
+        """The view's own style (what its CSS and its ancestors' make of it),
+        kept until its styles change: Textual works it out from every ancestor
+        on each call, and a row is rendered with it on every echo."""
+        style = self._rich_style_kept
+        if style is None:
+            style = self._rich_style_kept = self.rich_style
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._rich_style_kept = None
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         # The child's colours are not the theme's: keep every filter (NO_COLOR's,
