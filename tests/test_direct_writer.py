@@ -30,6 +30,20 @@ def terminal() -> Iterator[tuple[int, io.TextIOWrapper]]:
         os.close(master)
 
 
+@pytest.fixture
+def writing(
+    terminal: tuple[int, io.TextIOWrapper],
+) -> Iterator[tuple[int, io.TextIOWrapper, DirectWriter]]:
+    """The terminal, and a started writer on its slave end (stopped after)."""
+    master, file = terminal
+    writer = DirectWriter(file)
+    writer.start()
+    try:
+        yield master, file, writer
+    finally:
+        writer.stop()
+
+
 def read_until(master: int, want: bytes, timeout: float = 10.0) -> bytes:
     got = b""
     deadline = time.monotonic() + timeout
@@ -50,80 +64,65 @@ def wait_idle(writer: DirectWriter) -> None:
 
 
 def test_an_idle_writer_lets_a_write_through_at_once(
-    terminal: tuple[int, io.TextIOWrapper],
+    writing: tuple[int, io.TextIOWrapper, DirectWriter],
 ) -> None:
-    master, file = terminal
-    writer = DirectWriter(file)
-    writer.start()
-    try:
-        writer.write("queued-α ")
-        read_until(master, "queued-α ".encode())
-        wait_idle(writer)
-        assert writer.write_now("direct-β")
-        assert writer.direct_writes == 1
-        assert read_until(master, "direct-β".encode())
-    finally:
-        writer.stop()
+    master, file, writer = writing
+    writer.write("queued-α ")
+    read_until(master, "queued-α ".encode())
+    wait_idle(writer)
+    assert writer.write_now("direct-β")
+    assert writer.direct_writes == 1
+    assert read_until(master, "direct-β".encode())
 
 
 def test_a_stalled_terminal_never_blocks_the_caller_and_loses_nothing(
-    terminal: tuple[int, io.TextIOWrapper],
+    writing: tuple[int, io.TextIOWrapper, DirectWriter],
 ) -> None:
-    master, file = terminal
-    writer = DirectWriter(file)
-    writer.start()
-    try:
-        # The terminal reads nothing: the thread blocks inside its write.
-        # Fewer items than the queue holds, more bytes than a pty buffers.
-        chunks = [f"[{n:05d}{'x' * 20000}]" for n in range(10)]
-        for chunk in chunks:
-            writer.write(chunk)
-        started = time.monotonic()
-        assert not writer.write_now("late")  # something is in flight: queued instead
-        writer.write("late")
-        assert time.monotonic() - started < 1.0
-        got = read_until(master, b"late")
-        assert got.decode() == "".join(chunks) + "late"  # all of it, in order
-    finally:
-        writer.stop()
+    master, file, writer = writing
+    # The terminal reads nothing: the thread blocks inside its write.
+    # Fewer items than the queue holds, more bytes than a pty buffers.
+    chunks = [f"[{n:05d}{'x' * 20000}]" for n in range(10)]
+    for chunk in chunks:
+        writer.write(chunk)
+    started = time.monotonic()
+    assert not writer.write_now("late")  # something is in flight: queued instead
+    writer.write("late")
+    assert time.monotonic() - started < 1.0
+    got = read_until(master, b"late")
+    assert got.decode() == "".join(chunks) + "late"  # all of it, in order
 
 
 def test_what_a_full_terminal_does_not_take_follows_in_order(
-    terminal: tuple[int, io.TextIOWrapper],
+    writing: tuple[int, io.TextIOWrapper, DirectWriter],
 ) -> None:
-    master, file = terminal
-    writer = DirectWriter(file)
-    writer.start()
+    master, file, writer = writing
+    # Fill the terminal's buffer past the thread (it stays idle), then let
+    # the terminal take a little: the direct write is taken in part and the
+    # rest must follow through the thread, in order.
+    filler = os.open(os.ttyname(file.fileno()), os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    sent = b""
     try:
-        # Fill the terminal's buffer past the thread (it stays idle), then let
-        # the terminal take a little: the direct write is taken in part and the
-        # rest must follow through the thread, in order.
-        filler = os.open(os.ttyname(file.fileno()), os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
-        sent = b""
-        try:
-            while True:
-                chunk = f"<{len(sent):07d}>".encode() * 100
-                try:
-                    taken = os.write(filler, chunk)
-                except BlockingIOError:
-                    break
-                sent += chunk[:taken]
-        finally:
-            os.close(filler)
-        # ~7 KB: more than the room each read below makes.
-        tail = "ωωωωωωωωω|" * 390
-        front = b""
-        deadline = time.monotonic() + 10
         while True:
-            front += os.read(master, 1024)
-            started = time.monotonic()
-            wrote = writer.write_now(tail)
-            assert time.monotonic() - started < 0.5  # never blocked
-            if wrote:
+            chunk = f"<{len(sent):07d}>".encode() * 100
+            try:
+                taken = os.write(filler, chunk)
+            except BlockingIOError:
                 break
-            assert time.monotonic() < deadline
-        assert writer._in_flight == 1  # noqa: SLF001 - the rest, queued behind it
-        got = front + read_until(master, tail.encode())
-        assert got == sent + tail.encode()
+            sent += chunk[:taken]
     finally:
-        writer.stop()
+        os.close(filler)
+    # ~7 KB: more than the room each read below makes.
+    tail = "ωωωωωωωωω|" * 390
+    front = b""
+    deadline = time.monotonic() + 10
+    while True:
+        front += os.read(master, 1024)
+        started = time.monotonic()
+        wrote = writer.write_now(tail)
+        assert time.monotonic() - started < 0.5  # never blocked
+        if wrote:
+            break
+        assert time.monotonic() < deadline
+    assert writer._in_flight == 1  # noqa: SLF001 - the rest, queued behind it
+    got = front + read_until(master, tail.encode())
+    assert got == sent + tail.encode()

@@ -4,12 +4,15 @@ exactly what the compositor would: the same cells, at the same place."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.drivers.headless_driver import HeadlessDriver
+from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widgets._toast import Toast
 
+from screens.app import ZirvApp
 from screens.help import HelpScreen
 from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
 from widgets.echo_path import MAX_ROWS, draw_rows_now
@@ -30,6 +33,14 @@ def glass(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return written
 
 
+async def shell_view(pilot: Pilot[Any], app: ZirvApp) -> TerminalView:
+    """The dashboard's one shell pane's view, once the shell is at its prompt."""
+    screen = dash_screen(app)
+    dash = screen.dash
+    await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
+    return screen.views[dash.panes[0].short]
+
+
 def frame_rows(view: TerminalView) -> list[Strip]:
     """The whole screen as the compositor renders it now."""
     return view.screen._compositor.render_strips()
@@ -40,11 +51,8 @@ async def test_an_echo_is_drawn_at_once_as_the_compositor_draws_it(
 ) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = dash_screen(app)
-        dash = screen.dash
-        await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
-        pane = dash.panes[0]
-        view = screen.views[pane.short]
+        view = await shell_view(pilot, app)
+        pane = view.pane
         before = view.direct_frames
         await pilot.press(*"echo")
         await wait_for(pilot, lambda: "$ echo" in screen_text(pane))
@@ -68,10 +76,7 @@ async def test_nothing_is_drawn_past_an_overlay_or_for_a_flood(
 ) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = dash_screen(app)
-        dash = screen.dash
-        await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
-        view = screen.views[dash.panes[0].short]
+        view = await shell_view(pilot, app)
         await wait_for(pilot, lambda: draw_rows_now(view, [0]))  # the dashboard on top
         assert not draw_rows_now(view, range(MAX_ROWS + 1))  # output, not an echo
         assert not draw_rows_now(view, [view.size.height])  # not a row of the view
@@ -85,15 +90,12 @@ async def test_a_row_behind_a_toast_waits_for_the_compositor(
 ) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
-        screen = dash_screen(app)
-        dash = screen.dash
-        await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
-        view = screen.views[dash.panes[0].short]
+        view = await shell_view(pilot, app)
         await wait_for(pilot, lambda: draw_rows_now(view, [0]))  # once laid out
         bottom = view.size.height - 1
         assert draw_rows_now(view, [bottom])
         app.notify("a toast over the pane's bottom rows", timeout=30)
-        await wait_for(pilot, lambda: bool(screen.query(Toast)))
+        await wait_for(pilot, lambda: bool(view.screen.query(Toast)))
         await pilot.pause(0.1)
         assert not draw_rows_now(view, [bottom])  # the toast is in front there
         assert draw_rows_now(view, [0])  # nor anywhere else
