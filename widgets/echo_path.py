@@ -63,9 +63,10 @@ def draw_rows_now(view: Widget, rows: Iterable[int]) -> bool:
 
     False, drawing nothing, where Textual's compositor would draw something
     else there; the caller then refreshes the rows as usual."""
-    wanted = sorted(rows)
+    wanted = list(rows)
     if not wanted or len(wanted) > MAX_ROWS:
-        return False
+        return False  # checked before anything else: a flooding pane gets here every frame
+    wanted.sort()
     app = view.app
     screen = view.screen
     if app.is_headless or app._driver is None or app._batch_count or screen is not app.screen:
@@ -109,8 +110,8 @@ def _in_front(
         y = region.y + row
         if y >= len(layers):
             return False
-        for widget, shown, _ in layers[y]:  # front to back
-            if shown.x < right and shown.right > left:
+        for widget, shown, _ in layers[y]:  # front to back, as `get_widget_at` reads it
+            if shown.x < right and shown.right > left and widget.visible:
                 if widget is not view or shown.x > left or shown.right < right:
                     return False
                 break
