@@ -12,7 +12,8 @@ from rich.segment import Segment
 from rich.style import Style
 
 from tests.apphelpers import dash_screen, make_app, wait_for
-from widgets.terminal_view import TerminalView, cursor_shape
+from widgets.terminal_cursor import cursor_shape
+from widgets.terminal_view import TerminalView
 from zirv_dash.outer_terminal import OuterTerminal
 
 PRINTF = "printf '\\033[31mR\\033[35mM\\033[91mr\\033[2mD\\033[0m\\033[38;5;208mO\\033[0m\\n'\r"

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.errors import NoWidget
 from textual.filter import LineFilter
 from textual.geometry import Offset, Region
 from textual.message import Message
@@ -35,6 +34,7 @@ from textual.widget import Widget
 
 from widgets.echo_path import draw_rows_now
 from widgets.glass_clusters import GENERATION as CLUSTER_TOKENS
+from widgets.terminal_cursor import app_places_cursor, cursor_shape, real_cursor
 from widgets.terminal_pointer import Pointer
 from widgets.terminal_style import fit_run as fit_run
 from widgets.terminal_style import overlay, without_theme_colors
@@ -260,7 +260,7 @@ class TerminalView(Widget, can_focus=True):
                 and self.has_focus
                 and model.cursor_visible
                 and model.cursor[1] == row
-                and not _app_places_cursor(self)
+                and not app_places_cursor(self)
             ):
                 cursor_x = model.cursor[0]
             key = ("r", row, model.row_version(row), width, cursor_x)
@@ -312,28 +312,8 @@ class TerminalView(Widget, can_focus=True):
     # -- the real cursor -----------------------------------------------------------------
 
     def real_cursor(self) -> tuple[Offset, int] | None:
-        """Where the outer terminal's cursor belongs (screen cell) and its DECSCUSR
-        shape, or None when it must be hidden: the child hid it, the view is
-        scrolled back or not focused, or something is drawn over that cell."""
-        model = self.pane.model_view
-        if not (self.show_cursor and self.has_focus and model.cursor_visible):
-            return None
-        if self.screen is not self.app.screen:
-            return None  # an overlay is on top (its screen has the focus)
-        if self.view_offset():
-            return None
-        x, y = model.cursor
-        region = self.content_region
-        if x >= region.width or y >= region.height:
-            return None
-        at = region.offset + Offset(x, y)
-        try:
-            widget, _ = self.screen.get_widget_at(at.x, at.y)
-        except NoWidget:
-            return None
-        if widget is not self:
-            return None  # a toast or another layer covers the cursor
-        return at, cursor_shape(model)
+        """Where the outer terminal's cursor belongs (`terminal_cursor`)."""
+        return real_cursor(self, self.pane.model_view, self.show_cursor, self.view_offset())
 
     # -- selection -----------------------------------------------------------------------
 
@@ -398,14 +378,3 @@ class TerminalView(Widget, can_focus=True):
         text = self.selected_text()
         if text:
             self.post_message(self.CopyRequest(self, text))
-
-
-def cursor_shape(model: object) -> int:
-    """The DECSCUSR shape the child asked for (0: the terminal's default)."""
-    shape = getattr(model, "cursor_shape", 0)
-    return shape if isinstance(shape, int) and 0 <= shape <= 6 else 0
-
-
-def _app_places_cursor(widget: Widget) -> bool:
-    """Whether the app shows the real terminal cursor (then no block is drawn)."""
-    return bool(getattr(widget.app, "places_real_cursor", False))
