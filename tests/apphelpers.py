@@ -149,6 +149,13 @@ def chars(text: str) -> list[str]:
     return ["space" if c == " " else c for c in text]
 
 
+async def shell_at_prompt(pilot: Pilot[Any], app: ZirvApp) -> Pane:
+    """The dashboard's one shell pane, once it shows its prompt."""
+    dash = dash_screen(app).dash
+    await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
+    return dash.panes[0]
+
+
 def screen_text(pane: Pane) -> str:
     return "\n".join(pane.model_view.lines())
 

@@ -14,7 +14,8 @@ from textual.widgets._toast import Toast
 
 from screens.app import ZirvApp
 from screens.help import HelpScreen
-from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from tests.apphelpers import dash_screen, make_app, screen_text, shell_at_prompt, wait_for
+from tests.intakehelpers import plain_shell_env
 from widgets.echo_path import MAX_ROWS, draw_rows_now
 from widgets.terminal_view import TerminalView
 
@@ -26,19 +27,16 @@ def glass(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What the app writes, as if to a real terminal (the headless driver
     otherwise stops every frame before it is rendered)."""
     written: list[str] = []
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    monkeypatch.setenv("PS1", "$ ")
+    plain_shell_env(monkeypatch)
     monkeypatch.setattr(HeadlessDriver, "is_headless", property(lambda _self: False))
     monkeypatch.setattr(HeadlessDriver, "write", lambda _self, data: written.append(data))
     return written
 
 
 async def shell_view(pilot: Pilot[Any], app: ZirvApp) -> TerminalView:
-    """The dashboard's one shell pane's view, once the shell is at its prompt."""
-    screen = dash_screen(app)
-    dash = screen.dash
-    await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
-    return screen.views[dash.panes[0].short]
+    """The view of the dashboard's one shell pane, once the shell is at its prompt."""
+    pane = await shell_at_prompt(pilot, app)
+    return dash_screen(app).views[pane.short]
 
 
 def frame_rows(view: TerminalView) -> list[Strip]:

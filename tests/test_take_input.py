@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from tests.apphelpers import dash_screen, make_app, screen_text, wait_for
+from tests.apphelpers import dash_screen, make_app, screen_text, shell_at_prompt, wait_for
+from tests.intakehelpers import plain_shell_env
 
 pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture(autouse=True)
 def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    monkeypatch.setenv("PS1", "$ ")
+    plain_shell_env(monkeypatch)
 
 
 def key(char: str) -> events.Key:
@@ -27,9 +27,7 @@ def key(char: str) -> events.Key:
 async def test_a_key_behind_queued_keys_waits_its_turn(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        dash = dash_screen(app).dash
-        await wait_for(pilot, lambda: len(dash.panes) == 1 and "$" in screen_text(dash.panes[0]))
-        pane = dash.panes[0]
+        pane = await shell_at_prompt(pilot, app)
         assert app.input_ready  # the dashboard is mounted
         offered: list[str] = []
         offer = app.key_gate.offer
